@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0
+// One emulated ConnectX HCA function: BAR0 (initialization segment, command
+// queue, UAR pages) and the firmware behind it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "dma/guest_memory.h"
+#include "irq/interrupt_sink.h"
+#include "pci/bar_handler.h"
+
+namespace mlx5emu {
+
+struct HcaConfig {
+	unsigned index = 0;          // HCA number in this process (0, 1, ...)
+	uint16_t device_id = 0x1017; // PCI device id (ConnectX-5)
+	uint64_t guid_seed = 0;      // per-device seed for node/port GUIDs
+	uint16_t fw_major = 16, fw_minor = 35, fw_subminor = 4030;
+	uint32_t msix_vectors = 64;
+	uint64_t bar0_size = 32ull << 20;
+};
+
+// BAR0 layout (all big-endian registers):
+//   0x0000-0x200F   initialization segment (see hw-interface.md section 2.2)
+//   uar_index * 4K  UAR pages (index >= 3, never overlapping the iseg)
+class Hca : public BarHandler {
+public:
+	Hca(const HcaConfig &cfg, GuestMemory &mem, InterruptSink &irq);
+	~Hca() override;
+
+	uint64_t bar_read(uint64_t offset, unsigned size) override;
+	void bar_write(uint64_t offset, unsigned size, uint64_t value) override;
+	void reset() override;
+
+	const HcaConfig &config() const;
+
+	// Implementation detail owned by fw/.
+	struct Impl;
+	Impl &impl();
+
+private:
+	std::unique_ptr<Impl> impl_;
+};
+
+} // namespace mlx5emu
