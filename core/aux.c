@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The auxiliary device through which mlx5_ib finds a core device.
+ */
+#include <linux/auxiliary_bus.h>
+#include <linux/idr.h>
+#include <linux/slab.h>
+
+#include "mlx5_core.h"
+
+static DEFINE_IDA(mlx5c_aux_ida);
+
+static void mlx5c_adev_release(struct device *dev)
+{
+	struct mlx5c_adev *madev = to_mlx5c_adev(to_auxiliary_dev(dev));
+
+	ida_free(&mlx5c_aux_ida, madev->adev.id);
+	kfree(madev);
+}
+
+int mlx5c_aux_add(struct mlx5c_dev *mdev)
+{
+	struct mlx5c_adev *madev;
+	int id, err;
+
+	madev = kzalloc(sizeof(*madev), GFP_KERNEL);
+	if (!madev)
+		return -ENOMEM;
+	id = ida_alloc(&mlx5c_aux_ida, GFP_KERNEL);
+	if (id < 0) {
+		kfree(madev);
+		return id;
+	}
+	madev->mdev = mdev;
+	madev->adev.name = MLX5C_AUX_RDMA_NAME;
+	madev->adev.id = id;
+	madev->adev.dev.parent = &mdev->pdev->dev;
+	madev->adev.dev.release = mlx5c_adev_release;
+
+	err = auxiliary_device_init(&madev->adev);
+	if (err) {
+		ida_free(&mlx5c_aux_ida, id);
+		kfree(madev);
+		return err;
+	}
+	err = auxiliary_device_add(&madev->adev);
+	if (err) {
+		auxiliary_device_uninit(&madev->adev);
+		return err;
+	}
+	mdev->rdma_adev = madev;
+	return 0;
+}
+
+void mlx5c_aux_del(struct mlx5c_dev *mdev)
+{
+	if (!mdev->rdma_adev)
+		return;
+	auxiliary_device_delete(&mdev->rdma_adev->adev);
+	auxiliary_device_uninit(&mdev->rdma_adev->adev);
+	mdev->rdma_adev = NULL;
+}
+
+/**
+ * mlx5c_pdev() - the PCI function behind a core device
+ * @mdev: core device
+ *
+ * Return: the PCI device.
+ */
+struct pci_dev *mlx5c_pdev(struct mlx5c_dev *mdev)
+{
+	return mdev->pdev;
+}
+EXPORT_SYMBOL_NS_GPL(mlx5c_pdev, "MLX5_CLONE");
+
+/**
+ * mlx5c_fw_version() - firmware version read from the initialization segment
+ * @mdev: core device
+ * @major: major number (out)
+ * @minor: minor number (out)
+ * @sub: sub-minor number (out)
+ */
+void mlx5c_fw_version(struct mlx5c_dev *mdev, u16 *major, u16 *minor, u16 *sub)
+{
+	*major = mdev->fw_major;
+	*minor = mdev->fw_minor;
+	*sub = mdev->fw_sub;
+}
+EXPORT_SYMBOL_NS_GPL(mlx5c_fw_version, "MLX5_CLONE");
