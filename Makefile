@@ -47,7 +47,7 @@ emu:
 emu-test: emu
 	ctest --test-dir $(TOP)/build/emu --output-on-failure -j$(JOBS)
 
-check: toolbox emu modules
+check: toolbox emu
 	$(TOP)/scripts/check
 
 run: toolbox emu modules

@@ -1,0 +1,72 @@
+# SPDX-License-Identifier: GPL-2.0
+# KTAP output helpers for the mlx5 selftests, and a dmesg watch: a test case
+# whose run adds a WARN, BUG, Oops, lockdep report or call trace to the kernel
+# log fails even when its own checks passed.
+#
+# Usage: . ktap.sh; ktap_begin N; ktap_case NAME CMD...; ...; ktap_end
+
+KSFT_PASS=0
+KSFT_FAIL=1
+KSFT_SKIP=4
+ktap_n=0 ktap_pass=0 ktap_fail=0 ktap_skip=0
+KTAP_SPLAT='BUG:|WARNING:|Oops|Call Trace|lockdep|possible circular locking|general protection fault|UBSAN:|KASAN:|Kernel panic'
+
+ktap_begin()
+{
+	echo "TAP version 13"
+	echo "1..$1"
+}
+
+ktap_diag() { echo "# $*"; }
+
+ktap_dmesg_mark() { dmesg | wc -l; }
+
+# ktap_case NAME CMD...: run CMD; report ok / not ok / skip (CMD exits 4).
+ktap_case()
+{
+	name=$1; shift
+	ktap_n=$((ktap_n + 1))
+	mark=$(ktap_dmesg_mark)
+	out=$("$@" 2>&1); rc=$?
+	[ -n "$out" ] && printf '%s\n' "$out" | sed 's/^/# /'
+	splat=$(dmesg | tail -n +$((mark + 1)) | grep -E "$KTAP_SPLAT" | head -n 3)
+	if [ -n "$splat" ] && [ "$rc" -ne "$KSFT_SKIP" ]; then
+		printf '%s\n' "$splat" | sed 's/^/# dmesg: /'
+		rc=$KSFT_FAIL
+	fi
+	case $rc in
+	0) echo "ok $ktap_n $name"; ktap_pass=$((ktap_pass + 1)) ;;
+	"$KSFT_SKIP") echo "ok $ktap_n $name # SKIP"; ktap_skip=$((ktap_skip + 1)) ;;
+	*) echo "not ok $ktap_n $name"; ktap_fail=$((ktap_fail + 1)) ;;
+	esac
+}
+
+ktap_end()
+{
+	echo "# Totals: pass:$ktap_pass fail:$ktap_fail xfail:0 xpass:0 skip:$ktap_skip error:0"
+	[ "$ktap_fail" -eq 0 ] || exit $KSFT_FAIL
+	[ "$ktap_pass" -gt 0 ] || exit $KSFT_SKIP
+	exit $KSFT_PASS
+}
+
+# Helpers shared by the tests.
+
+# The first PCI function with a ConnectX device ID (or $MLX5_TEST_DEV).
+mlx5_pci_devs()
+{
+	if [ -n "${MLX5_TEST_DEV:-}" ]; then echo "$MLX5_TEST_DEV"; return; fi
+	for d in /sys/bus/pci/devices/*; do
+		[ "$(cat "$d/vendor")" = 0x15b3 ] && basename "$d"
+	done
+}
+
+# wait_for SECONDS CMD...: poll CMD every 0.1 s until it succeeds.
+wait_for()
+{
+	t=$(( $1 * 10 )); shift
+	while ! "$@" >/dev/null 2>&1; do
+		t=$((t - 1))
+		[ "$t" -gt 0 ] || return 1
+		sleep 0.1
+	done
+}
