@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+// mlx5-emu: serves emulated ConnectX HCAs to QEMU over vfio-user, one
+// socket (= one PCI function) each.
+//
+//   mlx5-emu --socket PATH [--socket PATH ...] [--ctl PATH] [--device-id 0x1017]
+//            [--msix N] [--pidfile F] [-v]
+//   mlx5-emu --hca N --socket-dir DIR ...      sockets DIR/hca0.sock .. hca{N-1}.sock
+//   mlx5-emu ctl ...                           control-channel client
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ctl/control_server.h"
+#include "dma/dma_map_table.h"
+#include "fw/hca.h"
+#include "irq/eventfd_irqs.h"
+#include "pci/connectx_config.h"
+#include "pci/function.h"
+#include "vfio_user/log.h"
+#include "vfio_user/server.h"
+
+namespace mlx5emu {
+namespace {
+
+struct Options {
+	std::vector<std::string> sockets;
+	std::string ctl_path;
+	std::string pidfile;
+	std::string socket_dir;
+	unsigned hca_count = 0;
+	uint16_t device_id = 0x1017;
+	uint32_t msix = 64;
+	bool verbose = false;
+};
+
+void usage(FILE *out)
+{
+	std::fprintf(out,
+		     "usage: mlx5-emu --socket PATH [--socket PATH ...] [options]\n"
+		     "       mlx5-emu --hca N --socket-dir DIR [options]\n"
+		     "       mlx5-emu ctl --ctl PATH COMMAND...\n"
+		     "options:\n"
+		     "  --socket PATH      vfio-user socket of one HCA (repeat for more)\n"
+		     "  --hca N            serve N HCAs on DIR/hca0.sock .. DIR/hca{N-1}.sock\n"
+		     "  --socket-dir DIR   directory for --hca\n"
+		     "  --ctl PATH         control-channel socket\n"
+		     "  --device-id ID     PCI device id (default 0x1017, ConnectX-5)\n"
+		     "  --msix N           MSI-X vectors per HCA (default 64, 1..512)\n"
+		     "  --pidfile FILE     write the process id to FILE\n"
+		     "  -v                 trace every vfio-user message\n");
+}
+
+bool parse_number(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = std::strtoul(s, &end, 0);
+	if (errno || end == s || *end || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+// Returns 0 to go on, or the exit status (1 error, 0 --help).
+int parse(int argc, char **argv, Options &o)
+{
+	for (int i = 1; i < argc; i++) {
+		std::string a = argv[i];
+		auto value = [&](const char **v) {
+			if (i + 1 >= argc) {
+				std::fprintf(stderr, "mlx5-emu: %s needs a value\n", a.c_str());
+				return false;
+			}
+			*v = argv[++i];
+			return true;
+		};
+		const char *v = nullptr;
+		unsigned long n;
+		if (a == "-h" || a == "--help") {
+			usage(stdout);
+			return -1;
+		} else if (a == "-v" || a == "--verbose") {
+			o.verbose = true;
+		} else if (a == "--socket") {
+			if (!value(&v))
+				return 1;
+			o.sockets.emplace_back(v);
+		} else if (a == "--ctl") {
+			if (!value(&v))
+				return 1;
+			o.ctl_path = v;
+		} else if (a == "--pidfile") {
+			if (!value(&v))
+				return 1;
+			o.pidfile = v;
+		} else if (a == "--socket-dir") {
+			if (!value(&v))
+				return 1;
+			o.socket_dir = v;
+		} else if (a == "--hca") {
+			if (!value(&v) || !parse_number(v, 64, &n) || n == 0) {
+				std::fprintf(stderr, "mlx5-emu: --hca takes 1..64\n");
+				return 1;
+			}
+			o.hca_count = unsigned(n);
+		} else if (a == "--device-id") {
+			if (!value(&v) || !parse_number(v, 0xffff, &n)) {
+				std::fprintf(stderr, "mlx5-emu: --device-id takes a 16-bit number\n");
+				return 1;
+			}
+			o.device_id = uint16_t(n);
+		} else if (a == "--msix") {
+			if (!value(&v) || !parse_number(v, pci::kMaxMsixVectors, &n) || n == 0) {
+				std::fprintf(stderr, "mlx5-emu: --msix takes 1..%u\n", pci::kMaxMsixVectors);
+				return 1;
+			}
+			o.msix = uint32_t(n);
+		} else {
+			std::fprintf(stderr, "mlx5-emu: unknown argument '%s'\n", a.c_str());
+			usage(stderr);
+			return 1;
+		}
+	}
+	if (o.hca_count || !o.socket_dir.empty()) {
+		if (!o.hca_count || o.socket_dir.empty()) {
+			std::fprintf(stderr, "mlx5-emu: --hca and --socket-dir go together\n");
+			return 1;
+		}
+		for (unsigned i = 0; i < o.hca_count; i++)
+			o.sockets.push_back(o.socket_dir + "/hca" + std::to_string(i) + ".sock");
+	}
+	if (o.sockets.empty()) {
+		std::fprintf(stderr, "mlx5-emu: no --socket given\n");
+		usage(stderr);
+		return 1;
+	}
+	return 0;
+}
+
+// Deterministic per-index seed for node/port GUIDs (splitmix64).
+uint64_t guid_seed_for(unsigned index)
+{
+	uint64_t z = 0x0002c90300000000ull + uint64_t(index + 1) * 0x9e3779b97f4a7c15ull;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+// Everything behind one socket. Members are destroyed bottom-up: the
+// server (and its threads) first, the memory table last.
+struct EmulatedFunction {
+	DmaMapTable dma;
+	EventfdInterrupts irqs;
+	Hca hca;
+	pci::PciFunction pci;
+	vfio_user::Server server;
+
+	EmulatedFunction(const HcaConfig &cfg, const pci::FunctionConfig &pcfg, const std::string &path)
+		: irqs(cfg.msix_vectors), hca(cfg, dma, irqs), pci(pcfg, hca),
+		  server(path, vfio_user::FunctionContext{pci, dma, irqs}, "hca" + std::to_string(cfg.index))
+	{
+	}
+};
+
+int run(const Options &o)
+{
+	set_log_verbose(o.verbose);
+
+	// Signals are taken by sigwait() in this thread only; every thread
+	// created from here on inherits the mask.
+	sigset_t stop_signals;
+	sigemptyset(&stop_signals);
+	sigaddset(&stop_signals, SIGINT);
+	sigaddset(&stop_signals, SIGTERM);
+	sigaddset(&stop_signals, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+	signal(SIGPIPE, SIG_IGN);
+
+	std::vector<std::unique_ptr<EmulatedFunction>> functions;
+	for (unsigned i = 0; i < o.sockets.size(); i++) {
+		HcaConfig cfg;
+		cfg.index = i;
+		cfg.device_id = o.device_id;
+		cfg.guid_seed = guid_seed_for(i);
+		cfg.msix_vectors = o.msix;
+		pci::FunctionConfig pcfg;
+		pcfg.device_id = cfg.device_id;
+		pcfg.msix_vectors = cfg.msix_vectors;
+		pcfg.bar0_size = cfg.bar0_size;
+		if (const char *bad = pci::check_function_config(pcfg); *bad) {
+			log_info("hca%u: %s", i, bad);
+			return 1;
+		}
+		functions.push_back(std::make_unique<EmulatedFunction>(cfg, pcfg, o.sockets[i]));
+	}
+
+	std::unique_ptr<ControlServer> ctl;
+	if (!o.ctl_path.empty()) {
+		std::vector<Hca *> hcas;
+		for (auto &f : functions)
+			hcas.push_back(&f->hca);
+		ctl = std::make_unique<ControlServer>(o.ctl_path, hcas);
+		std::string err;
+		if (!ctl->start(&err)) {
+			log_info("control channel %s: %s", o.ctl_path.c_str(), err.c_str());
+			return 1;
+		}
+	}
+
+	for (auto &f : functions) {
+		std::string err;
+		if (!f->server.start(&err)) {
+			log_info("%s", err.c_str());
+			functions.clear(); // stops and unlinks the ones already started
+			if (ctl)
+				ctl->stop();
+			return 1;
+		}
+		log_info("listening on %s (hca%u, %04x:%04x, %u MSI-X vectors)", f->server.socket_path().c_str(),
+			 f->hca.config().index, pci::kMellanoxVendorId, o.device_id, o.msix);
+	}
+
+	if (!o.pidfile.empty()) {
+		if (FILE *pf = std::fopen(o.pidfile.c_str(), "w")) {
+			std::fprintf(pf, "%d\n", int(getpid()));
+			std::fclose(pf);
+		} else {
+			log_info("cannot write pidfile %s: %s", o.pidfile.c_str(), std::strerror(errno));
+		}
+	}
+
+	int sig = 0;
+	while (sigwait(&stop_signals, &sig) != 0) {
+	}
+	log_info("%s: shutting down", strsignal(sig));
+
+	if (ctl)
+		ctl->stop();
+	for (auto &f : functions)
+		f->server.stop(); // unlinks its socket
+	functions.clear();
+	if (!o.pidfile.empty())
+		::unlink(o.pidfile.c_str());
+	return 0;
+}
+
+} // namespace
+} // namespace mlx5emu
+
+int main(int argc, char **argv)
+{
+	if (argc >= 2 && std::strcmp(argv[1], "ctl") == 0)
+		return mlx5emu::control_client_main(argc - 1, argv + 1);
+	mlx5emu::Options o;
+	int rc = mlx5emu::parse(argc, argv, o);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	return mlx5emu::run(o);
+}

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-2.0
+// The configuration space of the emulated ConnectX function: IDs, class,
+// BAR types, and the PM, MSI-X and PCI Express (v2, Endpoint) capabilities.
+#pragma once
+
+#include <cstdint>
+
+#include "pci/config_space.h"
+
+namespace mlx5emu::pci {
+
+struct FunctionConfig {
+	uint16_t device_id = 0x1017;       // ConnectX-5
+	uint32_t msix_vectors = 64;        // 1..kMaxMsixVectors
+	uint64_t bar0_size = 32ull << 20;  // power of 2, >= 4 KiB
+};
+
+inline constexpr uint16_t kMellanoxVendorId = 0x15b3;
+inline constexpr uint16_t kSubsystemDeviceId = 0x0008;
+inline constexpr uint32_t kClassInfiniband = 0x020700;
+
+// BAR2: MSI-X table at 0, PBA at 0x2000 (QEMU emulates the table itself).
+inline constexpr unsigned kMsixBar = 2;
+inline constexpr uint64_t kMsixBarSize = 16 << 10;
+inline constexpr uint32_t kMsixTableOffset = 0;
+inline constexpr uint32_t kMsixPbaOffset = 0x2000;
+inline constexpr uint32_t kMaxMsixVectors = kMsixPbaOffset / kMsixEntrySize; // 512
+
+// Where the capabilities landed.
+struct ConfigLayout {
+	uint16_t pm = 0;
+	uint16_t msix = 0;
+	uint16_t exp = 0;
+};
+
+// Empty string when cfg is usable, else what is wrong with it.
+const char *check_function_config(const FunctionConfig &cfg);
+
+// Fills cs (all registers, write masks) and saves it as its defaults.
+ConfigLayout build_connectx_config(ConfigSpace &cs, const FunctionConfig &cfg);
+
+} // namespace mlx5emu::pci
