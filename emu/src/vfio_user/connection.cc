@@ -88,6 +88,7 @@ Connection::End Connection::run()
 		log_debug("%s: <- %s id %u size %u fds %zu", name_.c_str(), command_name(h.command), h.msg_id,
 			  h.size, msg.fds.size());
 		Reply reply = handler_.handle(msg);
+		msg.fds.clear(); // fds the handler did not take: closed before replying
 		if (h.flags & kFlagNoReply) {
 			if (reply.error)
 				log_info("%s: %s (no reply requested) failed: %s", name_.c_str(),
