@@ -20,6 +20,9 @@ struct HcaConfig {
 	uint16_t fw_major = 16, fw_minor = 35, fw_subminor = 4030;
 	uint32_t msix_vectors = 64;
 	uint64_t bar0_size = 32ull << 20;
+	// Advertise RDMA atomics (general cap `atomic` + the ATOMIC cap type).
+	// Off until the data path executes atomic WQEs.
+	bool caps_atomic = false;
 };
 
 // BAR0 layout (all big-endian registers):

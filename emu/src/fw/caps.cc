@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+// The capability profile: a ConnectX-5-like single-port InfiniBand HCA that
+// advertises only what the emulator implements. Everything not set here is 0
+// (no Ethernet, RoCE, eswitch, flow tables, PCAM/MCAM/QCAM, debug, device
+// memory, ODP, UMR, DC, XRC, counters, clock, GENERAL_2).
+#include "fw/caps.h"
+
+#include "fw/hca.h"
+#include "fw/prm.h"
+
+namespace mlx5emu {
+
+using bits::Field;
+namespace gc = prm::cmd_hca_cap;
+namespace ac = prm::atomic_caps;
+
+namespace {
+
+void put(Caps::Block &b, Field f, uint32_t v) { bits::set(b.data(), f, v); }
+
+unsigned log2_floor(uint64_t v)
+{
+	unsigned l = 0;
+	while (v > 1) {
+		v >>= 1;
+		++l;
+	}
+	return l;
+}
+
+// How a general-capability field may be changed by SET_HCA_CAP.
+enum class Rule {
+	LeMax, // any value <= MAXIMUM
+	IfMax, // may be set only when MAXIMUM has it; ignored otherwise
+	Any,   // stored as given
+};
+
+struct Writable {
+	Field field;
+	Rule rule;
+};
+
+// The general-capability fields software may change. Everything else in
+// the block is read-only and silently keeps its CURRENT value.
+constexpr Writable kGeneralWritable[] = {
+	{gc::pkey_table_size, Rule::LeMax},
+	{gc::log_max_qp, Rule::LeMax},
+	{gc::cmdif_checksum, Rule::LeMax},
+	{gc::uar_4k, Rule::IfMax},
+	{gc::log_uar_page_sz, Rule::Any},
+	{gc::cache_line_128byte, Rule::IfMax},
+	{gc::dct, Rule::IfMax},
+	{gc::num_vhca_ports, Rule::LeMax},
+	{gc::release_all_pages, Rule::IfMax},
+	{gc::mkey_by_name, Rule::IfMax},
+	{gc::roce, Rule::IfMax},
+	{gc::abs_native_port_num, Rule::IfMax},
+	{gc::pci_sync_for_fw_update_event, Rule::IfMax},
+	{gc::pci_sync_for_fw_update_with_driver_unload, Rule::IfMax},
+	{gc::pcie_reset_using_hotreset_method, Rule::IfMax},
+	{gc::num_total_dynamic_vf_msix, Rule::LeMax},
+	{gc::event_on_vhca_state_teardown_request, Rule::IfMax},
+	{gc::event_on_vhca_state_in_use, Rule::IfMax},
+	{gc::event_on_vhca_state_active, Rule::IfMax},
+	{gc::event_on_vhca_state_allocated, Rule::IfMax},
+	{gc::event_on_vhca_state_invalid, Rule::IfMax},
+};
+
+} // namespace
+
+Caps::Caps(const HcaConfig &cfg) { build(cfg); }
+
+void Caps::build(const HcaConfig &cfg)
+{
+	Block g{};
+
+	// Queues and objects.
+	put(g, gc::log_max_qp_sz, 15);  // 32K WQEs per queue
+	put(g, gc::log_max_qp, 12);     // 4096 QPs
+	put(g, gc::log_max_srq_sz, 15);
+	put(g, gc::log_max_srq, 12);
+	put(g, gc::log_max_cq_sz, 22);
+	put(g, gc::log_max_cq, 12);
+	put(g, gc::log_max_eq_sz, 22);
+	put(g, gc::log_max_eq, 6); // 64 EQs
+	put(g, gc::log_max_mkey, 16);
+	put(g, gc::log_max_mrw_sz, 48);
+	put(g, gc::log_max_pd, 16);
+	put(g, gc::log_max_msg, 30);
+	put(g, gc::log_max_ra_req_qp, 4);
+	put(g, gc::log_max_ra_res_qp, 4);
+	put(g, gc::max_wqe_sz_sq, 1024);
+	put(g, gc::max_wqe_sz_rq, 512);
+	put(g, gc::local_ca_ack_delay, 16);
+	put(g, gc::cqe_version, 1);
+
+	// Transports: RC and UD (UD is needed for the GSI QP on IB).
+	put(g, gc::rc, 1);
+	put(g, gc::ud, 1);
+	if (cfg.caps_atomic)
+		put(g, gc::atomic, 1);
+
+	// No UMR features.
+	put(g, gc::umr_modify_entity_size_disabled, 1);
+	put(g, gc::umr_modify_atomic_disabled, 1);
+	put(g, gc::umr_indirect_mkey_disabled, 1);
+
+	// Port: one InfiniBand port.
+	put(g, gc::port_type, gc::PORT_TYPE_IB);
+	put(g, gc::num_ports, 1);
+	put(g, gc::native_port_num, 1);
+	put(g, gc::gid_table_size, 0);  // 8 GIDs
+	put(g, gc::pkey_table_size, 0); // 128 P_Keys
+
+	// UARs: 4 KiB pages in BAR0, no BlueFlame write-combining promise.
+	put(g, gc::uar_sz, log2_floor(cfg.bar0_size >> 20));
+	put(g, gc::log_pg_sz, 12);
+	put(g, gc::log_bf_reg_size, 9);
+	put(g, gc::num_of_uars_per_page, 1);
+	put(g, gc::log_uar_page_sz, 0);
+
+	// Command interface.
+	put(g, gc::driver_version, 1);
+	put(g, gc::cmdif_checksum, 0);
+
+	max_[prm::cap_type::GENERAL] = g;
+
+	if (cfg.caps_atomic) {
+		Block a{};
+		put(a, ac::atomic_operations, ac::OPS_CMP_SWAP | ac::OPS_FETCH_ADD);
+		put(a, ac::atomic_size_qp, ac::SIZE_QP_8B);
+		put(a, ac::supported_atomic_req_8B_endianness_mode_1, 1);
+		max_[prm::cap_type::ATOMIC] = a;
+	}
+
+	// CURRENT starts equal to MAXIMUM except for the mode fields that
+	// software selects.
+	initial_cur_ = max_;
+	if (cfg.caps_atomic)
+		bits::set(initial_cur_[prm::cap_type::ATOMIC].data(), ac::atomic_req_8B_endianness_mode, 0);
+	cur_ = initial_cur_;
+}
+
+const Caps::Block *Caps::max(uint16_t type) const
+{
+	auto it = max_.find(type);
+	return it == max_.end() ? nullptr : &it->second;
+}
+
+const Caps::Block *Caps::cur(uint16_t type) const
+{
+	auto it = cur_.find(type);
+	return it == cur_.end() ? nullptr : &it->second;
+}
+
+void Caps::reset_current() { cur_ = initial_cur_; }
+
+uint8_t Caps::set(uint16_t type, const uint8_t *in, uint32_t *reason)
+{
+	auto mit = max_.find(type);
+	if (mit == max_.end()) {
+		*reason = 1;
+		return prm::status::BAD_PARAM;
+	}
+	const uint8_t *mx = mit->second.data();
+	Block next = cur_.at(type);
+
+	if (type == prm::cap_type::GENERAL) {
+		for (const Writable &w : kGeneralWritable) {
+			uint32_t v = bits::get(in, w.field);
+			uint32_t m = bits::get(mx, w.field);
+			switch (w.rule) {
+			case Rule::LeMax:
+				if (v > m) {
+					*reason = 0x10 + static_cast<uint32_t>(&w - kGeneralWritable);
+					return prm::status::BAD_PARAM;
+				}
+				break;
+			case Rule::IfMax:
+				if (!m)
+					continue;
+				break;
+			case Rule::Any:
+				break;
+			}
+			bits::set(next.data(), w.field, v);
+		}
+	} else if (type == prm::cap_type::ATOMIC) {
+		uint32_t mode = bits::get(in, ac::atomic_req_8B_endianness_mode);
+		if (mode > 1 ||
+		    (mode == 1 && !bits::get(mx, ac::supported_atomic_req_8B_endianness_mode_1))) {
+			*reason = 2;
+			return prm::status::BAD_PARAM;
+		}
+		bits::set(next.data(), ac::atomic_req_8B_endianness_mode, mode);
+	}
+	cur_[type] = next;
+	return prm::status::OK;
+}
+
+unsigned Caps::log_max_eq() const { return gen(gc::log_max_eq); }
+unsigned Caps::log_max_eq_sz() const { return gen(gc::log_max_eq_sz); }
+unsigned Caps::gid_table_len() const
+{
+	unsigned v = gen(gc::gid_table_size);
+	return v > 4 ? 0 : 8u << v;
+}
+unsigned Caps::pkey_table_len() const
+{
+	unsigned v = gen(gc::pkey_table_size);
+	return v > 5 ? 0 : 128u << v;
+}
+
+} // namespace mlx5emu

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0
+// UARs, NOP and QUERY_SPECIAL_CONTEXTS.
+#include "fw/cmd_registry.h"
+#include "fw/firmware.h"
+#include "fw/prm.h"
+
+namespace mlx5emu {
+
+namespace {
+
+using namespace prm;
+
+// The reserved lkey reported by QUERY_SPECIAL_CONTEXTS. The data path must
+// treat it as "no translation" if software ever uses it.
+constexpr uint32_t kReservedLkey = 0x100;
+
+void alloc_uar(CmdCtx &c)
+{
+	Firmware &fw = c.fw;
+	for (uint32_t i = fw.first_uar(); i < fw.uar_limit(); ++i) {
+		if (!fw.uars.count(i)) {
+			fw.uars.insert(i);
+			c.put(uar_cmd::uar, i);
+			return;
+		}
+	}
+	c.fail(status::NO_RESOURCES, 1);
+}
+
+void dealloc_uar(CmdCtx &c)
+{
+	if (!c.fw.uars.erase(c.get(uar_cmd::uar)))
+		c.fail(status::BAD_PARAM, 1);
+}
+
+void nop(CmdCtx &) {}
+
+void query_special_contexts(CmdCtx &c)
+{
+	c.put(query_special_contexts_out::resd_lkey, kReservedLkey);
+}
+
+constexpr CmdSpec kCommands[] = {
+	{op::ALLOC_UAR, alloc_uar, 16, 16, Need::Initialized},
+	{op::DEALLOC_UAR, dealloc_uar, 16, hdr_out::kMinLen, Need::Initialized},
+	{op::NOP, nop, 16, hdr_out::kMinLen, Need::Any},
+	{op::QUERY_SPECIAL_CONTEXTS, query_special_contexts, 16, query_special_contexts_out::kSize, Need::Initialized},
+};
+
+} // namespace
+
+std::span<const CmdSpec> misc_commands() { return kCommands; }
+
+} // namespace mlx5emu

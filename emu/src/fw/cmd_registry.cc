@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "fw/cmd_registry.h"
+
+#include <map>
+
+#include "fw/firmware.h"
+#include "fw/prm.h"
+
+namespace mlx5emu {
+
+namespace {
+
+// Reasons used by the generic checks (low 16 bits of the syndrome).
+enum : uint32_t {
+	kReasonUnknownOpcode = 0xff01,
+	kReasonState = 0xff02,
+	kReasonInlen = 0xff03,
+	kReasonOutlen = 0xff04,
+};
+
+const std::map<uint16_t, CmdSpec> &table()
+{
+	static const std::map<uint16_t, CmdSpec> t = [] {
+		std::map<uint16_t, CmdSpec> m;
+		for (auto group : {hca_commands(), pages_commands(), eq_commands(), vport_commands(),
+				   reg_commands(), misc_commands()})
+			for (const CmdSpec &s : group)
+				m.emplace(s.opcode, s);
+		return m;
+	}();
+	return t;
+}
+
+bool state_ok(Need need, FnState st)
+{
+	switch (need) {
+	case Need::Any:
+		return true;
+	case Need::Enabled:
+		return st != FnState::Disabled;
+	case Need::NotInit:
+		return st == FnState::Enabled;
+	case Need::Initialized:
+		return st == FnState::Initialized;
+	}
+	return false;
+}
+
+} // namespace
+
+const CmdSpec *find_command(uint16_t opcode)
+{
+	auto it = table().find(opcode);
+	return it == table().end() ? nullptr : &it->second;
+}
+
+void dispatch_command(CmdCtx &ctx)
+{
+	const CmdSpec *spec = find_command(ctx.opcode);
+	if (!spec) {
+		ctx.fail(prm::status::BAD_OP, kReasonUnknownOpcode);
+		return;
+	}
+	if (!state_ok(spec->need, ctx.fw.state)) {
+		ctx.fail(prm::status::BAD_SYS_STATE, kReasonState);
+		return;
+	}
+	if (ctx.inlen < spec->min_inlen) {
+		ctx.fail(prm::status::BAD_INPUT_LEN, kReasonInlen);
+		return;
+	}
+	if (ctx.outlen < spec->min_outlen) {
+		ctx.fail(prm::status::BAD_OUTPUT_LEN, kReasonOutlen);
+		return;
+	}
+	spec->handler(ctx);
+}
+
+} // namespace mlx5emu

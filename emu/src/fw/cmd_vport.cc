@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0
+// Vport and port queries: QUERY_VPORT_STATE, QUERY_HCA_VPORT_CONTEXT/GID/
+// PKEY, QUERY_NIC_VPORT_CONTEXT, and MAD_IFC (mad.cc).
+#include "fw/cmd_registry.h"
+#include "fw/firmware.h"
+#include "fw/mad.h"
+#include "fw/prm.h"
+
+namespace mlx5emu {
+
+namespace {
+
+using namespace prm;
+
+// Only our own vport of our only port can be queried.
+bool own_vport(CmdCtx &c, bool has_port)
+{
+	if (c.get(vport_in::other_vport) || c.get(vport_in::vport_number)) {
+		c.fail(status::BAD_PARAM, 1);
+		return false;
+	}
+	if (has_port && c.get(vport_in::port_num) > 1) {
+		c.fail(status::BAD_PARAM, 2);
+		return false;
+	}
+	return true;
+}
+
+void query_vport_state(CmdCtx &c)
+{
+	if (!own_vport(c, false))
+		return;
+	c.put(query_vport_state_out::admin_state, query_vport_state_out::STATE_UP);
+	c.put(query_vport_state_out::state, query_vport_state_out::STATE_UP);
+}
+
+void query_hca_vport_context(CmdCtx &c)
+{
+	namespace hv = hca_vport_context;
+	if (!own_vport(c, true))
+		return;
+	const PortAttrs &p = c.fw.port();
+	uint8_t *ctx = c.out + hv::kAt;
+	bits::set(ctx, hv::has_smi, 1);
+	bits::set(ctx, hv::port_physical_state, mad::PHYS_LINK_UP);
+	bits::set(ctx, hv::port_state, mad::PORT_ACTIVE);
+	bits::set(ctx, hv::vport_state, mad::PORT_ACTIVE);
+	bits::store_be64(ctx + hv::kSystemImageGuid, p.system_image_guid);
+	bits::store_be64(ctx + hv::kPortGuid, p.port_guid);
+	bits::store_be64(ctx + hv::kNodeGuid, p.node_guid);
+	bits::set(ctx, hv::cap_mask1, p.cap_mask);
+	bits::set(ctx, hv::lid, p.lid);
+	bits::set(ctx, hv::lmc, p.lmc);
+	bits::set(ctx, hv::subnet_timeout, p.subnet_timeout);
+	bits::set(ctx, hv::sm_lid, p.sm_lid);
+	bits::set(ctx, hv::sm_sl, p.sm_sl);
+}
+
+void query_hca_vport_gid(CmdCtx &c)
+{
+	namespace qg = query_hca_vport_gid;
+	if (!own_vport(c, true))
+		return;
+	unsigned len = c.fw.caps.gid_table_len();
+	uint32_t index = c.get(qg::gid_index);
+	unsigned first = index == 0xffff ? 0 : index;
+	unsigned count = index == 0xffff ? len : 1;
+	if (first >= len)
+		return c.fail(status::BAD_PARAM, 3);
+	if (qg::kGids + 16ull * count > c.outlen)
+		return c.fail(status::BAD_OUTPUT_LEN, 4);
+	const PortAttrs &p = c.fw.port();
+	for (unsigned i = 0; i < count; ++i) {
+		if (first + i == 0) {
+			bits::store_be64(c.out + qg::kGids + 16 * i, p.gid_prefix);
+			bits::store_be64(c.out + qg::kGids + 16 * i + 8, p.port_guid);
+		}
+	}
+	c.put(qg::gids_num, count);
+}
+
+void query_hca_vport_pkey(CmdCtx &c)
+{
+	namespace qp = query_hca_vport_pkey;
+	if (!own_vport(c, true))
+		return;
+	unsigned len = c.fw.caps.pkey_table_len();
+	uint32_t index = c.get(qp::pkey_index);
+	unsigned first = index == 0xffff ? 0 : index;
+	unsigned count = index == 0xffff ? len : 1;
+	if (first >= len)
+		return c.fail(status::BAD_PARAM, 3);
+	if (qp::kPkeys + 4ull * count > c.outlen)
+		return c.fail(status::BAD_OUTPUT_LEN, 4);
+	if (first == 0)
+		bits::store_be32(c.out + qp::kPkeys, c.fw.port().pkey0);
+}
+
+void query_nic_vport_context(CmdCtx &c)
+{
+	namespace nv = nic_vport_context;
+	if (!own_vport(c, false))
+		return;
+	const PortAttrs &p = c.fw.port();
+	uint8_t *ctx = c.out + nv::kAt;
+	bits::store_be64(ctx + nv::kSystemImageGuid, p.system_image_guid);
+	bits::store_be64(ctx + nv::kPortGuid, p.port_guid);
+	bits::store_be64(ctx + nv::kNodeGuid, p.node_guid);
+}
+
+constexpr CmdSpec kCommands[] = {
+	{op::QUERY_VPORT_STATE, query_vport_state, 16, 16, Need::Initialized},
+	{op::QUERY_HCA_VPORT_CONTEXT, query_hca_vport_context, 16, hca_vport_context::kOutSize, Need::Initialized},
+	{op::QUERY_HCA_VPORT_GID, query_hca_vport_gid, 16, 16, Need::Initialized},
+	{op::QUERY_HCA_VPORT_PKEY, query_hca_vport_pkey, 16, 16, Need::Initialized},
+	{op::QUERY_NIC_VPORT_CONTEXT, query_nic_vport_context, 16, nic_vport_context::kOutSize, Need::Initialized},
+	{op::MAD_IFC, mad_ifc, mad_ifc_in::kSize, mad_ifc_in::kSize, Need::Initialized},
+};
+
+} // namespace
+
+std::span<const CmdSpec> vport_commands() { return kCommands; }
+
+} // namespace mlx5emu

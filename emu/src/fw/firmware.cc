@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "fw/firmware.h"
+
+#include <cstdio>
+#include <endian.h>
+
+#include "fw/opcode_names.h"
+#include "fw/prm.h"
+
+namespace mlx5emu {
+
+namespace {
+
+uint64_t mix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+// IB PortInfo CapabilityMask bits the emulated port reports.
+constexpr uint32_t kCapSystemImageGuid = 1u << 11;
+constexpr uint32_t kCapExtendedSpeeds = 1u << 14;
+constexpr uint32_t kCapCm = 1u << 16;
+constexpr uint32_t kCapClientReregister = 1u << 25;
+
+std::string fmt(const char *f, auto... a)
+{
+	char b[256];
+	std::snprintf(b, sizeof b, f, a...);
+	return b;
+}
+
+} // namespace
+
+Firmware::Firmware(const HcaConfig &c, GuestMemory &m, InterruptSink &i)
+	: cfg(c), mem(m), irq(i), caps(c), eqs(m, i), health(c),
+	  iseg(cfg, health, [this](uint32_t mask) { engine_.ring(mask); }), engine_(*this)
+{
+	// GUIDs: Mellanox OUI 00:02:c9 and 40 bits from the seed and index.
+	uint64_t low = mix64(cfg.guid_seed ^ (static_cast<uint64_t>(cfg.index) << 48)) & 0xfffffffffeull;
+	port_.node_guid = 0x0002c9ull << 40 | low;
+	port_.port_guid = port_.node_guid + 1;
+	port_.system_image_guid = port_.node_guid;
+	port_.lid = static_cast<uint16_t>(cfg.index + 1);
+	port_.cap_mask = kCapSystemImageGuid | kCapExtendedSpeeds | kCapCm | kCapClientReregister;
+
+	eqs.set_max_eqs(1u << caps.log_max_eq());
+	pages.set_label(fmt("hca %u", cfg.index));
+	engine_.start();
+}
+
+Firmware::~Firmware() { engine_.stop(); }
+
+uint32_t Firmware::first_uar() const { return prm::uar_page::kFirstUarIndex; }
+uint32_t Firmware::uar_limit() const { return static_cast<uint32_t>(cfg.bar0_size >> 12); }
+
+// ---------------------------------------------------------------------------
+// BAR0
+
+uint64_t Firmware::bar_read(uint64_t offset, unsigned size)
+{
+	if (iseg.contains(offset))
+		return iseg.read(offset, size);
+	return 0; // UAR pages read as zero
+}
+
+void Firmware::bar_write(uint64_t offset, unsigned size, uint64_t value)
+{
+	if (iseg.contains(offset)) {
+		if (!iseg.write(offset, size, value))
+			++bar.iseg_writes_ignored;
+		return;
+	}
+	uint32_t index = static_cast<uint32_t>(offset >> 12);
+	if (index < first_uar() || offset >= cfg.bar0_size) {
+		++bar.iseg_writes_ignored;
+		return;
+	}
+	uar_write(index, static_cast<uint32_t>(offset & 0xfff), size, value);
+}
+
+void Firmware::uar_write(uint32_t index, uint32_t off, unsigned size, uint64_t value)
+{
+	namespace up = prm::uar_page;
+	if ((off == up::kEqArm || off == up::kEqUpdateCi) && size == 4) {
+		eqs.doorbell(index, be32toh(static_cast<uint32_t>(value)), off == up::kEqArm);
+		return;
+	}
+	if (off == up::kCqDoorbell || off == up::kCqDoorbell + 4) {
+		// Recorded for the data path: dword0 = sn/cmd/ci, dword1 = cqn.
+		++bar.cq_doorbells;
+		bar.last_cq_doorbell = value;
+		return;
+	}
+	if (off >= up::kBlueFlame) {
+		++bar.bf_writes;
+		return;
+	}
+	++bar.other_uar_writes;
+}
+
+void Firmware::reset()
+{
+	engine_.reset();
+	std::lock_guard<std::mutex> lk(mu);
+	function_reset("device reset");
+	iseg.reset();
+}
+
+// ---------------------------------------------------------------------------
+// Function lifecycle
+
+void Firmware::function_reset(const char *why)
+{
+	eqs.clear();
+	uars.clear();
+	caps.reset_current();
+	issi = 0;
+	std::fill(std::begin(host_endianness), std::end(host_endianness), 0);
+	driver_version.clear();
+	sw_owner_id.clear();
+	pages.release_all(why);
+	state = FnState::Disabled;
+}
+
+FnState Firmware::function_state() const
+{
+	std::lock_guard<std::mutex> lk(mu);
+	return state;
+}
+
+// ---------------------------------------------------------------------------
+// Events
+
+void Firmware::write_eqe_now(uint8_t eqn, const uint8_t *eqe64) { eqs.post(eqn, eqe64); }
+
+void Firmware::post_event_to(uint8_t eqn, const uint8_t *eqe64)
+{
+	uint8_t type = eqe64[prm::eqe::kType];
+	if (faults.take_eqe_drop(type))
+		return;
+	if (uint32_t ms = faults.eqe_delay_ms(type)) {
+		std::vector<uint8_t> copy(eqe64, eqe64 + prm::eqe::kSize);
+		engine_.schedule(CommandEngine::Clock::now() + std::chrono::milliseconds(ms),
+				 [this, eqn, copy] { write_eqe_now(eqn, copy.data()); });
+		return;
+	}
+	write_eqe_now(eqn, eqe64);
+}
+
+bool Firmware::post_event(const uint8_t *eqe64)
+{
+	int eqn = eqs.find_for_event(eqe64[prm::eqe::kType]);
+	if (eqn < 0)
+		return false;
+	post_event_to(static_cast<uint8_t>(eqn), eqe64);
+	return true;
+}
+
+// ---------------------------------------------------------------------------
+// Control API
+
+void Firmware::hang(bool hung)
+{
+	engine_.set_hung(hung);
+	health.freeze(hung);
+}
+
+bool Firmware::hung() const { return engine_.hung(); }
+
+void Firmware::set_health_syndrome(uint8_t synd, uint16_t ext_synd, bool fatal)
+{
+	health.set_syndrome(synd, ext_synd, fatal);
+}
+
+bool Firmware::page_request(int32_t npages, std::string *err)
+{
+	std::lock_guard<std::mutex> lk(mu);
+	if (state == FnState::Disabled) {
+		*err = "function is not enabled";
+		return false;
+	}
+	int eqn = eqs.find_for_event(prm::event::PAGE_REQUEST);
+	if (eqn < 0) {
+		*err = "no EQ subscribed to page requests";
+		return false;
+	}
+	if (npages < 0 && static_cast<uint64_t>(-static_cast<int64_t>(npages)) > pages.held({})) {
+		*err = "device holds fewer pages than requested back";
+		return false;
+	}
+	pages.adjust_demand(npages);
+	uint8_t eqe[prm::eqe::kSize] = {};
+	eqe[prm::eqe::kType] = prm::event::PAGE_REQUEST;
+	bits::store_be16(eqe + prm::eqe::kPageReqEcFunction, 0);
+	bits::store_be16(eqe + prm::eqe::kPageReqFuncId, 0);
+	bits::store_be32(eqe + prm::eqe::kPageReqNumPages, static_cast<uint32_t>(npages));
+	std::vector<uint8_t> copy(eqe, eqe + sizeof eqe);
+	uint8_t target = static_cast<uint8_t>(eqn);
+	// Written by the worker, like every other event.
+	engine_.schedule(CommandEngine::Clock::now(), [this, target, copy] { post_event_to(target, copy.data()); });
+	return true;
+}
+
+uint64_t Firmware::pages_outstanding() const
+{
+	std::lock_guard<std::mutex> lk(mu);
+	return pages.held_total();
+}
+
+std::vector<std::string> Firmware::pages_lines() const
+{
+	std::lock_guard<std::mutex> lk(mu);
+	const PageTracker::Counters &pc = pages.counters();
+	std::vector<std::string> v;
+	v.push_back(fmt("outstanding %llu", static_cast<unsigned long long>(pages.held_total())));
+	v.push_back(fmt("given %llu", static_cast<unsigned long long>(pc.given)));
+	v.push_back(fmt("taken %llu", static_cast<unsigned long long>(pc.taken)));
+	v.push_back(fmt("cant_give %llu", static_cast<unsigned long long>(pc.cant_give)));
+	v.push_back(fmt("leak_reports %llu", static_cast<unsigned long long>(pc.leak_reports)));
+	v.push_back(fmt("leaked_pages %llu", static_cast<unsigned long long>(pc.leaked_pages)));
+	if (!pc.last_leak.empty())
+		v.push_back("last_leak " + pc.last_leak);
+	return v;
+}
+
+std::vector<std::string> Firmware::eq_lines() const
+{
+	std::vector<std::string> v;
+	for (const EqSnapshot &s : eqs.list())
+		v.push_back(fmt("eq %u log_size=%u intr=%u uar=%u mask0=0x%llx producer=%u ci=%u %s%s eqes=%llu irqs=%llu dropped=%llu",
+				s.eqn, s.ctx.log_size, s.ctx.intr, s.ctx.uar_page,
+				static_cast<unsigned long long>(s.ctx.event_mask[0]), s.producer, s.consumer,
+				s.armed ? "armed" : "fired", s.overrun ? " OVERRUN" : "",
+				static_cast<unsigned long long>(s.eqes), static_cast<unsigned long long>(s.irqs),
+				static_cast<unsigned long long>(s.dropped)));
+	return v;
+}
+
+std::vector<std::string> Firmware::stats_lines() const
+{
+	std::vector<std::string> v;
+	const char *st = "disabled";
+	uint64_t held;
+	size_t nuars;
+	{
+		std::lock_guard<std::mutex> lk(mu);
+		st = state == FnState::Disabled ? "disabled" : state == FnState::Enabled ? "enabled" : "initialized";
+		held = pages.held_total();
+		nuars = uars.size();
+	}
+	auto u = [](uint64_t x) { return static_cast<unsigned long long>(x); };
+	v.push_back(fmt("state %s", st));
+	v.push_back(fmt("hung %d", hung() ? 1 : 0));
+	v.push_back(fmt("health_syndrome 0x%x", health.syndrome()));
+	v.push_back(fmt("pages_outstanding %llu", u(held)));
+	v.push_back(fmt("eqs %zu", eqs.count()));
+	v.push_back(fmt("uars %zu", nuars));
+	CommandEngine::Counters ec = engine_.counters();
+	v.push_back(fmt("cmd_doorbells %llu", u(ec.doorbells)));
+	v.push_back(fmt("commands %llu", u(ec.commands)));
+	v.push_back(fmt("delivery_errors %llu", u(ec.delivery_errors)));
+	v.push_back(fmt("not_hw_owned %llu", u(ec.not_hw_owned)));
+	v.push_back(fmt("entry_dma_errors %llu", u(ec.entry_dma_errors)));
+	EqTable::Counters qc = eqs.counters();
+	v.push_back(fmt("eq_arm_doorbells %llu", u(qc.arm_doorbells)));
+	v.push_back(fmt("eq_ci_doorbells %llu", u(qc.ci_doorbells)));
+	v.push_back(fmt("eq_bad_doorbells %llu", u(qc.bad_doorbells)));
+	v.push_back(fmt("eqes %llu", u(qc.eqes)));
+	v.push_back(fmt("irqs %llu", u(qc.irqs)));
+	v.push_back(fmt("eq_overruns %llu", u(qc.overruns)));
+	v.push_back(fmt("eqes_dropped_overrun %llu", u(qc.dropped_overrun)));
+	v.push_back(fmt("cq_doorbells %llu", u(bar.cq_doorbells.load())));
+	v.push_back(fmt("bf_writes %llu", u(bar.bf_writes.load())));
+	v.push_back(fmt("other_uar_writes %llu", u(bar.other_uar_writes.load())));
+	for (const auto &[op, cnt] : opstats.snapshot())
+		v.push_back(fmt("op %s 0x%x total=%llu failed=%llu", opcode_name(op), op, u(cnt.total), u(cnt.failed)));
+	for (const std::string &s : eq_lines())
+		v.push_back(s);
+	for (const std::string &s : faults.describe())
+		v.push_back("fault " + s);
+	return v;
+}
+
+} // namespace mlx5emu

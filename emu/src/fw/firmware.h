@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0
+// The emulated firmware of one HCA function: BAR0 routing, function state,
+// resources, events, and the control API used by ctl/.
+//
+// Threads: the BAR path (transport thread) touches only atomics, the EQ
+// table's short lock and the command engine's doorbell mask. The firmware
+// worker executes commands holding `mu`. The control channel takes `mu`
+// for anything that reads or changes firmware state.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "fw/caps.h"
+#include "fw/command_queue.h"
+#include "fw/eq.h"
+#include "fw/faults.h"
+#include "fw/hca.h"
+#include "fw/health.h"
+#include "fw/init_segment.h"
+#include "fw/pages.h"
+#include "fw/stats.h"
+
+namespace mlx5emu {
+
+enum class FnState : uint8_t { Disabled, Enabled, Initialized };
+
+// The InfiniBand port the emulator plays subnet manager for.
+struct PortAttrs {
+	uint64_t node_guid = 0;
+	uint64_t port_guid = 0;
+	uint64_t system_image_guid = 0;
+	uint16_t lid = 0;
+	uint16_t sm_lid = 1;
+	uint8_t sm_sl = 0;
+	uint8_t lmc = 0;
+	uint8_t subnet_timeout = 18;
+	uint8_t mtu = 5; // IB MTU enum: 5 = 4096
+	uint32_t cap_mask = 0;
+	uint16_t pkey0 = 0xffff;
+	// GID[0] = fe80::/64 + port GUID.
+	uint64_t gid_prefix = 0xfe80000000000000ull;
+};
+
+class Firmware {
+public:
+	Firmware(const HcaConfig &cfg, GuestMemory &mem, InterruptSink &irq);
+	virtual ~Firmware();
+	Firmware(const Firmware &) = delete;
+	Firmware &operator=(const Firmware &) = delete;
+
+	// --- BAR0 -------------------------------------------------------------
+	uint64_t bar_read(uint64_t offset, unsigned size);
+	void bar_write(uint64_t offset, unsigned size, uint64_t value);
+	void reset();
+
+	// --- control API (any thread) ----------------------------------------
+	void hang(bool hung);
+	bool hung() const;
+	void set_health_syndrome(uint8_t synd, uint16_t ext_synd, bool fatal);
+	// Queue a PAGE_REQUEST EQE asking software to give (npages > 0) or
+	// take back (npages < 0) pages. False if no EQ takes page requests.
+	bool page_request(int32_t npages, std::string *err);
+	uint64_t pages_outstanding() const;
+	std::vector<std::string> stats_lines() const;
+	std::vector<std::string> pages_lines() const;
+	std::vector<std::string> eq_lines() const;
+	std::vector<TraceEntry> trace_entries() const { return trace.snapshot(); }
+	void trace_clear() { trace.clear(); }
+	// True when the worker has nothing queued or running.
+	bool idle() const { return engine_.idle(); }
+	FnState function_state() const;
+	const PortAttrs &port() const { return port_; }
+
+	// --- used by the command handlers (worker thread, `mu` held) ---------
+	// Drop every resource of the function (DISABLE_HCA, ENABLE_HCA over an
+	// enabled function, reset); reports leaked pages.
+	void function_reset(const char *why);
+	// Write an EQE to a given EQ / to the EQ subscribed to its type,
+	// honouring the drop/delay fault injections. Any thread.
+	void post_event_to(uint8_t eqn, const uint8_t *eqe64);
+	bool post_event(const uint8_t *eqe64);
+
+	const HcaConfig cfg;
+	GuestMemory &mem;
+	InterruptSink &irq;
+
+	mutable std::mutex mu; // function state below
+	FnState state = FnState::Disabled;
+	uint16_t issi = 0;
+	Caps caps;
+	PageTracker pages;
+	std::set<uint32_t> uars;
+	uint8_t host_endianness[16] = {};
+	std::string driver_version;
+	std::vector<uint8_t> sw_owner_id;
+
+	EqTable eqs;
+	Faults faults;
+	Health health;
+	InitSegment iseg;
+	CommandTrace trace;
+	OpcodeStats opstats;
+	BarCounters bar;
+
+	uint32_t first_uar() const;
+	uint32_t uar_limit() const; // one past the highest UAR index
+
+private:
+	void uar_write(uint32_t index, uint32_t off, unsigned size, uint64_t value);
+	void write_eqe_now(uint8_t eqn, const uint8_t *eqe64);
+
+	PortAttrs port_;
+	CommandEngine engine_;
+};
+
+} // namespace mlx5emu
+
+// The Hca's implementation object is the firmware.
+struct mlx5emu::Hca::Impl : mlx5emu::Firmware {
+	using Firmware::Firmware;
+};

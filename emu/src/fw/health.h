@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0
+// Health buffer contents and the firmware heartbeat (health_counter).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+
+namespace mlx5emu {
+
+struct HcaConfig;
+
+class Health {
+public:
+	explicit Health(const HcaConfig &cfg);
+
+	// Syndrome injection. `fatal` also raises the reset-for-recovery bit
+	// with a valid severity, which the driver treats as a fatal error.
+	void set_syndrome(uint8_t synd, uint16_t ext_synd, bool fatal);
+	uint8_t syndrome() const;
+
+	// A frozen heartbeat stops health_counter (the driver notices after
+	// three polls).
+	void freeze(bool frozen);
+	bool frozen() const { return frozen_.load(); }
+
+	uint32_t counter() const;
+	// Big-endian dword of the 64-byte health buffer at `off` (0..0x3c).
+	uint32_t buffer_dword(uint32_t off) const;
+
+private:
+	using Clock = std::chrono::steady_clock;
+	uint32_t fw_ver_;
+	uint32_t hw_id_;
+	Clock::time_point start_ = Clock::now();
+
+	mutable std::mutex mu_;
+	uint8_t synd_ = 0;
+	uint16_t ext_synd_ = 0;
+	uint8_t rfr_severity_ = 0;
+	std::atomic<bool> frozen_{false};
+	uint32_t counter_base_ = 0;
+	Clock::time_point counter_epoch_ = Clock::now();
+};
+
+} // namespace mlx5emu

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "fw/init_segment.h"
+
+#include <endian.h>
+
+#include "fw/hca.h"
+#include "fw/health.h"
+#include "fw/prm.h"
+
+namespace mlx5emu {
+
+namespace is = prm::iseg;
+
+InitSegment::InitSegment(const HcaConfig &cfg, Health &health, std::function<void(uint32_t)> ring)
+	: cfg_(cfg), health_(health), ring_(std::move(ring))
+{
+}
+
+bool InitSegment::contains(uint64_t offset) const { return offset < is::kSize; }
+
+uint64_t InitSegment::cmdq_addr() const
+{
+	return static_cast<uint64_t>(cmdq_h_.load()) << 32 | cmdq_l_.load();
+}
+
+void InitSegment::reset()
+{
+	cmdq_h_ = 0;
+	cmdq_l_ = 0;
+	nic_ifc_ = 0;
+}
+
+uint32_t InitSegment::dword(uint32_t off) const
+{
+	using namespace std::chrono;
+	switch (off) {
+	case is::kFwRev:
+		return static_cast<uint32_t>(cfg_.fw_minor) << 16 | cfg_.fw_major;
+	case is::kCmdifRevFwSub:
+		return is::kCmdifRev << 16 | cfg_.fw_subminor;
+	case is::kCmdqAddrH:
+		return cmdq_h_.load();
+	case is::kCmdqAddrLSz:
+		return cmdq_l_.load() | static_cast<uint32_t>(nic_ifc_.load() & 7) << 8 |
+		       is::kLogCmdqSize << 4 | is::kLogCmdqStride;
+	case is::kInitializing:
+		return 0; // ready; no FW-reset support, not an embedded CPU
+	case is::kCmdExecTo:
+	case is::kCmdQInitTo:
+		return 0; // timeouts not reported: driver defaults, no DTOR
+	case is::kHealthCounter:
+		return health_.counter();
+	case is::kInternalTimerH:
+	case is::kInternalTimerL: {
+		uint64_t ns = static_cast<uint64_t>(
+			duration_cast<nanoseconds>(steady_clock::now() - start_).count());
+		return off == is::kInternalTimerH ? static_cast<uint32_t>(ns >> 32) : static_cast<uint32_t>(ns);
+	}
+	case is::kRealTimeH:
+	case is::kRealTimeL: {
+		uint64_t ns = static_cast<uint64_t>(
+			duration_cast<nanoseconds>(system_clock::now().time_since_epoch()).count());
+		return off == is::kRealTimeH ? static_cast<uint32_t>(ns >> 32) : static_cast<uint32_t>(ns);
+	}
+	default:
+		if (off >= is::kHealth && off < is::kHealth + prm::health::kSize)
+			return health_.buffer_dword(off - is::kHealth);
+		return 0;
+	}
+}
+
+uint64_t InitSegment::read(uint64_t offset, unsigned size) const
+{
+	// Assemble the bytes [offset, offset + size) of the big-endian
+	// register file, then return them as the host-order value the guest
+	// CPU sees for that access.
+	uint64_t v = 0;
+	for (unsigned i = 0; i < size; ++i) {
+		uint64_t o = offset + i;
+		uint32_t d = dword(static_cast<uint32_t>(o & ~3ull));
+		uint8_t byte = static_cast<uint8_t>(d >> (8 * (3 - (o & 3))));
+		v |= static_cast<uint64_t>(byte) << (8 * i);
+	}
+	return v;
+}
+
+void InitSegment::write_dword(uint32_t off, uint32_t v)
+{
+	switch (off) {
+	case is::kCmdqAddrH:
+		cmdq_h_ = v;
+		break;
+	case is::kCmdqAddrLSz:
+		cmdq_l_ = v & 0xfffff000u;
+		nic_ifc_ = static_cast<uint8_t>((v >> 8) & 7);
+		break;
+	case is::kCmdDbell:
+		if (v)
+			ring_(v);
+		break;
+	default:
+		break;
+	}
+}
+
+bool InitSegment::write(uint64_t offset, unsigned size, uint64_t value)
+{
+	if ((offset & 3) || (size != 4 && size != 8))
+		return false; // registers are written as whole dwords
+	uint32_t off = static_cast<uint32_t>(offset);
+	bool known = true;
+	for (unsigned i = 0; i < size / 4; ++i, off += 4) {
+		uint32_t v = be32toh(static_cast<uint32_t>(value >> (32 * i)));
+		if (off != is::kCmdqAddrH && off != is::kCmdqAddrLSz && off != is::kCmdDbell)
+			known = false;
+		write_dword(off, v);
+	}
+	return known;
+}
+
+} // namespace mlx5emu

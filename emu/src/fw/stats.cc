@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "fw/stats.h"
+
+#include <cstdio>
+
+#include "fw/opcode_names.h"
+
+namespace mlx5emu {
+
+void CommandTrace::add(TraceEntry e)
+{
+	std::lock_guard<std::mutex> lk(mu_);
+	e.seq = next_seq_++;
+	ring_.push_back(e);
+	if (ring_.size() > kCapacity)
+		ring_.pop_front();
+}
+
+std::vector<TraceEntry> CommandTrace::snapshot() const
+{
+	std::lock_guard<std::mutex> lk(mu_);
+	return {ring_.begin(), ring_.end()};
+}
+
+void CommandTrace::clear()
+{
+	std::lock_guard<std::mutex> lk(mu_);
+	ring_.clear();
+}
+
+std::string CommandTrace::format(const TraceEntry &e)
+{
+	char b[256];
+	std::snprintf(b, sizeof b,
+		      "%llu slot=%u %s(0x%x) op_mod=0x%x delivery=0x%x status=0x%x syndrome=0x%x in=%u out=%u us=%llu%s",
+		      static_cast<unsigned long long>(e.seq), e.slot, opcode_name(e.opcode), e.opcode, e.op_mod,
+		      e.delivery, e.status, e.syndrome, e.inlen, e.outlen, static_cast<unsigned long long>(e.usec),
+		      e.injected ? " injected" : "");
+	return b;
+}
+
+void OpcodeStats::record(uint16_t opcode, bool failed)
+{
+	std::lock_guard<std::mutex> lk(mu_);
+	Count &c = m_[opcode];
+	++c.total;
+	if (failed)
+		++c.failed;
+}
+
+std::map<uint16_t, OpcodeStats::Count> OpcodeStats::snapshot() const
+{
+	std::lock_guard<std::mutex> lk(mu_);
+	return m_;
+}
+
+} // namespace mlx5emu

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0
+// Firmware statistics and the command trace.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace mlx5emu {
+
+struct TraceEntry {
+	uint64_t seq = 0;
+	unsigned slot = 0;
+	uint16_t opcode = 0;
+	uint16_t op_mod = 0;
+	uint8_t delivery = 0;
+	uint8_t status = 0;
+	uint32_t syndrome = 0;
+	uint32_t inlen = 0, outlen = 0;
+	bool injected = false; // failed by fault injection
+	uint64_t usec = 0;     // doorbell to completion
+};
+
+class CommandTrace {
+public:
+	static constexpr size_t kCapacity = 4096;
+	void add(TraceEntry e);
+	std::vector<TraceEntry> snapshot() const;
+	void clear();
+	static std::string format(const TraceEntry &e);
+
+private:
+	mutable std::mutex mu_;
+	std::deque<TraceEntry> ring_;
+	uint64_t next_seq_ = 1;
+};
+
+class OpcodeStats {
+public:
+	struct Count {
+		uint64_t total = 0, failed = 0;
+	};
+	void record(uint16_t opcode, bool failed);
+	std::map<uint16_t, Count> snapshot() const;
+
+private:
+	mutable std::mutex mu_;
+	std::map<uint16_t, Count> m_;
+};
+
+// Counters bumped from the BAR path (lock-free).
+struct BarCounters {
+	std::atomic<uint64_t> cmd_doorbells{0};
+	std::atomic<uint64_t> cq_doorbells{0};
+	std::atomic<uint64_t> bf_writes{0};
+	std::atomic<uint64_t> other_uar_writes{0};
+	std::atomic<uint64_t> iseg_writes_ignored{0};
+	std::atomic<uint64_t> last_cq_doorbell{0};
+};
+
+} // namespace mlx5emu
