@@ -87,3 +87,55 @@ void mlx5c_fw_version(struct mlx5c_dev *mdev, u16 *major, u16 *minor, u16 *sub)
 	*sub = mdev->fw_sub;
 }
 EXPORT_SYMBOL_NS_GPL(mlx5c_fw_version, "MLX5_CLONE");
+
+/**
+ * mlx5c_board_id() - board identifier (PSID) read with QUERY_ADAPTER
+ * @mdev: core device
+ *
+ * Return: a NUL-terminated string, possibly empty.
+ */
+const char *mlx5c_board_id(struct mlx5c_dev *mdev)
+{
+	return mdev->board_id;
+}
+EXPORT_SYMBOL_NS_GPL(mlx5c_board_id, "MLX5_CLONE");
+
+/**
+ * mlx5c_dev_is_error() - whether the device is in the internal-error state
+ * @mdev: core device
+ *
+ * Return: true once the device failed; every command then returns -ENXIO.
+ */
+bool mlx5c_dev_is_error(struct mlx5c_dev *mdev)
+{
+	return READ_ONCE(mdev->error);
+}
+EXPORT_SYMBOL_NS_GPL(mlx5c_dev_is_error, "MLX5_CLONE");
+
+/**
+ * mlx5c_event_register() - subscribe to the device's asynchronous events
+ * @mdev: core device
+ * @nb: notifier; see MLX5C_EVENT_BASE in <mlx5c/core.h> for the actions
+ *
+ * Return: 0.
+ */
+int mlx5c_event_register(struct mlx5c_dev *mdev, struct notifier_block *nb)
+{
+	return atomic_notifier_chain_register(&mdev->event_nh, nb);
+}
+EXPORT_SYMBOL_NS_GPL(mlx5c_event_register, "MLX5_CLONE");
+
+/**
+ * mlx5c_event_unregister() - unsubscribe from the device's events
+ * @mdev: core device
+ * @nb: notifier given to mlx5c_event_register()
+ *
+ * When this returns the notifier is no longer running.
+ *
+ * Return: 0, or -ENOENT if @nb was not registered.
+ */
+int mlx5c_event_unregister(struct mlx5c_dev *mdev, struct notifier_block *nb)
+{
+	return atomic_notifier_chain_unregister(&mdev->event_nh, nb);
+}
+EXPORT_SYMBOL_NS_GPL(mlx5c_event_unregister, "MLX5_CLONE");

@@ -1,20 +1,36 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mlx5_core of mlx5-clone: PCI driver for NVIDIA/Mellanox ConnectX adapters.
+ *
+ * Probe brings the function up in the order the firmware expects: wait for
+ * the firmware, command queue, ENABLE_HCA, ISSI, boot pages, capabilities,
+ * init pages, INIT_HCA, then the UAR, MSI-X vectors and EQs; remove (and
+ * every probe failure) undoes exactly what was done, in reverse.
  */
 #include <linux/delay.h>
 #include <linux/io.h>
 #include <linux/module.h>
 #include <linux/pci.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/string.h>
 
 #include "mlx5_core.h"
 
 MODULE_DESCRIPTION("mlx5-clone core driver for ConnectX adapters");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(MLX5C_DRV_VERSION);
 
-/* Time allowed for the firmware to clear the "initializing" bit. */
-#define MLX5C_FW_INIT_TIMEOUT_MS	120000
+static unsigned int fw_pre_init_timeout_ms = 120000;
+module_param(fw_pre_init_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(fw_pre_init_timeout_ms,
+		 "Time the firmware may stay in the initializing state at probe (ms)");
+
+#define MLX5C_FW_INIT_TIMEOUT_MS	2000
 #define MLX5C_FW_INIT_POLL_MS		2
+#define MLX5C_FW_INIT_WARN_MS		20000
+
+static u32 mlx5c_sw_owner_id[4];
 
 static const struct pci_device_id mlx5c_pci_table[] = {
 	{ PCI_VDEVICE(MELLANOX, 0x1011) },	/* Connect-IB */
@@ -31,32 +47,44 @@ static const struct pci_device_id mlx5c_pci_table[] = {
 };
 MODULE_DEVICE_TABLE(pci, mlx5c_pci_table);
 
-static u32 iseg_read(struct mlx5c_dev *mdev, unsigned int off)
-{
-	return ioread32be(mdev->iseg + off);
-}
+/* ---- Waiting for the firmware ------------------------------------------ */
 
-static int mlx5c_wait_fw_ready(struct mlx5c_dev *mdev)
+static int mlx5c_wait_fw(struct mlx5c_dev *mdev, unsigned int timeout_ms,
+			 const char *what)
 {
-	unsigned long end = jiffies + msecs_to_jiffies(MLX5C_FW_INIT_TIMEOUT_MS);
+	unsigned long start = jiffies;
+	unsigned long end = start + msecs_to_jiffies(timeout_ms);
+	unsigned long warn = start + msecs_to_jiffies(MLX5C_FW_INIT_WARN_MS);
+	u32 reg;
 
-	while (iseg_read(mdev, MLX5C_ISEG_INITIALIZING) & MLX5C_ISEG_INITIALIZING_BIT) {
-		if (pci_channel_offline(mdev->pdev))
-			return -EIO;
+	for (;;) {
+		reg = mlx5c_iseg_read(mdev, MLX5C_ISEG_INITIALIZING);
+		if (reg == 0xffffffff || pci_channel_offline(mdev->pdev)) {
+			dev_err(&mdev->pdev->dev, "device lost while waiting for the firmware\n");
+			return -ENODEV;
+		}
+		if (!(reg & MLX5C_ISEG_INITIALIZING_BIT))
+			return 0;
 		if (time_after(jiffies, end)) {
-			dev_err(&mdev->pdev->dev, "firmware stayed in initializing state for %d ms\n",
-				MLX5C_FW_INIT_TIMEOUT_MS);
+			dev_err(&mdev->pdev->dev,
+				"firmware stayed in initializing state for %u ms (%s)\n",
+				timeout_ms, what);
 			return -ETIMEDOUT;
+		}
+		if (time_after(jiffies, warn)) {
+			dev_warn(&mdev->pdev->dev,
+				 "still waiting for the firmware (%s), %u ms\n", what,
+				 jiffies_to_msecs(jiffies - start));
+			warn = jiffies + msecs_to_jiffies(MLX5C_FW_INIT_WARN_MS);
 		}
 		msleep(MLX5C_FW_INIT_POLL_MS);
 	}
-	return 0;
 }
 
 static int mlx5c_read_fw_rev(struct mlx5c_dev *mdev)
 {
-	u32 rev = iseg_read(mdev, MLX5C_ISEG_FW_REV);
-	u32 cmdif = iseg_read(mdev, MLX5C_ISEG_CMDIF_REV_FW_SUB);
+	u32 rev = mlx5c_iseg_read(mdev, MLX5C_ISEG_FW_REV);
+	u32 cmdif = mlx5c_iseg_read(mdev, MLX5C_ISEG_CMDIF_REV_FW_SUB);
 
 	if (rev == 0xffffffff) {
 		dev_err(&mdev->pdev->dev, "device does not answer (BAR0 reads all-ones)\n");
@@ -74,6 +102,25 @@ static int mlx5c_read_fw_rev(struct mlx5c_dev *mdev)
 	}
 	return 0;
 }
+
+static unsigned int fw_init_timeout_ms(struct mlx5c_dev *mdev)
+{
+	u32 reg = mlx5c_iseg_read(mdev, MLX5C_ISEG_CMD_Q_INIT_TO);
+	u32 val = reg & GENMASK(19, 0);
+
+	if (!reg)
+		return MLX5C_FW_INIT_TIMEOUT_MS;
+	switch (reg >> 29) {
+	case 0:
+		return val;
+	case 1:
+		return val * 1000;
+	default:
+		return val * 60 * 1000;
+	}
+}
+
+/* ---- PCI --------------------------------------------------------------- */
 
 static int mlx5c_pci_init(struct mlx5c_dev *mdev)
 {
@@ -102,10 +149,263 @@ static int mlx5c_pci_init(struct mlx5c_dev *mdev)
 		dev_err(&pdev->dev, "no usable DMA mask\n");
 		return err;
 	}
+	dma_set_max_seg_size(&pdev->dev, SZ_2G);
+	mdev->bar_addr = pci_resource_start(pdev, 0);
 	mdev->iseg = pcim_iomap(pdev, 0, MLX5C_ISEG_SIZE);
 	if (!mdev->iseg)
 		return -ENOMEM;
 	return 0;
+}
+
+/* ---- Firmware commands of the bring-up --------------------------------- */
+
+static int mlx5c_enable_hca(struct mlx5c_dev *mdev)
+{
+	u32 out[MLX5_ST_SZ_DW(enable_hca_out)] = {};
+	u32 in[MLX5_ST_SZ_DW(enable_hca_in)] = {};
+	int err;
+
+	MLX5_SET(enable_hca_in, in, opcode, MLX5_CMD_OP_ENABLE_HCA);
+	MLX5_SET(enable_hca_in, in, embedded_cpu_function, mdev->ecpu);
+	err = mlx5c_cmd_exec(mdev, in, sizeof(in), out, sizeof(out));
+	if (!err)
+		mdev->hca_enabled = true;
+	return err;
+}
+
+static void mlx5c_disable_hca(struct mlx5c_dev *mdev)
+{
+	u32 out[MLX5_ST_SZ_DW(disable_hca_out)] = {};
+	u32 in[MLX5_ST_SZ_DW(disable_hca_in)] = {};
+	int err;
+
+	MLX5_SET(disable_hca_in, in, opcode, MLX5_CMD_OP_DISABLE_HCA);
+	MLX5_SET(disable_hca_in, in, embedded_cpu_function, mdev->ecpu);
+	err = mlx5c_cmd_exec(mdev, in, sizeof(in), out, sizeof(out));
+	if (err && err != -ENXIO)
+		dev_warn(&mdev->pdev->dev, "DISABLE_HCA failed: %d\n", err);
+	mdev->hca_enabled = false;
+}
+
+static int mlx5c_set_issi(struct mlx5c_dev *mdev)
+{
+	u32 qout[MLX5_ST_SZ_DW(query_issi_out)] = {};
+	u32 qin[MLX5_ST_SZ_DW(query_issi_in)] = {};
+	u32 sout[MLX5_ST_SZ_DW(set_issi_out)] = {};
+	u32 sin[MLX5_ST_SZ_DW(set_issi_in)] = {};
+	u32 supported;
+	int err;
+
+	MLX5_SET(query_issi_in, qin, opcode, MLX5_CMD_OP_QUERY_ISSI);
+	err = __mlx5c_cmd_exec(mdev, qin, sizeof(qin), qout, sizeof(qout), true);
+	if (err) {
+		u8 status = MLX5_GET(query_issi_out, qout, status);
+
+		/* A firmware without QUERY_ISSI speaks ISSI 0. */
+		if (status && status != MLX5C_DRIVER_STATUS_ABORTED) {
+			dev_info(&mdev->pdev->dev,
+				 "QUERY_ISSI failed (status 0x%x, syndrome 0x%x): using ISSI 0\n",
+				 status, MLX5_GET(query_issi_out, qout, syndrome));
+			mdev->issi = 0;
+			return 0;
+		}
+		dev_err(&mdev->pdev->dev, "QUERY_ISSI failed: %d\n", err);
+		return err;
+	}
+	supported = MLX5_GET(query_issi_out, qout, supported_issi_dw0);
+	if (supported & BIT(1)) {
+		MLX5_SET(set_issi_in, sin, opcode, MLX5_CMD_OP_SET_ISSI);
+		MLX5_SET(set_issi_in, sin, current_issi, 1);
+		err = mlx5c_cmd_exec(mdev, sin, sizeof(sin), sout, sizeof(sout));
+		if (err)
+			return err;
+		mdev->issi = 1;
+		return 0;
+	}
+	if (!supported || (supported & BIT(0))) {
+		mdev->issi = 0;
+		return 0;
+	}
+	dev_err(&mdev->pdev->dev, "no supported ISSI (mask 0x%x)\n", supported);
+	return -EOPNOTSUPP;
+}
+
+static int mlx5c_init_hca(struct mlx5c_dev *mdev)
+{
+	u32 out[MLX5_ST_SZ_DW(init_hca_out)] = {};
+	u32 in[MLX5_ST_SZ_DW(init_hca_in)] = {};
+	int i, err;
+
+	MLX5_SET(init_hca_in, in, opcode, MLX5_CMD_OP_INIT_HCA);
+	if (MLX5C_CAP_GEN(mdev, sw_owner_id))
+		for (i = 0; i < 4; i++)
+			MLX5_ARRAY_SET(init_hca_in, in, sw_owner_id, i, mlx5c_sw_owner_id[i]);
+	err = mlx5c_cmd_exec(mdev, in, sizeof(in), out, sizeof(out));
+	if (!err)
+		mdev->hca_inited = true;
+	return err;
+}
+
+static void mlx5c_teardown_hca(struct mlx5c_dev *mdev)
+{
+	u32 out[MLX5_ST_SZ_DW(teardown_hca_out)] = {};
+	u32 in[MLX5_ST_SZ_DW(teardown_hca_in)] = {};
+	int err;
+
+	MLX5_SET(teardown_hca_in, in, opcode, MLX5_CMD_OP_TEARDOWN_HCA);
+	MLX5_SET(teardown_hca_in, in, profile, 0);
+	err = mlx5c_cmd_exec(mdev, in, sizeof(in), out, sizeof(out));
+	if (err && err != -ENXIO)
+		dev_warn(&mdev->pdev->dev, "TEARDOWN_HCA failed: %d\n", err);
+	mdev->hca_inited = false;
+}
+
+static void mlx5c_set_driver_version(struct mlx5c_dev *mdev)
+{
+	u32 out[MLX5_ST_SZ_DW(set_driver_version_out)] = {};
+	u32 in[MLX5_ST_SZ_DW(set_driver_version_in)] = {};
+	char *str;
+
+	if (!MLX5C_CAP_GEN(mdev, driver_version))
+		return;
+	str = MLX5_ADDR_OF(set_driver_version_in, in, driver_version);
+	strscpy(str, "Linux,mlx5_core," MLX5C_DRV_VERSION,
+		MLX5_FLD_SZ_BYTES(set_driver_version_in, driver_version));
+	MLX5_SET(set_driver_version_in, in, opcode, MLX5_CMD_OP_SET_DRIVER_VERSION);
+	/* Informational only: a failure is logged and ignored. */
+	mlx5c_cmd_exec(mdev, in, sizeof(in), out, sizeof(out));
+}
+
+static int mlx5c_query_adapter(struct mlx5c_dev *mdev)
+{
+	int outlen = MLX5_ST_SZ_BYTES(query_adapter_out);
+	u32 in[MLX5_ST_SZ_DW(query_adapter_in)] = {};
+	void *out, *psid;
+	int err;
+
+	out = kzalloc(outlen, GFP_KERNEL);
+	if (!out)
+		return -ENOMEM;
+	MLX5_SET(query_adapter_in, in, opcode, MLX5_CMD_OP_QUERY_ADAPTER);
+	err = mlx5c_cmd_exec(mdev, in, sizeof(in), out, outlen);
+	if (!err) {
+		psid = MLX5_ADDR_OF(query_adapter_out, out,
+				    query_adapter_struct.vsd_contd_psid);
+		memcpy(mdev->board_id, psid, sizeof(mdev->board_id) - 1);
+		mdev->board_id[sizeof(mdev->board_id) - 1] = '\0';
+		strim(mdev->board_id);
+	}
+	kfree(out);
+	return err;
+}
+
+/* ENABLE_HCA to QUERY_ADAPTER, with the command interface in polling mode. */
+static int mlx5c_function_setup(struct mlx5c_dev *mdev)
+{
+	int err;
+
+	err = mlx5c_enable_hca(mdev);
+	if (err)
+		return err;
+	err = mlx5c_set_issi(mdev);
+	if (err)
+		goto err_disable;
+	err = mlx5c_pages_startup(mdev, true);
+	if (err)
+		goto err_reclaim;
+	err = mlx5c_caps_query(mdev, MLX5_CAP_GENERAL);
+	if (err)
+		goto err_reclaim;
+	err = mlx5c_caps_set_general(mdev);
+	if (err)
+		goto err_reclaim;
+	err = mlx5c_pages_startup(mdev, false);
+	if (err)
+		goto err_reclaim;
+	err = mlx5c_init_hca(mdev);
+	if (err)
+		goto err_reclaim;
+	mlx5c_set_driver_version(mdev);
+	err = mlx5c_caps_query_optional(mdev);
+	if (err)
+		goto err_teardown;
+	err = mlx5c_query_adapter(mdev);
+	if (err)
+		goto err_teardown;
+	return 0;
+
+err_teardown:
+	mlx5c_teardown_hca(mdev);
+err_reclaim:
+	mlx5c_pages_reclaim_all(mdev);
+err_disable:
+	mlx5c_disable_hca(mdev);
+	return err;
+}
+
+static void mlx5c_function_teardown(struct mlx5c_dev *mdev)
+{
+	mlx5c_teardown_hca(mdev);
+	mlx5c_pages_reclaim_all(mdev);
+	mlx5c_disable_hca(mdev);
+}
+
+/* Kernel UAR, MSI-X vectors, EQs: the device becomes event driven. */
+static int mlx5c_load(struct mlx5c_dev *mdev)
+{
+	int err;
+
+	err = mlx5c_kernel_uar_alloc(mdev);
+	if (err)
+		return err;
+	err = mlx5c_irqs_alloc(mdev, mlx5c_eqs_wanted_vectors(mdev));
+	if (err)
+		goto err_uar;
+	err = mlx5c_eqs_create(mdev);
+	if (err)
+		goto err_irqs;
+	return 0;
+
+err_irqs:
+	mlx5c_irqs_free(mdev);
+err_uar:
+	mlx5c_kernel_uar_free(mdev);
+	return err;
+}
+
+static void mlx5c_unload(struct mlx5c_dev *mdev)
+{
+	mlx5c_eqs_destroy(mdev);
+	mlx5c_irqs_free(mdev);
+	mlx5c_kernel_uar_free(mdev);
+}
+
+/**
+ * mlx5c_enter_error() - move the device to the internal-error state
+ * @mdev: core device
+ * @reason: what happened, for the log
+ *
+ * Commands in flight and later commands fail at once; consumers are told
+ * through the event notifier (MLX5C_EVENT_DEVICE_ERROR). The device stays
+ * in this state until it is unbound.
+ */
+void mlx5c_enter_error(struct mlx5c_dev *mdev, const char *reason)
+{
+	if (xchg(&mdev->error, true))
+		return;
+	mdev->health.fatal_reason = reason;
+	dev_err(&mdev->pdev->dev, "device in internal-error state: %s\n", reason);
+	mlx5c_cmd_flush(mdev);
+	atomic_notifier_call_chain(&mdev->event_nh, MLX5C_EVENT_DEVICE_ERROR, NULL);
+}
+
+/* Undo what probe did before the command interface existed. */
+static void mlx5c_free_dev(struct mlx5c_dev *mdev)
+{
+	mlx5c_caps_free(mdev);
+	xa_destroy(&mdev->cqs);
+	mutex_destroy(&mdev->test.lock);
+	kfree(mdev);
 }
 
 static int mlx5c_probe(struct pci_dev *pdev, const struct pci_device_id *id)
@@ -113,37 +413,72 @@ static int mlx5c_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	struct mlx5c_dev *mdev;
 	int err;
 
-	mdev = devm_kzalloc(&pdev->dev, sizeof(*mdev), GFP_KERNEL);
+	mdev = kzalloc(sizeof(*mdev), GFP_KERNEL);
 	if (!mdev)
 		return -ENOMEM;
 	mdev->pdev = pdev;
+	xa_init(&mdev->cqs);
+	ATOMIC_INIT_NOTIFIER_HEAD(&mdev->event_nh);
+	mutex_init(&mdev->test.lock);
+	mlx5c_health_init(mdev);
 	pci_set_drvdata(pdev, mdev);
 
 	err = mlx5c_pci_init(mdev);
 	if (err)
-		return err;
+		goto err_free;
 	err = mlx5c_read_fw_rev(mdev);
 	if (err)
-		return err;
-	err = mlx5c_wait_fw_ready(mdev);
+		goto err_free;
+	err = mlx5c_wait_fw(mdev, fw_pre_init_timeout_ms, "pre-init");
 	if (err)
-		return err;
+		goto err_free;
+	err = mlx5c_pages_init(mdev);
+	if (err)
+		goto err_free;
+	err = mlx5c_cmd_init(mdev);
+	if (err)
+		goto err_pages;
+	err = mlx5c_wait_fw(mdev, fw_init_timeout_ms(mdev), "init");
+	if (err)
+		goto err_cmd;
+	mdev->ecpu = !!(mlx5c_iseg_read(mdev, MLX5C_ISEG_INITIALIZING) & MLX5C_ISEG_ECPU_BIT);
+	mlx5c_health_start(mdev);
 
-	mdev->num_vectors = pci_alloc_irq_vectors(pdev, 1, num_online_cpus() + 1, PCI_IRQ_MSIX);
-	if (mdev->num_vectors < 0) {
-		dev_err(&pdev->dev, "MSI-X allocation failed: %d\n", mdev->num_vectors);
-		return mdev->num_vectors;
-	}
+	err = mlx5c_function_setup(mdev);
+	if (err)
+		goto err_health;
+	err = mlx5c_load(mdev);
+	if (err)
+		goto err_function;
 
+	mlx5c_debugfs_init(mdev);
 	err = mlx5c_aux_add(mdev);
 	if (err)
-		goto err_irq;
+		goto err_debugfs;
 
-	dev_info(&pdev->dev, "probed, %d MSI-X vectors\n", mdev->num_vectors);
+	dev_info(&pdev->dev,
+		 "probed: ISSI %u, board %s, %d MSI-X vectors, %d completion EQs, %d FW pages\n",
+		 mdev->issi, mdev->board_id[0] ? mdev->board_id : "-", mdev->num_vectors,
+		 mdev->num_comp_eqs, atomic_read(&mdev->pages.count));
 	return 0;
 
-err_irq:
-	pci_free_irq_vectors(pdev);
+err_debugfs:
+	mlx5c_debugfs_cleanup(mdev);
+	mlx5c_unload(mdev);
+err_function:
+	mlx5c_function_teardown(mdev);
+err_health:
+	mlx5c_health_stop(mdev);
+err_cmd:
+	/* Whatever the device still owns must not be written after this. */
+	pci_clear_master(pdev);
+	mlx5c_cmd_cleanup(mdev);
+err_pages:
+	mlx5c_pages_cleanup(mdev);
+err_free:
+	dev_err(&pdev->dev, "probe failed: %d\n", err);
+	pci_set_drvdata(pdev, NULL);
+	mlx5c_free_dev(mdev);
 	return err;
 }
 
@@ -152,7 +487,15 @@ static void mlx5c_remove(struct pci_dev *pdev)
 	struct mlx5c_dev *mdev = pci_get_drvdata(pdev);
 
 	mlx5c_aux_del(mdev);
-	pci_free_irq_vectors(pdev);
+	mlx5c_debugfs_cleanup(mdev);
+	mlx5c_unload(mdev);
+	mlx5c_function_teardown(mdev);
+	mlx5c_health_stop(mdev);
+	pci_clear_master(pdev);
+	mlx5c_cmd_cleanup(mdev);
+	mlx5c_pages_cleanup(mdev);
+	pci_set_drvdata(pdev, NULL);
+	mlx5c_free_dev(mdev);
 	dev_info(&pdev->dev, "removed\n");
 }
 
@@ -162,4 +505,24 @@ static struct pci_driver mlx5c_pci_driver = {
 	.probe = mlx5c_probe,
 	.remove = mlx5c_remove,
 };
-module_pci_driver(mlx5c_pci_driver);
+
+static int __init mlx5c_init(void)
+{
+	int err;
+
+	get_random_bytes(mlx5c_sw_owner_id, sizeof(mlx5c_sw_owner_id));
+	mlx5c_debugfs_module_init();
+	err = pci_register_driver(&mlx5c_pci_driver);
+	if (err)
+		mlx5c_debugfs_module_exit();
+	return err;
+}
+
+static void __exit mlx5c_exit(void)
+{
+	pci_unregister_driver(&mlx5c_pci_driver);
+	mlx5c_debugfs_module_exit();
+}
+
+module_init(mlx5c_init);
+module_exit(mlx5c_exit);

@@ -3,10 +3,20 @@
 #ifndef MLX5C_CORE_INTERNAL_H
 #define MLX5C_CORE_INTERNAL_H
 
+#include <linux/interrupt.h>
+#include <linux/mutex.h>
+#include <linux/notifier.h>
 #include <linux/pci.h>
+#include <linux/semaphore.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+#include <linux/mlx5/device.h>
+#include <linux/mlx5/mlx5_ifc.h>
 #include <mlx5c/core.h>
 
 #define MLX5C_DRV_NAME "mlx5_core"
+#define MLX5C_DRV_VERSION "1.0.0"
 
 /* Initialization segment offsets (BAR0, big-endian registers). */
 #define MLX5C_ISEG_FW_REV		0x000
@@ -16,24 +26,395 @@
 #define MLX5C_ISEG_CMD_DBELL		0x018
 #define MLX5C_ISEG_INITIALIZING		0x1fc
 #define MLX5C_ISEG_HEALTH		0x200
+#define MLX5C_ISEG_CMD_EXEC_TO		0xff8
+#define MLX5C_ISEG_CMD_Q_INIT_TO	0xffc
 #define MLX5C_ISEG_HEALTH_COUNTER	0x1010
 #define MLX5C_ISEG_SIZE			0x2010
 
 #define MLX5C_CMDIF_REV			5
 #define MLX5C_ISEG_INITIALIZING_BIT	BIT(31)
+#define MLX5C_ISEG_ECPU_BIT		BIT(23)
+
+/* NIC-interface field of cmdq_addr_l_sz, bits 10:8. */
+#define MLX5C_NIC_IFC_FULL		0
+#define MLX5C_NIC_IFC_DISABLED		1
+#define MLX5C_NIC_IFC_SW_RESET		7
+
+/* UAR page offsets. */
+#define MLX5C_UAR_CQ_DB			0x20
+#define MLX5C_UAR_EQ_ARM_DB		0x40
+#define MLX5C_UAR_EQ_CI_DB		0x48
+
+/* Synthesised completion of commands aborted by the driver. */
+#define MLX5C_DRIVER_STATUS_ABORTED	0xfe
+#define MLX5C_DRIVER_SYND		0xbadd00de
+
+#define MLX5C_CAP_TYPES			0x30
+
+/* Generic command header layouts, for MLX5_GET/MLX5_SET. */
+struct mlx5_ifc_mlx5c_hdr_in_bits {
+	u8 opcode[0x10];
+	u8 uid[0x10];
+	u8 reserved_at_20[0x10];
+	u8 op_mod[0x10];
+	u8 reserved_at_40[0x40];
+};
+
+struct mlx5_ifc_mlx5c_hdr_out_bits {
+	u8 status[0x8];
+	u8 reserved_at_8[0x18];
+	u8 syndrome[0x20];
+	u8 reserved_at_40[0x40];
+};
+
+#define MLX5C_CAP_GEN(mdev, fld) \
+	MLX5_GET(cmd_hca_cap, (mdev)->caps.cur[MLX5_CAP_GENERAL], fld)
+#define MLX5C_CAP_GEN_MAX(mdev, fld) \
+	MLX5_GET(cmd_hca_cap, (mdev)->caps.max[MLX5_CAP_GENERAL], fld)
+
+struct mlx5c_cmd_ent;
+struct dma_pool;
+struct dentry;
+
+enum mlx5c_cmd_mode {
+	MLX5C_CMD_POLLING,
+	MLX5C_CMD_EVENTS,
+};
+
+#define MLX5C_CMD_HIST_BUCKETS		16
+
+/**
+ * struct mlx5c_cmd_stats - per-opcode command statistics
+ * @n: commands completed (including failures)
+ * @failed: commands that returned an error
+ * @timeouts: commands that timed out
+ * @total_ns: sum of latencies
+ * @max_ns: largest latency
+ * @hist: latency histogram, bucket i counts latencies in [2^(i-1), 2^i) us
+ */
+struct mlx5c_cmd_stats {
+	u64 n;
+	u64 failed;
+	u64 timeouts;
+	u64 total_ns;
+	u64 max_ns;
+	u64 hist[MLX5C_CMD_HIST_BUCKETS];
+};
+
+/**
+ * struct mlx5c_cmd - the command queue
+ * @q: queue page (CPU address), one 4 KiB page
+ * @dma: its bus address
+ * @log_sz: log2 of the number of slots
+ * @log_stride: log2 of the slot stride
+ * @max_reg: number of slots for regular commands; slot @max_reg is for
+ *	MANAGE_PAGES
+ * @sem: counts free regular slots
+ * @pages_sem: the MANAGE_PAGES slot
+ * @lock: protects @busy, @ent, @token and the stats
+ * @busy: bitmap of slots owned by a command
+ * @ent: command in each slot
+ * @token: last token used
+ * @mode: polling or events
+ * @error: internal-error state: commands fail without reaching the device
+ * @pool: mailbox blocks
+ * @wq: runs asynchronous commands
+ * @stats: per-opcode statistics (struct mlx5c_cmd_stats), by opcode
+ * @stale: commands abandoned by their caller and still owned by the device
+ * @timeout_ms: command timeout
+ */
+struct mlx5c_cmd {
+	void *q;
+	dma_addr_t dma;
+	u8 log_sz;
+	u8 log_stride;
+	u8 max_reg;
+	struct semaphore sem;
+	struct semaphore pages_sem;
+	spinlock_t lock;
+	unsigned long busy;
+	struct mlx5c_cmd_ent *ent[MLX5_MAX_COMMANDS];
+	u8 token;
+	enum mlx5c_cmd_mode mode;
+	bool error;
+	struct dma_pool *pool;
+	struct workqueue_struct *wq;
+	struct xarray stats;
+	unsigned int stale;
+	unsigned int timeout_ms;
+};
+
+/**
+ * struct mlx5c_caps - capability buffers (struct cmd_hca_cap layout etc.)
+ * @cur: current values by capability type, NULL when not queried
+ * @max: maximum values by capability type, NULL when not queried
+ */
+struct mlx5c_caps {
+	void *cur[MLX5C_CAP_TYPES];
+	void *max[MLX5C_CAP_TYPES];
+};
+
+/**
+ * struct mlx5c_pages - firmware page accounting
+ * @wq: ordered workqueue running page requests
+ * @pages: struct page by bus address >> 12 of every page given to the FW
+ * @count: pages currently owned by the firmware
+ * @boot: boot pages given
+ * @init: init pages given
+ * @given: pages given in total
+ * @reclaimed: pages returned by the firmware in total
+ * @freed_locally: pages freed without the firmware returning them
+ * @requests: page-request events received
+ * @give_failed: GIVE requests that could not be satisfied
+ */
+struct mlx5c_pages {
+	struct workqueue_struct *wq;
+	struct xarray pages;
+	atomic_t count;
+	u32 boot;
+	u32 init;
+	u64 given;
+	u64 reclaimed;
+	u64 freed_locally;
+	u64 requests;
+	u64 give_failed;
+};
+
+/**
+ * struct mlx5c_irq - one MSI-X vector
+ * @irqn: Linux IRQ number
+ * @index: MSI-X table index
+ * @nh: EQs attached to this vector
+ * @name: name shown in /proc/interrupts
+ */
+struct mlx5c_irq {
+	int irqn;
+	int index;
+	struct atomic_notifier_head nh;
+	char name[48];
+};
+
+enum mlx5c_eq_kind {
+	MLX5C_EQ_CMD,
+	MLX5C_EQ_ASYNC,
+	MLX5C_EQ_PAGES,
+	MLX5C_EQ_COMP,
+};
+
+/**
+ * struct mlx5c_eq - an event queue
+ * @mdev: owning device
+ * @kind: what the EQ is for
+ * @eqn: EQ number assigned by the firmware
+ * @log_nent: log2 of the number of entries
+ * @nfrags: number of PAGE_SIZE buffer fragments
+ * @frags: CPU addresses of the fragments
+ * @frag_dma: bus addresses of the fragments
+ * @cons_index: consumer index
+ * @irq: the vector the EQ interrupts on
+ * @nb: notifier on @irq
+ * @lock: serialises polling between the IRQ and recovery
+ * @armed: the EQ was armed and has not fired since
+ * @eqes: EQEs consumed
+ * @interrupts: interrupts handled
+ * @cq_table: CQs by CQN (completion EQs and the async EQ)
+ * @bh_lock: protects @bh_list
+ * @bh_list: CQs with pending completion events
+ * @bh_work: BH work calling the CQs' completion callbacks
+ * @vecidx: completion vector index (completion EQs)
+ */
+struct mlx5c_eq {
+	struct mlx5c_dev *mdev;
+	enum mlx5c_eq_kind kind;
+	u8 eqn;
+	u8 log_nent;
+	int nfrags;
+	void **frags;
+	dma_addr_t *frag_dma;
+	u32 cons_index;
+	struct mlx5c_irq *irq;
+	struct notifier_block nb;
+	spinlock_t lock;
+	bool armed;
+	u64 eqes;
+	u64 interrupts;
+	struct xarray cq_table;
+	spinlock_t bh_lock;
+	struct list_head bh_list;
+	struct work_struct bh_work;
+	int vecidx;
+};
+
+/**
+ * struct mlx5c_health - health poller state
+ * @work: periodic poll
+ * @last_counter: health counter at the previous poll
+ * @misses: consecutive polls without a counter change
+ * @last_synd: syndrome at the previous poll
+ * @polls: number of polls
+ * @fatal_reason: why the device was declared failed, or NULL
+ * @stopped: no more polls
+ */
+struct mlx5c_health {
+	struct delayed_work work;
+	u32 last_counter;
+	unsigned int misses;
+	u8 last_synd;
+	u64 polls;
+	const char *fatal_reason;
+	bool stopped;
+};
+
+/**
+ * struct mlx5c_test - state of the debugfs CQ dispatch test
+ * @lock: serialises test runs
+ * @callbacks: completion callbacks seen by the last run
+ * @result: summary of the last run
+ */
+struct mlx5c_test {
+	struct mutex lock;
+	atomic_t callbacks;
+	char result[160];
+};
 
 /**
  * struct mlx5c_dev - one ConnectX PCI function driven by mlx5_core
+ * @pdev: the PCI function
+ * @iseg: mapped initialization segment
+ * @bar_addr: bus address of BAR0
+ * @fw_major: firmware major version
+ * @fw_minor: firmware minor version
+ * @fw_sub: firmware sub-minor version
+ * @ecpu: embedded-CPU function
+ * @issi: interface step sequence ID in use
+ * @board_id: PSID from QUERY_ADAPTER
+ * @cmd: command queue
+ * @caps: capabilities
+ * @pages: firmware pages
+ * @health: health poller
+ * @error: internal-error state
+ * @hca_enabled: ENABLE_HCA succeeded
+ * @hca_inited: INIT_HCA succeeded
+ * @uar_index: the kernel UAR
+ * @uar_map: mapping of the kernel UAR page
+ * @num_vectors: MSI-X vectors allocated
+ * @irqs: one per vector
+ * @cmd_eq: command EQ
+ * @async_eq: asynchronous-event EQ
+ * @pages_eq: page-request EQ
+ * @num_comp_eqs: completion EQs
+ * @comp_eqs: completion EQs by vector
+ * @cqs: every CQ created through mlx5c_cq_create(), by CQN
+ * @event_nh: notifier for the consumers' events
+ * @dbg: debugfs directory
+ * @test: debugfs CQ test
+ * @rdma_adev: auxiliary device
  */
 struct mlx5c_dev {
 	struct pci_dev *pdev;
 	void __iomem *iseg;
+	resource_size_t bar_addr;
 	u16 fw_major, fw_minor, fw_sub;
+	bool ecpu;
+	u16 issi;
+	char board_id[17];
+	struct mlx5c_cmd cmd;
+	struct mlx5c_caps caps;
+	struct mlx5c_pages pages;
+	struct mlx5c_health health;
+	bool error;
+	bool hca_enabled;
+	bool hca_inited;
+	u32 uar_index;
+	void __iomem *uar_map;
 	int num_vectors;
+	struct mlx5c_irq *irqs;
+	struct mlx5c_eq *cmd_eq;
+	struct mlx5c_eq *async_eq;
+	struct mlx5c_eq *pages_eq;
+	int num_comp_eqs;
+	struct mlx5c_eq **comp_eqs;
+	struct xarray cqs;
+	struct atomic_notifier_head event_nh;
+	struct dentry *dbg;
+	struct mlx5c_test test;
 	struct mlx5c_adev *rdma_adev;
 };
 
+static inline u32 mlx5c_iseg_read(struct mlx5c_dev *mdev, unsigned int off)
+{
+	return ioread32be(mdev->iseg + off);
+}
+
+/* main.c */
+void mlx5c_enter_error(struct mlx5c_dev *mdev, const char *reason);
+
+/* aux.c */
 int mlx5c_aux_add(struct mlx5c_dev *mdev);
 void mlx5c_aux_del(struct mlx5c_dev *mdev);
+
+/* cmd.c */
+int mlx5c_cmd_init(struct mlx5c_dev *mdev);
+void mlx5c_cmd_cleanup(struct mlx5c_dev *mdev);
+void mlx5c_cmd_use_events(struct mlx5c_dev *mdev);
+void mlx5c_cmd_use_polling(struct mlx5c_dev *mdev);
+int __mlx5c_cmd_exec(struct mlx5c_dev *mdev, const void *in, int inlen,
+		     void *out, int outlen, bool quiet);
+void mlx5c_cmd_comp(struct mlx5c_dev *mdev, u32 vector);
+void mlx5c_cmd_flush(struct mlx5c_dev *mdev);
+void mlx5c_cmd_reap(struct mlx5c_dev *mdev);
+int mlx5c_cmd_errno(u8 status);
+const char *mlx5c_cmd_status_str(u8 status);
+extern unsigned int mlx5c_cmd_timeout_ms;
+
+/* cmd_names.c */
+const char *mlx5c_opcode_name(u16 opcode);
+
+/* caps.c */
+int mlx5c_caps_query(struct mlx5c_dev *mdev, unsigned int type);
+int mlx5c_caps_set_general(struct mlx5c_dev *mdev);
+int mlx5c_caps_query_optional(struct mlx5c_dev *mdev);
+void mlx5c_caps_free(struct mlx5c_dev *mdev);
+
+/* pagealloc.c */
+int mlx5c_pages_init(struct mlx5c_dev *mdev);
+void mlx5c_pages_cleanup(struct mlx5c_dev *mdev);
+int mlx5c_pages_startup(struct mlx5c_dev *mdev, bool boot);
+void mlx5c_pages_reclaim_all(struct mlx5c_dev *mdev);
+void mlx5c_pages_request(struct mlx5c_dev *mdev, const struct mlx5_eqe *eqe);
+void mlx5c_pages_flush(struct mlx5c_dev *mdev);
+
+/* irq.c */
+int mlx5c_irqs_alloc(struct mlx5c_dev *mdev, int want);
+void mlx5c_irqs_free(struct mlx5c_dev *mdev);
+
+/* eq.c */
+int mlx5c_eqs_wanted_vectors(struct mlx5c_dev *mdev);
+int mlx5c_eqs_create(struct mlx5c_dev *mdev);
+void mlx5c_eqs_destroy(struct mlx5c_dev *mdev);
+void mlx5c_eq_poll_cmd(struct mlx5c_dev *mdev);
+void mlx5c_eq_arm(struct mlx5c_eq *eq, bool arm);
+
+/* uar.c */
+int mlx5c_kernel_uar_alloc(struct mlx5c_dev *mdev);
+void mlx5c_kernel_uar_free(struct mlx5c_dev *mdev);
+
+/* health.c */
+void mlx5c_health_init(struct mlx5c_dev *mdev);
+void mlx5c_health_start(struct mlx5c_dev *mdev);
+void mlx5c_health_stop(struct mlx5c_dev *mdev);
+void mlx5c_health_print(struct mlx5c_dev *mdev);
+
+/* cq.c */
+void mlx5c_cq_dispatch_bh(struct work_struct *work);
+
+/* debugfs.c */
+void mlx5c_debugfs_init(struct mlx5c_dev *mdev);
+void mlx5c_debugfs_cleanup(struct mlx5c_dev *mdev);
+void mlx5c_debugfs_module_init(void);
+void mlx5c_debugfs_module_exit(void);
+
+/* test.c */
+int mlx5c_test_cq_run(struct mlx5c_dev *mdev, int nevents);
 
 #endif /* MLX5C_CORE_INTERNAL_H */

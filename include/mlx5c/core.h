@@ -5,17 +5,25 @@
  * mlx5_core owns the PCI function and the firmware; it exports what the
  * RDMA driver needs in the MLX5_CLONE symbol namespace. Exported symbols
  * carry the mlx5c_ prefix so they never collide with the in-tree driver's.
+ *
+ * Command layouts come from <linux/mlx5/mlx5_ifc.h> (MLX5_SET/MLX5_GET);
+ * every structure exchanged with the device is big-endian.
  */
 #ifndef MLX5C_CORE_H
 #define MLX5C_CORE_H
 
 #include <linux/auxiliary_bus.h>
+#include <linux/completion.h>
+#include <linux/list.h>
+#include <linux/notifier.h>
 #include <linux/pci.h>
+#include <linux/refcount.h>
 #include <linux/types.h>
 
 #define MLX5C_AUX_RDMA_NAME	"rdma"
 
 struct mlx5c_dev;
+struct mlx5c_eq;
 
 /**
  * struct mlx5c_adev - auxiliary device published by mlx5_core
@@ -34,5 +42,115 @@ static inline struct mlx5c_adev *to_mlx5c_adev(struct auxiliary_device *adev)
 
 struct pci_dev *mlx5c_pdev(struct mlx5c_dev *mdev);
 void mlx5c_fw_version(struct mlx5c_dev *mdev, u16 *major, u16 *minor, u16 *sub);
+const char *mlx5c_board_id(struct mlx5c_dev *mdev);
+bool mlx5c_dev_is_error(struct mlx5c_dev *mdev);
+
+/* ---- Commands ---------------------------------------------------------- */
+
+int mlx5c_cmd_exec(struct mlx5c_dev *mdev, const void *in, int inlen,
+		   void *out, int outlen);
+
+/**
+ * typedef mlx5c_cmd_cb_t - completion of an asynchronous command
+ * @err: 0, or the negative errno mlx5c_cmd_exec() would have returned
+ * @ctx: the caller's context
+ *
+ * Runs in process context (a workqueue of mlx5_core).
+ */
+typedef void (*mlx5c_cmd_cb_t)(int err, void *ctx);
+
+int mlx5c_cmd_exec_cb(struct mlx5c_dev *mdev, const void *in, int inlen,
+		      void *out, int outlen, mlx5c_cmd_cb_t cb, void *ctx);
+const char *mlx5c_cmd_opcode_str(u16 opcode);
+
+/* ---- Capabilities ------------------------------------------------------ */
+
+const void *mlx5c_cap_general(struct mlx5c_dev *mdev);
+const void *mlx5c_hca_cap(struct mlx5c_dev *mdev, unsigned int type, bool max);
+
+/* ---- Events ------------------------------------------------------------ */
+
+/*
+ * Event notifier: the action is the EQE type (MLX5_EVENT_TYPE_* of
+ * <linux/mlx5/device.h>) and the data a const struct mlx5_eqe *, for every
+ * asynchronous event of the device except command completions, page
+ * requests and CQ errors (CQ errors go to the CQ's event callback).
+ * Device-level events of mlx5_core use actions from MLX5C_EVENT_BASE on,
+ * with data NULL. The chain is atomic: callbacks run in hard-IRQ context
+ * (or in a workqueue for the device-level events) and must not sleep.
+ */
+#define MLX5C_EVENT_BASE		0x1000
+/* The device entered the internal-error state: every command now fails. */
+#define MLX5C_EVENT_DEVICE_ERROR	(MLX5C_EVENT_BASE + 1)
+
+int mlx5c_event_register(struct mlx5c_dev *mdev, struct notifier_block *nb);
+int mlx5c_event_unregister(struct mlx5c_dev *mdev, struct notifier_block *nb);
+
+/* ---- Completion queues ------------------------------------------------- */
+
+/* Arm commands for mlx5c_cq_arm(). */
+#define MLX5C_CQ_DB_REQ_NOT		(0 << 24)
+#define MLX5C_CQ_DB_REQ_NOT_SOL		(1 << 24)
+
+/**
+ * struct mlx5c_cq - a completion queue known to mlx5_core
+ * @cqn: CQ number (set by mlx5c_cq_create())
+ * @eqn: completion EQ number the CQ reports to (set by mlx5c_cq_create())
+ * @arm_sn: arm sequence number, incremented on every completion event
+ * @uid: user id the CQ was created with (0 for kernel CQs)
+ * @comp: completion callback, called in softirq context once per batch of
+ *	completion events (mandatory)
+ * @event: asynchronous event callback (CQ error), called in hard-IRQ
+ *	context with the EQE type; may be NULL
+ * @priv: for the owner of the CQ
+ * @comp_events: number of completion events dispatched (statistics)
+ * @refcount: private to mlx5_core
+ * @free: private to mlx5_core
+ * @bh_entry: private to mlx5_core
+ * @eq: private to mlx5_core
+ * @list: private to mlx5_core
+ *
+ * The owner builds the CREATE_CQ command (buffer, doorbell record, UAR,
+ * c_eqn from mlx5c_comp_eqn()) and hands it to mlx5c_cq_create(), which
+ * executes it and starts dispatching the CQ's events.
+ */
+struct mlx5c_cq {
+	u32 cqn;
+	u32 eqn;
+	u8 arm_sn;
+	u16 uid;
+	void (*comp)(struct mlx5c_cq *cq);
+	void (*event)(struct mlx5c_cq *cq, int event_type);
+	void *priv;
+	u64 comp_events;
+	refcount_t refcount;
+	struct completion free;
+	struct list_head bh_entry;
+	struct mlx5c_eq *eq;
+	struct list_head list;
+};
+
+int mlx5c_comp_vectors(struct mlx5c_dev *mdev);
+int mlx5c_comp_eqn(struct mlx5c_dev *mdev, int vector, u32 *eqn);
+int mlx5c_cq_create(struct mlx5c_dev *mdev, struct mlx5c_cq *cq,
+		    const void *in, int inlen, void *out, int outlen);
+int mlx5c_cq_destroy(struct mlx5c_dev *mdev, struct mlx5c_cq *cq);
+void mlx5c_cq_arm(struct mlx5c_cq *cq, u32 cmd, void __iomem *uar_page,
+		  __be32 *dbrec, u32 cons_index);
+
+/* ---- UARs -------------------------------------------------------------- */
+
+int mlx5c_uar_alloc(struct mlx5c_dev *mdev, u16 uid, u32 *index);
+int mlx5c_uar_free(struct mlx5c_dev *mdev, u16 uid, u32 index);
+phys_addr_t mlx5c_uar_phys(struct mlx5c_dev *mdev, u32 index);
+u32 mlx5c_kernel_uar_index(struct mlx5c_dev *mdev);
+void __iomem *mlx5c_kernel_uar_map(struct mlx5c_dev *mdev);
+
+/* ---- Thin resource wrappers -------------------------------------------- */
+
+int mlx5c_pd_alloc(struct mlx5c_dev *mdev, u16 uid, u32 *pdn);
+int mlx5c_pd_free(struct mlx5c_dev *mdev, u16 uid, u32 pdn);
+int mlx5c_mkey_create(struct mlx5c_dev *mdev, void *in, int inlen, u32 *mkey);
+int mlx5c_mkey_destroy(struct mlx5c_dev *mdev, u16 uid, u32 mkey);
 
 #endif /* MLX5C_CORE_H */

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Completion queues as mlx5_core sees them: CREATE_CQ/DESTROY_CQ for the
+ * consumer, the CQN tables the EQ handlers dispatch through, and the arm
+ * doorbell.
+ */
+#include <linux/io.h>
+
+#include "mlx5_core.h"
+
+static struct mlx5c_eq *comp_eq_by_eqn(struct mlx5c_dev *mdev, u32 eqn)
+{
+	int i;
+
+	for (i = 0; i < mdev->num_comp_eqs; i++)
+		if (mdev->comp_eqs[i]->eqn == eqn)
+			return mdev->comp_eqs[i];
+	return NULL;
+}
+
+static int destroy_cq_cmd(struct mlx5c_dev *mdev, struct mlx5c_cq *cq)
+{
+	u32 out[MLX5_ST_SZ_DW(destroy_cq_out)] = {};
+	u32 in[MLX5_ST_SZ_DW(destroy_cq_in)] = {};
+
+	MLX5_SET(destroy_cq_in, in, opcode, MLX5_CMD_OP_DESTROY_CQ);
+	MLX5_SET(destroy_cq_in, in, uid, cq->uid);
+	MLX5_SET(destroy_cq_in, in, cqn, cq->cqn);
+	return mlx5c_cmd_exec(mdev, in, sizeof(in), out, sizeof(out));
+}
+
+/**
+ * mlx5c_cq_create() - create a CQ and start dispatching its events
+ * @mdev: core device
+ * @cq: CQ; @cq->comp must be set, @cq->event and @cq->priv may be
+ * @in: CREATE_CQ input built by the caller; its c_eqn_or_apu_element must
+ *	name a completion EQ (mlx5c_comp_eqn())
+ * @inlen: input length
+ * @out: CREATE_CQ output buffer
+ * @outlen: output length (at least MLX5_ST_SZ_BYTES(create_cq_out))
+ *
+ * Return: 0 (then @cq->cqn and @cq->eqn are set) or a negative errno.
+ */
+int mlx5c_cq_create(struct mlx5c_dev *mdev, struct mlx5c_cq *cq,
+		    const void *in, int inlen, void *out, int outlen)
+{
+	u32 eqn = MLX5_GET(create_cq_in, in, cq_context.c_eqn_or_apu_element);
+	struct mlx5c_eq *eq = comp_eq_by_eqn(mdev, eqn);
+	int err;
+
+	if (!eq || !cq->comp)
+		return -EINVAL;
+	err = mlx5c_cmd_exec(mdev, in, inlen, out, outlen);
+	if (err)
+		return err;
+
+	cq->cqn = MLX5_GET(create_cq_out, out, cqn);
+	cq->eqn = eqn;
+	cq->uid = MLX5_GET(create_cq_in, in, uid);
+	cq->arm_sn = 0;
+	cq->comp_events = 0;
+	cq->eq = eq;
+	refcount_set(&cq->refcount, 1);
+	init_completion(&cq->free);
+	INIT_LIST_HEAD(&cq->bh_entry);
+
+	err = xa_insert(&mdev->cqs, cq->cqn, cq, GFP_KERNEL);
+	if (err)
+		goto err_destroy;
+	err = xa_insert(&eq->cq_table, cq->cqn, cq, GFP_KERNEL);
+	if (err)
+		goto err_dev;
+	return 0;
+
+err_dev:
+	xa_erase(&mdev->cqs, cq->cqn);
+err_destroy:
+	dev_err(&mdev->pdev->dev, "cannot track CQ 0x%x: %d\n", cq->cqn, err);
+	destroy_cq_cmd(mdev, cq);
+	return err;
+}
+EXPORT_SYMBOL_NS_GPL(mlx5c_cq_create, "MLX5_CLONE");
+
+/**
+ * mlx5c_cq_destroy() - destroy a CQ created by mlx5c_cq_create()
+ * @mdev: core device
+ * @cq: CQ
+ *
+ * When this returns 0 no callback of @cq runs any more. In the device's
+ * internal-error state the CQ is released locally and 0 is returned.
+ *
+ * Return: 0, or the DESTROY_CQ error (the CQ then stays usable).
+ */
+int mlx5c_cq_destroy(struct mlx5c_dev *mdev, struct mlx5c_cq *cq)
+{
+	int err;
+
+	err = destroy_cq_cmd(mdev, cq);
+	if (err && !READ_ONCE(mdev->cmd.error))
+		return err;
+
+	xa_erase(&cq->eq->cq_table, cq->cqn);
+	xa_erase(&mdev->cqs, cq->cqn);
+	/* No handler may still hold the CQ without a reference. */
+	synchronize_irq(cq->eq->irq->irqn);
+	synchronize_irq(mdev->irqs[0].irqn);
+	if (refcount_dec_and_test(&cq->refcount))
+		complete(&cq->free);
+	wait_for_completion(&cq->free);
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(mlx5c_cq_destroy, "MLX5_CLONE");
+
+/**
+ * mlx5c_cq_arm() - request an event for the next completion of a CQ
+ * @cq: CQ
+ * @cmd: MLX5C_CQ_DB_REQ_NOT or MLX5C_CQ_DB_REQ_NOT_SOL
+ * @uar_page: mapped UAR page the CQ was created with
+ * @dbrec: the CQ's doorbell record (two big-endian words)
+ * @cons_index: the consumer index
+ *
+ * Writes the arm word of the doorbell record, then the 64-bit CQ doorbell
+ * at UAR offset 0x20.
+ */
+void mlx5c_cq_arm(struct mlx5c_cq *cq, u32 cmd, void __iomem *uar_page,
+		  __be32 *dbrec, u32 cons_index)
+{
+	u32 sn = cq->arm_sn & 3;
+	u32 word = sn << 28 | cmd | (cons_index & 0xffffff);
+
+	dbrec[1] = cpu_to_be32(word);
+	/* The doorbell record must be in memory before the doorbell rings. */
+	wmb();
+#ifdef CONFIG_64BIT
+	__raw_writeq((__force u64)cpu_to_be64((u64)word << 32 | cq->cqn),
+		     uar_page + MLX5C_UAR_CQ_DB);
+#else
+	__raw_writel((__force u32)cpu_to_be32(word), uar_page + MLX5C_UAR_CQ_DB);
+	__raw_writel((__force u32)cpu_to_be32(cq->cqn), uar_page + MLX5C_UAR_CQ_DB + 4);
+#endif
+}
+EXPORT_SYMBOL_NS_GPL(mlx5c_cq_arm, "MLX5_CLONE");

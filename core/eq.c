@@ -1,0 +1,518 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Event queues: the command EQ (command completions), the async EQ (QP,
+ * SRQ, CQ-error, port events), the pages EQ (page requests), all on the
+ * control vector, and one completion EQ per completion vector. The IRQ
+ * handlers consume up to a budget of EQEs and re-arm the EQ.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/interrupt.h>
+#include <linux/log2.h>
+#include <linux/slab.h>
+
+#include "mlx5_core.h"
+
+#define MLX5C_EQE_SIZE		64
+#define MLX5C_NUM_SPARE_EQE	128
+#define MLX5C_EQ_BUDGET		128
+#define MLX5C_CMD_EQ_NENT	32
+#define MLX5C_ASYNC_EQ_NENT	4096
+#define MLX5C_PAGES_EQ_NENT	1
+#define MLX5C_COMP_EQ_NENT	1024
+#define MLX5C_SHARED_UID	0xffff
+
+/* Events 1-5, 7, 9 and 0x10-0x14: QP/SRQ/WQ events, CQ error, port change. */
+#define MLX5C_ASYNC_EVENT_MASK	(BIT_ULL(MLX5_EVENT_TYPE_PATH_MIG) | \
+				 BIT_ULL(MLX5_EVENT_TYPE_COMM_EST) | \
+				 BIT_ULL(MLX5_EVENT_TYPE_SQ_DRAINED) | \
+				 BIT_ULL(MLX5_EVENT_TYPE_CQ_ERROR) | \
+				 BIT_ULL(MLX5_EVENT_TYPE_WQ_CATAS_ERROR) | \
+				 BIT_ULL(MLX5_EVENT_TYPE_PATH_MIG_FAILED) | \
+				 BIT_ULL(MLX5_EVENT_TYPE_PORT_CHANGE) | \
+				 BIT_ULL(MLX5_EVENT_TYPE_WQ_INVAL_REQ_ERROR) | \
+				 BIT_ULL(MLX5_EVENT_TYPE_WQ_ACCESS_ERROR) | \
+				 BIT_ULL(MLX5_EVENT_TYPE_SRQ_CATAS_ERROR) | \
+				 BIT_ULL(MLX5_EVENT_TYPE_SRQ_LAST_WQE) | \
+				 BIT_ULL(MLX5_EVENT_TYPE_SRQ_RQ_LIMIT))
+
+static struct mlx5_eqe *eq_entry(struct mlx5c_eq *eq, u32 idx)
+{
+	u32 per_frag = PAGE_SIZE / MLX5C_EQE_SIZE;
+
+	return eq->frags[idx / per_frag] + (idx % per_frag) * MLX5C_EQE_SIZE;
+}
+
+/* The EQE at the consumer index if software owns it, else NULL. */
+static struct mlx5_eqe *eq_next(struct mlx5c_eq *eq)
+{
+	u32 mask = BIT(eq->log_nent) - 1;
+	struct mlx5_eqe *eqe = eq_entry(eq, eq->cons_index & mask);
+
+	if ((READ_ONCE(eqe->owner) ^ (eq->cons_index >> eq->log_nent)) & 1)
+		return NULL;
+	/* Read the EQE body only after its owner byte. */
+	dma_rmb();
+	return eqe;
+}
+
+/**
+ * mlx5c_eq_arm() - report the consumer index, optionally re-arming the EQ
+ * @eq: event queue
+ * @arm: request an interrupt for the next EQE
+ */
+void mlx5c_eq_arm(struct mlx5c_eq *eq, bool arm)
+{
+	u32 val = (eq->cons_index & 0xffffff) | ((u32)eq->eqn << 24);
+	void __iomem *db = eq->mdev->uar_map +
+			   (arm ? MLX5C_UAR_EQ_ARM_DB : MLX5C_UAR_EQ_CI_DB);
+
+	/* Finish reading the consumed EQEs before the device may reuse them. */
+	mb();
+	iowrite32be(val, db);
+	if (arm)
+		WRITE_ONCE(eq->armed, true);
+}
+
+static void cq_put(struct mlx5c_cq *cq)
+{
+	if (refcount_dec_and_test(&cq->refcount))
+		complete(&cq->free);
+}
+
+static void async_dispatch(struct mlx5c_dev *mdev, struct mlx5_eqe *eqe)
+{
+	struct mlx5c_cq *cq;
+	u32 cqn;
+
+	switch (eqe->type) {
+	case MLX5_EVENT_TYPE_CMD:
+		mlx5c_cmd_comp(mdev, be32_to_cpu(eqe->data.cmd.vector));
+		break;
+	case MLX5_EVENT_TYPE_PAGE_REQUEST:
+		mlx5c_pages_request(mdev, eqe);
+		break;
+	case MLX5_EVENT_TYPE_CQ_ERROR:
+		cqn = be32_to_cpu(eqe->data.cq_err.cqn) & 0xffffff;
+		dev_warn_ratelimited(&mdev->pdev->dev, "CQ error on CQ 0x%x, syndrome 0x%x\n",
+				     cqn, eqe->data.cq_err.syndrome);
+		rcu_read_lock();
+		cq = xa_load(&mdev->cqs, cqn);
+		if (cq && !refcount_inc_not_zero(&cq->refcount))
+			cq = NULL;
+		rcu_read_unlock();
+		if (cq) {
+			if (cq->event)
+				cq->event(cq, eqe->type);
+			cq_put(cq);
+		}
+		break;
+	default:
+		atomic_notifier_call_chain(&mdev->event_nh, eqe->type, eqe);
+		break;
+	}
+}
+
+/* Consume up to a budget of EQEs of a control EQ. Called with eq->lock. */
+static void eq_poll_async(struct mlx5c_eq *eq)
+{
+	struct mlx5_eqe *eqe;
+	int n = 0;
+
+	while (n < MLX5C_EQ_BUDGET && (eqe = eq_next(eq))) {
+		async_dispatch(eq->mdev, eqe);
+		eq->cons_index++;
+		eq->eqes++;
+		n++;
+	}
+}
+
+static int eq_async_notify(struct notifier_block *nb, unsigned long action,
+			   void *data)
+{
+	struct mlx5c_eq *eq = container_of(nb, struct mlx5c_eq, nb);
+	unsigned long flags;
+
+	spin_lock_irqsave(&eq->lock, flags);
+	eq->interrupts++;
+	WRITE_ONCE(eq->armed, false);
+	eq_poll_async(eq);
+	mlx5c_eq_arm(eq, true);
+	spin_unlock_irqrestore(&eq->lock, flags);
+	return NOTIFY_OK;
+}
+
+static int eq_comp_notify(struct notifier_block *nb, unsigned long action,
+			  void *data)
+{
+	struct mlx5c_eq *eq = container_of(nb, struct mlx5c_eq, nb);
+	struct mlx5_eqe *eqe;
+	struct mlx5c_cq *cq;
+	int n = 0;
+	u32 cqn;
+
+	spin_lock(&eq->lock);
+	eq->interrupts++;
+	WRITE_ONCE(eq->armed, false);
+	while (n < MLX5C_EQ_BUDGET && (eqe = eq_next(eq))) {
+		cqn = be32_to_cpu(eqe->data.comp.cqn) & 0xffffff;
+		rcu_read_lock();
+		cq = xa_load(&eq->cq_table, cqn);
+		if (cq && refcount_inc_not_zero(&cq->refcount)) {
+			cq->arm_sn++;
+			cq->comp_events++;
+			spin_lock(&eq->bh_lock);
+			if (list_empty(&cq->bh_entry)) {
+				list_add_tail(&cq->bh_entry, &eq->bh_list);
+				cq = NULL;	/* the list holds the reference */
+			}
+			spin_unlock(&eq->bh_lock);
+			if (cq)
+				cq_put(cq);
+		} else {
+			dev_warn_ratelimited(&eq->mdev->pdev->dev,
+					     "completion event for unknown CQ 0x%x on EQ %u\n",
+					     cqn, eq->eqn);
+		}
+		rcu_read_unlock();
+		eq->cons_index++;
+		eq->eqes++;
+		n++;
+	}
+	mlx5c_eq_arm(eq, true);
+	spin_unlock(&eq->lock);
+	if (n)
+		queue_work(system_bh_wq, &eq->bh_work);
+	return NOTIFY_OK;
+}
+
+/**
+ * mlx5c_cq_dispatch_bh() - call the completion callbacks of an EQ's CQs
+ * @work: the EQ's BH work
+ *
+ * Runs in softirq context; each CQ with pending events is called once.
+ */
+void mlx5c_cq_dispatch_bh(struct work_struct *work)
+{
+	struct mlx5c_eq *eq = container_of(work, struct mlx5c_eq, bh_work);
+	unsigned long flags;
+	struct mlx5c_cq *cq;
+	LIST_HEAD(local);
+
+	spin_lock_irqsave(&eq->bh_lock, flags);
+	list_splice_init(&eq->bh_list, &local);
+	spin_unlock_irqrestore(&eq->bh_lock, flags);
+
+	while (!list_empty(&local)) {
+		cq = list_first_entry(&local, struct mlx5c_cq, bh_entry);
+		spin_lock_irqsave(&eq->bh_lock, flags);
+		list_del_init(&cq->bh_entry);
+		spin_unlock_irqrestore(&eq->bh_lock, flags);
+		cq->comp(cq);
+		cq_put(cq);
+	}
+}
+
+/**
+ * mlx5c_eq_poll_cmd() - poll the command EQ outside its interrupt
+ * @mdev: core device
+ *
+ * Recovers command completions whose interrupt was lost.
+ */
+void mlx5c_eq_poll_cmd(struct mlx5c_dev *mdev)
+{
+	struct mlx5c_eq *eq = mdev->cmd_eq;
+	unsigned long flags;
+
+	if (!eq)
+		return;
+	spin_lock_irqsave(&eq->lock, flags);
+	eq_poll_async(eq);
+	mlx5c_eq_arm(eq, true);
+	spin_unlock_irqrestore(&eq->lock, flags);
+}
+
+static void eq_free_buf(struct mlx5c_dev *mdev, struct mlx5c_eq *eq)
+{
+	int i;
+
+	for (i = 0; i < eq->nfrags; i++)
+		if (eq->frags[i])
+			dma_free_coherent(&mdev->pdev->dev, PAGE_SIZE, eq->frags[i],
+					  eq->frag_dma[i]);
+	kfree(eq->frags);
+	kfree(eq->frag_dma);
+}
+
+static int eq_alloc_buf(struct mlx5c_dev *mdev, struct mlx5c_eq *eq)
+{
+	u32 nent = BIT(eq->log_nent);
+	int i, j;
+
+	eq->nfrags = DIV_ROUND_UP(nent * MLX5C_EQE_SIZE, PAGE_SIZE);
+	eq->frags = kcalloc(eq->nfrags, sizeof(*eq->frags), GFP_KERNEL);
+	eq->frag_dma = kcalloc(eq->nfrags, sizeof(*eq->frag_dma), GFP_KERNEL);
+	if (!eq->frags || !eq->frag_dma)
+		goto err;
+	for (i = 0; i < eq->nfrags; i++) {
+		eq->frags[i] = dma_alloc_coherent(&mdev->pdev->dev, PAGE_SIZE,
+						  &eq->frag_dma[i], GFP_KERNEL);
+		if (!eq->frags[i])
+			goto err;
+	}
+	/* Every EQE starts owned by hardware: owner bit 1. */
+	for (j = 0; j < nent; j++)
+		eq_entry(eq, j)->owner = 1;
+	return 0;
+err:
+	eq_free_buf(mdev, eq);
+	return -ENOMEM;
+}
+
+static struct mlx5c_eq *eq_create(struct mlx5c_dev *mdev, enum mlx5c_eq_kind kind,
+				  u32 nent, u64 mask, struct mlx5c_irq *irq)
+{
+	u32 out[MLX5_ST_SZ_DW(create_eq_out)] = {};
+	u32 log_max = MLX5C_CAP_GEN(mdev, log_max_eq_sz);
+	struct mlx5c_eq *eq;
+	void *in, *eqc;
+	int inlen, i, err;
+
+	eq = kzalloc(sizeof(*eq), GFP_KERNEL);
+	if (!eq)
+		return ERR_PTR(-ENOMEM);
+	eq->mdev = mdev;
+	eq->kind = kind;
+	eq->irq = irq;
+	eq->vecidx = -1;
+	spin_lock_init(&eq->lock);
+	spin_lock_init(&eq->bh_lock);
+	INIT_LIST_HEAD(&eq->bh_list);
+	INIT_WORK(&eq->bh_work, mlx5c_cq_dispatch_bh);
+	xa_init(&eq->cq_table);
+	eq->log_nent = order_base_2(nent + MLX5C_NUM_SPARE_EQE);
+	if (log_max && eq->log_nent > log_max)
+		eq->log_nent = log_max;
+
+	err = eq_alloc_buf(mdev, eq);
+	if (err)
+		goto err_eq;
+
+	inlen = MLX5_ST_SZ_BYTES(create_eq_in) + eq->nfrags * sizeof(u64);
+	in = kvzalloc(inlen, GFP_KERNEL);
+	if (!in) {
+		err = -ENOMEM;
+		goto err_buf;
+	}
+	for (i = 0; i < eq->nfrags; i++)
+		MLX5_ARRAY_SET64(create_eq_in, in, pas, i, eq->frag_dma[i]);
+	MLX5_SET(create_eq_in, in, opcode, MLX5_CMD_OP_CREATE_EQ);
+	if (kind == MLX5C_EQ_COMP && MLX5C_CAP_GEN(mdev, log_max_uctx))
+		MLX5_SET(create_eq_in, in, uid, MLX5C_SHARED_UID);
+	MLX5_ARRAY_SET64(create_eq_in, in, event_bitmask, 0, mask);
+	eqc = MLX5_ADDR_OF(create_eq_in, in, eq_context_entry);
+	MLX5_SET(eqc, eqc, log_eq_size, eq->log_nent);
+	MLX5_SET(eqc, eqc, uar_page, mdev->uar_index);
+	MLX5_SET(eqc, eqc, intr, irq->index);
+	MLX5_SET(eqc, eqc, log_page_size, PAGE_SHIFT - MLX5_ADAPTER_PAGE_SHIFT);
+	err = mlx5c_cmd_exec(mdev, in, inlen, out, sizeof(out));
+	kvfree(in);
+	if (err)
+		goto err_buf;
+	eq->eqn = MLX5_GET(create_eq_out, out, eq_number);
+
+	eq->nb.notifier_call = kind == MLX5C_EQ_COMP ? eq_comp_notify : eq_async_notify;
+	atomic_notifier_chain_register(&irq->nh, &eq->nb);
+	mlx5c_eq_arm(eq, true);
+	return eq;
+
+err_buf:
+	eq_free_buf(mdev, eq);
+err_eq:
+	kfree(eq);
+	return ERR_PTR(err);
+}
+
+static void eq_destroy(struct mlx5c_dev *mdev, struct mlx5c_eq *eq)
+{
+	u32 out[MLX5_ST_SZ_DW(destroy_eq_out)] = {};
+	u32 in[MLX5_ST_SZ_DW(destroy_eq_in)] = {};
+	int err;
+
+	MLX5_SET(destroy_eq_in, in, opcode, MLX5_CMD_OP_DESTROY_EQ);
+	MLX5_SET(destroy_eq_in, in, eq_number, eq->eqn);
+	err = mlx5c_cmd_exec(mdev, in, sizeof(in), out, sizeof(out));
+	if (err && err != -ENXIO)
+		dev_warn(&mdev->pdev->dev, "DESTROY_EQ %u failed: %d\n", eq->eqn, err);
+	atomic_notifier_chain_unregister(&eq->irq->nh, &eq->nb);
+	synchronize_irq(eq->irq->irqn);
+	flush_work(&eq->bh_work);
+	if (!xa_empty(&eq->cq_table))
+		dev_warn(&mdev->pdev->dev, "EQ %u destroyed with CQs attached\n", eq->eqn);
+	xa_destroy(&eq->cq_table);
+	eq_free_buf(mdev, eq);
+	kfree(eq);
+}
+
+static int max_eqs(struct mlx5c_dev *mdev)
+{
+	if (MLX5C_CAP_GEN(mdev, max_num_eqs))
+		return MLX5C_CAP_GEN(mdev, max_num_eqs);
+	return 1 << MLX5C_CAP_GEN(mdev, log_max_eq);
+}
+
+/**
+ * mlx5c_eqs_wanted_vectors() - MSI-X vectors worth allocating
+ * @mdev: core device with its general capabilities
+ *
+ * Return: 1 (control) + one completion vector per online CPU, bounded by
+ * the number of EQs the device supports.
+ */
+int mlx5c_eqs_wanted_vectors(struct mlx5c_dev *mdev)
+{
+	int comp = min_t(int, num_online_cpus(), max_eqs(mdev) - 3);
+
+	return 1 + max(comp, 0);
+}
+
+static void comp_eqs_destroy(struct mlx5c_dev *mdev)
+{
+	int i;
+
+	for (i = mdev->num_comp_eqs - 1; i >= 0; i--)
+		eq_destroy(mdev, mdev->comp_eqs[i]);
+	kfree(mdev->comp_eqs);
+	mdev->comp_eqs = NULL;
+	mdev->num_comp_eqs = 0;
+}
+
+static int comp_eqs_create(struct mlx5c_dev *mdev)
+{
+	int n = mdev->num_vectors > 1 ? mdev->num_vectors - 1 : 1;
+	struct mlx5c_eq *eq;
+	int i;
+
+	mdev->comp_eqs = kcalloc(n, sizeof(*mdev->comp_eqs), GFP_KERNEL);
+	if (!mdev->comp_eqs)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct mlx5c_irq *irq = &mdev->irqs[mdev->num_vectors > 1 ? i + 1 : 0];
+
+		eq = eq_create(mdev, MLX5C_EQ_COMP, MLX5C_COMP_EQ_NENT, 0, irq);
+		if (IS_ERR(eq)) {
+			comp_eqs_destroy(mdev);
+			return PTR_ERR(eq);
+		}
+		eq->vecidx = i;
+		mdev->comp_eqs[i] = eq;
+		mdev->num_comp_eqs = i + 1;
+	}
+	return 0;
+}
+
+/**
+ * mlx5c_eqs_create() - create every EQ and switch commands to events
+ * @mdev: core device with its kernel UAR and MSI-X vectors
+ *
+ * Return: 0 or a negative errno; on failure nothing is left behind.
+ */
+int mlx5c_eqs_create(struct mlx5c_dev *mdev)
+{
+	struct mlx5c_irq *ctrl = &mdev->irqs[0];
+	struct mlx5c_eq *eq;
+	int err;
+
+	/* Created in polling mode; the device posts no EQE for it. */
+	eq = eq_create(mdev, MLX5C_EQ_CMD, MLX5C_CMD_EQ_NENT,
+		       BIT_ULL(MLX5_EVENT_TYPE_CMD), ctrl);
+	if (IS_ERR(eq))
+		return PTR_ERR(eq);
+	mdev->cmd_eq = eq;
+	mlx5c_cmd_use_events(mdev);
+
+	eq = eq_create(mdev, MLX5C_EQ_ASYNC, MLX5C_ASYNC_EQ_NENT,
+		       MLX5C_ASYNC_EVENT_MASK, ctrl);
+	if (IS_ERR(eq)) {
+		err = PTR_ERR(eq);
+		goto err_cmd;
+	}
+	mdev->async_eq = eq;
+
+	if (!MLX5C_CAP_GEN(mdev, page_request_disable)) {
+		eq = eq_create(mdev, MLX5C_EQ_PAGES, MLX5C_PAGES_EQ_NENT,
+			       BIT_ULL(MLX5_EVENT_TYPE_PAGE_REQUEST), ctrl);
+		if (IS_ERR(eq)) {
+			err = PTR_ERR(eq);
+			goto err_async;
+		}
+		mdev->pages_eq = eq;
+	}
+
+	err = comp_eqs_create(mdev);
+	if (err)
+		goto err_pages;
+	return 0;
+
+err_pages:
+	if (mdev->pages_eq) {
+		eq_destroy(mdev, mdev->pages_eq);
+		mdev->pages_eq = NULL;
+	}
+	mlx5c_pages_flush(mdev);
+err_async:
+	eq_destroy(mdev, mdev->async_eq);
+	mdev->async_eq = NULL;
+err_cmd:
+	mlx5c_cmd_use_polling(mdev);
+	eq_destroy(mdev, mdev->cmd_eq);
+	mdev->cmd_eq = NULL;
+	return err;
+}
+
+/**
+ * mlx5c_eqs_destroy() - destroy every EQ, back to polled commands
+ * @mdev: core device
+ */
+void mlx5c_eqs_destroy(struct mlx5c_dev *mdev)
+{
+	comp_eqs_destroy(mdev);
+	if (mdev->pages_eq) {
+		eq_destroy(mdev, mdev->pages_eq);
+		mdev->pages_eq = NULL;
+	}
+	mlx5c_pages_flush(mdev);
+	eq_destroy(mdev, mdev->async_eq);
+	mdev->async_eq = NULL;
+	mlx5c_cmd_use_polling(mdev);
+	eq_destroy(mdev, mdev->cmd_eq);
+	mdev->cmd_eq = NULL;
+}
+
+/**
+ * mlx5c_comp_vectors() - number of completion vectors
+ * @mdev: core device
+ *
+ * Return: the number of completion EQs; valid vectors for mlx5c_comp_eqn()
+ * are 0 to this value minus one.
+ */
+int mlx5c_comp_vectors(struct mlx5c_dev *mdev)
+{
+	return mdev->num_comp_eqs;
+}
+EXPORT_SYMBOL_NS_GPL(mlx5c_comp_vectors, "MLX5_CLONE");
+
+/**
+ * mlx5c_comp_eqn() - EQ number of a completion vector
+ * @mdev: core device
+ * @vector: completion vector, 0 to mlx5c_comp_vectors() - 1
+ * @eqn: the EQ number to put in a CQ context's c_eqn (out)
+ *
+ * Return: 0, or -EINVAL for a vector out of range.
+ */
+int mlx5c_comp_eqn(struct mlx5c_dev *mdev, int vector, u32 *eqn)
+{
+	if (vector < 0 || vector >= mdev->num_comp_eqs)
+		return -EINVAL;
+	*eqn = mdev->comp_eqs[vector]->eqn;
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(mlx5c_comp_eqn, "MLX5_CLONE");

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Health poller: every couple of seconds, read the health buffer and the
+ * heartbeat counter of the initialization segment, and move the device to
+ * the internal-error state when the firmware reports a fatal condition.
+ */
+#include <linux/module.h>
+#include <linux/random.h>
+
+#include "mlx5_core.h"
+
+static unsigned int health_poll_ms = 2000;
+module_param(health_poll_ms, uint, 0644);
+MODULE_PARM_DESC(health_poll_ms, "Health poll period in ms (default 2000)");
+
+#define MLX5C_HEALTH_MAX_MISSES		3
+#define MLX5C_HB(off)			(MLX5C_ISEG_HEALTH + offsetof(struct health_buffer, off))
+#define MLX5C_RFR_BIT			BIT(MLX5_RFR_BIT_OFFSET)
+
+static const char *synd_str(u8 synd)
+{
+	switch (synd) {
+	case 0x1: return "FW internal error";
+	case 0x7: return "dead IRISC";
+	case 0x8: return "HW fatal error";
+	case 0x9: return "FW CRC error";
+	case 0xa: return "ICM fetch PCI error";
+	case 0xb: return "ICM page error";
+	case 0xc: return "async EQ buffer overrun";
+	case 0xd: return "EQ in error";
+	case 0xe: return "invalid EQ referenced";
+	case 0xf: return "FFSER error";
+	case 0x10: return "high temperature";
+	case 0x11: return "ICM PCI poisoned error";
+	case 0x12: return "trust lockdown error";
+	default: return "unrecognized error";
+	}
+}
+
+/**
+ * mlx5c_health_print() - log the health buffer
+ * @mdev: core device
+ */
+void mlx5c_health_print(struct mlx5c_dev *mdev)
+{
+	struct device *dev = &mdev->pdev->dev;
+	u8 synd = ioread8(mdev->iseg + MLX5C_HB(synd));
+	int i;
+
+	if (!synd)
+		return;
+	for (i = 0; i < 6; i++)
+		dev_err(dev, "assert_var[%d] 0x%08x\n", i,
+			ioread32be(mdev->iseg + MLX5C_HB(assert_var) + 4 * i));
+	dev_err(dev, "assert_exit_ptr 0x%08x, assert_callra 0x%08x\n",
+		ioread32be(mdev->iseg + MLX5C_HB(assert_exit_ptr)),
+		ioread32be(mdev->iseg + MLX5C_HB(assert_callra)));
+	dev_err(dev, "fw_ver 0x%08x, hw_id 0x%08x, rfr_severity 0x%02x, irisc_index %u\n",
+		ioread32be(mdev->iseg + MLX5C_HB(fw_ver)),
+		ioread32be(mdev->iseg + MLX5C_HB(hw_id)),
+		ioread8(mdev->iseg + MLX5C_HB(rfr_severity)),
+		ioread8(mdev->iseg + MLX5C_HB(irisc_index)));
+	dev_err(dev, "health syndrome 0x%x (%s), ext_synd 0x%04x\n", synd, synd_str(synd),
+		ioread16be(mdev->iseg + MLX5C_HB(ext_synd)));
+}
+
+/* A fatal condition of the device, or NULL. */
+static const char *health_fatal(struct mlx5c_dev *mdev, u8 synd)
+{
+	u32 nic_ifc;
+
+	if (ioread32be(mdev->iseg + MLX5C_HB(fw_ver)) == 0xffffffff)
+		return "device does not answer (health buffer reads all-ones)";
+	if (pci_channel_offline(mdev->pdev))
+		return "PCI channel offline";
+	nic_ifc = (mlx5c_iseg_read(mdev, MLX5C_ISEG_CMDQ_ADDR_L_SZ) >> 8) & 7;
+	if (nic_ifc == MLX5C_NIC_IFC_DISABLED)
+		return "NIC interface disabled by the firmware";
+	if (nic_ifc == MLX5C_NIC_IFC_SW_RESET)
+		return "firmware in software reset";
+	if (synd && (ioread8(mdev->iseg + MLX5C_HB(rfr_severity)) & MLX5C_RFR_BIT))
+		return "fatal firmware syndrome with reset-for-recovery";
+	return NULL;
+}
+
+static void health_schedule(struct mlx5c_dev *mdev)
+{
+	unsigned long delay = msecs_to_jiffies(max(health_poll_ms, 100U));
+
+	if (!READ_ONCE(mdev->health.stopped))
+		queue_delayed_work(system_wq, &mdev->health.work,
+				   delay + get_random_u32_below(delay / 2 + 1));
+}
+
+static void health_poll(struct work_struct *work)
+{
+	struct mlx5c_dev *mdev = container_of(to_delayed_work(work), struct mlx5c_dev,
+					      health.work);
+	struct mlx5c_health *h = &mdev->health;
+	const char *reason;
+	u32 counter;
+	u8 synd;
+
+	h->polls++;
+	synd = ioread8(mdev->iseg + MLX5C_HB(synd));
+	if (synd != h->last_synd) {
+		if (synd) {
+			dev_err(&mdev->pdev->dev, "firmware health syndrome 0x%x (%s)\n",
+				synd, synd_str(synd));
+			mlx5c_health_print(mdev);
+		}
+		h->last_synd = synd;
+	}
+	reason = health_fatal(mdev, synd);
+	if (reason) {
+		mlx5c_enter_error(mdev, reason);
+		return;
+	}
+
+	counter = mlx5c_iseg_read(mdev, MLX5C_ISEG_HEALTH_COUNTER);
+	if (counter == h->last_counter) {
+		if (++h->misses == MLX5C_HEALTH_MAX_MISSES)
+			dev_err(&mdev->pdev->dev,
+				"firmware heartbeat missed: health counter stuck at %u for %u polls\n",
+				counter, h->misses);
+	} else {
+		if (h->misses >= MLX5C_HEALTH_MAX_MISSES)
+			dev_info(&mdev->pdev->dev, "firmware heartbeat resumed\n");
+		h->misses = 0;
+	}
+	h->last_counter = counter;
+
+	mlx5c_cmd_reap(mdev);
+	health_schedule(mdev);
+}
+
+/**
+ * mlx5c_health_init() - prepare the health poller
+ * @mdev: core device
+ */
+void mlx5c_health_init(struct mlx5c_dev *mdev)
+{
+	memset(&mdev->health, 0, sizeof(mdev->health));
+	INIT_DELAYED_WORK(&mdev->health.work, health_poll);
+	mdev->health.stopped = true;
+}
+
+/**
+ * mlx5c_health_start() - start polling
+ * @mdev: core device with a mapped initialization segment
+ */
+void mlx5c_health_start(struct mlx5c_dev *mdev)
+{
+	struct mlx5c_health *h = &mdev->health;
+
+	h->last_counter = mlx5c_iseg_read(mdev, MLX5C_ISEG_HEALTH_COUNTER);
+	h->last_synd = 0;
+	h->misses = 0;
+	WRITE_ONCE(h->stopped, false);
+	health_schedule(mdev);
+}
+
+/**
+ * mlx5c_health_stop() - stop polling and wait for a running poll
+ * @mdev: core device
+ */
+void mlx5c_health_stop(struct mlx5c_dev *mdev)
+{
+	WRITE_ONCE(mdev->health.stopped, true);
+	cancel_delayed_work_sync(&mdev->health.work);
+}

@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Firmware pages: host memory the device borrows. Boot and init pages are
+ * given during bring-up (QUERY_PAGES + MANAGE_PAGES GIVE); later requests
+ * arrive as page-request EQEs and run on an ordered workqueue; at unload
+ * every page is taken back (MANAGE_PAGES TAKE) before DISABLE_HCA.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/jiffies.h>
+#include <linux/delay.h>
+#include <linux/slab.h>
+
+#include "mlx5_core.h"
+
+#define MLX5C_PAGES_PER_CMD		4096
+#define MLX5C_PAGES_PER_RECLAIM		768
+#define MLX5C_RECLAIM_TIMEOUT_MS	5000
+#define MLX5C_PAGE_REQ_EC		BIT(15)
+#define MLX5C_PAGE_REQ_RELEASE_ALL	BIT(14)
+
+struct mlx5c_page_req {
+	struct mlx5c_dev *mdev;
+	u16 func_id;
+	bool ec;
+	bool release_all;
+	s32 npages;
+	struct work_struct work;
+};
+
+static void page_release(struct mlx5c_dev *mdev, u64 addr, struct page *page)
+{
+	dma_unmap_page(&mdev->pdev->dev, addr, PAGE_SIZE, DMA_BIDIRECTIONAL);
+	__free_page(page);
+	atomic_dec(&mdev->pages.count);
+}
+
+/* Allocate, map and record one page. Return its bus address or 0. */
+static u64 page_get(struct mlx5c_dev *mdev)
+{
+	struct device *dev = &mdev->pdev->dev;
+	struct page *zero_page = NULL;
+	struct page *page;
+	dma_addr_t addr;
+	int tries;
+
+	for (tries = 0; tries < 2; tries++) {
+		page = alloc_page(GFP_KERNEL | __GFP_NOWARN);
+		if (!page)
+			break;
+		addr = dma_map_page(dev, page, 0, PAGE_SIZE, DMA_BIDIRECTIONAL);
+		if (dma_mapping_error(dev, addr)) {
+			__free_page(page);
+			page = NULL;
+			break;
+		}
+		if (addr)
+			break;
+		/* The firmware does not take bus address 0: keep it aside. */
+		zero_page = page;
+		page = NULL;
+	}
+	if (zero_page) {
+		dma_unmap_page(dev, 0, PAGE_SIZE, DMA_BIDIRECTIONAL);
+		__free_page(zero_page);
+	}
+	if (!page)
+		return 0;
+	if (xa_insert(&mdev->pages.pages, addr >> MLX5_ADAPTER_PAGE_SHIFT, page,
+		      GFP_KERNEL)) {
+		dma_unmap_page(dev, addr, PAGE_SIZE, DMA_BIDIRECTIONAL);
+		__free_page(page);
+		return 0;
+	}
+	atomic_inc(&mdev->pages.count);
+	return addr;
+}
+
+static void page_put(struct mlx5c_dev *mdev, u64 addr)
+{
+	struct page *page;
+
+	page = xa_erase(&mdev->pages.pages, addr >> MLX5_ADAPTER_PAGE_SHIFT);
+	if (!page) {
+		dev_warn(&mdev->pdev->dev,
+			 "firmware returned page 0x%llx that it did not own\n", addr);
+		return;
+	}
+	page_release(mdev, addr, page);
+}
+
+static int cant_give(struct mlx5c_dev *mdev, u16 func_id, bool ec)
+{
+	u32 in[MLX5_ST_SZ_DW(manage_pages_in)] = {};
+	u32 out[MLX5_ST_SZ_DW(manage_pages_out)] = {};
+
+	MLX5_SET(manage_pages_in, in, opcode, MLX5_CMD_OP_MANAGE_PAGES);
+	MLX5_SET(manage_pages_in, in, op_mod, MLX5_MANAGE_PAGES_IN_OP_MOD_ALLOCATION_FAIL);
+	MLX5_SET(manage_pages_in, in, function_id, func_id);
+	MLX5_SET(manage_pages_in, in, embedded_cpu_function, ec);
+	return mlx5c_cmd_exec(mdev, in, sizeof(in), out, sizeof(out));
+}
+
+/* One MANAGE_PAGES GIVE of @n pages (n may be 0). */
+static int give_batch(struct mlx5c_dev *mdev, u16 func_id, bool ec, u32 n,
+		      bool event)
+{
+	int inlen = MLX5_ST_SZ_BYTES(manage_pages_in) + n * sizeof(u64);
+	u32 out[MLX5_ST_SZ_DW(manage_pages_out)] = {};
+	u32 i, got;
+	void *in;
+	int err;
+
+	in = kvzalloc(inlen, GFP_KERNEL);
+	if (!in)
+		goto no_mem;
+	for (got = 0; got < n; got++) {
+		u64 addr = page_get(mdev);
+
+		if (!addr)
+			break;
+		MLX5_ARRAY_SET64(manage_pages_in, in, pas, got, addr);
+	}
+	if (got < n) {
+		for (i = 0; i < got; i++)
+			page_put(mdev, MLX5_GET64(manage_pages_in, in, pas[i]));
+		kvfree(in);
+		goto no_mem;
+	}
+
+	MLX5_SET(manage_pages_in, in, opcode, MLX5_CMD_OP_MANAGE_PAGES);
+	MLX5_SET(manage_pages_in, in, op_mod, MLX5_MANAGE_PAGES_IN_OP_MOD_ALLOCATION_SUCCESS);
+	MLX5_SET(manage_pages_in, in, function_id, func_id);
+	MLX5_SET(manage_pages_in, in, embedded_cpu_function, ec);
+	MLX5_SET(manage_pages_in, in, input_num_entries, n);
+	err = mlx5c_cmd_exec(mdev, in, inlen, out, sizeof(out));
+	if (err) {
+		for (i = 0; i < n; i++)
+			page_put(mdev, MLX5_GET64(manage_pages_in, in, pas[i]));
+	} else {
+		mdev->pages.given += n;
+	}
+	kvfree(in);
+	return err;
+
+no_mem:
+	mdev->pages.give_failed++;
+	dev_warn(&mdev->pdev->dev, "cannot allocate %u pages for the firmware\n", n);
+	if (event)
+		cant_give(mdev, func_id, ec);
+	return -ENOMEM;
+}
+
+static int give_pages(struct mlx5c_dev *mdev, u16 func_id, bool ec, u32 n,
+		      bool event)
+{
+	int err;
+
+	do {
+		u32 batch = min_t(u32, n, MLX5C_PAGES_PER_CMD);
+
+		err = give_batch(mdev, func_id, ec, batch, event);
+		if (err)
+			return err;
+		n -= batch;
+	} while (n);
+	return 0;
+}
+
+/* One MANAGE_PAGES TAKE of up to @n pages. Return pages reclaimed or errno. */
+static int take_pages(struct mlx5c_dev *mdev, u16 func_id, bool ec, u32 n)
+{
+	int outlen = MLX5_ST_SZ_BYTES(manage_pages_out) + n * sizeof(u64);
+	u32 in[MLX5_ST_SZ_DW(manage_pages_in)] = {};
+	__be64 *pas;
+	u32 i, got;
+	void *out;
+	int err;
+
+	out = kvzalloc(outlen, GFP_KERNEL);
+	if (!out)
+		return -ENOMEM;
+	MLX5_SET(manage_pages_in, in, opcode, MLX5_CMD_OP_MANAGE_PAGES);
+	MLX5_SET(manage_pages_in, in, op_mod, MLX5_MANAGE_PAGES_IN_OP_MOD_HCA_RETURN_PAGES);
+	MLX5_SET(manage_pages_in, in, function_id, func_id);
+	MLX5_SET(manage_pages_in, in, embedded_cpu_function, ec);
+	MLX5_SET(manage_pages_in, in, input_num_entries, n);
+	err = mlx5c_cmd_exec(mdev, in, sizeof(in), out, outlen);
+	if (err)
+		goto out;
+	got = MLX5_GET(manage_pages_out, out, output_num_entries);
+	if (got > n) {
+		dev_err(&mdev->pdev->dev,
+			"firmware returned %u pages for a request of %u\n", got, n);
+		err = -EREMOTEIO;
+		goto out;
+	}
+	pas = MLX5_ADDR_OF(manage_pages_out, out, pas);
+	for (i = 0; i < got; i++)
+		page_put(mdev, be64_to_cpu(pas[i]));
+	mdev->pages.reclaimed += got;
+	err = got;
+out:
+	kvfree(out);
+	return err;
+}
+
+/* The firmware dropped every page of the function: free them here. */
+static void release_all(struct mlx5c_dev *mdev)
+{
+	struct page *page;
+	unsigned long idx;
+	u64 n = 0;
+
+	xa_for_each(&mdev->pages.pages, idx, page) {
+		xa_erase(&mdev->pages.pages, idx);
+		page_release(mdev, (u64)idx << MLX5_ADAPTER_PAGE_SHIFT, page);
+		n++;
+	}
+	mdev->pages.freed_locally += n;
+	if (n)
+		dev_info(&mdev->pdev->dev, "freed %llu firmware pages without reclaim\n", n);
+}
+
+static void page_req_work(struct work_struct *work)
+{
+	struct mlx5c_page_req *req = container_of(work, struct mlx5c_page_req, work);
+	struct mlx5c_dev *mdev = req->mdev;
+	int err = 0;
+
+	if (req->release_all)
+		release_all(mdev);
+	else if (req->npages > 0)
+		err = give_pages(mdev, req->func_id, req->ec, req->npages, true);
+	else if (req->npages < 0)
+		err = take_pages(mdev, req->func_id, req->ec, -req->npages);
+	if (err < 0 && !READ_ONCE(mdev->cmd.error))
+		dev_warn(&mdev->pdev->dev, "page request of %d pages failed: %d\n",
+			 req->npages, err);
+	kfree(req);
+}
+
+/**
+ * mlx5c_pages_request() - handle a page-request EQE
+ * @mdev: core device
+ * @eqe: the EQE (type PAGE_REQUEST)
+ *
+ * Called in hard-IRQ context; the work is done on the pages workqueue.
+ */
+void mlx5c_pages_request(struct mlx5c_dev *mdev, const struct mlx5_eqe *eqe)
+{
+	u16 ec_function = be16_to_cpu(eqe->data.req_pages.ec_function);
+	struct mlx5c_page_req *req;
+
+	mdev->pages.requests++;
+	req = kzalloc(sizeof(*req), GFP_ATOMIC);
+	if (!req) {
+		dev_warn_ratelimited(&mdev->pdev->dev, "page request dropped: no memory\n");
+		return;
+	}
+	req->mdev = mdev;
+	req->func_id = be16_to_cpu(eqe->data.req_pages.func_id);
+	req->npages = (s32)be32_to_cpu(eqe->data.req_pages.num_pages);
+	req->ec = !!(ec_function & MLX5C_PAGE_REQ_EC);
+	req->release_all = !!(ec_function & MLX5C_PAGE_REQ_RELEASE_ALL);
+	INIT_WORK(&req->work, page_req_work);
+	queue_work(mdev->pages.wq, &req->work);
+}
+
+/**
+ * mlx5c_pages_startup() - give the boot or init pages
+ * @mdev: core device
+ * @boot: boot pages (before SET_HCA_CAP) rather than init pages
+ *
+ * Return: 0 or a negative errno.
+ */
+int mlx5c_pages_startup(struct mlx5c_dev *mdev, bool boot)
+{
+	u32 out[MLX5_ST_SZ_DW(query_pages_out)] = {};
+	u32 in[MLX5_ST_SZ_DW(query_pages_in)] = {};
+	u16 func_id;
+	s32 npages;
+	int err;
+
+	MLX5_SET(query_pages_in, in, opcode, MLX5_CMD_OP_QUERY_PAGES);
+	MLX5_SET(query_pages_in, in, op_mod,
+		 boot ? MLX5_QUERY_PAGES_IN_OP_MOD_BOOT_PAGES :
+			MLX5_QUERY_PAGES_IN_OP_MOD_INIT_PAGES);
+	MLX5_SET(query_pages_in, in, embedded_cpu_function, mdev->ecpu);
+	err = mlx5c_cmd_exec(mdev, in, sizeof(in), out, sizeof(out));
+	if (err)
+		return err;
+	func_id = MLX5_GET(query_pages_out, out, function_id);
+	npages = MLX5_GET(query_pages_out, out, num_pages);
+	if (npages < 0) {
+		dev_err(&mdev->pdev->dev, "firmware asks for %d %s pages\n", npages,
+			boot ? "boot" : "init");
+		return -EINVAL;
+	}
+	dev_dbg(&mdev->pdev->dev, "giving %d %s pages\n", npages, boot ? "boot" : "init");
+	err = give_pages(mdev, func_id, mdev->ecpu, npages, false);
+	if (err)
+		return err;
+	if (boot)
+		mdev->pages.boot = npages;
+	else
+		mdev->pages.init = npages;
+	return 0;
+}
+
+/**
+ * mlx5c_pages_flush() - wait for queued page requests
+ * @mdev: core device
+ */
+void mlx5c_pages_flush(struct mlx5c_dev *mdev)
+{
+	flush_workqueue(mdev->pages.wq);
+}
+
+/**
+ * mlx5c_pages_reclaim_all() - take every page back from the firmware
+ * @mdev: core device, after TEARDOWN_HCA and before DISABLE_HCA
+ *
+ * Gives up after 5 s without progress, or when commands fail; pages still
+ * owned by the firmware then are freed by mlx5c_pages_cleanup().
+ */
+void mlx5c_pages_reclaim_all(struct mlx5c_dev *mdev)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(MLX5C_RECLAIM_TIMEOUT_MS);
+	int left;
+
+	while ((left = atomic_read(&mdev->pages.count)) > 0) {
+		int got;
+
+		if (READ_ONCE(mdev->cmd.error))
+			return;
+		got = take_pages(mdev, 0, mdev->ecpu,
+				 min(left, MLX5C_PAGES_PER_RECLAIM));
+		if (got < 0) {
+			dev_warn(&mdev->pdev->dev,
+				 "page reclaim failed with %d pages left: %d\n", left, got);
+			return;
+		}
+		if (got) {
+			end = jiffies + msecs_to_jiffies(MLX5C_RECLAIM_TIMEOUT_MS);
+			continue;
+		}
+		if (time_after(jiffies, end)) {
+			dev_warn(&mdev->pdev->dev,
+				 "firmware returned no pages for %u ms, %d left\n",
+				 MLX5C_RECLAIM_TIMEOUT_MS, left);
+			return;
+		}
+		msleep(20);
+	}
+}
+
+/**
+ * mlx5c_pages_init() - set up page accounting
+ * @mdev: core device
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int mlx5c_pages_init(struct mlx5c_dev *mdev)
+{
+	struct mlx5c_pages *pg = &mdev->pages;
+
+	memset(pg, 0, sizeof(*pg));
+	xa_init(&pg->pages);
+	pg->wq = alloc_ordered_workqueue("mlx5c_pages_%s", WQ_MEM_RECLAIM,
+					 pci_name(mdev->pdev));
+	return pg->wq ? 0 : -ENOMEM;
+}
+
+/**
+ * mlx5c_pages_cleanup() - free what the firmware did not return
+ * @mdev: core device that no longer masters the bus
+ */
+void mlx5c_pages_cleanup(struct mlx5c_dev *mdev)
+{
+	struct mlx5c_pages *pg = &mdev->pages;
+	int left;
+
+	destroy_workqueue(pg->wq);
+	left = atomic_read(&pg->count);
+	if (left) {
+		dev_warn(&mdev->pdev->dev,
+			 "%d pages were not returned by the firmware; freeing them\n", left);
+		release_all(mdev);
+	}
+	xa_destroy(&pg->pages);
+}

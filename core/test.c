@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Self-test of the completion path, driven from debugfs: create a kernel
+ * CQ on every completion vector, make the device post completion EQEs for
+ * it with GEN_EQE, and count the completion callbacks that arrive through
+ * IRQ -> EQ -> CQN lookup -> BH work -> callback.
+ */
+#include <linux/delay.h>
+#include <linux/dma-mapping.h>
+#include <linux/slab.h>
+
+#include "mlx5_core.h"
+
+#define MLX5C_TEST_LOG_CQ_SIZE	6	/* 64 CQEs of 64 bytes: one 4 KiB page */
+#define MLX5C_TEST_WAIT_MS	2000
+
+struct mlx5c_test_cq {
+	struct mlx5c_cq cq;
+	void *buf;
+	dma_addr_t buf_dma;
+	__be32 *dbrec;
+	dma_addr_t dbrec_dma;
+	atomic_t callbacks;
+	bool created;
+};
+
+static void test_comp(struct mlx5c_cq *cq)
+{
+	struct mlx5c_test_cq *tcq = container_of(cq, struct mlx5c_test_cq, cq);
+	struct mlx5c_dev *mdev = cq->priv;
+
+	atomic_inc(&tcq->callbacks);
+	atomic_inc(&mdev->test.callbacks);
+}
+
+static void test_cq_free(struct mlx5c_dev *mdev, struct mlx5c_test_cq *tcq)
+{
+	struct device *dev = &mdev->pdev->dev;
+
+	if (tcq->created)
+		mlx5c_cq_destroy(mdev, &tcq->cq);
+	if (tcq->buf)
+		dma_free_coherent(dev, MLX5_ADAPTER_PAGE_SIZE, tcq->buf, tcq->buf_dma);
+	if (tcq->dbrec)
+		dma_free_coherent(dev, MLX5_ADAPTER_PAGE_SIZE, tcq->dbrec, tcq->dbrec_dma);
+}
+
+static int test_cq_create(struct mlx5c_dev *mdev, struct mlx5c_test_cq *tcq, int vector)
+{
+	int inlen = MLX5_ST_SZ_BYTES(create_cq_in) + sizeof(u64);
+	u32 out[MLX5_ST_SZ_DW(create_cq_out)] = {};
+	struct device *dev = &mdev->pdev->dev;
+	struct mlx5_cqe64 *cqe;
+	void *in, *cqc;
+	u32 eqn;
+	int i, err;
+
+	err = mlx5c_comp_eqn(mdev, vector, &eqn);
+	if (err)
+		return err;
+	tcq->buf = dma_alloc_coherent(dev, MLX5_ADAPTER_PAGE_SIZE, &tcq->buf_dma, GFP_KERNEL);
+	tcq->dbrec = dma_alloc_coherent(dev, MLX5_ADAPTER_PAGE_SIZE, &tcq->dbrec_dma,
+					GFP_KERNEL);
+	if (!tcq->buf || !tcq->dbrec)
+		return -ENOMEM;
+	for (i = 0; i < BIT(MLX5C_TEST_LOG_CQ_SIZE); i++) {
+		cqe = tcq->buf + i * sizeof(*cqe);
+		cqe->op_own = 0xf1;	/* invalid opcode, owned by hardware */
+	}
+
+	in = kzalloc(inlen, GFP_KERNEL);
+	if (!in)
+		return -ENOMEM;
+	MLX5_SET(create_cq_in, in, opcode, MLX5_CMD_OP_CREATE_CQ);
+	cqc = MLX5_ADDR_OF(create_cq_in, in, cq_context);
+	MLX5_SET(cqc, cqc, cqe_sz, 0);
+	MLX5_SET(cqc, cqc, log_cq_size, MLX5C_TEST_LOG_CQ_SIZE);
+	MLX5_SET(cqc, cqc, uar_page, mlx5c_kernel_uar_index(mdev));
+	MLX5_SET(cqc, cqc, c_eqn_or_apu_element, eqn);
+	MLX5_SET(cqc, cqc, log_page_size, 0);
+	MLX5_SET64(cqc, cqc, dbr_addr, tcq->dbrec_dma);
+	MLX5_ARRAY_SET64(create_cq_in, in, pas, 0, tcq->buf_dma);
+
+	tcq->cq.comp = test_comp;
+	tcq->cq.priv = mdev;
+	err = mlx5c_cq_create(mdev, &tcq->cq, in, inlen, out, sizeof(out));
+	kfree(in);
+	if (!err)
+		tcq->created = true;
+	return err;
+}
+
+static int gen_eqe(struct mlx5c_dev *mdev, u32 eqn, u32 cqn)
+{
+	u32 out[MLX5_ST_SZ_DW(mlx5c_hdr_out)] = {};
+	u32 in[MLX5_ST_SZ_DW(gen_eqe_in)] = {};
+	struct mlx5_eqe *eqe;
+
+	MLX5_SET(gen_eqe_in, in, opcode, MLX5_CMD_OP_GEN_EQE);
+	MLX5_SET(gen_eqe_in, in, eq_number, eqn);
+	eqe = MLX5_ADDR_OF(gen_eqe_in, in, eqe);
+	eqe->type = MLX5_EVENT_TYPE_COMP;
+	eqe->data.comp.cqn = cpu_to_be32(cqn);
+	return mlx5c_cmd_exec(mdev, in, sizeof(in), out, sizeof(out));
+}
+
+static bool wait_callbacks(struct mlx5c_test_cq *tcq, int n)
+{
+	int ms;
+
+	for (ms = 0; ms < MLX5C_TEST_WAIT_MS; ms++) {
+		if (atomic_read(&tcq->callbacks) >= n)
+			return true;
+		msleep(1);
+	}
+	return false;
+}
+
+/**
+ * mlx5c_test_cq_run() - run the completion-path self-test
+ * @mdev: core device
+ * @nevents: completion events to generate per completion vector
+ *
+ * The outcome is left in mdev->test.result.
+ *
+ * Return: 0 if every event produced one callback, else a negative errno.
+ */
+int mlx5c_test_cq_run(struct mlx5c_dev *mdev, int nevents)
+{
+	int nvec = mlx5c_comp_vectors(mdev);
+	struct mlx5c_test_cq *tcqs;
+	u64 eqes = 0;
+	int v, i, err = 0;
+
+	if (nevents <= 0 || nevents > 100000 || !nvec)
+		return -EINVAL;
+	tcqs = kcalloc(nvec, sizeof(*tcqs), GFP_KERNEL);
+	if (!tcqs)
+		return -ENOMEM;
+
+	mutex_lock(&mdev->test.lock);
+	atomic_set(&mdev->test.callbacks, 0);
+	for (v = 0; v < nvec && !err; v++) {
+		struct mlx5c_test_cq *tcq = &tcqs[v];
+
+		err = test_cq_create(mdev, tcq, v);
+		if (err) {
+			snprintf(mdev->test.result, sizeof(mdev->test.result),
+				 "FAIL: CQ creation on vector %d: %d\n", v, err);
+			break;
+		}
+		for (i = 0; i < nevents; i++) {
+			err = gen_eqe(mdev, tcq->cq.eqn, tcq->cq.cqn);
+			if (err) {
+				snprintf(mdev->test.result, sizeof(mdev->test.result),
+					 "FAIL: GEN_EQE to EQ %u: %d\n", tcq->cq.eqn, err);
+				break;
+			}
+			/* One event at a time: callbacks of a batch coalesce. */
+			if (!wait_callbacks(tcq, i + 1)) {
+				snprintf(mdev->test.result, sizeof(mdev->test.result),
+					 "FAIL: no callback for event %d on vector %d (EQ %u, CQ 0x%x)\n",
+					 i, v, tcq->cq.eqn, tcq->cq.cqn);
+				err = -ETIMEDOUT;
+				break;
+			}
+		}
+		eqes += tcq->cq.comp_events;
+	}
+	for (v = 0; v < nvec; v++)
+		test_cq_free(mdev, &tcqs[v]);
+	if (!err)
+		snprintf(mdev->test.result, sizeof(mdev->test.result),
+			 "ok: vectors %d, events %d, eqes %llu, callbacks %d\n",
+			 nvec, nvec * nevents, eqes, atomic_read(&mdev->test.callbacks));
+	mutex_unlock(&mdev->test.lock);
+	kfree(tcqs);
+	return err;
+}
