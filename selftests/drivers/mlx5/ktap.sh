@@ -70,3 +70,25 @@ wait_for()
 		sleep 0.1
 	done
 }
+
+# Emulator control channel (only inside the project's QEMU guest).
+emu_ctl()
+{
+	sh "${MLX5_SRC:-.}/scripts/lib/emu-ctl" "$@"
+}
+
+have_emu() { [ -z "${MLX5_TEST_DEV:-}" ] && emu_ctl list >/dev/null 2>&1; }
+
+# emu_pages_outstanding N: firmware pages the driver still gives HCA N.
+emu_pages_outstanding()
+{
+	emu_ctl hca "$1" pages | sed -n 's/^outstanding \([0-9]*\).*/\1/p'
+}
+
+# irq_count NAME-PATTERN: sum of the counts of the IRQs whose name matches.
+irq_count()
+{
+	grep -E "$1" /proc/interrupts |
+		awk '{ s = 0; for (i = 2; i <= NF; i++) if ($i ~ /^[0-9]+$/) s += $i; else break; t += s }
+		     END { print t + 0 }'
+}
