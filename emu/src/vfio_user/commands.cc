@@ -45,11 +45,11 @@ Reply CommandHandler::handle(Message &msg)
 {
 	const uint16_t cmd = msg.header.command;
 	if (msg.fds_truncated) {
-		log_info("%s: more than %u fds attached: rejected", command_name(cmd), kMaxMsgFds);
+		log_info("%s: %s: more than %u fds attached: rejected", tag(), command_name(cmd), kMaxMsgFds);
 		return Reply::failure(EINVAL);
 	}
 	if (!msg.fds.empty() && !takes_fds(cmd)) {
-		log_info("%s: %zu unexpected fds: rejected", command_name(cmd), msg.fds.size());
+		log_info("%s: %s: %zu unexpected fds: rejected", tag(), command_name(cmd), msg.fds.size());
 		return Reply::failure(EINVAL);
 	}
 
@@ -66,7 +66,7 @@ Reply CommandHandler::handle(Message &msg)
 	case Command::device_reset: return device_reset(msg);
 	default: break;
 	}
-	log_info("command %u (%s) not supported", cmd, command_name(cmd));
+	log_info("%s: command %u (%s) not supported", tag(), cmd, command_name(cmd));
 	return Reply::failure(ENOSYS);
 }
 

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "dma/dma_map_table.h"
@@ -38,7 +39,8 @@ struct Reply {
 
 class CommandHandler {
 public:
-	explicit CommandHandler(FunctionContext ctx) : ctx_(ctx) {}
+	// name prefixes the log lines ("hca0 connection 1").
+	CommandHandler(FunctionContext ctx, std::string name) : ctx_(ctx), name_(std::move(name)) {}
 
 	// Handles one command. May take fds out of msg; the rest close with it.
 	Reply handle(Message &msg);
@@ -61,7 +63,10 @@ private:
 	Reply region_write(const Message &msg);
 	Reply device_reset(const Message &msg);
 
+	const char *tag() const { return name_.c_str(); }
+
 	FunctionContext ctx_;
+	std::string name_;
 	bool version_done_ = false;
 };
 

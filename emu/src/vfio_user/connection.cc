@@ -20,7 +20,7 @@ const char *to_string(Connection::End end)
 }
 
 Connection::Connection(UniqueFd sock, FunctionContext ctx, int stop_fd, std::string name)
-	: sock_(std::move(sock)), handler_(ctx), stop_fd_(stop_fd), name_(std::move(name))
+	: sock_(std::move(sock)), handler_(ctx, name), stop_fd_(stop_fd), name_(std::move(name))
 {
 }
 

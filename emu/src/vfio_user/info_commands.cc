@@ -14,7 +14,7 @@ Reply CommandHandler::device_get_info(const Message &msg)
 {
 	DeviceInfoPayload in{};
 	if (!load(msg.payload(), in) || in.argsz < sizeof(in)) {
-		log_info("DEVICE_GET_INFO: payload %zu bytes, argsz %u: too small", msg.body.size(), in.argsz);
+		log_info("%s: DEVICE_GET_INFO: payload %zu bytes, argsz %u: too small", tag(), msg.body.size(), in.argsz);
 		return Reply::failure(EINVAL);
 	}
 	DeviceInfoPayload out{};
@@ -76,17 +76,17 @@ Reply CommandHandler::device_get_region_info(const Message &msg)
 {
 	vfio_region_info in{};
 	if (!load(msg.payload(), in) || in.argsz < sizeof(in)) {
-		log_info("DEVICE_GET_REGION_INFO: payload %zu bytes, argsz %u: too small", msg.body.size(),
+		log_info("%s: DEVICE_GET_REGION_INFO: payload %zu bytes, argsz %u: too small", tag(), msg.body.size(),
 			 in.argsz);
 		return Reply::failure(EINVAL);
 	}
 	if (in.index >= kNumRegions) {
-		log_info("DEVICE_GET_REGION_INFO: no region %u", in.index);
+		log_info("%s: DEVICE_GET_REGION_INFO: no region %u", tag(), in.index);
 		return Reply::failure(EINVAL);
 	}
 	Reply r;
 	r.payload = encode_region_info(in.index, ctx_.pci.region(in.index), in.argsz, &r.fd);
-	log_debug("DEVICE_GET_REGION_INFO %u: size 0x%llx, reply %zu bytes", in.index,
+	log_debug("%s: DEVICE_GET_REGION_INFO %u: size 0x%llx, reply %zu bytes", tag(), in.index,
 		  (unsigned long long)ctx_.pci.region(in.index).size, r.payload.size());
 	return r;
 }
@@ -95,12 +95,12 @@ Reply CommandHandler::device_get_irq_info(const Message &msg)
 {
 	vfio_irq_info in{};
 	if (!load(msg.payload(), in) || in.argsz < sizeof(in)) {
-		log_info("DEVICE_GET_IRQ_INFO: payload %zu bytes, argsz %u: too small", msg.body.size(),
+		log_info("%s: DEVICE_GET_IRQ_INFO: payload %zu bytes, argsz %u: too small", tag(), msg.body.size(),
 			 in.argsz);
 		return Reply::failure(EINVAL);
 	}
 	if (in.index >= kNumIrqs) {
-		log_info("DEVICE_GET_IRQ_INFO: no irq index %u", in.index);
+		log_info("%s: DEVICE_GET_IRQ_INFO: no irq index %u", tag(), in.index);
 		return Reply::failure(EINVAL);
 	}
 	vfio_irq_info out{};

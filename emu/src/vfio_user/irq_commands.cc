@@ -18,29 +18,29 @@ Reply CommandHandler::device_set_irqs(Message &msg)
 {
 	vfio_irq_set s{};
 	if (!load(msg.payload(), s) || s.argsz < sizeof(s)) {
-		log_info("DEVICE_SET_IRQS: payload %zu bytes, argsz %u: too small", msg.body.size(), s.argsz);
+		log_info("%s: DEVICE_SET_IRQS: payload %zu bytes, argsz %u: too small", tag(), msg.body.size(), s.argsz);
 		return Reply::failure(EINVAL);
 	}
 	const uint32_t data = s.flags & VFIO_IRQ_SET_DATA_TYPE_MASK;
 	const uint32_t action = s.flags & VFIO_IRQ_SET_ACTION_TYPE_MASK;
 	if ((s.flags & ~(VFIO_IRQ_SET_DATA_TYPE_MASK | VFIO_IRQ_SET_ACTION_TYPE_MASK)) ||
 	    std::popcount(data) != 1 || std::popcount(action) != 1) {
-		log_info("DEVICE_SET_IRQS: bad flags 0x%x", s.flags);
+		log_info("%s: DEVICE_SET_IRQS: bad flags 0x%x", tag(), s.flags);
 		return Reply::failure(EINVAL);
 	}
 	if (s.index >= kNumIrqs) {
-		log_info("DEVICE_SET_IRQS: no irq index %u", s.index);
+		log_info("%s: DEVICE_SET_IRQS: no irq index %u", tag(), s.index);
 		return Reply::failure(EINVAL);
 	}
 	if (!msg.fds.empty() && data != VFIO_IRQ_SET_DATA_EVENTFD) {
-		log_info("DEVICE_SET_IRQS: fds without DATA_EVENTFD");
+		log_info("%s: DEVICE_SET_IRQS: fds without DATA_EVENTFD", tag());
 		return Reply::failure(EINVAL);
 	}
 
 	EventfdInterrupts &irqs = ctx_.irqs;
 	if (s.count == 0) {
 		if (data == VFIO_IRQ_SET_DATA_NONE && action == VFIO_IRQ_SET_ACTION_TRIGGER) {
-			log_debug("DEVICE_SET_IRQS index %u: disable", s.index);
+			log_debug("%s: DEVICE_SET_IRQS index %u: disable", tag(), s.index);
 			irqs.release(s.index, 0, irqs.count(s.index));
 		}
 		if (!msg.fds.empty())
@@ -49,24 +49,24 @@ Reply CommandHandler::device_set_irqs(Message &msg)
 	}
 	const uint32_t max = irqs.count(s.index);
 	if (s.start >= max || s.count > max - s.start) {
-		log_info("DEVICE_SET_IRQS index %u: [%u, +%u) outside its %u interrupts", s.index, s.start,
+		log_info("%s: DEVICE_SET_IRQS index %u: [%u, +%u) outside its %u interrupts", tag(), s.index, s.start,
 			 s.count, max);
 		return Reply::failure(EINVAL);
 	}
 
 	if (data == VFIO_IRQ_SET_DATA_EVENTFD) {
 		if (action != VFIO_IRQ_SET_ACTION_TRIGGER) {
-			log_info("DEVICE_SET_IRQS: eventfds for mask/unmask not supported");
+			log_info("%s: DEVICE_SET_IRQS: eventfds for mask/unmask not supported", tag());
 			return Reply::failure(EINVAL);
 		}
 		if (msg.fds.empty()) {
-			log_debug("DEVICE_SET_IRQS index %u: de-assign [%u, +%u)", s.index, s.start, s.count);
+			log_debug("%s: DEVICE_SET_IRQS index %u: de-assign [%u, +%u)", tag(), s.index, s.start, s.count);
 			irqs.release(s.index, s.start, s.count);
 		} else if (msg.fds.size() == s.count) {
-			log_debug("DEVICE_SET_IRQS index %u: eventfds for [%u, +%u)", s.index, s.start, s.count);
+			log_debug("%s: DEVICE_SET_IRQS index %u: eventfds for [%u, +%u)", tag(), s.index, s.start, s.count);
 			irqs.assign(s.index, s.start, std::move(msg.fds));
 		} else {
-			log_info("DEVICE_SET_IRQS: %zu fds for %u vectors", msg.fds.size(), s.count);
+			log_info("%s: DEVICE_SET_IRQS: %zu fds for %u vectors", tag(), msg.fds.size(), s.count);
 			return Reply::failure(EINVAL);
 		}
 		return Reply::empty();
@@ -77,7 +77,7 @@ Reply CommandHandler::device_set_irqs(Message &msg)
 
 	if (data == VFIO_IRQ_SET_DATA_BOOL) {
 		if (msg.body.size() - sizeof(s) < s.count) {
-			log_info("DEVICE_SET_IRQS: DATA_BOOL needs %u bytes", s.count);
+			log_info("%s: DEVICE_SET_IRQS: DATA_BOOL needs %u bytes", tag(), s.count);
 			return Reply::failure(EINVAL);
 		}
 		for (uint32_t i = 0; i < s.count; i++)

@@ -11,18 +11,18 @@ Reply CommandHandler::region_read(const Message &msg)
 {
 	RegionAccessPayload a{};
 	if (!load(msg.payload(), a)) {
-		log_info("REGION_READ: payload %zu bytes: too small", msg.body.size());
+		log_info("%s: REGION_READ: payload %zu bytes: too small", tag(), msg.body.size());
 		return Reply::failure(EINVAL);
 	}
 	if (a.count > kMaxDataXferSize) {
-		log_info("REGION_READ: %u bytes is more than max_data_xfer_size", a.count);
+		log_info("%s: REGION_READ: %u bytes is more than max_data_xfer_size", tag(), a.count);
 		return Reply::failure(EINVAL);
 	}
 	Reply r;
 	r.payload.resize(sizeof(a) + a.count);
 	int err = ctx_.pci.read(a.region, a.offset, r.payload.data() + sizeof(a), a.count);
 	if (err) {
-		log_info("REGION_READ region %u [0x%llx, +%u): out of range", a.region,
+		log_info("%s: REGION_READ region %u [0x%llx, +%u): out of range", tag(), a.region,
 			 (unsigned long long)a.offset, a.count);
 		return Reply::failure(err);
 	}
@@ -34,16 +34,16 @@ Reply CommandHandler::region_write(const Message &msg)
 {
 	RegionAccessPayload a{};
 	if (!load(msg.payload(), a)) {
-		log_info("REGION_WRITE: payload %zu bytes: too small", msg.body.size());
+		log_info("%s: REGION_WRITE: payload %zu bytes: too small", tag(), msg.body.size());
 		return Reply::failure(EINVAL);
 	}
 	if (a.count > kMaxDataXferSize || msg.body.size() - sizeof(a) != a.count) {
-		log_info("REGION_WRITE: count %u but %zu data bytes", a.count, msg.body.size() - sizeof(a));
+		log_info("%s: REGION_WRITE: count %u but %zu data bytes", tag(), a.count, msg.body.size() - sizeof(a));
 		return Reply::failure(EINVAL);
 	}
 	int err = ctx_.pci.write(a.region, a.offset, msg.body.data() + sizeof(a), a.count);
 	if (err) {
-		log_info("REGION_WRITE region %u [0x%llx, +%u): out of range", a.region,
+		log_info("%s: REGION_WRITE region %u [0x%llx, +%u): out of range", tag(), a.region,
 			 (unsigned long long)a.offset, a.count);
 		return Reply::failure(err);
 	}
@@ -54,7 +54,7 @@ Reply CommandHandler::region_write(const Message &msg)
 
 Reply CommandHandler::device_reset(const Message &)
 {
-	log_info("DEVICE_RESET");
+	log_info("%s: DEVICE_RESET", tag());
 	ctx_.pci.reset();
 	return Reply::empty();
 }

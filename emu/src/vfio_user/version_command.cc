@@ -28,11 +28,11 @@ Reply CommandHandler::version(const Message &msg)
 	if (!load(msg.payload(), v))
 		return Reply::failure(EINVAL);
 	if (v.major != 0) {
-		log_info("VERSION: client speaks %u.%u, only 0.x is supported", v.major, v.minor);
+		log_info("%s: VERSION: client speaks %u.%u, only 0.x is supported", tag(), v.major, v.minor);
 		return Reply::failure(ENOTSUP);
 	}
 	if (version_done_)
-		log_info("VERSION sent again");
+		log_info("%s: VERSION sent again", tag());
 	version_done_ = true;
 
 	std::string client_json;
@@ -40,7 +40,7 @@ Reply CommandHandler::version(const Message &msg)
 		const char *s = reinterpret_cast<const char *>(msg.body.data() + sizeof(v));
 		client_json.assign(s, strnlen(s, msg.body.size() - sizeof(v)));
 	}
-	log_info("client connected: vfio-user %u.%u %s", v.major, v.minor, client_json.c_str());
+	log_info("%s: client connected: vfio-user %u.%u %s", tag(), v.major, v.minor, client_json.c_str());
 
 	Reply r;
 	append(r.payload, VersionPayload{0, 0});
