@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+// Test doubles: guest memory backed by a host buffer, and an interrupt sink
+// that records every vector raised.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+#include "dma/guest_memory.h"
+#include "irq/interrupt_sink.h"
+
+namespace mlx5emu::test {
+
+// One contiguous window [base, base + size) of guest "physical" memory,
+// plus a bump allocator for the test's own structures. Anything outside the
+// window is unmapped.
+class FakeGuestMemory : public GuestMemory {
+public:
+	// calloc: large zeroed allocations come straight from the kernel,
+	// which keeps building many of these cheap.
+	explicit FakeGuestMemory(uint64_t base = 0x100000000ull, size_t size = 64u << 20)
+		: base_(base), size_(size), mem_(static_cast<uint8_t *>(std::calloc(size, 1))), next_(base)
+	{
+	}
+	~FakeGuestMemory() override { std::free(mem_); }
+	FakeGuestMemory(const FakeGuestMemory &) = delete;
+	FakeGuestMemory &operator=(const FakeGuestMemory &) = delete;
+
+	bool read(uint64_t iova, void *dst, size_t len) override
+	{
+		std::lock_guard<std::mutex> lk(mu_);
+		if (!mapped(iova, len))
+			return false;
+		std::memcpy(dst, &mem_[iova - base_], len);
+		return true;
+	}
+
+	bool write(uint64_t iova, const void *src, size_t len) override
+	{
+		std::lock_guard<std::mutex> lk(mu_);
+		if (!mapped(iova, len))
+			return false;
+		std::memcpy(&mem_[iova - base_], src, len);
+		return true;
+	}
+
+	// Allocate zeroed guest memory.
+	uint64_t alloc(size_t len, size_t align = 64)
+	{
+		std::lock_guard<std::mutex> lk(mu_);
+		uint64_t a = (next_ + align - 1) / align * align;
+		next_ = a + len;
+		if (next_ > base_ + size_)
+			return 0;
+		std::memset(&mem_[a - base_], 0, len);
+		return a;
+	}
+
+	uint8_t byte(uint64_t iova)
+	{
+		uint8_t b = 0;
+		read(iova, &b, 1);
+		return b;
+	}
+	std::vector<uint8_t> bytes(uint64_t iova, size_t len)
+	{
+		std::vector<uint8_t> v(len);
+		read(iova, v.data(), len);
+		return v;
+	}
+	uint64_t base() const { return base_; }
+	size_t size() const { return size_; }
+
+private:
+	bool mapped(uint64_t iova, size_t len) const
+	{
+		return iova >= base_ && len <= size_ && iova - base_ <= size_ - len;
+	}
+
+	std::mutex mu_;
+	uint64_t base_;
+	size_t size_;
+	uint8_t *mem_;
+	uint64_t next_;
+};
+
+class RecordingInterruptSink : public InterruptSink {
+public:
+	void raise(uint32_t vector) override
+	{
+		{
+			std::lock_guard<std::mutex> lk(mu_);
+			raised_.push_back(vector);
+		}
+		cv_.notify_all();
+	}
+
+	std::vector<uint32_t> raised() const
+	{
+		std::lock_guard<std::mutex> lk(mu_);
+		return raised_;
+	}
+	size_t count() const
+	{
+		std::lock_guard<std::mutex> lk(mu_);
+		return raised_.size();
+	}
+	size_t count(uint32_t vector) const
+	{
+		std::lock_guard<std::mutex> lk(mu_);
+		size_t n = 0;
+		for (uint32_t v : raised_)
+			n += v == vector;
+		return n;
+	}
+	// Wait until at least `n` interrupts in total have been raised.
+	bool wait_for(size_t n, std::chrono::milliseconds timeout = std::chrono::seconds(5))
+	{
+		std::unique_lock<std::mutex> lk(mu_);
+		return cv_.wait_for(lk, timeout, [&] { return raised_.size() >= n; });
+	}
+	void clear()
+	{
+		std::lock_guard<std::mutex> lk(mu_);
+		raised_.clear();
+	}
+
+private:
+	mutable std::mutex mu_;
+	std::condition_variable cv_;
+	std::vector<uint32_t> raised_;
+};
+
+} // namespace mlx5emu::test

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0
+// Initialization segment and UAR register behaviour.
+#include "fw_harness.h"
+
+namespace mlx5emu::test {
+namespace {
+
+TEST(FwIseg, IdentityAndCommandQueueGeometry)
+{
+	HcaConfig c;
+	c.fw_major = 16;
+	c.fw_minor = 35;
+	c.fw_subminor = 4030;
+	FwHarness h(c);
+	EXPECT_EQ(h.rd32(0x000), 35u << 16 | 16u);
+	EXPECT_EQ(h.rd32(0x004) >> 16, 5u) << "cmdif revision";
+	EXPECT_EQ(h.rd32(0x004) & 0xffff, 4030u);
+	uint32_t lsz = h.rd32(0x014);
+	EXPECT_EQ(lsz & 0xff, 0x56u) << "log_sz 5, log_stride 6";
+	EXPECT_EQ((lsz >> 8) & 7, 0u) << "NIC interface FULL_DRIVER";
+	EXPECT_EQ(h.rd32(0x1fc) >> 31, 0u) << "initializing bit clear";
+	EXPECT_EQ(h.rd32(0xff8), 0u);
+	EXPECT_EQ(h.rd32(0xffc), 0u);
+}
+
+TEST(FwIseg, CommandQueueAddressReadsBack)
+{
+	FwHarness h;
+	h.wr32(0x10, 0x12);
+	h.wr32(0x14, 0xabcde000);
+	EXPECT_EQ(h.rd32(0x10), 0x12u);
+	EXPECT_EQ(h.rd32(0x14), 0xabcde056u);
+	EXPECT_EQ(h.fw().iseg.cmdq_addr(), 0x12abcde000ull);
+	// Low 12 bits of the address are not stored; bits[10:8] are the NIC
+	// interface state, log_sz/log_stride are read-only.
+	h.wr32(0x14, 0xabcde000 | 1u << 8 | 0xff);
+	EXPECT_EQ(h.rd32(0x14), 0xabcde156u);
+	EXPECT_EQ(h.fw().iseg.nic_interface(), 1u);
+}
+
+TEST(FwIseg, HealthBufferIsHealthy)
+{
+	FwHarness h;
+	EXPECT_NE(h.rd32(0x230), 0xffffffffu) << "fw_ver";
+	EXPECT_NE(h.rd32(0x230), 0u);
+	EXPECT_EQ(h.rd32(0x234), 0x1017u) << "hw_id";
+	EXPECT_EQ(h.rd32(0x238) >> 24, 0u) << "rfr_severity";
+	EXPECT_EQ(h.rd32(0x23c), 0u) << "irisc_index, synd, ext_synd";
+	EXPECT_EQ(h.hca->bar_read(0x23d, 1), 0u);
+}
+
+TEST(FwIseg, HealthSyndromeAndFatalBits)
+{
+	FwHarness h;
+	h.fw().set_health_syndrome(0x8, 0x1234, false);
+	EXPECT_EQ(h.hca->bar_read(0x23d, 1), 0x8u);
+	EXPECT_EQ(h.rd32(0x23c) & 0xffff, 0x1234u);
+	EXPECT_EQ(h.rd32(0x238) >> 24, 0u);
+	h.fw().set_health_syndrome(0x1, 0, true);
+	EXPECT_EQ(h.rd32(0x238) >> 31, 1u) << "RFR bit";
+	EXPECT_EQ((h.rd32(0x238) >> 24) & 0x8, 0x8u) << "severity valid";
+}
+
+TEST(FwIseg, HeartbeatTicksAndFreezes)
+{
+	FwHarness h;
+	uint32_t c0 = h.rd32(0x1010);
+	auto end = std::chrono::steady_clock::now() + 2s;
+	while (h.rd32(0x1010) == c0 && std::chrono::steady_clock::now() < end)
+		std::this_thread::yield();
+	EXPECT_NE(h.rd32(0x1010), c0) << "health_counter must advance";
+	h.fw().hang(true);
+	uint32_t frozen = h.rd32(0x1010);
+	auto until = std::chrono::steady_clock::now() + 150ms;
+	while (std::chrono::steady_clock::now() < until)
+		ASSERT_EQ(h.rd32(0x1010), frozen);
+	h.fw().hang(false);
+	end = std::chrono::steady_clock::now() + 2s;
+	while (h.rd32(0x1010) == frozen && std::chrono::steady_clock::now() < end)
+		std::this_thread::yield();
+	EXPECT_NE(h.rd32(0x1010), frozen);
+}
+
+TEST(FwIseg, InternalTimerIsMonotonic)
+{
+	FwHarness h;
+	uint64_t t0 = static_cast<uint64_t>(h.rd32(0x1000)) << 32 | h.rd32(0x1004);
+	uint64_t t1 = t0;
+	while (t1 == t0)
+		t1 = static_cast<uint64_t>(h.rd32(0x1000)) << 32 | h.rd32(0x1004);
+	EXPECT_GT(t1, t0);
+}
+
+TEST(FwIseg, ByteAndQwordReadsSeeBigEndianBytes)
+{
+	FwHarness h;
+	// cmdif_rev_fw_sub = 0x0005xxxx: byte 0x004 is 0x00, byte 0x005 is 0x05.
+	EXPECT_EQ(h.hca->bar_read(0x005, 1), 0x05u);
+	uint64_t q = h.hca->bar_read(0x000, 8);
+	EXPECT_EQ(be32toh(static_cast<uint32_t>(q)), h.rd32(0x000));
+	EXPECT_EQ(be32toh(static_cast<uint32_t>(q >> 32)), h.rd32(0x004));
+}
+
+TEST(FwIseg, UarPagesReadZeroAndIgnoreUnknownWrites)
+{
+	FwHarness h;
+	EXPECT_EQ(h.hca->bar_read(5 * 4096 + 0x40, 4), 0u);
+	h.wr32(0x100, 0xdeadbeef); // reserved iseg space
+	EXPECT_EQ(h.rd32(0x100), 0u);
+	h.hca->bar_write(5 * 4096 + 0x20, 8, 0x1122334455667788ull);
+	h.hca->bar_write(5 * 4096 + 0x800, 8, 1);
+	EXPECT_EQ(h.fw().bar.cq_doorbells.load(), 1u);
+	EXPECT_EQ(h.fw().bar.bf_writes.load(), 1u);
+	EXPECT_EQ(h.fw().bar.last_cq_doorbell.load(), 0x1122334455667788ull);
+}
+
+TEST(FwIseg, ResetClearsCommandQueueAddress)
+{
+	FwHarness h;
+	h.enable();
+	h.hca->reset();
+	EXPECT_EQ(h.fw().iseg.cmdq_addr(), 0u);
+	EXPECT_EQ(h.fw().function_state(), FnState::Disabled);
+}
+
+} // namespace
+} // namespace mlx5emu::test
