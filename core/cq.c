@@ -8,7 +8,14 @@
 
 #include "mlx5_core.h"
 
-static struct mlx5c_eq *comp_eq_by_eqn(struct mlx5c_dev *mdev, u32 eqn)
+/**
+ * mlx5c_comp_eq_by_eqn() - the completion EQ with a given number
+ * @mdev: core device
+ * @eqn: EQ number
+ *
+ * Return: the EQ, or NULL if @eqn is not a completion EQ.
+ */
+struct mlx5c_eq *mlx5c_comp_eq_by_eqn(struct mlx5c_dev *mdev, u32 eqn)
 {
 	int i;
 
@@ -30,6 +37,54 @@ static int destroy_cq_cmd(struct mlx5c_dev *mdev, struct mlx5c_cq *cq)
 }
 
 /**
+ * mlx5c_cq_attach() - start dispatching the events of a CQ
+ * @mdev: core device
+ * @cq: CQ whose @cqn is set
+ * @eq: completion EQ the CQ reports to
+ *
+ * Return: 0 or a negative errno.
+ */
+int mlx5c_cq_attach(struct mlx5c_dev *mdev, struct mlx5c_cq *cq, struct mlx5c_eq *eq)
+{
+	int err;
+
+	cq->eqn = eq->eqn;
+	cq->arm_sn = 0;
+	cq->comp_events = 0;
+	cq->eq = eq;
+	refcount_set(&cq->refcount, 1);
+	init_completion(&cq->free);
+	INIT_LIST_HEAD(&cq->bh_entry);
+
+	err = xa_insert(&mdev->cqs, cq->cqn, cq, GFP_KERNEL);
+	if (err)
+		return err;
+	err = xa_insert(&eq->cq_table, cq->cqn, cq, GFP_KERNEL);
+	if (err)
+		xa_erase(&mdev->cqs, cq->cqn);
+	return err;
+}
+
+/**
+ * mlx5c_cq_detach() - stop dispatching the events of a CQ
+ * @mdev: core device
+ * @cq: CQ attached with mlx5c_cq_attach()
+ *
+ * Waits until no handler or callback uses @cq any more.
+ */
+void mlx5c_cq_detach(struct mlx5c_dev *mdev, struct mlx5c_cq *cq)
+{
+	xa_erase(&cq->eq->cq_table, cq->cqn);
+	xa_erase(&mdev->cqs, cq->cqn);
+	/* No handler may still hold the CQ without a reference. */
+	synchronize_irq(cq->eq->irq->irqn);
+	synchronize_irq(mdev->irqs[0].irqn);
+	if (refcount_dec_and_test(&cq->refcount))
+		complete(&cq->free);
+	wait_for_completion(&cq->free);
+}
+
+/**
  * mlx5c_cq_create() - create a CQ and start dispatching its events
  * @mdev: core device
  * @cq: CQ; @cq->comp must be set, @cq->event and @cq->priv may be
@@ -45,7 +100,7 @@ int mlx5c_cq_create(struct mlx5c_dev *mdev, struct mlx5c_cq *cq,
 		    const void *in, int inlen, void *out, int outlen)
 {
 	u32 eqn = MLX5_GET(create_cq_in, in, cq_context.c_eqn_or_apu_element);
-	struct mlx5c_eq *eq = comp_eq_by_eqn(mdev, eqn);
+	struct mlx5c_eq *eq = mlx5c_comp_eq_by_eqn(mdev, eqn);
 	int err;
 
 	if (!eq || !cq->comp)
@@ -53,30 +108,13 @@ int mlx5c_cq_create(struct mlx5c_dev *mdev, struct mlx5c_cq *cq,
 	err = mlx5c_cmd_exec(mdev, in, inlen, out, outlen);
 	if (err)
 		return err;
-
 	cq->cqn = MLX5_GET(create_cq_out, out, cqn);
-	cq->eqn = eqn;
 	cq->uid = MLX5_GET(create_cq_in, in, uid);
-	cq->arm_sn = 0;
-	cq->comp_events = 0;
-	cq->eq = eq;
-	refcount_set(&cq->refcount, 1);
-	init_completion(&cq->free);
-	INIT_LIST_HEAD(&cq->bh_entry);
-
-	err = xa_insert(&mdev->cqs, cq->cqn, cq, GFP_KERNEL);
-	if (err)
-		goto err_destroy;
-	err = xa_insert(&eq->cq_table, cq->cqn, cq, GFP_KERNEL);
-	if (err)
-		goto err_dev;
-	return 0;
-
-err_dev:
-	xa_erase(&mdev->cqs, cq->cqn);
-err_destroy:
-	dev_err(&mdev->pdev->dev, "cannot track CQ 0x%x: %d\n", cq->cqn, err);
-	destroy_cq_cmd(mdev, cq);
+	err = mlx5c_cq_attach(mdev, cq, eq);
+	if (err) {
+		dev_err(&mdev->pdev->dev, "cannot track CQ 0x%x: %d\n", cq->cqn, err);
+		destroy_cq_cmd(mdev, cq);
+	}
 	return err;
 }
 EXPORT_SYMBOL_NS_GPL(mlx5c_cq_create, "MLX5_CLONE");
@@ -98,15 +136,7 @@ int mlx5c_cq_destroy(struct mlx5c_dev *mdev, struct mlx5c_cq *cq)
 	err = destroy_cq_cmd(mdev, cq);
 	if (err && !READ_ONCE(mdev->cmd.error))
 		return err;
-
-	xa_erase(&cq->eq->cq_table, cq->cqn);
-	xa_erase(&mdev->cqs, cq->cqn);
-	/* No handler may still hold the CQ without a reference. */
-	synchronize_irq(cq->eq->irq->irqn);
-	synchronize_irq(mdev->irqs[0].irqn);
-	if (refcount_dec_and_test(&cq->refcount))
-		complete(&cq->free);
-	wait_for_completion(&cq->free);
+	mlx5c_cq_detach(mdev, cq);
 	return 0;
 }
 EXPORT_SYMBOL_NS_GPL(mlx5c_cq_destroy, "MLX5_CLONE");

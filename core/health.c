@@ -88,7 +88,7 @@ static void health_schedule(struct mlx5c_dev *mdev)
 	unsigned long delay = msecs_to_jiffies(max(health_poll_ms, 100U));
 
 	if (!READ_ONCE(mdev->health.stopped))
-		queue_delayed_work(system_wq, &mdev->health.work,
+		queue_delayed_work(mdev->health.wq, &mdev->health.work,
 				   delay + get_random_u32_below(delay / 2 + 1));
 }
 
@@ -137,12 +137,28 @@ static void health_poll(struct work_struct *work)
 /**
  * mlx5c_health_init() - prepare the health poller
  * @mdev: core device
+ *
+ * Return: 0 or -ENOMEM.
  */
-void mlx5c_health_init(struct mlx5c_dev *mdev)
+int mlx5c_health_init(struct mlx5c_dev *mdev)
 {
-	memset(&mdev->health, 0, sizeof(mdev->health));
-	INIT_DELAYED_WORK(&mdev->health.work, health_poll);
-	mdev->health.stopped = true;
+	struct mlx5c_health *h = &mdev->health;
+
+	memset(h, 0, sizeof(*h));
+	INIT_DELAYED_WORK(&h->work, health_poll);
+	h->stopped = true;
+	h->wq = alloc_ordered_workqueue("mlx5c_health_%s", 0, pci_name(mdev->pdev));
+	return h->wq ? 0 : -ENOMEM;
+}
+
+/**
+ * mlx5c_health_cleanup() - free the health poller
+ * @mdev: core device whose poller is stopped
+ */
+void mlx5c_health_cleanup(struct mlx5c_dev *mdev)
+{
+	destroy_workqueue(mdev->health.wq);
+	mdev->health.wq = NULL;
 }
 
 /**

@@ -420,21 +420,23 @@ static int mlx5c_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	xa_init(&mdev->cqs);
 	ATOMIC_INIT_NOTIFIER_HEAD(&mdev->event_nh);
 	mutex_init(&mdev->test.lock);
-	mlx5c_health_init(mdev);
 	pci_set_drvdata(pdev, mdev);
 
+	err = mlx5c_health_init(mdev);
+	if (err)
+		goto err_free;
 	err = mlx5c_pci_init(mdev);
 	if (err)
-		goto err_free;
+		goto err_free_health;
 	err = mlx5c_read_fw_rev(mdev);
 	if (err)
-		goto err_free;
+		goto err_free_health;
 	err = mlx5c_wait_fw(mdev, fw_pre_init_timeout_ms, "pre-init");
 	if (err)
-		goto err_free;
+		goto err_free_health;
 	err = mlx5c_pages_init(mdev);
 	if (err)
-		goto err_free;
+		goto err_free_health;
 	err = mlx5c_cmd_init(mdev);
 	if (err)
 		goto err_pages;
@@ -475,6 +477,8 @@ err_cmd:
 	mlx5c_cmd_cleanup(mdev);
 err_pages:
 	mlx5c_pages_cleanup(mdev);
+err_free_health:
+	mlx5c_health_cleanup(mdev);
 err_free:
 	dev_err(&pdev->dev, "probe failed: %d\n", err);
 	pci_set_drvdata(pdev, NULL);
@@ -494,6 +498,7 @@ static void mlx5c_remove(struct pci_dev *pdev)
 	pci_clear_master(pdev);
 	mlx5c_cmd_cleanup(mdev);
 	mlx5c_pages_cleanup(mdev);
+	mlx5c_health_cleanup(mdev);
 	pci_set_drvdata(pdev, NULL);
 	mlx5c_free_dev(mdev);
 	dev_info(&pdev->dev, "removed\n");

@@ -247,6 +247,7 @@ struct mlx5c_eq {
 
 /**
  * struct mlx5c_health - health poller state
+ * @wq: runs the poll
  * @work: periodic poll
  * @last_counter: health counter at the previous poll
  * @misses: consecutive polls without a counter change
@@ -256,6 +257,7 @@ struct mlx5c_eq {
  * @stopped: no more polls
  */
 struct mlx5c_health {
+	struct workqueue_struct *wq;
 	struct delayed_work work;
 	u32 last_counter;
 	unsigned int misses;
@@ -400,12 +402,16 @@ int mlx5c_kernel_uar_alloc(struct mlx5c_dev *mdev);
 void mlx5c_kernel_uar_free(struct mlx5c_dev *mdev);
 
 /* health.c */
-void mlx5c_health_init(struct mlx5c_dev *mdev);
+int mlx5c_health_init(struct mlx5c_dev *mdev);
+void mlx5c_health_cleanup(struct mlx5c_dev *mdev);
 void mlx5c_health_start(struct mlx5c_dev *mdev);
 void mlx5c_health_stop(struct mlx5c_dev *mdev);
 void mlx5c_health_print(struct mlx5c_dev *mdev);
 
 /* cq.c */
+struct mlx5c_eq *mlx5c_comp_eq_by_eqn(struct mlx5c_dev *mdev, u32 eqn);
+int mlx5c_cq_attach(struct mlx5c_dev *mdev, struct mlx5c_cq *cq, struct mlx5c_eq *eq);
+void mlx5c_cq_detach(struct mlx5c_dev *mdev, struct mlx5c_cq *cq);
 void mlx5c_cq_dispatch_bh(struct work_struct *work);
 
 /* debugfs.c */
