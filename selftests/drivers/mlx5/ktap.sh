@@ -24,20 +24,24 @@ ktap_dmesg_mark() { dmesg | wc -l; }
 # ktap_case NAME CMD...: run CMD; report ok / not ok / skip (CMD exits 4).
 ktap_case()
 {
-	name=$1; shift
+	_ktap_name=$1; shift
 	ktap_n=$((ktap_n + 1))
-	mark=$(ktap_dmesg_mark)
-	out=$("$@" 2>&1); rc=$?
-	[ -n "$out" ] && printf '%s\n' "$out" | sed 's/^/# /'
-	splat=$(dmesg | tail -n +$((mark + 1)) | grep -E "$KTAP_SPLAT" | head -n 3)
-	if [ -n "$splat" ] && [ "$rc" -ne "$KSFT_SKIP" ]; then
-		printf '%s\n' "$splat" | sed 's/^/# dmesg: /'
-		rc=$KSFT_FAIL
+	_ktap_mark=$(ktap_dmesg_mark)
+	# The case's output goes through a file so that the case runs in this
+	# shell (its variables stay visible to later cases).
+	"$@" >/tmp/ktap_case.$$ 2>&1
+	_ktap_rc=$?
+	sed 's/^/# /' /tmp/ktap_case.$$
+	rm -f /tmp/ktap_case.$$
+	_ktap_splat=$(dmesg | tail -n +$((_ktap_mark + 1)) | grep -E "$KTAP_SPLAT" | head -n 3)
+	if [ -n "$_ktap_splat" ] && [ "$_ktap_rc" -ne "$KSFT_SKIP" ]; then
+		printf '%s\n' "$_ktap_splat" | sed 's/^/# dmesg: /'
+		_ktap_rc=$KSFT_FAIL
 	fi
-	case $rc in
-	0) echo "ok $ktap_n $name"; ktap_pass=$((ktap_pass + 1)) ;;
-	"$KSFT_SKIP") echo "ok $ktap_n $name # SKIP"; ktap_skip=$((ktap_skip + 1)) ;;
-	*) echo "not ok $ktap_n $name"; ktap_fail=$((ktap_fail + 1)) ;;
+	case $_ktap_rc in
+	0) echo "ok $ktap_n $_ktap_name"; ktap_pass=$((ktap_pass + 1)) ;;
+	"$KSFT_SKIP") echo "ok $ktap_n $_ktap_name # SKIP"; ktap_skip=$((ktap_skip + 1)) ;;
+	*) echo "not ok $ktap_n $_ktap_name"; ktap_fail=$((ktap_fail + 1)) ;;
 	esac
 }
 

@@ -49,7 +49,8 @@ t_aux_bound()
 		[ -e "$a" ] || continue
 		drv=$(basename "$(readlink "$a/driver")")
 		echo "$(basename "$a") -> $drv"
-		[ "$drv" = mlx5_ib ] || return 1
+		# auxiliary drivers are named <module>.<driver name>
+		[ "$drv" = mlx5_ib.rdma ] || return 1
 		n=$((n + 1))
 	done
 	[ "$n" -eq "$(echo $devs | wc -w)" ]
