@@ -43,8 +43,9 @@ t_probe_clean()
 	# The in-tree driver logs errors as "mlx5_core BDF: func:line:(pid): msg".
 	bad=$(dmesg | grep -E 'mlx5_core [0-9a-f:.]+: .*(failed|error|Error|timeout|err\(|syndrome)' | head)
 	[ -z "$bad" ] || { echo "$bad"; return 1; }
-	emu_ctl hca 0 trace >"$out/upstream_probe_trace.txt"
+	emu_ctl hca 0 trace >"$out/upstream_probe_trace.txt" || return 1
 	echo "command trace saved: $(wc -l <"$out/upstream_probe_trace.txt") lines"
+	grep -q INIT_HCA "$out/upstream_probe_trace.txt"
 }
 
 t_eqs_created()
