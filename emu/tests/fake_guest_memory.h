@@ -124,6 +124,17 @@ public:
 		std::unique_lock<std::mutex> lk(mu_);
 		return cv_.wait_for(lk, timeout, [&] { return raised_.size() >= n; });
 	}
+	// Wait until `vector` has been raised at least `n` times.
+	bool wait_for_vector(uint32_t vector, size_t n, std::chrono::milliseconds timeout = std::chrono::seconds(5))
+	{
+		std::unique_lock<std::mutex> lk(mu_);
+		return cv_.wait_for(lk, timeout, [&] {
+			size_t c = 0;
+			for (uint32_t v : raised_)
+				c += v == vector;
+			return c >= n;
+		});
+	}
 	void clear()
 	{
 		std::lock_guard<std::mutex> lk(mu_);

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0
+// Event queues: creation, EQE owner parity, arming, re-fire, overrun, and
+// command completions through the command EQ.
+#include "fw_harness.h"
+
+namespace mlx5emu::test {
+namespace {
+
+namespace op = prm::op;
+constexpr uint64_t kCmdMask = 1ull << 0x0a;
+
+class FwEq : public ::testing::Test {
+protected:
+	void SetUp() override
+	{
+		h.bring_up();
+		uar = h.alloc_uar();
+	}
+	FwHarness h;
+	uint32_t uar = 0;
+};
+
+TEST_F(FwEq, CreateValidation)
+{
+	uint64_t buf;
+	h.fails(h.create_eq_msg(7, 0, 2, uar + 1, &buf), 16, 0x03);           // UAR not allocated
+	h.fails(h.create_eq_msg(7, 0, 64, uar, &buf), 16, 0x03);              // intr >= MSI-X vectors
+	h.fails(h.create_eq_msg(7, 0, 0, uar, &buf).set({4 + 3, 28, 24}, 23), 16, 0x03); // > log_max_eq_sz
+	Msg m = h.create_eq_msg(8, 0, 0, uar, &buf);                          // 16 KiB: 4 pages
+	m.b.resize(0x110 + 8 * 2);                                            // only 2 pas
+	h.fails(m, 16, 0x50);
+	Msg unaligned = h.create_eq_msg(7, 0, 0, uar, &buf);
+	unaligned.be64(0x110, buf + 64);
+	h.fails(unaligned, 16, 0x03);
+	EXPECT_EQ(h.fw().eqs.count(), 0u);
+}
+
+TEST_F(FwEq, CreateQueryDestroy)
+{
+	auto eq = h.create_eq(7, 1ull << 4, 3, uar);
+	auto out = h.ok(Msg(op::QUERY_EQ, 0, 16).set({2, 7, 0}, eq.eqn), 0x110 + 8 * 2);
+	EXPECT_EQ(field(out, prm::eqc::log_eq_size.at(0x10)), 7u);
+	EXPECT_EQ(field(out, prm::eqc::uar_page.at(0x10)), uar);
+	EXPECT_EQ(field(out, prm::eqc::intr.at(0x10)), 3u);
+	EXPECT_EQ(field(out, prm::eqc::st.at(0x10)), 0xau) << "not armed yet";
+	EXPECT_EQ(be64_at(out, 0x58), 1ull << 4);
+	EXPECT_EQ(be64_at(out, 0x110), eq.buf);
+	h.eq_doorbell(eq, 0, true);
+	out = h.ok(Msg(op::QUERY_EQ, 0, 16).set({2, 7, 0}, eq.eqn), 0x110);
+	EXPECT_EQ(field(out, prm::eqc::st.at(0x10)), 0x9u) << "armed";
+	h.ok(Msg(op::DESTROY_EQ, 0, 16).set({2, 7, 0}, eq.eqn), 16);
+	h.fails(Msg(op::DESTROY_EQ, 0, 16).set({2, 7, 0}, eq.eqn), 16, 0x05);
+	h.fails(Msg(op::QUERY_EQ, 0, 16).set({2, 7, 0}, eq.eqn), 0x110, 0x05);
+}
+
+TEST_F(FwEq, OwnerParityWrapsOverSeveralPasses)
+{
+	auto eq = h.create_eq(2, 1ull << 4, 1, uar); // 4 entries
+	uint32_t ci = 0;
+	for (uint32_t i = 0; i < 3 * eq.nent() + 1; ++i) {
+		h.gen_eqe(eq.eqn, 4, i);
+		ASSERT_TRUE(h.wait_eqe(eq, ci)) << "EQE " << i;
+		auto e = h.eqe(eq, ci);
+		EXPECT_EQ(e[63] & 1, (ci >> eq.log_size) & 1) << "owner on pass " << (ci >> eq.log_size);
+		EXPECT_EQ(e[1], 4);
+		EXPECT_EQ(bits::load_be32(e.data() + 0x20), i);
+		++ci;
+		EXPECT_FALSE(h.eqe_ready(eq, ci)) << "next entry must still belong to hardware";
+		h.eq_doorbell(eq, ci, false);
+	}
+}
+
+TEST_F(FwEq, ArmFireAndRefire)
+{
+	auto eq = h.create_eq(4, 1ull << 4, 5, uar);
+	h.gen_eqe(eq.eqn, 4);
+	EXPECT_EQ(h.irq.count(), 0u) << "not armed: no interrupt";
+	h.eq_doorbell(eq, 0, true); // entries beyond CI exist: fire now
+	EXPECT_EQ(h.irq.count(5), 1u);
+	h.gen_eqe(eq.eqn, 4);
+	EXPECT_EQ(h.irq.count(5), 1u) << "fired: no interrupt until re-armed";
+	h.eq_doorbell(eq, 2, true); // consumed both: arm, no fire
+	EXPECT_EQ(h.irq.count(5), 1u);
+	h.gen_eqe(eq.eqn, 4);
+	EXPECT_EQ(h.irq.count(5), 2u) << "armed EQ interrupts on the next EQE";
+	h.eq_doorbell(eq, 3, false); // CI only: stays fired
+	h.gen_eqe(eq.eqn, 4);
+	EXPECT_EQ(h.irq.count(5), 2u);
+	h.eq_doorbell(eq, 3, true); // one entry beyond CI: fire
+	EXPECT_EQ(h.irq.count(5), 3u);
+}
+
+TEST_F(FwEq, OverrunStopsWriting)
+{
+	auto eq = h.create_eq(2, 1ull << 4, 1, uar);
+	for (int i = 0; i < 4; ++i)
+		h.gen_eqe(eq.eqn, 4, static_cast<uint32_t>(i));
+	h.gen_eqe(eq.eqn, 4, 99); // fifth without consuming: overrun
+	EqSnapshot s;
+	ASSERT_TRUE(h.fw().eqs.query(eq.eqn, &s));
+	EXPECT_TRUE(s.overrun);
+	EXPECT_EQ(s.producer, 4u);
+	EXPECT_EQ(s.dropped, 1u);
+	EXPECT_EQ(bits::load_be32(h.eqe(eq, 0).data() + 0x20), 0u) << "entry 0 not overwritten";
+	EXPECT_EQ(h.fw().eqs.counters().overruns, 1u);
+	auto out = h.ok(Msg(op::QUERY_EQ, 0, 16).set({2, 7, 0}, eq.eqn), 0x110);
+	EXPECT_EQ(field(out, prm::eqc::status.at(0x10)), 0x9u);
+}
+
+TEST_F(FwEq, DoorbellForUnknownEqIsCounted)
+{
+	h.wr32(uar * 4096ull + 0x40, 0x37000000);
+	EXPECT_EQ(h.fw().eqs.counters().bad_doorbells, 1u);
+}
+
+TEST_F(FwEq, CommandCompletionsPostCmdEqes)
+{
+	h.irq.clear();
+	// The CREATE_EQ of the command EQ itself gets no EQE.
+	auto cq = h.create_eq(5, kCmdMask, 0, uar);
+	h.eq_doorbell(cq, 0, true);
+	ASSERT_TRUE(h.idle());
+	EXPECT_FALSE(h.eqe_ready(cq, 0));
+	EXPECT_EQ(h.irq.count(), 0u);
+
+	// Every later command: EQE type 0x0A with the slot mask, MSI-X 0.
+	auto p = h.prepare(4, Msg(op::NOP, 0, 16).b, 16);
+	h.ring(1u << 4);
+	ASSERT_TRUE(h.wait(p));
+	ASSERT_TRUE(h.wait_eqe(cq, 0));
+	auto e = h.eqe(cq, 0);
+	EXPECT_EQ(e[1], 0x0a);
+	EXPECT_EQ(bits::load_be32(e.data() + 0x20), 1u << 4);
+	ASSERT_TRUE(h.irq.wait_for(1));
+	EXPECT_EQ(h.irq.raised()[0], 0u);
+
+	// Several slots at once: one EQE per completed slot.
+	auto p1 = h.prepare(1, Msg(op::NOP, 0, 16).b, 16);
+	auto p2 = h.prepare(2, Msg(op::NOP, 0, 16).b, 16);
+	h.eq_doorbell(cq, 1, true);
+	h.ring(1u << 1 | 1u << 2);
+	ASSERT_TRUE(h.wait_eqe(cq, 2));
+	uint32_t mask = bits::load_be32(h.eqe(cq, 1).data() + 0x20) | bits::load_be32(h.eqe(cq, 2).data() + 0x20);
+	EXPECT_EQ(mask, 1u << 1 | 1u << 2);
+	EXPECT_TRUE(h.wait(p1) && h.wait(p2));
+
+	// Destroying the command EQ: that command completes by polling only.
+	h.ok(Msg(op::DESTROY_EQ, 0, 16).set({2, 7, 0}, cq.eqn), 16);
+	ASSERT_TRUE(h.idle());
+	EXPECT_FALSE(h.eqe_ready(cq, 4));
+}
+
+TEST_F(FwEq, DropAndDelayEqeFaults)
+{
+	auto cq = h.create_eq(5, kCmdMask, 0, uar);
+	h.fw().faults.drop_eqe(0x0a, 1);
+	h.ok(Msg(op::NOP, 0, 16), 16);
+	ASSERT_TRUE(h.idle());
+	EXPECT_FALSE(h.eqe_ready(cq, 0)) << "dropped";
+	h.fw().faults.delay_eqe(0x0a, 100);
+	auto t0 = std::chrono::steady_clock::now();
+	h.ok(Msg(op::NOP, 0, 16), 16); // completes by polling at once
+	EXPECT_FALSE(h.eqe_ready(cq, 0));
+	ASSERT_TRUE(h.wait_eqe(cq, 0));
+	EXPECT_GE(std::chrono::steady_clock::now() - t0, 90ms);
+}
+
+TEST_F(FwEq, TeardownDropsRemainingEqsAndUars)
+{
+	h.create_eq(3, 0, 0, uar);
+	h.ok(Msg(op::TEARDOWN_HCA, 0, 16), 16);
+	EXPECT_EQ(h.fw().eqs.count(), 0u);
+	std::lock_guard<std::mutex> lk(h.fw().mu);
+	EXPECT_TRUE(h.fw().uars.empty());
+}
+
+TEST_F(FwEq, EqTableLimit)
+{
+	// log_max_eq = 6: 64 EQs.
+	for (int i = 0; i < 64; ++i)
+		h.create_eq(0, 0, 0, uar);
+	uint64_t buf;
+	h.fails(h.create_eq_msg(0, 0, 0, uar, &buf), 16, 0x0f);
+}
+
+} // namespace
+} // namespace mlx5emu::test
