@@ -7,6 +7,7 @@
 //   mlx5-emu --hca N --socket-dir DIR ...      sockets DIR/hca0.sock .. hca{N-1}.sock
 //   mlx5-emu ctl ...                           control-channel client
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -182,6 +183,11 @@ int run(const Options &o)
 	sigaddset(&stop_signals, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 	signal(SIGPIPE, SIG_IGN);
+
+	if (!o.socket_dir.empty() && ::mkdir(o.socket_dir.c_str(), 0755) < 0 && errno != EEXIST) {
+		log_info("cannot create %s: %s", o.socket_dir.c_str(), std::strerror(errno));
+		return 1;
+	}
 
 	std::vector<std::unique_ptr<EmulatedFunction>> functions;
 	for (unsigned i = 0; i < o.sockets.size(); i++) {
