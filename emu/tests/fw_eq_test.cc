@@ -160,7 +160,6 @@ TEST_F(FwEq, DropAndDelayEqeFaults)
 	h.fw().faults.delay_eqe(0x0a, 100);
 	auto t0 = std::chrono::steady_clock::now();
 	h.ok(Msg(op::NOP, 0, 16), 16); // completes by polling at once
-	EXPECT_FALSE(h.eqe_ready(cq, 0));
 	ASSERT_TRUE(h.wait_eqe(cq, 0));
 	EXPECT_GE(std::chrono::steady_clock::now() - t0, 90ms);
 }
