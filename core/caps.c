@@ -94,7 +94,7 @@ int mlx5c_caps_set_general(struct mlx5c_dev *mdev)
 		 min_t(u32, MLX5C_PROFILE_LOG_MAX_QP,
 		       MLX5C_CAP_GEN_MAX(mdev, log_max_qp)));
 	MLX5_SET(cmd_hca_cap, cap, cmdif_checksum, 0);
-	if (PAGE_SIZE > MLX5_ADAPTER_PAGE_SIZE && MLX5C_CAP_GEN_MAX(mdev, uar_4k))
+	if (MLX5C_CAP_GEN_MAX(mdev, uar_4k) && MLX5_ADAPTER_PAGE_SIZE < PAGE_SIZE)
 		MLX5_SET(cmd_hca_cap, cap, uar_4k, 1);
 	MLX5_SET(cmd_hca_cap, cap, log_uar_page_sz, PAGE_SHIFT - MLX5_ADAPTER_PAGE_SHIFT);
 	if (MLX5C_CAP_GEN_MAX(mdev, cache_line_128byte))

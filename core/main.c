@@ -150,6 +150,10 @@ static int mlx5c_pci_init(struct mlx5c_dev *mdev)
 		return err;
 	}
 	dma_set_max_seg_size(&pdev->dev, SZ_2G);
+	if (pci_enable_atomic_ops_to_root(pdev, PCI_EXP_DEVCAP2_ATOMIC_COMP32 |
+					  PCI_EXP_DEVCAP2_ATOMIC_COMP64 |
+					  PCI_EXP_DEVCAP2_ATOMIC_COMP128))
+		dev_dbg(&pdev->dev, "PCIe AtomicOps to the root port not enabled\n");
 	mdev->bar_addr = pci_resource_start(pdev, 0);
 	mdev->iseg = pcim_iomap(pdev, 0, MLX5C_ISEG_SIZE);
 	if (!mdev->iseg)
@@ -490,6 +494,8 @@ static void mlx5c_remove(struct pci_dev *pdev)
 {
 	struct mlx5c_dev *mdev = pci_get_drvdata(pdev);
 
+	if (!mdev)	/* already shut down */
+		return;
 	mlx5c_aux_del(mdev);
 	mlx5c_debugfs_cleanup(mdev);
 	mlx5c_unload(mdev);
@@ -504,11 +510,18 @@ static void mlx5c_remove(struct pci_dev *pdev)
 	dev_info(&pdev->dev, "removed\n");
 }
 
+/* Quiesce the device for reboot or kexec: the same as removal. */
+static void mlx5c_shutdown(struct pci_dev *pdev)
+{
+	mlx5c_remove(pdev);
+}
+
 static struct pci_driver mlx5c_pci_driver = {
 	.name = MLX5C_DRV_NAME,
 	.id_table = mlx5c_pci_table,
 	.probe = mlx5c_probe,
 	.remove = mlx5c_remove,
+	.shutdown = mlx5c_shutdown,
 };
 
 static int __init mlx5c_init(void)

@@ -131,7 +131,7 @@ struct mlx5c_cmd {
 	u8 max_reg;
 	struct semaphore sem;
 	struct semaphore pages_sem;
-	spinlock_t lock;
+	spinlock_t lock;	/* slots, tokens, statistics */
 	unsigned long busy;
 	struct mlx5c_cmd_ent *ent[MLX5_MAX_COMMANDS];
 	u8 token;
@@ -234,12 +234,12 @@ struct mlx5c_eq {
 	u32 cons_index;
 	struct mlx5c_irq *irq;
 	struct notifier_block nb;
-	spinlock_t lock;
+	spinlock_t lock;	/* EQ polling */
 	bool armed;
 	u64 eqes;
 	u64 interrupts;
 	struct xarray cq_table;
-	spinlock_t bh_lock;
+	spinlock_t bh_lock;	/* bh_list */
 	struct list_head bh_list;
 	struct work_struct bh_work;
 	int vecidx;
@@ -274,7 +274,7 @@ struct mlx5c_health {
  * @result: summary of the last run
  */
 struct mlx5c_test {
-	struct mutex lock;
+	struct mutex lock;	/* one test at a time */
 	atomic_t callbacks;
 	char result[160];
 };
@@ -422,5 +422,6 @@ void mlx5c_debugfs_module_exit(void);
 
 /* test.c */
 int mlx5c_test_cq_run(struct mlx5c_dev *mdev, int nevents);
+int mlx5c_test_async_run(struct mlx5c_dev *mdev, int n);
 
 #endif /* MLX5C_CORE_INTERNAL_H */

@@ -127,7 +127,7 @@ static bool wait_callbacks(struct mlx5c_test_cq *tcq, int n)
 	for (ms = 0; ms < MLX5C_TEST_WAIT_MS; ms++) {
 		if (atomic_read(&tcq->callbacks) >= n)
 			return true;
-		msleep(1);
+		usleep_range(1000, 2000);
 	}
 	return false;
 }
@@ -194,5 +194,79 @@ int mlx5c_test_cq_run(struct mlx5c_dev *mdev, int nevents)
 			 soft ? " (software CQs: the device has no CREATE_CQ)" : "");
 	mutex_unlock(&mdev->test.lock);
 	kfree(tcqs);
+	return err;
+}
+
+struct mlx5c_test_async {
+	atomic_t pending;
+	atomic_t failed;
+	struct completion done;
+	u32 (*out)[MLX5_ST_SZ_DW(mlx5c_hdr_out)];
+};
+
+static void test_async_cb(int err, void *ctx)
+{
+	struct mlx5c_test_async *t = ctx;
+
+	if (err)
+		atomic_inc(&t->failed);
+	if (atomic_dec_and_test(&t->pending))
+		complete(&t->done);
+}
+
+/**
+ * mlx5c_test_async_run() - run asynchronous NOP commands in parallel
+ * @mdev: core device
+ * @n: number of commands, queued at once
+ *
+ * The outcome is left in mdev->test.result.
+ *
+ * Return: 0 if every command completed successfully, else a negative errno.
+ */
+int mlx5c_test_async_run(struct mlx5c_dev *mdev, int n)
+{
+	u32 in[MLX5_ST_SZ_DW(mlx5c_hdr_in)] = {};
+	struct mlx5c_test_async *t;
+	ktime_t start;
+	int i, err = 0;
+	s64 us;
+
+	if (n <= 0 || n > 10000)
+		return -EINVAL;
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	t->out = kvcalloc(n, sizeof(*t->out), GFP_KERNEL);
+	if (!t->out) {
+		kfree(t);
+		return -ENOMEM;
+	}
+	init_completion(&t->done);
+	atomic_set(&t->pending, 1);
+	MLX5_SET(mlx5c_hdr_in, in, opcode, MLX5_CMD_OP_NOP);
+
+	mutex_lock(&mdev->test.lock);
+	start = ktime_get();
+	for (i = 0; i < n; i++) {
+		atomic_inc(&t->pending);
+		err = mlx5c_cmd_exec_cb(mdev, in, sizeof(in), t->out[i], sizeof(t->out[i]),
+					test_async_cb, t);
+		if (err) {
+			atomic_dec(&t->pending);
+			break;
+		}
+	}
+	if (atomic_dec_and_test(&t->pending))
+		complete(&t->done);
+	wait_for_completion(&t->done);
+	us = ktime_us_delta(ktime_get(), start);
+	if (!err && atomic_read(&t->failed))
+		err = -EIO;
+	snprintf(mdev->test.result, sizeof(mdev->test.result),
+		 "%s: async NOP commands %d queued, %d failed, %lld us\n",
+		 err ? "FAIL" : "ok", i, atomic_read(&t->failed), us);
+	mutex_unlock(&mdev->test.lock);
+	kvfree(t->out);
+	kfree(t);
 	return err;
 }

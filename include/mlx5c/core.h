@@ -13,6 +13,7 @@
 #define MLX5C_CORE_H
 
 #include <linux/auxiliary_bus.h>
+#include <linux/bits.h>
 #include <linux/completion.h>
 #include <linux/list.h>
 #include <linux/notifier.h>
@@ -89,8 +90,8 @@ int mlx5c_event_unregister(struct mlx5c_dev *mdev, struct notifier_block *nb);
 /* ---- Completion queues ------------------------------------------------- */
 
 /* Arm commands for mlx5c_cq_arm(). */
-#define MLX5C_CQ_DB_REQ_NOT		(0 << 24)
-#define MLX5C_CQ_DB_REQ_NOT_SOL		(1 << 24)
+#define MLX5C_CQ_DB_REQ_NOT		0
+#define MLX5C_CQ_DB_REQ_NOT_SOL		BIT(24)
 
 /**
  * struct mlx5c_cq - a completion queue known to mlx5_core
