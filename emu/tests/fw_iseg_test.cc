@@ -91,6 +91,25 @@ TEST(FwIseg, InternalTimerIsMonotonic)
 	EXPECT_GT(t1, t0);
 }
 
+TEST(FwIseg, InternalTimerRunsAtTheAdvertisedFrequency)
+{
+	FwHarness h;
+	h.enable();
+	auto cap = h.ok(Msg(prm::op::QUERY_HCA_CAP, 1, 16), 4112);
+	uint64_t khz = field(cap, bits::Field{0x27, 31, 0}.at(0x10));
+	ASSERT_EQ(khz, 1000000u);
+	auto rd = [&] { return static_cast<uint64_t>(h.rd32(0x1000)) << 32 | h.rd32(0x1004); };
+	auto w0 = std::chrono::steady_clock::now();
+	uint64_t t0 = rd();
+	while (std::chrono::steady_clock::now() - w0 < 20ms)
+		std::this_thread::yield();
+	uint64_t t1 = rd();
+	double wall_ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - w0).count();
+	double ticks = static_cast<double>(t1 - t0) * 1e6 / static_cast<double>(khz); // in ns
+	EXPECT_GT(ticks, 0.5 * wall_ns);
+	EXPECT_LT(ticks, 1.5 * wall_ns);
+}
+
 TEST(FwIseg, ByteAndQwordReadsSeeBigEndianBytes)
 {
 	FwHarness h;

@@ -2,7 +2,7 @@
 // The capability profile: a ConnectX-5-like single-port InfiniBand HCA that
 // advertises only what the emulator implements. Everything not set here is 0
 // (no Ethernet, RoCE, eswitch, flow tables, PCAM/MCAM/QCAM, debug, device
-// memory, ODP, UMR, DC, XRC, counters, clock, GENERAL_2).
+// memory, ODP, UMR, DC, XRC, counters, PPS/real-time clock, GENERAL_2).
 #include "fw/caps.h"
 
 #include "fw/hca.h"
@@ -118,6 +118,9 @@ void Caps::build(const HcaConfig &cfg)
 	put(g, gc::log_bf_reg_size, 9);
 	put(g, gc::num_of_uars_per_page, 1);
 	put(g, gc::log_uar_page_sz, 0);
+
+	// The internal timer (iseg 0x1000) counts nanoseconds: a 1 GHz clock.
+	put(g, gc::device_frequency_khz, 1000000);
 
 	// Command interface.
 	put(g, gc::driver_version, 1);
