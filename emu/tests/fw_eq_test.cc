@@ -107,6 +107,14 @@ TEST_F(FwEq, OverrunStopsWriting)
 	EXPECT_EQ(field(out, prm::eqc::status.at(0x10)), 0x9u);
 }
 
+TEST_F(FwEq, GenEqeNeedsAnExistingEq)
+{
+	Msg m(op::GEN_EQE, 0, 80);
+	m.set({2, 7, 0}, 9);
+	h.fails(m, 16, 0x05);
+	h.fails(Msg(op::GEN_EQE, 0, 40), 16, 0x50);
+}
+
 TEST_F(FwEq, DoorbellForUnknownEqIsCounted)
 {
 	h.wr32(uar * 4096ull + 0x40, 0x37000000);
