@@ -9,9 +9,13 @@
 # make toolbox    create the Debian trixie tree used to build and boot
 
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
-TOOLBOX_DIR := $(shell $(TOP)/scripts/toolbox --print-dir)
+TOOLBOX_DIR = $(shell $(TOP)/scripts/toolbox --print-dir)
 TOOLBOX_KVER = $(shell ls $(TOOLBOX_DIR)/lib/modules 2>/dev/null | sort -V | tail -n1)
 W ?= 1
+DKMS_NAME := $(shell sed -n 's/^PACKAGE_NAME="\(.*\)"/\1/p' $(TOP)/dkms.conf)
+DKMS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(TOP)/dkms.conf)
+# What DKMS needs of the tree: the module sources and their build files.
+DKMS_FILES := Makefile Kbuild dkms.conf core ib include scripts/kcompat
 
 ifeq ($(KDIR),)
 # Default: the toolbox kernel, built inside the toolbox with its own gcc.
@@ -26,16 +30,19 @@ endif
 
 JOBS ?= $(shell nproc)
 
-.PHONY: all modules clean emu emu-test toolbox check run install dkms
+.PHONY: all modules clean emu emu-test toolbox check run install dkms-src dkms-install dkms-remove
 
 all: modules
 
+KCOMPAT_H := $(TOP)/include/mlx5c/kcompat_generated.h
+
 modules: $(MODULES_DEP)
+	$(KBUILD_RUN) sh $(TOP)/scripts/kcompat/gen $(KDIR_USED) $(KCOMPAT_H)
 	$(KBUILD_RUN) $(MAKE) -C $(KDIR_USED) M=$(TOP) W=$(W) -j$(JOBS) modules
 
 clean:
 	-$(KBUILD_RUN) $(MAKE) -C $(KDIR_USED) M=$(TOP) clean
-	rm -rf $(TOP)/build
+	rm -rf $(TOP)/build $(KCOMPAT_H)
 
 toolbox:
 	$(TOP)/scripts/toolbox
@@ -52,3 +59,27 @@ check: toolbox emu
 
 run: toolbox emu modules
 	$(TOP)/scripts/vm --hca 2 -- sh scripts/demo
+
+# Install into /lib/modules/<kver>/updates (found before the in-tree modules).
+install: modules
+	$(KBUILD_RUN) $(MAKE) -C $(KDIR_USED) M=$(TOP) INSTALL_MOD_DIR=updates modules_install
+	$(KBUILD_RUN) depmod -a $(notdir $(patsubst %/build,%,$(KDIR_USED)))
+
+# DKMS: copy the module sources to /usr/src/<name>-<version>, then add,
+# build and install them for the running kernel.
+dkms-src:
+	rm -rf $(DESTDIR)/usr/src/$(DKMS_NAME)-$(DKMS_VERSION)
+	mkdir -p $(DESTDIR)/usr/src/$(DKMS_NAME)-$(DKMS_VERSION)
+	cd $(TOP) && cp -r --parents $(DKMS_FILES) $(DESTDIR)/usr/src/$(DKMS_NAME)-$(DKMS_VERSION)/
+	find $(DESTDIR)/usr/src/$(DKMS_NAME)-$(DKMS_VERSION) \( -name '*.o' -o -name '*.ko' -o -name '.*.cmd' \
+		-o -name '*.mod' -o -name '*.mod.c' -o -name modules.order -o -name Module.symvers \
+		-o -name kcompat_generated.h \) -delete
+
+dkms-install: dkms-src
+	dkms add -m $(DKMS_NAME) -v $(DKMS_VERSION)
+	dkms build -m $(DKMS_NAME) -v $(DKMS_VERSION)
+	dkms install -m $(DKMS_NAME) -v $(DKMS_VERSION)
+
+dkms-remove:
+	dkms remove -m $(DKMS_NAME) -v $(DKMS_VERSION) --all
+	rm -rf /usr/src/$(DKMS_NAME)-$(DKMS_VERSION)

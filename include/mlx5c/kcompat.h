@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Kernel API drift, in one place. The HAVE_* macros come from compile-time
+ * probes (scripts/kcompat/probes/, run by `make` against the target kernel's
+ * headers into kcompat_generated.h); the driver code never tests
+ * LINUX_VERSION_CODE.
+ */
+#ifndef MLX5C_KCOMPAT_H
+#define MLX5C_KCOMPAT_H
+
+#include <linux/module.h>
+#include <linux/pci.h>
+
+#include "kcompat_generated.h"
+
+/* Symbol namespace of the core -> ib interface. */
+#ifdef HAVE_EXPORT_NS_STRING
+#define MLX5C_EXPORT(sym)	EXPORT_SYMBOL_NS_GPL(sym, "MLX5_CLONE")
+#define MLX5C_IMPORT_NS()	MODULE_IMPORT_NS("MLX5_CLONE")
+#else
+#define MLX5C_EXPORT(sym)	EXPORT_SYMBOL_NS_GPL(sym, MLX5_CLONE)
+#define MLX5C_IMPORT_NS()	MODULE_IMPORT_NS(MLX5_CLONE)
+#endif
+
+/*
+ * Before pcim_request_region() existed, a region requested after
+ * pcim_enable_device() was device-managed already.
+ */
+#ifndef HAVE_PCIM_REQUEST_REGION
+#define pcim_request_region(pdev, bar, name) pci_request_region(pdev, bar, name)
+#endif
+
+#endif /* MLX5C_KCOMPAT_H */
