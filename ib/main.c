@@ -1,32 +1,381 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mlx5_ib of mlx5-clone: RDMA driver bound to mlx5_core's "rdma"
- * auxiliary devices.
+ * auxiliary devices. This file holds the device: its attributes, the
+ * ib_device_ops table, asynchronous events and registration.
  */
 #include <linux/auxiliary_bus.h>
 #include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/sysfs.h>
+#include <rdma/ib_verbs.h>
 
-#include <mlx5c/core.h>
+#include "mlx5_ib.h"
 
 MODULE_DESCRIPTION("mlx5-clone InfiniBand driver for ConnectX adapters");
 MODULE_LICENSE("GPL");
-MODULE_IMPORT_NS("MLX5_CLONE");
+MLX5C_IMPORT_NS();
+
+/**
+ * mlx5c_ib_query_device() - device attributes
+ * @ibdev: RDMA device
+ * @props: attributes (out)
+ * @udata: driver data of an extended query; we define none
+ *
+ * Every limit is derived from the general capabilities so that the
+ * numbers agree with the ones alloc_ucontext hands to the provider.
+ *
+ * Return: 0 or a negative errno.
+ */
+int mlx5c_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
+			  struct ib_udata *udata)
+{
+	struct mlx5c_ib_dev *dev = to_mdev(ibdev);
+	u32 max_rq_sg, max_sq_sg;
+	u16 maj, min, sub;
+
+	/* No driver request is defined; a non-empty one must be zero. */
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+
+	memset(props, 0, sizeof(*props));
+	mlx5c_fw_version(dev->mdev, &maj, &min, &sub);
+	props->fw_ver = (u64)maj << 32 | (u64)min << 16 | sub;
+	props->sys_image_guid = dev->sys_image_guid;
+	props->max_mr_size = ~0ULL;
+	props->page_size_cap = ~((1ULL << MLX5C_IB_CAP(dev, log_pg_sz)) - 1);
+	props->vendor_id = MLX5C_IB_VENDOR_ID;
+	props->vendor_part_id = dev->pdev->device;
+	props->hw_ver = dev->pdev->revision;
+
+	props->device_cap_flags = IB_DEVICE_BAD_PKEY_CNTR |
+				  IB_DEVICE_BAD_QKEY_CNTR |
+				  IB_DEVICE_CHANGE_PHY_PORT |
+				  IB_DEVICE_PORT_ACTIVE_EVENT |
+				  IB_DEVICE_SYS_IMAGE_GUID |
+				  IB_DEVICE_RC_RNR_NAK_GEN;
+
+	max_rq_sg = dev->max_rq_desc / MLX5C_IB_DATA_SEG;
+	max_sq_sg = (dev->max_sq_desc - MLX5C_IB_CTRL_SEG - MLX5C_IB_RADDR_SEG) /
+		    MLX5C_IB_DATA_SEG;
+	props->max_send_sge = max_sq_sg;
+	props->max_recv_sge = max_rq_sg;
+	props->max_sge_rd = max_sq_sg;
+	props->max_qp = 1 << MLX5C_IB_CAP(dev, log_max_qp);
+	props->max_qp_wr = 1 << MLX5C_IB_CAP(dev, log_max_qp_sz);
+	props->max_cq = 1 << MLX5C_IB_CAP(dev, log_max_cq);
+	props->max_cqe = (1 << MLX5C_IB_CAP(dev, log_max_cq_sz)) - 1;
+	props->max_mr = 1 << MLX5C_IB_CAP(dev, log_max_mkey);
+	props->max_pd = 1 << MLX5C_IB_CAP(dev, log_max_pd);
+	props->max_qp_rd_atom = 1 << MLX5C_IB_CAP(dev, log_max_ra_req_qp);
+	props->max_qp_init_rd_atom = 1 << MLX5C_IB_CAP(dev, log_max_ra_res_qp);
+	props->max_res_rd_atom = props->max_qp_rd_atom * props->max_qp;
+	props->max_srq = 1 << MLX5C_IB_CAP(dev, log_max_srq);
+	props->max_srq_wr = (1 << MLX5C_IB_CAP(dev, log_max_srq_sz)) - 1;
+	props->max_srq_sge = max_rq_sg - 1;
+	props->local_ca_ack_delay = MLX5C_IB_CAP(dev, local_ca_ack_delay);
+	props->max_pkeys = dev->port[0].pkey_tbl_len;
+	props->atomic_cap = MLX5C_IB_CAP(dev, atomic) ? IB_ATOMIC_HCA :
+							IB_ATOMIC_NONE;
+	props->masked_atomic_cap = IB_ATOMIC_NONE;
+	props->max_ah = INT_MAX;
+	props->max_mcast_grp = 0;
+	props->max_mcast_qp_attach = 0;
+	props->max_total_mcast_qp_attach = 0;
+	return 0;
+}
+
+static void mlx5c_ib_fw_str(struct ib_device *ibdev, char *str)
+{
+	struct mlx5c_ib_dev *dev = to_mdev(ibdev);
+	u16 maj, min, sub;
+
+	mlx5c_fw_version(dev->mdev, &maj, &min, &sub);
+	snprintf(str, IB_FW_VERSION_NAME_MAX, "%u.%u.%04u", maj, min, sub);
+}
+
+static ssize_t hw_rev_show(struct device *device, struct device_attribute *attr,
+			   char *buf)
+{
+	struct mlx5c_ib_dev *dev =
+		rdma_device_to_drv_device(device, struct mlx5c_ib_dev, ib);
+
+	return sysfs_emit(buf, "%x\n", dev->pdev->revision);
+}
+static DEVICE_ATTR_RO(hw_rev);
+
+static ssize_t hca_type_show(struct device *device,
+			     struct device_attribute *attr, char *buf)
+{
+	struct mlx5c_ib_dev *dev =
+		rdma_device_to_drv_device(device, struct mlx5c_ib_dev, ib);
+
+	return sysfs_emit(buf, "MT%d\n", dev->pdev->device);
+}
+static DEVICE_ATTR_RO(hca_type);
+
+static ssize_t board_id_show(struct device *device,
+			     struct device_attribute *attr, char *buf)
+{
+	struct mlx5c_ib_dev *dev =
+		rdma_device_to_drv_device(device, struct mlx5c_ib_dev, ib);
+
+	return sysfs_emit(buf, "%.*s\n", 16, mlx5c_board_id(dev->mdev));
+}
+static DEVICE_ATTR_RO(board_id);
+
+static struct attribute *mlx5c_ib_attrs[] = {
+	&dev_attr_hw_rev.attr,
+	&dev_attr_hca_type.attr,
+	&dev_attr_board_id.attr,
+	NULL,
+};
+
+static const struct attribute_group mlx5c_ib_attr_group = {
+	.attrs = mlx5c_ib_attrs,
+};
+
+static void mlx5c_ib_port_event(struct mlx5c_ib_dev *dev,
+				const struct mlx5_eqe *eqe)
+{
+	struct ib_event ev = { .device = &dev->ib };
+	u32 port = (eqe->data.port.port >> 4) & 0xf;
+
+	switch (eqe->sub_type) {
+	case MLX5_PORT_CHANGE_SUBTYPE_DOWN:
+		ev.event = IB_EVENT_PORT_ERR;
+		break;
+	case MLX5_PORT_CHANGE_SUBTYPE_ACTIVE:
+		ev.event = IB_EVENT_PORT_ACTIVE;
+		break;
+	case MLX5_PORT_CHANGE_SUBTYPE_INITIALIZED:
+	case MLX5_PORT_CHANGE_SUBTYPE_LID:
+		ev.event = IB_EVENT_LID_CHANGE;
+		break;
+	case MLX5_PORT_CHANGE_SUBTYPE_PKEY:
+		ev.event = IB_EVENT_PKEY_CHANGE;
+		break;
+	case MLX5_PORT_CHANGE_SUBTYPE_GUID:
+		ev.event = IB_EVENT_GID_CHANGE;
+		break;
+	case MLX5_PORT_CHANGE_SUBTYPE_CLIENT_REREG:
+		ev.event = IB_EVENT_CLIENT_REREGISTER;
+		break;
+	default:
+		return;
+	}
+	if (port < 1 || port > dev->num_ports)
+		return;
+	ev.element.port_num = port;
+	ib_dispatch_event(&ev);
+}
+
+/*
+ * Asynchronous events of the device. Runs in hard-IRQ context (or in a
+ * workqueue for MLX5C_EVENT_*): QP and SRQ handlers take references, no
+ * sleeping.
+ */
+static int mlx5c_ib_event(struct notifier_block *nb, unsigned long action,
+			  void *data)
+{
+	struct mlx5c_ib_dev *dev = container_of(nb, struct mlx5c_ib_dev,
+						event_nb);
+	const struct mlx5_eqe *eqe = data;
+	struct ib_event ev = { .device = &dev->ib };
+	u32 num;
+
+	switch (action) {
+	case MLX5C_EVENT_DEVICE_ERROR:
+		WRITE_ONCE(dev->fatal, true);
+		ev.event = IB_EVENT_DEVICE_FATAL;
+		ev.element.port_num = 1;
+		ib_dispatch_event(&ev);
+		return NOTIFY_OK;
+	case MLX5_EVENT_TYPE_PORT_CHANGE:
+		mlx5c_ib_port_event(dev, eqe);
+		return NOTIFY_OK;
+	case MLX5_EVENT_TYPE_PATH_MIG:
+	case MLX5_EVENT_TYPE_COMM_EST:
+	case MLX5_EVENT_TYPE_SQ_DRAINED:
+	case MLX5_EVENT_TYPE_SRQ_LAST_WQE:
+	case MLX5_EVENT_TYPE_WQ_CATAS_ERROR:
+	case MLX5_EVENT_TYPE_PATH_MIG_FAILED:
+	case MLX5_EVENT_TYPE_WQ_INVAL_REQ_ERROR:
+	case MLX5_EVENT_TYPE_WQ_ACCESS_ERROR:
+		num = be32_to_cpu(eqe->data.qp_srq.qp_srq_n) & 0xffffff;
+		if (eqe->data.qp_srq.type == MLX5_EVENT_QUEUE_TYPE_QP)
+			mlx5c_ib_qp_event(dev, num, action);
+		return NOTIFY_OK;
+	case MLX5_EVENT_TYPE_SRQ_RQ_LIMIT:
+	case MLX5_EVENT_TYPE_SRQ_CATAS_ERROR:
+		num = be32_to_cpu(eqe->data.qp_srq.qp_srq_n) & 0xffffff;
+		mlx5c_ib_srq_event(dev, num, action);
+		return NOTIFY_OK;
+	default:
+		return NOTIFY_DONE;
+	}
+}
+
+static struct ib_mr *mlx5c_ib_reg_user_mr_op(struct ib_pd *pd, u64 start,
+					     u64 length, u64 iova, int access,
+					     MLX5C_REG_MR_DMAH_ARG
+					     struct ib_udata *udata)
+{
+#ifdef MLX5C_HAVE_REG_MR_DMAH
+	if (dmah)
+		return ERR_PTR(-EOPNOTSUPP);
+#endif
+	return mlx5c_ib_reg_user_mr(pd, start, length, iova, access, udata);
+}
+
+static const struct ib_device_ops mlx5c_ib_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_MLX5,
+	.uverbs_abi_ver = MLX5_IB_UVERBS_ABI_VERSION,
+
+	.query_device = mlx5c_ib_query_device,
+	.get_dev_fw_str = mlx5c_ib_fw_str,
+	.query_port = mlx5c_ib_query_port,
+	.get_port_immutable = mlx5c_ib_port_immutable,
+	.get_link_layer = mlx5c_ib_link_layer,
+	.query_gid = mlx5c_ib_query_gid,
+	.query_pkey = mlx5c_ib_query_pkey,
+	.device_group = &mlx5c_ib_attr_group,
+
+	.alloc_ucontext = mlx5c_ib_alloc_ucontext,
+	.dealloc_ucontext = mlx5c_ib_dealloc_ucontext,
+	.mmap = mlx5c_ib_mmap,
+	.disassociate_ucontext = mlx5c_ib_disassociate_ucontext,
+
+	.alloc_pd = mlx5c_ib_alloc_pd,
+	.dealloc_pd = mlx5c_ib_dealloc_pd,
+
+	.reg_user_mr = mlx5c_ib_reg_user_mr_op,
+	.dereg_mr = mlx5c_ib_dereg_mr,
+
+	.create_cq = mlx5c_ib_create_cq,
+#ifdef MLX5C_HAVE_CREATE_USER_CQ
+	.create_user_cq = mlx5c_ib_create_cq,
+#endif
+	.destroy_cq = mlx5c_ib_destroy_cq,
+
+	.create_qp = mlx5c_ib_create_qp,
+	.modify_qp = mlx5c_ib_modify_qp,
+	.query_qp = mlx5c_ib_query_qp,
+	.destroy_qp = mlx5c_ib_destroy_qp,
+
+	.create_srq = mlx5c_ib_create_srq,
+	.modify_srq = mlx5c_ib_modify_srq,
+	.query_srq = mlx5c_ib_query_srq,
+	.destroy_srq = mlx5c_ib_destroy_srq,
+
+	.create_ah = mlx5c_ib_create_ah,
+	.create_user_ah = mlx5c_ib_create_ah,
+	.query_ah = mlx5c_ib_query_ah,
+	.destroy_ah = mlx5c_ib_destroy_ah,
+
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, mlx5c_ib_ucontext, ibuc),
+	INIT_RDMA_OBJ_SIZE(ib_pd, mlx5c_ib_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_cq, mlx5c_ib_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_qp, mlx5c_ib_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, mlx5c_ib_srq, ibsrq),
+	INIT_RDMA_OBJ_SIZE(ib_ah, mlx5c_ib_ah, ibah),
+};
+
+/* Limits that both query_device and the user-context response use. */
+static int mlx5c_ib_dev_caps(struct mlx5c_ib_dev *dev)
+{
+	if (MLX5C_IB_CAP(dev, port_type) != MLX5_CAP_PORT_TYPE_IB) {
+		dev_info(&dev->adev->dev,
+			 "port type is not InfiniBand; RoCE is not supported\n");
+		return -EOPNOTSUPP;
+	}
+	dev->num_ports = clamp_t(u8, MLX5C_IB_CAP(dev, num_ports), 1,
+				 MLX5C_IB_MAX_PORTS);
+	dev->cqe_version = min_t(u8, MLX5C_IB_CAP(dev, cqe_version), 1);
+	dev->max_sq_desc = min_t(u32, MLX5C_IB_CAP(dev, max_wqe_sz_sq), 512);
+	dev->max_rq_desc = MLX5C_IB_CAP(dev, max_wqe_sz_rq);
+	if (dev->max_sq_desc < 256 || dev->max_rq_desc < MLX5C_IB_DATA_SEG * 2) {
+		dev_err(&dev->adev->dev, "WQE size limits too small: sq %u rq %u\n",
+			dev->max_sq_desc, dev->max_rq_desc);
+		return -EINVAL;
+	}
+	return 0;
+}
 
 static int mlx5c_ib_probe(struct auxiliary_device *adev,
 			  const struct auxiliary_device_id *id)
 {
 	struct mlx5c_dev *mdev = to_mlx5c_adev(adev)->mdev;
-	u16 major, minor, sub;
+	struct mlx5c_ib_dev *dev;
+	int err;
 
-	mlx5c_fw_version(mdev, &major, &minor, &sub);
-	dev_info(&adev->dev, "bound to %s, firmware %u.%u.%u\n",
-		 pci_name(mlx5c_pdev(mdev)), major, minor, sub);
+	dev = ib_alloc_device(mlx5c_ib_dev, ib);
+	if (!dev)
+		return -ENOMEM;
+	dev->mdev = mdev;
+	dev->pdev = mlx5c_pdev(mdev);
+	dev->adev = adev;
+	xa_init_flags(&dev->qps, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&dev->srqs, XA_FLAGS_LOCK_IRQ);
+	atomic_set(&dev->mkey_variant, 0);
+
+	err = mlx5c_ib_dev_caps(dev);
+	if (err)
+		goto err_dealloc;
+	err = mlx5c_ib_port_init(dev);
+	if (err)
+		goto err_dealloc;
+	err = mlx5c_ib_query_node(dev, &dev->ib.node_guid,
+				  &dev->sys_image_guid,
+				  dev->ib.node_desc);
+	if (err)
+		goto err_dealloc;
+
+	dev->ib.node_type = RDMA_NODE_IB_CA;
+	dev->ib.phys_port_cnt = dev->num_ports;
+	dev->ib.num_comp_vectors = mlx5c_comp_vectors(mdev);
+	if (dev->ib.num_comp_vectors < 1) {
+		err = -EINVAL;
+		goto err_dealloc;
+	}
+	dev->ib.dev.parent = &dev->pdev->dev;
+	ib_set_device_ops(&dev->ib, &mlx5c_ib_dev_ops);
+
+	dev->event_nb.notifier_call = mlx5c_ib_event;
+	err = mlx5c_event_register(mdev, &dev->event_nb);
+	if (err)
+		goto err_dealloc;
+
+	err = ib_register_device(&dev->ib, "mlx5_%d", &dev->pdev->dev);
+	if (err)
+		goto err_events;
+
+	auxiliary_set_drvdata(adev, dev);
+	dev_info(&adev->dev, "registered %s on %s\n", dev_name(&dev->ib.dev),
+		 pci_name(dev->pdev));
 	return 0;
+
+err_events:
+	mlx5c_event_unregister(mdev, &dev->event_nb);
+err_dealloc:
+	ib_dealloc_device(&dev->ib);
+	return err;
 }
 
 static void mlx5c_ib_remove(struct auxiliary_device *adev)
 {
-	dev_info(&adev->dev, "unbound\n");
+	struct mlx5c_ib_dev *dev = auxiliary_get_drvdata(adev);
+
+	/* Destroys every user object through the driver's ops. */
+	ib_unregister_device(&dev->ib);
+	mlx5c_event_unregister(dev->mdev, &dev->event_nb);
+	WARN_ON(!xa_empty(&dev->qps));
+	WARN_ON(!xa_empty(&dev->srqs));
+	xa_destroy(&dev->qps);
+	xa_destroy(&dev->srqs);
+	ib_dealloc_device(&dev->ib);
 }
 
 static const struct auxiliary_device_id mlx5c_ib_id_table[] = {

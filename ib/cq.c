@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Completion queues. The CQE ring and the doorbell record live in user
+ * memory; the provider polls and arms without the kernel. The kernel's part
+ * is CREATE_CQ and the delivery of completion events: mlx5_core finds the
+ * CQ by CQN when its EQ reports one and calls mlx5c_ib_cq_comp(), which
+ * wakes the completion channel through ib_cq->comp_handler.
+ */
+#include <linux/log2.h>
+#include <linux/slab.h>
+
+#include "mlx5_ib.h"
+
+static void mlx5c_ib_cq_comp(struct mlx5c_cq *mcq)
+{
+	struct mlx5c_ib_cq *cq = container_of(mcq, struct mlx5c_ib_cq, mcq);
+	struct ib_cq *ibcq = &cq->ibcq;
+
+	if (ibcq->comp_handler)
+		ibcq->comp_handler(ibcq, ibcq->cq_context);
+}
+
+static void mlx5c_ib_cq_event(struct mlx5c_cq *mcq, int type)
+{
+	struct mlx5c_ib_cq *cq = container_of(mcq, struct mlx5c_ib_cq, mcq);
+	struct ib_cq *ibcq = &cq->ibcq;
+	struct ib_event ev = {
+		.device = ibcq->device,
+		.event = IB_EVENT_CQ_ERR,
+		.element.cq = ibcq,
+	};
+
+	if (type != MLX5_EVENT_TYPE_CQ_ERROR)
+		return;
+	dev_warn_ratelimited(&to_mdev(ibcq->device)->adev->dev,
+			     "CQ 0x%x error event\n", mcq->cqn);
+	if (ibcq->event_handler)
+		ibcq->event_handler(&ev, ibcq->cq_context);
+}
+
+static int mlx5c_ib_cq_cmd(struct mlx5c_ib_dev *dev, struct mlx5c_ib_cq *cq,
+			   struct mlx5c_ib_ucontext *ctx, u32 entries,
+			   u8 cqe_sz, u32 vector)
+{
+	size_t npas = ib_umem_num_dma_blocks(cq->umem, PAGE_SIZE);
+	u32 out[MLX5_ST_SZ_DW(create_cq_out)] = {};
+	void *in, *cqc;
+	u32 eqn;
+	int inlen, err;
+
+	err = mlx5c_comp_eqn(dev->mdev, vector, &eqn);
+	if (err)
+		return err;
+	inlen = MLX5_ST_SZ_BYTES(create_cq_in) + npas * sizeof(__be64);
+	in = kvzalloc(inlen, GFP_KERNEL);
+	if (!in)
+		return -ENOMEM;
+	MLX5_SET(create_cq_in, in, opcode, MLX5_CMD_OP_CREATE_CQ);
+	cqc = MLX5_ADDR_OF(create_cq_in, in, cq_context);
+	MLX5_SET(cqc, cqc, cqe_sz, cqe_sz);
+	MLX5_SET(cqc, cqc, log_cq_size, ilog2(entries));
+	MLX5_SET(cqc, cqc, uar_page, ctx->uars[0]);
+	MLX5_SET(cqc, cqc, c_eqn_or_apu_element, eqn);
+	MLX5_SET(cqc, cqc, log_page_size, PAGE_SHIFT - MLX5_ADAPTER_PAGE_SHIFT);
+	MLX5_SET(cqc, cqc, page_offset, 0);
+	MLX5_SET64(cqc, cqc, dbr_addr, cq->db.dma);
+	mlx5c_ib_fill_pas(cq->umem, PAGE_SIZE,
+			  MLX5_ADDR_OF(create_cq_in, in, pas), 0);
+
+	cq->mcq.comp = mlx5c_ib_cq_comp;
+	cq->mcq.event = mlx5c_ib_cq_event;
+	err = mlx5c_cq_create(dev->mdev, &cq->mcq, in, inlen, out, sizeof(out));
+	kvfree(in);
+	return err;
+}
+
+/**
+ * mlx5c_ib_create_cq() - create a user CQ
+ * @ibcq: CQ allocated by ib_core
+ * @attr: size, completion vector, flags
+ * @attrs: uverbs call; driver data struct mlx5_ib_create_cq in,
+ *	struct mlx5_ib_create_cq_resp out
+ *
+ * Kernel CQs (no @attrs) are not supported: the driver serves user space
+ * only.
+ *
+ * Return: 0 or a negative errno.
+ */
+int mlx5c_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		       struct uverbs_attr_bundle *attrs)
+{
+	struct mlx5c_ib_dev *dev = to_mdev(ibcq->device);
+	struct mlx5c_ib_cq *cq = to_mcq(ibcq);
+	struct mlx5_ib_create_cq_resp resp = {};
+	struct mlx5c_ib_ucontext *ctx;
+	struct mlx5_ib_create_cq ucmd;
+	struct ib_udata *udata;
+	u32 entries, max_entries;
+	u8 cqe_sz;
+	int err;
+
+	if (!attrs)
+		return -EOPNOTSUPP;
+	udata = &attrs->driver_udata;
+	ctx = rdma_udata_to_drv_context(udata, struct mlx5c_ib_ucontext, ibuc);
+	if (!ctx)
+		return -EOPNOTSUPP;
+	if (attr->flags)
+		return -EOPNOTSUPP;
+	max_entries = 1U << MLX5C_IB_CAP(dev, log_max_cq_sz);
+	if (attr->cqe < 1 || attr->cqe > max_entries - 1)
+		return -EINVAL;
+	if (attr->comp_vector >= ibcq->device->num_comp_vectors)
+		return -EINVAL;
+
+	/* Old providers ended the request after cqe_size. */
+	err = mlx5c_ib_udata_in(udata, &ucmd,
+				offsetofend(typeof(ucmd), cqe_size), sizeof(ucmd));
+	if (err)
+		return err;
+	if (ucmd.cqe_comp_en || ucmd.cqe_comp_res_format)
+		return -EOPNOTSUPP;
+	if (ucmd.flags & ~MLX5_IB_CREATE_CQ_FLAGS_CQE_128B_PAD)
+		return -EOPNOTSUPP;
+	if (ucmd.uar_page_index || ucmd.reserved0 || ucmd.reserved1)
+		return -EINVAL;
+	switch (ucmd.cqe_size) {
+	case 64:
+		if (ucmd.flags & MLX5_IB_CREATE_CQ_FLAGS_CQE_128B_PAD)
+			return -EINVAL;
+		cqe_sz = 0;
+		break;
+	case 128:
+		cqe_sz = ucmd.flags & MLX5_IB_CREATE_CQ_FLAGS_CQE_128B_PAD ?
+			 2 : 1;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (!PAGE_ALIGNED(ucmd.buf_addr))
+		return -EINVAL;
+
+	entries = roundup_pow_of_two(attr->cqe + 1);
+	cq->ctx = ctx;
+	cq->cqe_size = ucmd.cqe_size;
+	cq->umem = mlx5c_umem_get_cq(ibcq->device, attrs, ucmd.buf_addr,
+				     (size_t)entries * ucmd.cqe_size);
+	if (IS_ERR(cq->umem))
+		return PTR_ERR(cq->umem);
+	err = mlx5c_ib_db_map(ctx, ucmd.db_addr, &cq->db);
+	if (err)
+		goto err_umem;
+
+	err = mlx5c_ib_cq_cmd(dev, cq, ctx, entries, cqe_sz, attr->comp_vector);
+	if (err)
+		goto err_db;
+
+	ibcq->cqe = entries - 1;
+	resp.cqn = cq->mcq.cqn;
+	err = mlx5c_ib_udata_out(udata, &resp, sizeof(resp));
+	if (err)
+		goto err_cq;
+	return 0;
+
+err_cq:
+	mlx5c_cq_destroy(dev->mdev, &cq->mcq);
+err_db:
+	mlx5c_ib_db_unmap(ctx, &cq->db);
+err_umem:
+	ib_umem_release(cq->umem);
+	return err;
+}
+
+/**
+ * mlx5c_ib_destroy_cq() - destroy a CQ
+ * @ibcq: CQ
+ * @udata: the caller's driver data (user CQs)
+ *
+ * Return: 0 or a negative errno (the CQ then stays).
+ */
+int mlx5c_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	struct mlx5c_ib_dev *dev = to_mdev(ibcq->device);
+	struct mlx5c_ib_cq *cq = to_mcq(ibcq);
+	int err;
+
+	err = mlx5c_cq_destroy(dev->mdev, &cq->mcq);
+	if (err)
+		return err;
+	mlx5c_ib_db_unmap(cq->ctx, &cq->db);
+	ib_umem_release(cq->umem);
+	return 0;
+}

@@ -1,0 +1,402 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mlx5_ib of mlx5-clone: internal definitions shared by the object files.
+ *
+ * Every firmware command is built here with MLX5_SET() on the layouts of
+ * <linux/mlx5/mlx5_ifc.h> and executed by mlx5_core (mlx5c_cmd_exec()).
+ * User objects are created with uid 0: the driver has no DEVX, so user
+ * space never issues firmware commands of its own.
+ */
+#ifndef MLX5C_IB_H
+#define MLX5C_IB_H
+
+#include <linux/auxiliary_bus.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/refcount.h>
+#include <linux/completion.h>
+#include <linux/xarray.h>
+#include <linux/mlx5/device.h>
+#include <linux/mlx5/mlx5_ifc.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/ib_umem.h>
+#include <rdma/mlx5-abi.h>
+
+#include <mlx5c/core.h>
+
+#include "kcompat.h"
+
+#define MLX5C_IB_VENDOR_ID		0x02c9
+#define MLX5C_IB_MAX_PORTS		2
+/* Static UARs per context: libmlx5 asks for 16 bfregs (8 UARs). */
+#define MLX5C_IB_MAX_BFREGS		512
+#define MLX5C_IB_BFREGS_PER_UAR		2
+/* bfreg numbering of the provider: four per UAR, two usable. */
+#define MLX5C_IB_PROV_BFREGS_PER_UAR	4
+#define MLX5C_IB_DEFAULT_UIDX		0xffffff
+#define MLX5C_IB_WQE_BB			64
+#define MLX5C_IB_DATA_SEG		16
+#define MLX5C_IB_CTRL_SEG		16
+#define MLX5C_IB_RADDR_SEG		16
+/* Bits 0 (read) and 1 (write) of an MTT entry. */
+#define MLX5C_IB_MTT_RW			3ULL
+#define MLX5C_IB_INVALID_LKEY		0x100
+
+/* opt_param_mask bits of the QP modify commands (PRM). */
+#define MLX5C_QP_OPT_RRE		BIT(1)
+#define MLX5C_QP_OPT_RAE		BIT(2)
+#define MLX5C_QP_OPT_RWE		BIT(3)
+#define MLX5C_QP_OPT_PKEY_INDEX		BIT(4)
+#define MLX5C_QP_OPT_Q_KEY		BIT(5)
+#define MLX5C_QP_OPT_RNR_TIMEOUT	BIT(6)
+#define MLX5C_QP_OPT_PRIMARY_PATH	BIT(7)
+#define MLX5C_QP_OPT_SRA_MAX		BIT(8)
+#define MLX5C_QP_OPT_RRA_MAX		BIT(9)
+#define MLX5C_QP_OPT_PM_STATE		BIT(10)
+#define MLX5C_QP_OPT_RETRY_COUNT	BIT(12)
+#define MLX5C_QP_OPT_RNR_RETRY		BIT(13)
+#define MLX5C_QP_OPT_ACK_TIMEOUT	BIT(14)
+#define MLX5C_QP_OPT_PRI_PORT		BIT(16)
+
+/* rq_type of the QP context. */
+#define MLX5C_QP_RQ_REGULAR		0
+#define MLX5C_QP_RQ_SRQ			1
+#define MLX5C_QP_RQ_ZERO_LEN		3
+
+/**
+ * struct mlx5c_ib_port - what the driver remembers of a port
+ * @gid_tbl_len: GID table length reported to ib_core
+ * @pkey_tbl_len: P_Key table length reported to ib_core
+ */
+struct mlx5c_ib_port {
+	int gid_tbl_len;
+	u16 pkey_tbl_len;
+};
+
+/**
+ * struct mlx5c_ib_dev - one registered RDMA device
+ * @ib: the ib_core device
+ * @mdev: mlx5_core device
+ * @pdev: PCI function
+ * @adev: auxiliary device we are bound to
+ * @num_ports: physical ports
+ * @port: per-port data, index port - 1
+ * @cqe_version: CQE version the device supports (0 or 1)
+ * @max_sq_desc: largest SQ WQE in bytes
+ * @max_rq_desc: largest RQ WQE in bytes
+ * @sys_image_guid: system image GUID (NodeInfo)
+ * @event_nb: notifier for the device's asynchronous events
+ * @qps: QPs by QPN, for asynchronous events
+ * @srqs: SRQs by SRQN, for asynchronous events
+ * @mkey_variant: rolling low byte of the memory keys
+ * @fatal: the device entered the internal-error state
+ */
+struct mlx5c_ib_dev {
+	struct ib_device ib;
+	struct mlx5c_dev *mdev;
+	struct pci_dev *pdev;
+	struct auxiliary_device *adev;
+	u8 num_ports;
+	struct mlx5c_ib_port port[MLX5C_IB_MAX_PORTS];
+	u8 cqe_version;
+	u32 max_sq_desc;
+	u32 max_rq_desc;
+	__be64 sys_image_guid;
+	struct notifier_block event_nb;
+	struct xarray qps;
+	struct xarray srqs;
+	atomic_t mkey_variant;
+	bool fatal;
+};
+
+/**
+ * struct mlx5c_ib_db_page - a pinned user page holding doorbell records
+ * @list: in the context's list
+ * @user_page: page-aligned user address
+ * @umem: the pinned page
+ * @refcnt: doorbell records using it
+ */
+struct mlx5c_ib_db_page {
+	struct list_head list;
+	unsigned long user_page;
+	struct ib_umem *umem;
+	int refcnt;
+};
+
+/**
+ * struct mlx5c_ib_db - a user doorbell record mapped for the device
+ * @page: the pinned page it lives in
+ * @dma: bus address of the record
+ */
+struct mlx5c_ib_db {
+	struct mlx5c_ib_db_page *page;
+	dma_addr_t dma;
+};
+
+/**
+ * struct mlx5c_ib_ucontext - a user context (one per open device)
+ * @ibuc: the ib_core context
+ * @tot_bfregs: bfregs of the static UAR scheme
+ * @num_low_lat: bfregs reserved for dedicated low-latency use
+ * @num_uars: static UAR pages (tot_bfregs / 2)
+ * @uars: their UAR indexes
+ * @cqe_version: CQE version negotiated with user space
+ * @lock: protects @bfreg_count and @db_pages
+ * @bfreg_count: QPs using each bfreg
+ * @db_pages: pinned doorbell-record pages
+ */
+struct mlx5c_ib_ucontext {
+	struct ib_ucontext ibuc;
+	u32 tot_bfregs;
+	u32 num_low_lat;
+	u32 num_uars;
+	u32 *uars;
+	u8 cqe_version;
+	struct mutex lock;
+	u32 *bfreg_count;
+	struct list_head db_pages;
+};
+
+/**
+ * struct mlx5c_ib_pd - protection domain
+ * @ibpd: ib_core PD
+ * @pdn: firmware PD number
+ */
+struct mlx5c_ib_pd {
+	struct ib_pd ibpd;
+	u32 pdn;
+};
+
+/**
+ * struct mlx5c_ib_mr - memory region
+ * @ibmr: ib_core MR
+ * @umem: pinned user memory
+ * @mkey: the memory key (lkey == rkey)
+ */
+struct mlx5c_ib_mr {
+	struct ib_mr ibmr;
+	struct ib_umem *umem;
+	u32 mkey;
+};
+
+/**
+ * struct mlx5c_ib_cq - completion queue
+ * @ibcq: ib_core CQ
+ * @mcq: the CQ as mlx5_core dispatches it
+ * @ctx: user context it belongs to
+ * @umem: pinned CQE ring
+ * @db: doorbell record
+ * @cqe_size: 64 or 128
+ */
+struct mlx5c_ib_cq {
+	struct ib_cq ibcq;
+	struct mlx5c_cq mcq;
+	struct mlx5c_ib_ucontext *ctx;
+	struct ib_umem *umem;
+	struct mlx5c_ib_db db;
+	u32 cqe_size;
+};
+
+/**
+ * struct mlx5c_ib_qp - queue pair
+ * @ibqp: ib_core QP
+ * @ctx: user context it belongs to
+ * @umem: pinned RQ + SQ buffer
+ * @db: doorbell record
+ * @bfreg: kernel bfreg number in the context's static scheme
+ * @state: current state as the driver last set it
+ * @sq_wqe_cnt: SQ size in basic blocks
+ * @rq_wqe_cnt: RQ WQEs
+ * @rq_wqe_shift: log2 of the RQ stride
+ * @uidx: user index (CQE version 1)
+ * @port: port number, once set
+ * @refcount: references of event handlers
+ * @free: signalled when @refcount drops to zero
+ * @mutex: serialises modify_qp and query_qp
+ * @attr: attributes applied so far (for query_qp)
+ * @cap: capabilities the QP was created with
+ * @max_inline: inline data the creator asked for
+ * @sq_sig_all: every send WR is signalled
+ */
+struct mlx5c_ib_qp {
+	struct ib_qp ibqp;
+	struct mlx5c_ib_ucontext *ctx;
+	struct ib_umem *umem;
+	struct mlx5c_ib_db db;
+	int bfreg;
+	enum ib_qp_state state;
+	u32 sq_wqe_cnt;
+	u32 rq_wqe_cnt;
+	u32 rq_wqe_shift;
+	u32 uidx;
+	u8 port;
+	refcount_t refcount;
+	struct completion free;
+	struct mutex mutex;
+	struct ib_qp_attr attr;
+	struct ib_qp_cap cap;
+	u32 max_inline;
+	bool sq_sig_all;
+};
+
+/**
+ * struct mlx5c_ib_srq - shared receive queue
+ * @ibsrq: ib_core SRQ
+ * @ctx: user context it belongs to
+ * @umem: pinned WQE buffer
+ * @db: doorbell record
+ * @srqn: firmware SRQ number
+ * @max: WQEs in the ring
+ * @max_gs: scatter entries per WQE
+ * @limit: current limit (lwm)
+ * @refcount: references of event handlers
+ * @free: signalled when @refcount drops to zero
+ */
+struct mlx5c_ib_srq {
+	struct ib_srq ibsrq;
+	struct mlx5c_ib_ucontext *ctx;
+	struct ib_umem *umem;
+	struct mlx5c_ib_db db;
+	u32 srqn;
+	u32 max;
+	u32 max_gs;
+	u32 limit;
+	refcount_t refcount;
+	struct completion free;
+};
+
+/**
+ * struct mlx5c_ib_ah - address handle (UD)
+ * @ibah: ib_core AH
+ * @attr: the address vector
+ */
+struct mlx5c_ib_ah {
+	struct ib_ah ibah;
+	struct rdma_ah_attr attr;
+};
+
+static inline struct mlx5c_ib_dev *to_mdev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct mlx5c_ib_dev, ib);
+}
+
+static inline struct mlx5c_ib_ucontext *to_mucontext(struct ib_ucontext *uc)
+{
+	return container_of(uc, struct mlx5c_ib_ucontext, ibuc);
+}
+
+static inline struct mlx5c_ib_pd *to_mpd(struct ib_pd *pd)
+{
+	return container_of(pd, struct mlx5c_ib_pd, ibpd);
+}
+
+static inline struct mlx5c_ib_mr *to_mmr(struct ib_mr *mr)
+{
+	return container_of(mr, struct mlx5c_ib_mr, ibmr);
+}
+
+static inline struct mlx5c_ib_cq *to_mcq(struct ib_cq *cq)
+{
+	return container_of(cq, struct mlx5c_ib_cq, ibcq);
+}
+
+static inline struct mlx5c_ib_qp *to_mqp(struct ib_qp *qp)
+{
+	return container_of(qp, struct mlx5c_ib_qp, ibqp);
+}
+
+static inline struct mlx5c_ib_srq *to_msrq(struct ib_srq *srq)
+{
+	return container_of(srq, struct mlx5c_ib_srq, ibsrq);
+}
+
+static inline struct mlx5c_ib_ah *to_mah(struct ib_ah *ah)
+{
+	return container_of(ah, struct mlx5c_ib_ah, ibah);
+}
+
+#define MLX5C_IB_CAP(dev, fld) \
+	MLX5_GET(cmd_hca_cap, mlx5c_cap_general((dev)->mdev), fld)
+
+/* Teardown commands that fail because the device is dead still free. */
+static inline bool mlx5c_ib_gone(struct mlx5c_ib_dev *dev, int err)
+{
+	return err && (dev->fatal || mlx5c_dev_is_error(dev->mdev));
+}
+
+/* main.c */
+int mlx5c_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
+			  struct ib_udata *udata);
+
+/* port.c */
+int mlx5c_ib_port_init(struct mlx5c_ib_dev *dev);
+int mlx5c_ib_query_port(struct ib_device *ibdev, u32 port,
+			struct ib_port_attr *props);
+int mlx5c_ib_port_immutable(struct ib_device *ibdev, u32 port,
+			    struct ib_port_immutable *imm);
+enum rdma_link_layer mlx5c_ib_link_layer(struct ib_device *ibdev, u32 port);
+int mlx5c_ib_query_gid(struct ib_device *ibdev, u32 port, int index,
+		       union ib_gid *gid);
+int mlx5c_ib_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
+			u16 *pkey);
+int mlx5c_ib_query_node(struct mlx5c_ib_dev *dev, __be64 *node_guid,
+			__be64 *sys_image_guid, char *node_desc);
+
+/* ucontext.c */
+int mlx5c_ib_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata);
+void mlx5c_ib_dealloc_ucontext(struct ib_ucontext *uctx);
+int mlx5c_ib_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
+void mlx5c_ib_disassociate_ucontext(struct ib_ucontext *uctx);
+int mlx5c_ib_db_map(struct mlx5c_ib_ucontext *ctx, u64 virt,
+		    struct mlx5c_ib_db *db);
+void mlx5c_ib_db_unmap(struct mlx5c_ib_ucontext *ctx, struct mlx5c_ib_db *db);
+int mlx5c_ib_bfreg_alloc(struct mlx5c_ib_ucontext *ctx);
+void mlx5c_ib_bfreg_free(struct mlx5c_ib_ucontext *ctx, int bfreg);
+u32 mlx5c_ib_bfreg_uar(struct mlx5c_ib_ucontext *ctx, int bfreg);
+u32 mlx5c_ib_bfreg_prov_index(int bfreg);
+int mlx5c_ib_udata_in(struct ib_udata *udata, void *req, size_t min,
+		      size_t size);
+int mlx5c_ib_udata_out(struct ib_udata *udata, const void *resp, size_t size);
+void mlx5c_ib_fill_pas(struct ib_umem *umem, unsigned long pgsz, __be64 *pas,
+		       u64 flags);
+
+/* pd.c */
+int mlx5c_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+int mlx5c_ib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+
+/* mr.c */
+struct ib_mr *mlx5c_ib_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
+				   u64 iova, int access, struct ib_udata *udata);
+int mlx5c_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+/* cq.c */
+int mlx5c_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		       struct uverbs_attr_bundle *attrs);
+int mlx5c_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+
+/* qp.c */
+int mlx5c_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		       struct ib_udata *udata);
+int mlx5c_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		       struct ib_udata *udata);
+int mlx5c_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		      struct ib_qp_init_attr *init);
+int mlx5c_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+void mlx5c_ib_qp_event(struct mlx5c_ib_dev *dev, u32 qpn, int type);
+
+/* srq.c */
+int mlx5c_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+			struct ib_udata *udata);
+int mlx5c_ib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+			enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int mlx5c_ib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int mlx5c_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+void mlx5c_ib_srq_event(struct mlx5c_ib_dev *dev, u32 srqn, int type);
+
+/* ah.c */
+int mlx5c_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		       struct ib_udata *udata);
+int mlx5c_ib_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
+int mlx5c_ib_destroy_ah(struct ib_ah *ibah, u32 flags);
+
+#endif /* MLX5C_IB_H */

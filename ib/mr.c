@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Memory regions: pinned user memory behind an MTT memory key.
+ */
+#include <linux/log2.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+
+#include "mlx5_ib.h"
+
+#define MLX5C_IB_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+				 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
+				 IB_ACCESS_MW_BIND | IB_ZERO_BASED | \
+				 IB_ACCESS_OPTIONAL)
+/* Translation page sizes used for MTTs: 4 KiB up to 1 GiB. */
+#define MLX5C_IB_MR_PGSZ	GENMASK_ULL(30, 12)
+/* Largest MTT list put in one CREATE_MKEY command. */
+#define MLX5C_IB_MR_MAX_MTT	(1U << 20)
+
+static u8 mlx5c_ib_mkey_variant(struct mlx5c_ib_dev *dev)
+{
+	/* Never 0: index 1 with variant 0 would be the reserved lkey 0x100. */
+	return (u32)atomic_inc_return(&dev->mkey_variant) % 255 + 1;
+}
+
+static int mlx5c_ib_create_mkey(struct mlx5c_ib_dev *dev, struct mlx5c_ib_mr *mr,
+				u32 pdn, u64 iova, u64 length, int access,
+				unsigned long pgsz)
+{
+	size_t nmtt = ib_umem_num_dma_blocks(mr->umem, pgsz);
+	u32 octw = DIV_ROUND_UP(nmtt, 2);
+	void *in, *mkc;
+	int inlen, err;
+
+	if (nmtt > MLX5C_IB_MR_MAX_MTT)
+		return -ENOMEM;
+	inlen = MLX5_ST_SZ_BYTES(create_mkey_in) + octw * 16;
+	in = kvzalloc(inlen, GFP_KERNEL);
+	if (!in)
+		return -ENOMEM;
+	mkc = MLX5_ADDR_OF(create_mkey_in, in, memory_key_mkey_entry);
+	MLX5_SET(mkc, mkc, access_mode_1_0, MLX5_MKC_ACCESS_MODE_MTT);
+	MLX5_SET(mkc, mkc, a, !!(access & IB_ACCESS_REMOTE_ATOMIC));
+	MLX5_SET(mkc, mkc, rw, !!(access & IB_ACCESS_REMOTE_WRITE));
+	MLX5_SET(mkc, mkc, rr, !!(access & IB_ACCESS_REMOTE_READ));
+	MLX5_SET(mkc, mkc, lw, !!(access & IB_ACCESS_LOCAL_WRITE));
+	MLX5_SET(mkc, mkc, lr, 1);
+	MLX5_SET(mkc, mkc, qpn, 0xffffff);
+	MLX5_SET(mkc, mkc, pd, pdn);
+	MLX5_SET(mkc, mkc, mkey_7_0, mlx5c_ib_mkey_variant(dev));
+	MLX5_SET64(mkc, mkc, start_addr, iova);
+	MLX5_SET64(mkc, mkc, len, length);
+	MLX5_SET(mkc, mkc, translations_octword_size, octw);
+	MLX5_SET(mkc, mkc, log_page_size, order_base_2(pgsz));
+	MLX5_SET(create_mkey_in, in, translations_octword_actual_size, octw);
+	mlx5c_ib_fill_pas(mr->umem, pgsz,
+			  MLX5_ADDR_OF(create_mkey_in, in, klm_pas_mtt), 0);
+
+	err = mlx5c_mkey_create(dev->mdev, in, inlen, &mr->mkey);
+	kvfree(in);
+	return err;
+}
+
+/**
+ * mlx5c_ib_reg_user_mr() - register user memory
+ * @pd: protection domain
+ * @start: user virtual address
+ * @length: bytes
+ * @iova: address the region is accessed at by the device
+ * @access: IB_ACCESS_* flags
+ * @udata: no driver data is defined
+ *
+ * Return: the MR or an ERR_PTR().
+ */
+struct ib_mr *mlx5c_ib_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
+				   u64 iova, int access, struct ib_udata *udata)
+{
+	struct mlx5c_ib_dev *dev = to_mdev(pd->device);
+	struct mlx5c_ib_mr *mr;
+	unsigned long pgsz;
+	int err;
+
+	if (access & ~MLX5C_IB_MR_ACCESS)
+		return ERR_PTR(-EOPNOTSUPP);
+	if ((access & IB_ACCESS_REMOTE_ATOMIC) && !MLX5C_IB_CAP(dev, atomic))
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!length || length > (1ULL << MLX5C_IB_CAP(dev, log_max_mrw_sz)) ||
+	    start + length < start || iova + length < iova)
+		return ERR_PTR(-EINVAL);
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return ERR_PTR(-EOPNOTSUPP);
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->umem = mlx5c_umem_get(pd->device, start, length, access);
+	if (IS_ERR(mr->umem)) {
+		err = PTR_ERR(mr->umem);
+		goto err_free;
+	}
+	pgsz = ib_umem_find_best_pgsz(mr->umem, MLX5C_IB_MR_PGSZ, iova);
+	if (!pgsz) {
+		err = -EINVAL;
+		goto err_umem;
+	}
+	err = mlx5c_ib_create_mkey(dev, mr, to_mpd(pd)->pdn, iova, length,
+				   access, pgsz);
+	if (err)
+		goto err_umem;
+
+	mr->ibmr.lkey = mr->mkey;
+	mr->ibmr.rkey = mr->mkey;
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	mr->ibmr.page_size = pgsz;
+	return &mr->ibmr;
+
+err_umem:
+	ib_umem_release(mr->umem);
+err_free:
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+/**
+ * mlx5c_ib_dereg_mr() - deregister a memory region
+ * @ibmr: MR
+ * @udata: unused
+ *
+ * Return: 0 or a negative errno (the MR then stays registered).
+ */
+int mlx5c_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct mlx5c_ib_dev *dev = to_mdev(ibmr->device);
+	struct mlx5c_ib_mr *mr = to_mmr(ibmr);
+	int err;
+
+	err = mlx5c_mkey_destroy(dev->mdev, 0, mr->mkey);
+	if (err && !mlx5c_ib_gone(dev, err))
+		return err;
+	ib_umem_release(mr->umem);
+	kfree(mr);
+	return 0;
+}

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Protection domains.
+ */
+#include "mlx5_ib.h"
+
+/**
+ * mlx5c_ib_alloc_pd() - allocate a protection domain
+ * @ibpd: PD allocated by ib_core
+ * @udata: no request; struct mlx5_ib_alloc_pd_resp out (user PDs)
+ *
+ * Return: 0 or a negative errno.
+ */
+int mlx5c_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct mlx5c_ib_dev *dev = to_mdev(ibpd->device);
+	struct mlx5c_ib_pd *pd = to_mpd(ibpd);
+	struct mlx5_ib_alloc_pd_resp resp = {};
+	int err;
+
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EOPNOTSUPP;
+	err = mlx5c_pd_alloc(dev->mdev, 0, &pd->pdn);
+	if (err)
+		return err;
+	if (udata) {
+		resp.pdn = pd->pdn;
+		err = mlx5c_ib_udata_out(udata, &resp, sizeof(resp));
+		if (err) {
+			mlx5c_pd_free(dev->mdev, 0, pd->pdn);
+			return err;
+		}
+	}
+	return 0;
+}
+
+/**
+ * mlx5c_ib_dealloc_pd() - free a protection domain
+ * @ibpd: PD
+ * @udata: unused
+ *
+ * Return: 0 or a negative errno.
+ */
+int mlx5c_ib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct mlx5c_ib_dev *dev = to_mdev(ibpd->device);
+	int err;
+
+	err = mlx5c_pd_free(dev->mdev, 0, to_mpd(ibpd)->pdn);
+	return mlx5c_ib_gone(dev, err) ? 0 : err;
+}

@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Ports: attributes from the firmware's subnet management agent (MAD_IFC
+ * with PortInfo/NodeInfo/NodeDescription SMPs), GIDs and P_Keys from the
+ * HCA vport queries. InfiniBand link layer only.
+ */
+#include <linux/slab.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_smi.h>
+
+#include "mlx5_ib.h"
+
+/* PortInfo byte offsets (IBA 14.2.5.6) inside the SMP data. */
+#define PI_GID_PREFIX		8
+#define PI_LID			16
+#define PI_SM_LID		18
+#define PI_CAP_MASK		20
+#define PI_WIDTH_ACTIVE		31
+#define PI_STATE		32
+#define PI_PHYS_STATE		33
+#define PI_LMC			34
+#define PI_SPEED_ACTIVE		35
+#define PI_MTU_SMSL		36
+#define PI_VL_CAP		37
+#define PI_MTU_CAP		41
+#define PI_PKEY_VIOL		46
+#define PI_QKEY_VIOL		48
+#define PI_SUBNET_TO		51
+#define PI_CAP_MASK2		60
+#define PI_EXT_SPEED		62
+
+/* NodeInfo byte offsets (IBA 14.2.5.3). */
+#define NI_SYS_IMAGE_GUID	4
+#define NI_NODE_GUID		12
+
+/**
+ * mlx5c_ib_mad_get() - run a Get() SMP through the firmware's agent
+ * @dev: device
+ * @port: port number
+ * @attr_id: SMP attribute (IB_SMP_ATTR_*)
+ * @attr_mod: attribute modifier
+ * @data: the 64 bytes of attribute data (out)
+ *
+ * Return: 0 or a negative errno.
+ */
+static int mlx5c_ib_mad_get(struct mlx5c_ib_dev *dev, u8 port, __be16 attr_id,
+			    u32 attr_mod, u8 *data)
+{
+	int outlen = MLX5_ST_SZ_BYTES(mad_ifc_out);
+	int inlen = MLX5_ST_SZ_BYTES(mad_ifc_in);
+	struct ib_smp *smp;
+	void *in, *out;
+	u16 status;
+	int err;
+
+	in = kzalloc(inlen, GFP_KERNEL);
+	out = kzalloc(outlen, GFP_KERNEL);
+	if (!in || !out) {
+		err = -ENOMEM;
+		goto out;
+	}
+	MLX5_SET(mad_ifc_in, in, opcode, MLX5_CMD_OP_MAD_IFC);
+	/* Ignore the M_Key and B_Key checks: this is the local agent. */
+	MLX5_SET(mad_ifc_in, in, op_mod, 3);
+	MLX5_SET(mad_ifc_in, in, port, port);
+	smp = MLX5_ADDR_OF(mad_ifc_in, in, mad);
+	smp->base_version = IB_MGMT_BASE_VERSION;
+	smp->mgmt_class = IB_MGMT_CLASS_SUBN_LID_ROUTED;
+	smp->class_version = 1;
+	smp->method = IB_MGMT_METHOD_GET;
+	smp->attr_id = attr_id;
+	smp->attr_mod = cpu_to_be32(attr_mod);
+
+	err = mlx5c_cmd_exec(dev->mdev, in, inlen, out, outlen);
+	if (err)
+		goto out;
+	smp = MLX5_ADDR_OF(mad_ifc_out, out, response_mad_packet);
+	status = be16_to_cpu(smp->status & ~IB_SMP_DIRECTION);
+	if (status) {
+		dev_dbg(&dev->adev->dev, "SMP 0x%x failed: MAD status 0x%x\n",
+			be16_to_cpu(attr_id), status);
+		err = -EINVAL;
+		goto out;
+	}
+	memcpy(data, smp->data, IB_SMP_DATA_SIZE);
+out:
+	kfree(out);
+	kfree(in);
+	return err;
+}
+
+/**
+ * mlx5c_ib_query_node() - node GUIDs and description
+ * @dev: device
+ * @node_guid: node GUID (out)
+ * @sys_image_guid: system image GUID (out)
+ * @node_desc: IB_DEVICE_NODE_DESC_MAX bytes (out)
+ *
+ * Return: 0 or a negative errno.
+ */
+int mlx5c_ib_query_node(struct mlx5c_ib_dev *dev, __be64 *node_guid,
+			__be64 *sys_image_guid, char *node_desc)
+{
+	u8 data[IB_SMP_DATA_SIZE];
+	int err;
+
+	err = mlx5c_ib_mad_get(dev, 1, IB_SMP_ATTR_NODE_INFO, 0, data);
+	if (err)
+		return err;
+	memcpy(sys_image_guid, data + NI_SYS_IMAGE_GUID, sizeof(*sys_image_guid));
+	memcpy(node_guid, data + NI_NODE_GUID, sizeof(*node_guid));
+
+	err = mlx5c_ib_mad_get(dev, 1, IB_SMP_ATTR_NODE_DESC, 0, data);
+	if (err)
+		return err;
+	BUILD_BUG_ON(IB_DEVICE_NODE_DESC_MAX > IB_SMP_DATA_SIZE);
+	memcpy(node_desc, data, IB_DEVICE_NODE_DESC_MAX);
+	node_desc[IB_DEVICE_NODE_DESC_MAX - 1] = '\0';
+	return 0;
+}
+
+/* Table sizes from the general capabilities (PRM encodings). */
+int mlx5c_ib_port_init(struct mlx5c_ib_dev *dev)
+{
+	unsigned int gid_sz = MLX5C_IB_CAP(dev, gid_table_size);
+	unsigned int pkey_sz = MLX5C_IB_CAP(dev, pkey_table_size);
+	int i;
+
+	if (gid_sz > 4 || pkey_sz > 5)
+		return -EINVAL;
+	for (i = 0; i < dev->num_ports; i++) {
+		dev->port[i].gid_tbl_len = 8 << gid_sz;
+		dev->port[i].pkey_tbl_len = 128 << pkey_sz;
+	}
+	return 0;
+}
+
+static u16 mlx5c_ib_ext_speed(u8 ext)
+{
+	switch (ext) {
+	case 1:
+		return IB_SPEED_FDR;
+	case 2:
+		return IB_SPEED_EDR;
+	case 4:
+		return IB_SPEED_HDR;
+	case 8:
+		return IB_SPEED_NDR;
+	default:
+		return 0;
+	}
+}
+
+/**
+ * mlx5c_ib_query_port() - port attributes from PortInfo
+ * @ibdev: device
+ * @port: port number
+ * @props: attributes (out; zeroed by the caller)
+ *
+ * Return: 0 or a negative errno.
+ */
+int mlx5c_ib_query_port(struct ib_device *ibdev, u32 port,
+			struct ib_port_attr *props)
+{
+	struct mlx5c_ib_dev *dev = to_mdev(ibdev);
+	u8 d[IB_SMP_DATA_SIZE];
+	u16 speed;
+	int err;
+
+	if (port < 1 || port > dev->num_ports)
+		return -EINVAL;
+	err = mlx5c_ib_mad_get(dev, port, IB_SMP_ATTR_PORT_INFO, port, d);
+	if (err)
+		return err;
+
+	props->lid = be16_to_cpup((__be16 *)(d + PI_LID));
+	props->sm_lid = be16_to_cpup((__be16 *)(d + PI_SM_LID));
+	props->port_cap_flags = be32_to_cpup((__be32 *)(d + PI_CAP_MASK));
+	props->port_cap_flags2 = be16_to_cpup((__be16 *)(d + PI_CAP_MASK2));
+	props->lmc = d[PI_LMC] & 7;
+	props->state = d[PI_STATE] & 0xf;
+	props->phys_state = d[PI_PHYS_STATE] >> 4;
+	props->active_width = d[PI_WIDTH_ACTIVE] & 0xf;
+	props->active_speed = d[PI_SPEED_ACTIVE] >> 4;
+	if (props->port_cap_flags & IB_PORT_EXTENDED_SPEEDS_SUP) {
+		speed = mlx5c_ib_ext_speed(d[PI_EXT_SPEED] >> 4);
+		if (speed)
+			props->active_speed = speed;
+	}
+	props->active_mtu = d[PI_MTU_SMSL] >> 4;
+	props->sm_sl = d[PI_MTU_SMSL] & 0xf;
+	props->max_mtu = d[PI_MTU_CAP] & 0xf;
+	props->init_type_reply = d[PI_MTU_CAP] >> 4;
+	props->max_vl_num = d[PI_VL_CAP] >> 4;
+	props->bad_pkey_cntr = be16_to_cpup((__be16 *)(d + PI_PKEY_VIOL));
+	props->qkey_viol_cntr = be16_to_cpup((__be16 *)(d + PI_QKEY_VIOL));
+	props->subnet_timeout = d[PI_SUBNET_TO] & 0x1f;
+	props->gid_tbl_len = dev->port[port - 1].gid_tbl_len;
+	props->pkey_tbl_len = dev->port[port - 1].pkey_tbl_len;
+	props->max_msg_sz = 1U << MLX5C_IB_CAP(dev, log_max_msg);
+
+	/* A port the SM has not brought up reports MTU 0: keep it valid. */
+	if (props->max_mtu < IB_MTU_256 || props->max_mtu > IB_MTU_4096)
+		props->max_mtu = IB_MTU_4096;
+	if (props->active_mtu < IB_MTU_256 || props->active_mtu > props->max_mtu)
+		props->active_mtu = props->max_mtu;
+	return 0;
+}
+
+/**
+ * mlx5c_ib_port_immutable() - what ib_core caches per port at registration
+ * @ibdev: device
+ * @port: port number
+ * @imm: immutable attributes (out)
+ *
+ * Return: 0 or a negative errno.
+ */
+int mlx5c_ib_port_immutable(struct ib_device *ibdev, u32 port,
+			    struct ib_port_immutable *imm)
+{
+	struct mlx5c_ib_dev *dev = to_mdev(ibdev);
+
+	if (port < 1 || port > dev->num_ports)
+		return -EINVAL;
+	imm->pkey_tbl_len = dev->port[port - 1].pkey_tbl_len;
+	imm->gid_tbl_len = dev->port[port - 1].gid_tbl_len;
+	imm->core_cap_flags = RDMA_CORE_PORT_IBA_IB;
+	imm->max_mad_size = IB_MGMT_MAD_SIZE;
+	return 0;
+}
+
+enum rdma_link_layer mlx5c_ib_link_layer(struct ib_device *ibdev, u32 port)
+{
+	return IB_LINK_LAYER_INFINIBAND;
+}
+
+/**
+ * mlx5c_ib_query_gid() - one entry of a port's GID table
+ * @ibdev: device
+ * @port: port number
+ * @index: GID index
+ * @gid: the GID (out; all zero for an empty entry)
+ *
+ * Return: 0 or a negative errno.
+ */
+int mlx5c_ib_query_gid(struct ib_device *ibdev, u32 port, int index,
+		       union ib_gid *gid)
+{
+	struct mlx5c_ib_dev *dev = to_mdev(ibdev);
+	int outlen = MLX5_ST_SZ_BYTES(query_hca_vport_gid_out) +
+		     MLX5_ST_SZ_BYTES(array128_auto);
+	u32 in[MLX5_ST_SZ_DW(query_hca_vport_gid_in)] = {};
+	void *out;
+	int err;
+
+	if (port < 1 || port > dev->num_ports || index < 0 ||
+	    index >= dev->port[port - 1].gid_tbl_len)
+		return -EINVAL;
+	out = kzalloc(outlen, GFP_KERNEL);
+	if (!out)
+		return -ENOMEM;
+	MLX5_SET(query_hca_vport_gid_in, in, opcode,
+		 MLX5_CMD_OP_QUERY_HCA_VPORT_GID);
+	MLX5_SET(query_hca_vport_gid_in, in, port_num, port);
+	MLX5_SET(query_hca_vport_gid_in, in, gid_index, index);
+	err = mlx5c_cmd_exec(dev->mdev, in, sizeof(in), out, outlen);
+	if (!err)
+		memcpy(gid->raw, MLX5_ADDR_OF(query_hca_vport_gid_out, out, gid),
+		       sizeof(gid->raw));
+	kfree(out);
+	return err;
+}
+
+/**
+ * mlx5c_ib_query_pkey() - one entry of a port's P_Key table
+ * @ibdev: device
+ * @port: port number
+ * @index: P_Key index
+ * @pkey: the P_Key (out)
+ *
+ * Return: 0 or a negative errno.
+ */
+int mlx5c_ib_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
+			u16 *pkey)
+{
+	struct mlx5c_ib_dev *dev = to_mdev(ibdev);
+	u32 out[(MLX5_ST_SZ_BYTES(query_hca_vport_pkey_out) +
+		 MLX5_ST_SZ_BYTES(pkey)) / 4] = {};
+	u32 in[MLX5_ST_SZ_DW(query_hca_vport_pkey_in)] = {};
+	int err;
+
+	if (port < 1 || port > dev->num_ports ||
+	    index >= dev->port[port - 1].pkey_tbl_len)
+		return -EINVAL;
+	MLX5_SET(query_hca_vport_pkey_in, in, opcode,
+		 MLX5_CMD_OP_QUERY_HCA_VPORT_PKEY);
+	MLX5_SET(query_hca_vport_pkey_in, in, port_num, port);
+	MLX5_SET(query_hca_vport_pkey_in, in, pkey_index, index);
+	err = mlx5c_cmd_exec(dev->mdev, in, sizeof(in), out, sizeof(out));
+	if (!err)
+		*pkey = MLX5_GET(pkey, MLX5_ADDR_OF(query_hca_vport_pkey_out,
+						    out, pkey), pkey);
+	return err;
+}

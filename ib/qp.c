@@ -1,0 +1,793 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Queue pairs (RC, UC, UD) created by user space. The provider lays out
+ * the RQ and then the SQ in one page-aligned buffer and keeps the two
+ * doorbell counters in a user doorbell record; the kernel pins both, tells
+ * the firmware where they are (CREATE_QP) and drives the state machine with
+ * one firmware command per transition.
+ */
+#include <linux/log2.h>
+#include <linux/slab.h>
+
+#include "mlx5_ib.h"
+
+#define MLX5C_IB_QP_FLAGS	(MLX5_QP_FLAG_SIGNATURE | \
+				 MLX5_QP_FLAG_SCATTER_CQE | \
+				 MLX5_QP_FLAG_ALLOW_SCATTER_CQE)
+
+#define MLX5C_IB_QP_ATTRS	(IB_QP_STATE | IB_QP_CUR_STATE | \
+				 IB_QP_ACCESS_FLAGS | IB_QP_PKEY_INDEX | \
+				 IB_QP_PORT | IB_QP_QKEY | IB_QP_AV | \
+				 IB_QP_PATH_MTU | IB_QP_TIMEOUT | \
+				 IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | \
+				 IB_QP_RQ_PSN | IB_QP_MAX_QP_RD_ATOMIC | \
+				 IB_QP_MIN_RNR_TIMER | IB_QP_SQ_PSN | \
+				 IB_QP_MAX_DEST_RD_ATOMIC | \
+				 IB_QP_PATH_MIG_STATE | IB_QP_DEST_QPN)
+
+#define MLX5C_IB_QP_ACCESS	(IB_ACCESS_LOCAL_WRITE | \
+				 IB_ACCESS_REMOTE_WRITE | \
+				 IB_ACCESS_REMOTE_READ | \
+				 IB_ACCESS_REMOTE_ATOMIC)
+
+static int mlx5c_ib_qp_st(enum ib_qp_type type)
+{
+	switch (type) {
+	case IB_QPT_RC:
+		return MLX5_QPC_ST_RC;
+	case IB_QPT_UC:
+		return MLX5_QPC_ST_UC;
+	case IB_QPT_UD:
+		return MLX5_QPC_ST_UD;
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+static int mlx5c_ib_qp_check_caps(struct mlx5c_ib_dev *dev,
+				  struct ib_qp_init_attr *init)
+{
+	struct ib_qp_cap *cap = &init->cap;
+	u32 max_wr = 1U << MLX5C_IB_CAP(dev, log_max_qp_sz);
+	u32 max_sq_sg = (dev->max_sq_desc - MLX5C_IB_CTRL_SEG -
+			 MLX5C_IB_RADDR_SEG) / MLX5C_IB_DATA_SEG;
+
+	if (cap->max_send_wr > max_wr || cap->max_recv_wr > max_wr)
+		return -EINVAL;
+	if (cap->max_send_sge > max_sq_sg ||
+	    cap->max_recv_sge > dev->max_rq_desc / MLX5C_IB_DATA_SEG)
+		return -EINVAL;
+	if (cap->max_inline_data > dev->max_sq_desc)
+		return -EINVAL;
+	return 0;
+}
+
+/* The provider's buffer geometry, checked against the device limits. */
+static int mlx5c_ib_qp_check_geometry(struct mlx5c_ib_dev *dev,
+				      struct ib_qp_init_attr *init,
+				      struct mlx5_ib_create_qp *ucmd)
+{
+	u32 max_wr = 1U << MLX5C_IB_CAP(dev, log_max_qp_sz);
+	u32 rq_cnt = ucmd->rq_wqe_count, sq_cnt = ucmd->sq_wqe_count;
+
+	if (init->srq) {
+		if (rq_cnt)
+			return -EINVAL;
+	} else if (rq_cnt) {
+		if (!is_power_of_2(rq_cnt) || rq_cnt > max_wr ||
+		    rq_cnt < init->cap.max_recv_wr)
+			return -EINVAL;
+		if (ucmd->rq_wqe_shift < ilog2(MLX5C_IB_DATA_SEG) ||
+		    ucmd->rq_wqe_shift > ilog2(dev->max_rq_desc) ||
+		    (1U << ucmd->rq_wqe_shift) <
+		    MLX5C_IB_DATA_SEG * init->cap.max_recv_sge)
+			return -EINVAL;
+	} else if (init->cap.max_recv_wr) {
+		return -EINVAL;
+	}
+	if (sq_cnt) {
+		if (!is_power_of_2(sq_cnt) || sq_cnt > max_wr ||
+		    sq_cnt < init->cap.max_send_wr)
+			return -EINVAL;
+	} else if (init->cap.max_send_wr) {
+		return -EINVAL;
+	}
+	if (!rq_cnt && !sq_cnt)
+		return -EINVAL;
+	if (!PAGE_ALIGNED(ucmd->buf_addr))
+		return -EINVAL;
+	return 0;
+}
+
+static int mlx5c_ib_qp_create_cmd(struct mlx5c_ib_dev *dev,
+				  struct mlx5c_ib_qp *qp,
+				  struct ib_qp_init_attr *init,
+				  struct mlx5_ib_create_qp *ucmd, int st)
+{
+	size_t npas = ib_umem_num_dma_blocks(qp->umem, PAGE_SIZE);
+	u32 out[MLX5_ST_SZ_DW(create_qp_out)] = {};
+	void *in, *qpc;
+	int inlen, err;
+
+	inlen = MLX5_ST_SZ_BYTES(create_qp_in) + npas * sizeof(__be64);
+	in = kvzalloc(inlen, GFP_KERNEL);
+	if (!in)
+		return -ENOMEM;
+	MLX5_SET(create_qp_in, in, opcode, MLX5_CMD_OP_CREATE_QP);
+	qpc = MLX5_ADDR_OF(create_qp_in, in, qpc);
+	MLX5_SET(qpc, qpc, st, st);
+	MLX5_SET(qpc, qpc, pm_state, MLX5_QPC_PM_STATE_MIGRATED);
+	MLX5_SET(qpc, qpc, pd, to_mpd(qp->ibqp.pd)->pdn);
+	MLX5_SET(qpc, qpc, wq_signature,
+		 !!(ucmd->flags & MLX5_QP_FLAG_SIGNATURE));
+	MLX5_SET(qpc, qpc, log_msg_max, MLX5C_IB_CAP(dev, log_max_msg));
+	MLX5_SET(qpc, qpc, uar_page, mlx5c_ib_bfreg_uar(qp->ctx, qp->bfreg));
+	MLX5_SET(qpc, qpc, user_index, qp->uidx);
+	MLX5_SET(qpc, qpc, log_page_size, PAGE_SHIFT - MLX5_ADAPTER_PAGE_SHIFT);
+	MLX5_SET(qpc, qpc, page_offset, 0);
+
+	if (init->srq) {
+		MLX5_SET(qpc, qpc, rq_type, MLX5C_QP_RQ_SRQ);
+		MLX5_SET(qpc, qpc, srqn_rmpn_xrqn, to_msrq(init->srq)->srqn);
+	} else if (qp->rq_wqe_cnt) {
+		MLX5_SET(qpc, qpc, rq_type, MLX5C_QP_RQ_REGULAR);
+		MLX5_SET(qpc, qpc, log_rq_size, ilog2(qp->rq_wqe_cnt));
+		MLX5_SET(qpc, qpc, log_rq_stride,
+			 qp->rq_wqe_shift - ilog2(MLX5C_IB_DATA_SEG));
+	} else {
+		MLX5_SET(qpc, qpc, rq_type, MLX5C_QP_RQ_ZERO_LEN);
+	}
+	if (qp->sq_wqe_cnt)
+		MLX5_SET(qpc, qpc, log_sq_size, ilog2(qp->sq_wqe_cnt));
+	else
+		MLX5_SET(qpc, qpc, no_sq, 1);
+	MLX5_SET(qpc, qpc, cqn_snd, to_mcq(init->send_cq)->mcq.cqn);
+	MLX5_SET(qpc, qpc, cqn_rcv, to_mcq(init->recv_cq)->mcq.cqn);
+	MLX5_SET64(qpc, qpc, dbr_addr, qp->db.dma);
+	mlx5c_ib_fill_pas(qp->umem, PAGE_SIZE,
+			  MLX5_ADDR_OF(create_qp_in, in, pas), 0);
+
+	err = mlx5c_cmd_exec(dev->mdev, in, inlen, out, sizeof(out));
+	if (!err)
+		qp->ibqp.qp_num = MLX5_GET(create_qp_out, out, qpn);
+	kvfree(in);
+	return err;
+}
+
+static int mlx5c_ib_qp_destroy_cmd(struct mlx5c_ib_dev *dev, u32 qpn)
+{
+	u32 out[MLX5_ST_SZ_DW(destroy_qp_out)] = {};
+	u32 in[MLX5_ST_SZ_DW(destroy_qp_in)] = {};
+
+	MLX5_SET(destroy_qp_in, in, opcode, MLX5_CMD_OP_DESTROY_QP);
+	MLX5_SET(destroy_qp_in, in, qpn, qpn);
+	return mlx5c_cmd_exec(dev->mdev, in, sizeof(in), out, sizeof(out));
+}
+
+/**
+ * mlx5c_ib_create_qp() - create a user RC, UC or UD QP
+ * @ibqp: QP allocated by ib_core (pd, type and CQs set)
+ * @init: creation attributes
+ * @udata: struct mlx5_ib_create_qp in, struct mlx5_ib_create_qp_resp out
+ *
+ * Return: 0 or a negative errno.
+ */
+int mlx5c_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		       struct ib_udata *udata)
+{
+	struct mlx5c_ib_dev *dev = to_mdev(ibqp->device);
+	struct mlx5c_ib_qp *qp = to_mqp(ibqp);
+	struct mlx5_ib_create_qp_resp resp = {};
+	struct mlx5_ib_create_qp ucmd;
+	struct mlx5c_ib_ucontext *ctx;
+	size_t size;
+	int st, err;
+
+	ctx = rdma_udata_to_drv_context(udata, struct mlx5c_ib_ucontext, ibuc);
+	if (!udata || !ctx)
+		return -EOPNOTSUPP;
+	st = mlx5c_ib_qp_st(init->qp_type);
+	if (st < 0)
+		return st;
+	if (init->create_flags || init->rwq_ind_tbl)
+		return -EOPNOTSUPP;
+	if (!init->send_cq || !init->recv_cq)
+		return -EINVAL;
+	err = mlx5c_ib_qp_check_caps(dev, init);
+	if (err)
+		return err;
+
+	err = mlx5c_ib_udata_in(udata, &ucmd,
+				offsetofend(typeof(ucmd), bfreg_index),
+				sizeof(ucmd));
+	if (err)
+		return err;
+	if (ucmd.flags & ~MLX5C_IB_QP_FLAGS || ucmd.ece_options)
+		return -EOPNOTSUPP;
+	if (ucmd.bfreg_index || ucmd.sq_buf_addr || ucmd.reserved ||
+	    ucmd.dci_streams.log_num_concurent ||
+	    ucmd.dci_streams.log_num_errored)
+		return -EINVAL;
+	if (ctx->cqe_version) {
+		if (ucmd.uidx > MLX5C_IB_DEFAULT_UIDX)
+			return -EINVAL;
+		qp->uidx = ucmd.uidx;
+	} else {
+		qp->uidx = MLX5C_IB_DEFAULT_UIDX;
+	}
+	err = mlx5c_ib_qp_check_geometry(dev, init, &ucmd);
+	if (err)
+		return err;
+
+	qp->ctx = ctx;
+	qp->rq_wqe_cnt = ucmd.rq_wqe_count;
+	qp->rq_wqe_shift = ucmd.rq_wqe_shift;
+	qp->sq_wqe_cnt = ucmd.sq_wqe_count;
+	qp->max_inline = init->cap.max_inline_data;
+	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->cap = init->cap;
+	qp->state = IB_QPS_RESET;
+	mutex_init(&qp->mutex);
+	refcount_set(&qp->refcount, 1);
+	init_completion(&qp->free);
+
+	size = ((size_t)qp->rq_wqe_cnt << qp->rq_wqe_shift) +
+	       (size_t)qp->sq_wqe_cnt * MLX5C_IB_WQE_BB;
+	qp->umem = mlx5c_umem_get(ibqp->device, ucmd.buf_addr, size, 0);
+	if (IS_ERR(qp->umem)) {
+		err = PTR_ERR(qp->umem);
+		goto err_mutex;
+	}
+	err = mlx5c_ib_db_map(ctx, ucmd.db_addr, &qp->db);
+	if (err)
+		goto err_umem;
+	qp->bfreg = mlx5c_ib_bfreg_alloc(ctx);
+
+	err = mlx5c_ib_qp_create_cmd(dev, qp, init, &ucmd, st);
+	if (err)
+		goto err_bfreg;
+	err = xa_insert_irq(&dev->qps, ibqp->qp_num, qp, GFP_KERNEL);
+	if (err)
+		goto err_destroy;
+
+	resp.bfreg_index = mlx5c_ib_bfreg_prov_index(qp->bfreg);
+	err = mlx5c_ib_udata_out(udata, &resp, sizeof(resp));
+	if (err)
+		goto err_xa;
+	return 0;
+
+err_xa:
+	xa_erase_irq(&dev->qps, ibqp->qp_num);
+err_destroy:
+	mlx5c_ib_qp_destroy_cmd(dev, ibqp->qp_num);
+err_bfreg:
+	mlx5c_ib_bfreg_free(ctx, qp->bfreg);
+	mlx5c_ib_db_unmap(ctx, &qp->db);
+err_umem:
+	ib_umem_release(qp->umem);
+err_mutex:
+	mutex_destroy(&qp->mutex);
+	return err;
+}
+
+/* Optional parameters each transition accepts (PRM opt_param_mask). */
+static u32 mlx5c_ib_qp_optpar(enum ib_qp_state cur, enum ib_qp_state new,
+			      enum ib_qp_type type)
+{
+	u32 rc_access = MLX5C_QP_OPT_RRE | MLX5C_QP_OPT_RAE | MLX5C_QP_OPT_RWE;
+
+	if (cur == IB_QPS_INIT && new == IB_QPS_INIT) {
+		if (type == IB_QPT_UD)
+			return MLX5C_QP_OPT_PKEY_INDEX | MLX5C_QP_OPT_Q_KEY |
+			       MLX5C_QP_OPT_PRI_PORT;
+		return rc_access | MLX5C_QP_OPT_PKEY_INDEX |
+		       MLX5C_QP_OPT_PRI_PORT;
+	}
+	if (cur == IB_QPS_INIT && new == IB_QPS_RTR) {
+		if (type == IB_QPT_UD)
+			return MLX5C_QP_OPT_PKEY_INDEX | MLX5C_QP_OPT_Q_KEY;
+		if (type == IB_QPT_UC)
+			return MLX5C_QP_OPT_RWE | MLX5C_QP_OPT_PKEY_INDEX;
+		return rc_access | MLX5C_QP_OPT_PKEY_INDEX;
+	}
+	if ((cur == IB_QPS_RTR || cur == IB_QPS_RTS) && new == IB_QPS_RTS) {
+		if (type == IB_QPT_UD)
+			return MLX5C_QP_OPT_Q_KEY;
+		if (type == IB_QPT_UC)
+			return MLX5C_QP_OPT_RWE | MLX5C_QP_OPT_PM_STATE;
+		return rc_access | MLX5C_QP_OPT_RNR_TIMEOUT |
+		       MLX5C_QP_OPT_PM_STATE;
+	}
+	if (cur == IB_QPS_SQE && new == IB_QPS_RTS) {
+		if (type == IB_QPT_UD)
+			return MLX5C_QP_OPT_Q_KEY;
+		if (type == IB_QPT_UC)
+			return MLX5C_QP_OPT_RWE;
+		return MLX5C_QP_OPT_RNR_TIMEOUT;
+	}
+	return 0;
+}
+
+static int mlx5c_ib_qp_opcode(enum ib_qp_state cur, enum ib_qp_state new)
+{
+	if (new == IB_QPS_RESET)
+		return MLX5_CMD_OP_2RST_QP;
+	if (new == IB_QPS_ERR)
+		return MLX5_CMD_OP_2ERR_QP;
+	if (cur == IB_QPS_RESET && new == IB_QPS_INIT)
+		return MLX5_CMD_OP_RST2INIT_QP;
+	if (cur == IB_QPS_INIT && new == IB_QPS_INIT)
+		return MLX5_CMD_OP_INIT2INIT_QP;
+	if (cur == IB_QPS_INIT && new == IB_QPS_RTR)
+		return MLX5_CMD_OP_INIT2RTR_QP;
+	if (cur == IB_QPS_RTR && new == IB_QPS_RTS)
+		return MLX5_CMD_OP_RTR2RTS_QP;
+	if (cur == IB_QPS_RTS && new == IB_QPS_RTS)
+		return MLX5_CMD_OP_RTS2RTS_QP;
+	if (cur == IB_QPS_SQE && new == IB_QPS_RTS)
+		return MLX5_CMD_OP_SQERR2RTS_QP;
+	/* SQD needs the drain/resume commands, which we do not drive. */
+	return -EOPNOTSUPP;
+}
+
+/* Attribute values the core does not check. */
+static int mlx5c_ib_qp_check_attr(struct mlx5c_ib_dev *dev,
+				  struct mlx5c_ib_qp *qp,
+				  struct ib_qp_attr *attr, int mask)
+{
+	u32 port = mask & IB_QP_PORT ? attr->port_num : qp->port;
+	const struct ib_global_route *grh;
+
+	if (mask & IB_QP_PORT && (port < 1 || port > dev->num_ports))
+		return -EINVAL;
+	if (mask & IB_QP_PKEY_INDEX &&
+	    attr->pkey_index >= dev->port[max(port, 1U) - 1].pkey_tbl_len)
+		return -EINVAL;
+	if (mask & IB_QP_ACCESS_FLAGS) {
+		if (attr->qp_access_flags & ~MLX5C_IB_QP_ACCESS)
+			return -EINVAL;
+		if (attr->qp_access_flags & IB_ACCESS_REMOTE_ATOMIC &&
+		    !MLX5C_IB_CAP(dev, atomic))
+			return -EOPNOTSUPP;
+	}
+	if (mask & IB_QP_PATH_MTU &&
+	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))
+		return -EINVAL;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC &&
+	    attr->max_rd_atomic > 1U << MLX5C_IB_CAP(dev, log_max_ra_req_qp))
+		return -EINVAL;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC &&
+	    attr->max_dest_rd_atomic > 1U << MLX5C_IB_CAP(dev, log_max_ra_res_qp))
+		return -EINVAL;
+	if (mask & IB_QP_TIMEOUT && attr->timeout > 31)
+		return -EINVAL;
+	if (mask & IB_QP_RETRY_CNT && attr->retry_cnt > 7)
+		return -EINVAL;
+	if (mask & IB_QP_RNR_RETRY && attr->rnr_retry > 7)
+		return -EINVAL;
+	if (mask & IB_QP_MIN_RNR_TIMER && attr->min_rnr_timer > 31)
+		return -EINVAL;
+	if (mask & IB_QP_RQ_PSN && attr->rq_psn > 0xffffff)
+		return -EINVAL;
+	if (mask & IB_QP_SQ_PSN && attr->sq_psn > 0xffffff)
+		return -EINVAL;
+	if (mask & IB_QP_DEST_QPN && attr->dest_qp_num > 0xffffff)
+		return -EINVAL;
+	if (mask & IB_QP_PATH_MIG_STATE &&
+	    attr->path_mig_state != IB_MIG_MIGRATED)
+		return -EOPNOTSUPP;
+	if (mask & IB_QP_AV) {
+		struct rdma_ah_attr *ah = &attr->ah_attr;
+		u32 ah_port = rdma_ah_get_port_num(ah);
+
+		if (ah->type != RDMA_AH_ATTR_TYPE_IB)
+			return -EINVAL;
+		if (ah_port < 1 || ah_port > dev->num_ports)
+			return -EINVAL;
+		if (rdma_ah_get_ah_flags(ah) & IB_AH_GRH) {
+			grh = rdma_ah_read_grh(ah);
+			if (grh->sgid_index >=
+			    dev->port[ah_port - 1].gid_tbl_len)
+				return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static void mlx5c_ib_set_path(void *ads, const struct rdma_ah_attr *ah)
+{
+	const struct ib_global_route *grh;
+
+	MLX5_SET(ads, ads, rlid, rdma_ah_get_dlid(ah));
+	MLX5_SET(ads, ads, mlid, rdma_ah_get_path_bits(ah) & 0x7f);
+	MLX5_SET(ads, ads, sl, rdma_ah_get_sl(ah) & 0xf);
+	MLX5_SET(ads, ads, vhca_port_num, rdma_ah_get_port_num(ah));
+	if (rdma_ah_get_ah_flags(ah) & IB_AH_GRH) {
+		grh = rdma_ah_read_grh(ah);
+		MLX5_SET(ads, ads, grh, 1);
+		MLX5_SET(ads, ads, src_addr_index, grh->sgid_index);
+		MLX5_SET(ads, ads, hop_limit, grh->hop_limit);
+		MLX5_SET(ads, ads, tclass, grh->traffic_class);
+		MLX5_SET(ads, ads, flow_label, grh->flow_label);
+		memcpy(MLX5_ADDR_OF(ads, ads, rgid_rip), grh->dgid.raw,
+		       sizeof(grh->dgid.raw));
+	}
+}
+
+/* The QP context fields of a modify command, and its optional-params mask. */
+static u32 mlx5c_ib_qp_fill(struct mlx5c_ib_qp *qp, struct ib_qp_attr *attr,
+			    int mask, void *qpc)
+{
+	void *path = MLX5_ADDR_OF(qpc, qpc, primary_address_path);
+	u32 opt = 0;
+
+	if (mask & IB_QP_ACCESS_FLAGS) {
+		MLX5_SET(qpc, qpc, rre,
+			 !!(attr->qp_access_flags & IB_ACCESS_REMOTE_READ));
+		MLX5_SET(qpc, qpc, rwe,
+			 !!(attr->qp_access_flags & IB_ACCESS_REMOTE_WRITE));
+		MLX5_SET(qpc, qpc, rae,
+			 !!(attr->qp_access_flags & IB_ACCESS_REMOTE_ATOMIC));
+		opt |= MLX5C_QP_OPT_RRE | MLX5C_QP_OPT_RWE | MLX5C_QP_OPT_RAE;
+	}
+	if (mask & IB_QP_PKEY_INDEX) {
+		MLX5_SET(ads, path, pkey_index, attr->pkey_index);
+		opt |= MLX5C_QP_OPT_PKEY_INDEX;
+	}
+	if (mask & IB_QP_AV) {
+		mlx5c_ib_set_path(path, &attr->ah_attr);
+		opt |= MLX5C_QP_OPT_PRIMARY_PATH;
+	}
+	/* After the AV: the port of the QP wins over the AV's. */
+	if (mask & IB_QP_PORT) {
+		MLX5_SET(ads, path, vhca_port_num, attr->port_num);
+		opt |= MLX5C_QP_OPT_PRI_PORT;
+	} else if (qp->port) {
+		MLX5_SET(ads, path, vhca_port_num, qp->port);
+	}
+	if (mask & IB_QP_QKEY) {
+		MLX5_SET(qpc, qpc, q_key, attr->qkey);
+		opt |= MLX5C_QP_OPT_Q_KEY;
+	}
+	if (mask & IB_QP_PATH_MTU)
+		MLX5_SET(qpc, qpc, mtu, attr->path_mtu);
+	if (mask & IB_QP_TIMEOUT) {
+		MLX5_SET(ads, path, ack_timeout, attr->timeout);
+		opt |= MLX5C_QP_OPT_ACK_TIMEOUT;
+	}
+	if (mask & IB_QP_RETRY_CNT) {
+		MLX5_SET(qpc, qpc, retry_count, attr->retry_cnt);
+		opt |= MLX5C_QP_OPT_RETRY_COUNT;
+	}
+	if (mask & IB_QP_RNR_RETRY) {
+		MLX5_SET(qpc, qpc, rnr_retry, attr->rnr_retry);
+		opt |= MLX5C_QP_OPT_RNR_RETRY;
+	}
+	if (mask & IB_QP_RQ_PSN)
+		MLX5_SET(qpc, qpc, next_rcv_psn, attr->rq_psn);
+	if (mask & IB_QP_SQ_PSN)
+		MLX5_SET(qpc, qpc, next_send_psn, attr->sq_psn);
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC) {
+		MLX5_SET(qpc, qpc, log_sra_max,
+			 order_base_2(max_t(u8, attr->max_rd_atomic, 1)));
+		opt |= MLX5C_QP_OPT_SRA_MAX;
+	}
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC) {
+		MLX5_SET(qpc, qpc, log_rra_max,
+			 order_base_2(max_t(u8, attr->max_dest_rd_atomic, 1)));
+		opt |= MLX5C_QP_OPT_RRA_MAX;
+	}
+	if (mask & IB_QP_MIN_RNR_TIMER) {
+		MLX5_SET(qpc, qpc, min_rnr_nak, attr->min_rnr_timer);
+		opt |= MLX5C_QP_OPT_RNR_TIMEOUT;
+	}
+	if (mask & IB_QP_PATH_MIG_STATE) {
+		MLX5_SET(qpc, qpc, pm_state, MLX5_QPC_PM_STATE_MIGRATED);
+		opt |= MLX5C_QP_OPT_PM_STATE;
+	}
+	if (mask & IB_QP_DEST_QPN)
+		MLX5_SET(qpc, qpc, remote_qpn, attr->dest_qp_num);
+	return opt;
+}
+
+static int mlx5c_ib_qp_transition(struct mlx5c_ib_dev *dev,
+				  struct mlx5c_ib_qp *qp, enum ib_qp_state cur,
+				  enum ib_qp_state new, struct ib_qp_attr *attr,
+				  int mask)
+{
+	u32 out[MLX5_ST_SZ_DW(rst2init_qp_out)] = {};
+	int inlen = MLX5_ST_SZ_BYTES(rst2init_qp_in);
+	int op = mlx5c_ib_qp_opcode(cur, new);
+	void *in, *qpc;
+	u32 opt;
+	int err;
+
+	if (op < 0)
+		return op;
+	in = kzalloc(inlen, GFP_KERNEL);
+	if (!in)
+		return -ENOMEM;
+	/* All transitions share the rst2init_qp_in layout up to the QPC. */
+	MLX5_SET(rst2init_qp_in, in, opcode, op);
+	MLX5_SET(rst2init_qp_in, in, qpn, qp->ibqp.qp_num);
+	if (op == MLX5_CMD_OP_2RST_QP || op == MLX5_CMD_OP_2ERR_QP) {
+		inlen = MLX5_ST_SZ_BYTES(qp_2rst_in);
+	} else {
+		qpc = MLX5_ADDR_OF(rst2init_qp_in, in, qpc);
+		opt = mlx5c_ib_qp_fill(qp, attr, mask, qpc);
+		MLX5_SET(rst2init_qp_in, in, opt_param_mask,
+			 opt & mlx5c_ib_qp_optpar(cur, new, qp->ibqp.qp_type));
+	}
+	err = mlx5c_cmd_exec(dev->mdev, in, inlen, out, sizeof(out));
+	kfree(in);
+	return err;
+}
+
+/* Remember what was applied, for query_qp. */
+static void mlx5c_ib_qp_save(struct mlx5c_ib_qp *qp, struct ib_qp_attr *attr,
+			     int mask)
+{
+	struct ib_qp_attr *s = &qp->attr;
+
+	if (mask & IB_QP_ACCESS_FLAGS)
+		s->qp_access_flags = attr->qp_access_flags;
+	if (mask & IB_QP_PKEY_INDEX)
+		s->pkey_index = attr->pkey_index;
+	if (mask & IB_QP_PORT)
+		qp->port = attr->port_num;
+	if (mask & IB_QP_QKEY)
+		s->qkey = attr->qkey;
+	if (mask & IB_QP_AV)
+		s->ah_attr = attr->ah_attr;
+	if (mask & IB_QP_PATH_MTU)
+		s->path_mtu = attr->path_mtu;
+	if (mask & IB_QP_TIMEOUT)
+		s->timeout = attr->timeout;
+	if (mask & IB_QP_RETRY_CNT)
+		s->retry_cnt = attr->retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		s->rnr_retry = attr->rnr_retry;
+	if (mask & IB_QP_RQ_PSN)
+		s->rq_psn = attr->rq_psn;
+	if (mask & IB_QP_SQ_PSN)
+		s->sq_psn = attr->sq_psn;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		s->max_rd_atomic = attr->max_rd_atomic;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		s->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		s->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_DEST_QPN)
+		s->dest_qp_num = attr->dest_qp_num;
+}
+
+/**
+ * mlx5c_ib_modify_qp() - move a QP through its state machine
+ * @ibqp: QP
+ * @attr: attributes
+ * @mask: IB_QP_* attributes to apply
+ * @udata: optional struct mlx5_ib_modify_qp (ECE), which must be empty
+ *
+ * Return: 0 or a negative errno.
+ */
+int mlx5c_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		       struct ib_udata *udata)
+{
+	struct mlx5c_ib_dev *dev = to_mdev(ibqp->device);
+	struct mlx5c_ib_qp *qp = to_mqp(ibqp);
+	enum ib_qp_state cur, new;
+	int err;
+
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EOPNOTSUPP;
+	if (mask & ~MLX5C_IB_QP_ATTRS)
+		return -EOPNOTSUPP;
+
+	mutex_lock(&qp->mutex);
+	cur = mask & IB_QP_CUR_STATE ? attr->cur_qp_state : qp->state;
+	new = mask & IB_QP_STATE ? attr->qp_state : cur;
+	if (cur > IB_QPS_ERR || new > IB_QPS_ERR ||
+	    !ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask)) {
+		err = -EINVAL;
+		goto out;
+	}
+	err = mlx5c_ib_qp_check_attr(dev, qp, attr, mask);
+	if (err)
+		goto out;
+	/* Nothing to tell the device about these. */
+	if ((cur == IB_QPS_RESET && new == IB_QPS_RESET) ||
+	    (cur == IB_QPS_ERR && new == IB_QPS_ERR))
+		goto done;
+	err = mlx5c_ib_qp_transition(dev, qp, cur, new, attr, mask);
+	if (err)
+		goto out;
+done:
+	mlx5c_ib_qp_save(qp, attr, mask);
+	qp->state = new;
+out:
+	mutex_unlock(&qp->mutex);
+	return err;
+}
+
+static enum ib_qp_state mlx5c_ib_qp_state_from_hw(u32 st, enum ib_qp_state dflt)
+{
+	switch (st) {
+	case MLX5_QPC_STATE_RST:
+		return IB_QPS_RESET;
+	case MLX5_QPC_STATE_INIT:
+		return IB_QPS_INIT;
+	case MLX5_QPC_STATE_RTR:
+		return IB_QPS_RTR;
+	case MLX5_QPC_STATE_RTS:
+		return IB_QPS_RTS;
+	case MLX5_QPC_STATE_SQER:
+		return IB_QPS_SQE;
+	case MLX5_QPC_STATE_SQD:
+		return IB_QPS_SQD;
+	case MLX5_QPC_STATE_ERR:
+		return IB_QPS_ERR;
+	default:
+		return dflt;
+	}
+}
+
+static int mlx5c_ib_qp_hw_state(struct mlx5c_ib_dev *dev, struct mlx5c_ib_qp *qp,
+				enum ib_qp_state *state)
+{
+	int outlen = MLX5_ST_SZ_BYTES(query_qp_out);
+	u32 in[MLX5_ST_SZ_DW(query_qp_in)] = {};
+	void *out;
+	int err;
+
+	out = kzalloc(outlen, GFP_KERNEL);
+	if (!out)
+		return -ENOMEM;
+	MLX5_SET(query_qp_in, in, opcode, MLX5_CMD_OP_QUERY_QP);
+	MLX5_SET(query_qp_in, in, qpn, qp->ibqp.qp_num);
+	err = mlx5c_cmd_exec(dev->mdev, in, sizeof(in), out, outlen);
+	if (!err)
+		*state = mlx5c_ib_qp_state_from_hw(MLX5_GET(query_qp_out, out,
+							    qpc.state),
+						   qp->state);
+	kfree(out);
+	return err;
+}
+
+/**
+ * mlx5c_ib_query_qp() - current attributes of a QP
+ * @ibqp: QP
+ * @attr: attributes (out)
+ * @mask: requested attributes (all are returned)
+ * @init: creation attributes (out)
+ *
+ * The state comes from the device (it moves a QP to an error state on its
+ * own); the other attributes are the ones the driver applied.
+ *
+ * Return: 0 or a negative errno.
+ */
+int mlx5c_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		      struct ib_qp_init_attr *init)
+{
+	struct mlx5c_ib_dev *dev = to_mdev(ibqp->device);
+	struct mlx5c_ib_qp *qp = to_mqp(ibqp);
+	enum ib_qp_state state;
+	int err;
+
+	memset(attr, 0, sizeof(*attr));
+	memset(init, 0, sizeof(*init));
+	mutex_lock(&qp->mutex);
+	state = qp->state;
+	if (state != IB_QPS_RESET) {
+		err = mlx5c_ib_qp_hw_state(dev, qp, &state);
+		if (err)
+			goto out;
+	}
+	*attr = qp->attr;
+	attr->qp_state = state;
+	attr->cur_qp_state = state;
+	attr->path_mig_state = IB_MIG_MIGRATED;
+	attr->port_num = qp->port;
+	attr->cap = qp->cap;
+	attr->cap.max_inline_data = qp->max_inline;
+
+	init->qp_type = ibqp->qp_type;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->srq = ibqp->srq;
+	init->cap = attr->cap;
+	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+	err = 0;
+out:
+	mutex_unlock(&qp->mutex);
+	return err;
+}
+
+/**
+ * mlx5c_ib_destroy_qp() - destroy a QP
+ * @ibqp: QP
+ * @udata: unused
+ *
+ * Return: 0 or a negative errno (the QP then stays).
+ */
+int mlx5c_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct mlx5c_ib_dev *dev = to_mdev(ibqp->device);
+	struct mlx5c_ib_qp *qp = to_mqp(ibqp);
+	int err;
+
+	err = mlx5c_ib_qp_destroy_cmd(dev, ibqp->qp_num);
+	if (err && !mlx5c_ib_gone(dev, err))
+		return err;
+	xa_erase_irq(&dev->qps, ibqp->qp_num);
+	if (!refcount_dec_and_test(&qp->refcount))
+		wait_for_completion(&qp->free);
+	mlx5c_ib_bfreg_free(qp->ctx, qp->bfreg);
+	mlx5c_ib_db_unmap(qp->ctx, &qp->db);
+	ib_umem_release(qp->umem);
+	mutex_destroy(&qp->mutex);
+	return 0;
+}
+
+static int mlx5c_ib_qp_event_type(int type)
+{
+	switch (type) {
+	case MLX5_EVENT_TYPE_PATH_MIG:
+		return IB_EVENT_PATH_MIG;
+	case MLX5_EVENT_TYPE_COMM_EST:
+		return IB_EVENT_COMM_EST;
+	case MLX5_EVENT_TYPE_SQ_DRAINED:
+		return IB_EVENT_SQ_DRAINED;
+	case MLX5_EVENT_TYPE_SRQ_LAST_WQE:
+		return IB_EVENT_QP_LAST_WQE_REACHED;
+	case MLX5_EVENT_TYPE_WQ_CATAS_ERROR:
+		return IB_EVENT_QP_FATAL;
+	case MLX5_EVENT_TYPE_PATH_MIG_FAILED:
+		return IB_EVENT_PATH_MIG_ERR;
+	case MLX5_EVENT_TYPE_WQ_INVAL_REQ_ERROR:
+		return IB_EVENT_QP_REQ_ERR;
+	case MLX5_EVENT_TYPE_WQ_ACCESS_ERROR:
+		return IB_EVENT_QP_ACCESS_ERR;
+	default:
+		return -1;
+	}
+}
+
+/**
+ * mlx5c_ib_qp_event() - deliver an asynchronous QP event
+ * @dev: device
+ * @qpn: QP number from the EQE
+ * @type: EQE type
+ *
+ * Atomic context.
+ */
+void mlx5c_ib_qp_event(struct mlx5c_ib_dev *dev, u32 qpn, int type)
+{
+	int ev_type = mlx5c_ib_qp_event_type(type);
+	struct mlx5c_ib_qp *qp;
+	struct ib_event ev;
+	unsigned long flags;
+
+	if (ev_type < 0)
+		return;
+	xa_lock_irqsave(&dev->qps, flags);
+	qp = xa_load(&dev->qps, qpn);
+	if (qp && !refcount_inc_not_zero(&qp->refcount))
+		qp = NULL;
+	xa_unlock_irqrestore(&dev->qps, flags);
+	if (!qp)
+		return;
+
+	if (ev_type == IB_EVENT_QP_FATAL || ev_type == IB_EVENT_QP_REQ_ERR ||
+	    ev_type == IB_EVENT_QP_ACCESS_ERR)
+		dev_warn_ratelimited(&dev->adev->dev, "QP 0x%x: event 0x%x\n",
+				     qpn, type);
+	if (qp->ibqp.event_handler) {
+		ev.device = &dev->ib;
+		ev.event = ev_type;
+		ev.element.qp = &qp->ibqp;
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+	}
+	if (refcount_dec_and_test(&qp->refcount))
+		complete(&qp->free);
+}

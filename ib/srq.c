@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shared receive queues (basic type) created by user space: a ring of
+ * receive WQEs, each a 16-byte next segment followed by scatter entries,
+ * plus a doorbell record holding the producer counter.
+ */
+#include <linux/log2.h>
+#include <linux/slab.h>
+
+#include "mlx5_ib.h"
+
+#define MLX5C_IB_SRQ_NEXT_SEG	16
+#define MLX5C_IB_SRQ_MIN_DESC	32
+#define MLX5C_ARM_RQ_OP_MOD_SRQ	1
+
+static u32 mlx5c_ib_srq_desc(u32 max_sge)
+{
+	u32 desc = MLX5C_IB_SRQ_NEXT_SEG + max_sge * MLX5C_IB_DATA_SEG;
+
+	return max_t(u32, MLX5C_IB_SRQ_MIN_DESC, roundup_pow_of_two(desc));
+}
+
+static int mlx5c_ib_srq_create_cmd(struct mlx5c_ib_dev *dev,
+				   struct mlx5c_ib_srq *srq, u32 desc,
+				   bool sig)
+{
+	size_t npas = ib_umem_num_dma_blocks(srq->umem, PAGE_SIZE);
+	u32 out[MLX5_ST_SZ_DW(create_srq_out)] = {};
+	void *in, *srqc;
+	int inlen, err;
+
+	inlen = MLX5_ST_SZ_BYTES(create_srq_in) + npas * sizeof(__be64);
+	in = kvzalloc(inlen, GFP_KERNEL);
+	if (!in)
+		return -ENOMEM;
+	MLX5_SET(create_srq_in, in, opcode, MLX5_CMD_OP_CREATE_SRQ);
+	srqc = MLX5_ADDR_OF(create_srq_in, in, srq_context_entry);
+	MLX5_SET(srqc, srqc, log_srq_size, ilog2(srq->max));
+	MLX5_SET(srqc, srqc, log_rq_stride, ilog2(desc) - ilog2(MLX5C_IB_DATA_SEG));
+	MLX5_SET(srqc, srqc, wq_signature, sig);
+	MLX5_SET(srqc, srqc, pd, to_mpd(srq->ibsrq.pd)->pdn);
+	MLX5_SET(srqc, srqc, lwm, srq->limit);
+	MLX5_SET(srqc, srqc, log_page_size, PAGE_SHIFT - MLX5_ADAPTER_PAGE_SHIFT);
+	MLX5_SET(srqc, srqc, page_offset, 0);
+	MLX5_SET64(srqc, srqc, dbr_addr, srq->db.dma);
+	mlx5c_ib_fill_pas(srq->umem, PAGE_SIZE,
+			  MLX5_ADDR_OF(create_srq_in, in, pas), 0);
+
+	err = mlx5c_cmd_exec(dev->mdev, in, inlen, out, sizeof(out));
+	if (!err)
+		srq->srqn = MLX5_GET(create_srq_out, out, srqn);
+	kvfree(in);
+	return err;
+}
+
+static int mlx5c_ib_srq_destroy_cmd(struct mlx5c_ib_dev *dev, u32 srqn)
+{
+	u32 out[MLX5_ST_SZ_DW(destroy_srq_out)] = {};
+	u32 in[MLX5_ST_SZ_DW(destroy_srq_in)] = {};
+
+	MLX5_SET(destroy_srq_in, in, opcode, MLX5_CMD_OP_DESTROY_SRQ);
+	MLX5_SET(destroy_srq_in, in, srqn, srqn);
+	return mlx5c_cmd_exec(dev->mdev, in, sizeof(in), out, sizeof(out));
+}
+
+/**
+ * mlx5c_ib_create_srq() - create a user SRQ
+ * @ibsrq: SRQ allocated by ib_core
+ * @init: size, scatter entries, limit; the sizes are updated
+ * @udata: struct mlx5_ib_create_srq in, struct mlx5_ib_create_srq_resp out
+ *
+ * Return: 0 or a negative errno.
+ */
+int mlx5c_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+			struct ib_udata *udata)
+{
+	struct mlx5c_ib_dev *dev = to_mdev(ibsrq->device);
+	struct mlx5c_ib_srq *srq = to_msrq(ibsrq);
+	u32 max_sz = 1U << MLX5C_IB_CAP(dev, log_max_srq_sz);
+	struct mlx5_ib_create_srq_resp resp = {};
+	struct mlx5_ib_create_srq ucmd;
+	struct mlx5c_ib_ucontext *ctx;
+	u32 desc;
+	int err;
+
+	ctx = rdma_udata_to_drv_context(udata, struct mlx5c_ib_ucontext, ibuc);
+	if (!udata || !ctx)
+		return -EOPNOTSUPP;
+	if (init->srq_type != IB_SRQT_BASIC)
+		return -EOPNOTSUPP;
+	if (!init->attr.max_wr || init->attr.max_wr >= max_sz)
+		return -EINVAL;
+	if (init->attr.max_sge >
+	    (dev->max_rq_desc - MLX5C_IB_SRQ_NEXT_SEG) / MLX5C_IB_DATA_SEG)
+		return -EINVAL;
+	if (init->attr.srq_limit > init->attr.max_wr)
+		return -EINVAL;
+
+	err = mlx5c_ib_udata_in(udata, &ucmd, offsetofend(typeof(ucmd), flags),
+				sizeof(ucmd));
+	if (err)
+		return err;
+	if (ucmd.flags & ~MLX5_SRQ_FLAG_SIGNATURE)
+		return -EOPNOTSUPP;
+	if (ucmd.reserved0 || ucmd.reserved1)
+		return -EINVAL;
+	if (ctx->cqe_version && ucmd.uidx > MLX5C_IB_DEFAULT_UIDX)
+		return -EINVAL;
+	if (!PAGE_ALIGNED(ucmd.buf_addr))
+		return -EINVAL;
+
+	desc = mlx5c_ib_srq_desc(init->attr.max_sge);
+	srq->ctx = ctx;
+	srq->max = roundup_pow_of_two(init->attr.max_wr + 1);
+	srq->max_gs = (desc - MLX5C_IB_SRQ_NEXT_SEG) / MLX5C_IB_DATA_SEG;
+	srq->limit = init->attr.srq_limit;
+	refcount_set(&srq->refcount, 1);
+	init_completion(&srq->free);
+
+	srq->umem = mlx5c_umem_get(ibsrq->device, ucmd.buf_addr,
+				   (size_t)srq->max * desc, 0);
+	if (IS_ERR(srq->umem))
+		return PTR_ERR(srq->umem);
+	err = mlx5c_ib_db_map(ctx, ucmd.db_addr, &srq->db);
+	if (err)
+		goto err_umem;
+	err = mlx5c_ib_srq_create_cmd(dev, srq, desc,
+				      ucmd.flags & MLX5_SRQ_FLAG_SIGNATURE);
+	if (err)
+		goto err_db;
+	err = xa_insert_irq(&dev->srqs, srq->srqn, srq, GFP_KERNEL);
+	if (err)
+		goto err_destroy;
+
+	resp.srqn = srq->srqn;
+	err = mlx5c_ib_udata_out(udata, &resp, sizeof(resp));
+	if (err)
+		goto err_xa;
+	init->attr.max_wr = srq->max - 1;
+	init->attr.max_sge = srq->max_gs;
+	return 0;
+
+err_xa:
+	xa_erase_irq(&dev->srqs, srq->srqn);
+err_destroy:
+	mlx5c_ib_srq_destroy_cmd(dev, srq->srqn);
+err_db:
+	mlx5c_ib_db_unmap(ctx, &srq->db);
+err_umem:
+	ib_umem_release(srq->umem);
+	return err;
+}
+
+/**
+ * mlx5c_ib_modify_srq() - arm the SRQ limit
+ * @ibsrq: SRQ
+ * @attr: attributes
+ * @mask: IB_SRQ_LIMIT only; resizing is not supported
+ * @udata: must carry no request
+ *
+ * Return: 0 or a negative errno.
+ */
+int mlx5c_ib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+			enum ib_srq_attr_mask mask, struct ib_udata *udata)
+{
+	struct mlx5c_ib_dev *dev = to_mdev(ibsrq->device);
+	struct mlx5c_ib_srq *srq = to_msrq(ibsrq);
+	u32 out[MLX5_ST_SZ_DW(arm_rq_out)] = {};
+	u32 in[MLX5_ST_SZ_DW(arm_rq_in)] = {};
+	int err;
+
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EOPNOTSUPP;
+	if (mask & IB_SRQ_MAX_WR)
+		return -EOPNOTSUPP;
+	if (mask & ~IB_SRQ_LIMIT)
+		return -EINVAL;
+	if (!(mask & IB_SRQ_LIMIT))
+		return 0;
+	if (attr->srq_limit >= srq->max)
+		return -EINVAL;
+
+	MLX5_SET(arm_rq_in, in, opcode, MLX5_CMD_OP_ARM_RQ);
+	MLX5_SET(arm_rq_in, in, op_mod, MLX5C_ARM_RQ_OP_MOD_SRQ);
+	MLX5_SET(arm_rq_in, in, srq_number, srq->srqn);
+	MLX5_SET(arm_rq_in, in, lwm, attr->srq_limit);
+	err = mlx5c_cmd_exec(dev->mdev, in, sizeof(in), out, sizeof(out));
+	if (!err)
+		srq->limit = attr->srq_limit;
+	return err;
+}
+
+/**
+ * mlx5c_ib_query_srq() - SRQ attributes
+ * @ibsrq: SRQ
+ * @attr: attributes (out); the limit is read back from the device
+ *
+ * Return: 0 or a negative errno.
+ */
+int mlx5c_ib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
+{
+	struct mlx5c_ib_dev *dev = to_mdev(ibsrq->device);
+	struct mlx5c_ib_srq *srq = to_msrq(ibsrq);
+	int outlen = MLX5_ST_SZ_BYTES(query_srq_out);
+	u32 in[MLX5_ST_SZ_DW(query_srq_in)] = {};
+	void *out;
+	int err;
+
+	out = kzalloc(outlen, GFP_KERNEL);
+	if (!out)
+		return -ENOMEM;
+	MLX5_SET(query_srq_in, in, opcode, MLX5_CMD_OP_QUERY_SRQ);
+	MLX5_SET(query_srq_in, in, srqn, srq->srqn);
+	err = mlx5c_cmd_exec(dev->mdev, in, sizeof(in), out, outlen);
+	if (!err) {
+		attr->srq_limit = MLX5_GET(query_srq_out, out,
+					   srq_context_entry.lwm);
+		attr->max_wr = srq->max - 1;
+		attr->max_sge = srq->max_gs;
+	}
+	kfree(out);
+	return err;
+}
+
+/**
+ * mlx5c_ib_destroy_srq() - destroy an SRQ
+ * @ibsrq: SRQ
+ * @udata: unused
+ *
+ * Return: 0 or a negative errno (the SRQ then stays).
+ */
+int mlx5c_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
+{
+	struct mlx5c_ib_dev *dev = to_mdev(ibsrq->device);
+	struct mlx5c_ib_srq *srq = to_msrq(ibsrq);
+	int err;
+
+	err = mlx5c_ib_srq_destroy_cmd(dev, srq->srqn);
+	if (err && !mlx5c_ib_gone(dev, err))
+		return err;
+	xa_erase_irq(&dev->srqs, srq->srqn);
+	if (!refcount_dec_and_test(&srq->refcount))
+		wait_for_completion(&srq->free);
+	mlx5c_ib_db_unmap(srq->ctx, &srq->db);
+	ib_umem_release(srq->umem);
+	return 0;
+}
+
+/**
+ * mlx5c_ib_srq_event() - deliver an asynchronous SRQ event
+ * @dev: device
+ * @srqn: SRQ number from the EQE
+ * @type: EQE type
+ *
+ * Atomic context.
+ */
+void mlx5c_ib_srq_event(struct mlx5c_ib_dev *dev, u32 srqn, int type)
+{
+	struct mlx5c_ib_srq *srq;
+	struct ib_event ev;
+	unsigned long flags;
+
+	xa_lock_irqsave(&dev->srqs, flags);
+	srq = xa_load(&dev->srqs, srqn);
+	if (srq && !refcount_inc_not_zero(&srq->refcount))
+		srq = NULL;
+	xa_unlock_irqrestore(&dev->srqs, flags);
+	if (!srq)
+		return;
+
+	ev.device = &dev->ib;
+	ev.element.srq = &srq->ibsrq;
+	ev.event = type == MLX5_EVENT_TYPE_SRQ_RQ_LIMIT ?
+		   IB_EVENT_SRQ_LIMIT_REACHED : IB_EVENT_SRQ_ERR;
+	if (srq->ibsrq.event_handler)
+		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
+	if (refcount_dec_and_test(&srq->refcount))
+		complete(&srq->free);
+}

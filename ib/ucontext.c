@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * User contexts: the alloc_ucontext exchange with the mlx5 provider, the
+ * static UAR pages it maps at open, the bfregs QPs ring their doorbells
+ * through, and the user doorbell-record pages the device reads.
+ *
+ * UAR scheme: "static" (legacy) mode only. The response carries
+ * tot_bfregs != 0, so the provider maps tot_bfregs / 2 UAR pages with
+ * mmap command 0 (or 3) right after GET_CONTEXT and never asks for
+ * dynamic UARs. Two bfregs live in each UAR page; bfreg 0 is shared.
+ */
+#include <linux/cache.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <rdma/iter.h>
+
+#include "mlx5_ib.h"
+
+static bool blueflame;
+module_param(blueflame, bool, 0444);
+MODULE_PARM_DESC(blueflame,
+		 "Advertise BlueFlame registers, map UARs write-combining (default: off)");
+
+/* mmap offset encoding shared with the provider. */
+#define MLX5C_MMAP_CMD_SHIFT	8
+#define MLX5C_MMAP_CMD_MASK	0xff
+#define MLX5C_MMAP_IDX_MASK	0xff
+
+/**
+ * mlx5c_ib_udata_in() - copy a driver request from user space
+ * @udata: driver data
+ * @req: request structure (out)
+ * @min: smallest request length accepted (older providers send less)
+ * @size: size of @req
+ *
+ * Shorter requests are zero-filled; bytes beyond @size must be zero.
+ *
+ * Return: 0, -EINVAL for a short request, -EOPNOTSUPP for unknown
+ * non-zero trailing bytes, -EFAULT.
+ */
+int mlx5c_ib_udata_in(struct ib_udata *udata, void *req, size_t min,
+		      size_t size)
+{
+	size_t len;
+
+	memset(req, 0, size);
+	if (!udata || udata->inlen < min)
+		return -EINVAL;
+	len = min(udata->inlen, size);
+	if (ib_copy_from_udata(req, udata, len))
+		return -EFAULT;
+	if (udata->inlen > size &&
+	    !ib_is_udata_cleared(udata, size, udata->inlen - size))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/**
+ * mlx5c_ib_udata_out() - copy a driver response to user space
+ * @udata: driver data
+ * @resp: response
+ * @size: size of @resp
+ *
+ * The response is truncated to what the caller's buffer holds.
+ *
+ * Return: 0 or -EFAULT.
+ */
+int mlx5c_ib_udata_out(struct ib_udata *udata, const void *resp, size_t size)
+{
+	size_t len = min(udata->outlen, size);
+
+	if (!len)
+		return 0;
+	return ib_copy_to_udata(udata, (void *)resp, len) ? -EFAULT : 0;
+}
+
+/**
+ * mlx5c_ib_fill_pas() - write the bus addresses of a umem's blocks
+ * @umem: pinned memory
+ * @pgsz: block size (PAGE_SIZE or from ib_umem_find_best_pgsz())
+ * @pas: ib_umem_num_dma_blocks(@umem, @pgsz) big-endian entries (out)
+ * @flags: low bits or'ed into each entry (MTT access bits)
+ */
+void mlx5c_ib_fill_pas(struct ib_umem *umem, unsigned long pgsz, __be64 *pas,
+		       u64 flags)
+{
+	struct ib_block_iter biter;
+	size_t i = 0;
+
+	rdma_umem_for_each_dma_block(umem, &biter, pgsz)
+		pas[i++] = cpu_to_be64(rdma_block_iter_dma_address(&biter) | flags);
+}
+
+/**
+ * mlx5c_ib_bfreg_alloc() - choose the bfreg a new QP rings
+ * @ctx: user context
+ *
+ * A dedicated low-latency bfreg while there are free ones, then the least
+ * used of the regular ones, then the shared bfreg 0.
+ *
+ * Return: the kernel bfreg number.
+ */
+int mlx5c_ib_bfreg_alloc(struct mlx5c_ib_ucontext *ctx)
+{
+	u32 first_ll = ctx->tot_bfregs - ctx->num_low_lat;
+	int best = 0;
+	u32 i;
+
+	mutex_lock(&ctx->lock);
+	for (i = first_ll; i < ctx->tot_bfregs; i++) {
+		if (!ctx->bfreg_count[i]) {
+			best = i;
+			goto out;
+		}
+	}
+	for (i = 1; i < first_ll; i++)
+		if (!best || ctx->bfreg_count[i] < ctx->bfreg_count[best])
+			best = i;
+out:
+	ctx->bfreg_count[best]++;
+	mutex_unlock(&ctx->lock);
+	return best;
+}
+
+void mlx5c_ib_bfreg_free(struct mlx5c_ib_ucontext *ctx, int bfreg)
+{
+	mutex_lock(&ctx->lock);
+	if (!WARN_ON(!ctx->bfreg_count[bfreg]))
+		ctx->bfreg_count[bfreg]--;
+	mutex_unlock(&ctx->lock);
+}
+
+/* The UAR page a bfreg belongs to. */
+u32 mlx5c_ib_bfreg_uar(struct mlx5c_ib_ucontext *ctx, int bfreg)
+{
+	return ctx->uars[bfreg / MLX5C_IB_BFREGS_PER_UAR];
+}
+
+/* The provider numbers four bfregs per UAR, of which the first two exist. */
+u32 mlx5c_ib_bfreg_prov_index(int bfreg)
+{
+	return bfreg / MLX5C_IB_BFREGS_PER_UAR * MLX5C_IB_PROV_BFREGS_PER_UAR +
+	       bfreg % MLX5C_IB_BFREGS_PER_UAR;
+}
+
+/**
+ * mlx5c_ib_db_map() - pin the user page of a doorbell record
+ * @ctx: user context
+ * @virt: user address of the record (8-byte aligned)
+ * @db: the mapping (out)
+ *
+ * Records of one page share one pin.
+ *
+ * Return: 0 or a negative errno.
+ */
+int mlx5c_ib_db_map(struct mlx5c_ib_ucontext *ctx, u64 virt,
+		    struct mlx5c_ib_db *db)
+{
+	unsigned long page_va = virt & PAGE_MASK;
+	struct mlx5c_ib_db_page *page;
+	int err = 0;
+
+	if (!virt || virt & 7)
+		return -EINVAL;
+	mutex_lock(&ctx->lock);
+	list_for_each_entry(page, &ctx->db_pages, list)
+		if (page->user_page == page_va)
+			goto found;
+
+	page = kzalloc(sizeof(*page), GFP_KERNEL);
+	if (!page) {
+		err = -ENOMEM;
+		goto out;
+	}
+	page->user_page = page_va;
+	page->umem = mlx5c_umem_get(ctx->ibuc.device, page_va, PAGE_SIZE, 0);
+	if (IS_ERR(page->umem)) {
+		err = PTR_ERR(page->umem);
+		kfree(page);
+		goto out;
+	}
+	list_add(&page->list, &ctx->db_pages);
+found:
+	page->refcnt++;
+	db->page = page;
+	db->dma = sg_dma_address(page->umem->sgt_append.sgt.sgl) +
+		  (virt & ~PAGE_MASK);
+out:
+	mutex_unlock(&ctx->lock);
+	return err;
+}
+
+void mlx5c_ib_db_unmap(struct mlx5c_ib_ucontext *ctx, struct mlx5c_ib_db *db)
+{
+	struct mlx5c_ib_db_page *page = db->page;
+
+	if (!page)
+		return;
+	mutex_lock(&ctx->lock);
+	if (!--page->refcnt) {
+		list_del(&page->list);
+		ib_umem_release(page->umem);
+		kfree(page);
+	}
+	mutex_unlock(&ctx->lock);
+	db->page = NULL;
+}
+
+static void mlx5c_ib_free_uars(struct mlx5c_ib_dev *dev,
+			       struct mlx5c_ib_ucontext *ctx, u32 n)
+{
+	while (n--)
+		mlx5c_uar_free(dev->mdev, 0, ctx->uars[n]);
+}
+
+static int mlx5c_ib_alloc_uars(struct mlx5c_ib_dev *dev,
+			       struct mlx5c_ib_ucontext *ctx)
+{
+	resource_size_t bar_end = pci_resource_start(dev->pdev, 0) +
+				  pci_resource_len(dev->pdev, 0);
+	phys_addr_t phys;
+	u32 i;
+	int err;
+
+	for (i = 0; i < ctx->num_uars; i++) {
+		err = mlx5c_uar_alloc(dev->mdev, 0, &ctx->uars[i]);
+		if (err)
+			goto err_free;
+		phys = mlx5c_uar_phys(dev->mdev, ctx->uars[i]);
+		if (phys & ~PAGE_MASK || phys + PAGE_SIZE > bar_end) {
+			dev_err(&dev->adev->dev,
+				"UAR %u at %pa cannot be mapped as a page\n",
+				ctx->uars[i], &phys);
+			i++;
+			err = -EINVAL;
+			goto err_free;
+		}
+	}
+	return 0;
+
+err_free:
+	mlx5c_ib_free_uars(dev, ctx, i);
+	return err;
+}
+
+/**
+ * mlx5c_ib_alloc_ucontext() - open the device for a process
+ * @uctx: context allocated by ib_core
+ * @udata: struct mlx5_ib_alloc_ucontext_req(_v2) in, _resp out
+ *
+ * Return: 0 or a negative errno. DEVX is refused with -EOPNOTSUPP, on
+ * which libmlx5 retries without it.
+ */
+int mlx5c_ib_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata)
+{
+	struct mlx5c_ib_ucontext *ctx = to_mucontext(uctx);
+	struct mlx5c_ib_dev *dev = to_mdev(uctx->device);
+	struct mlx5_ib_alloc_ucontext_req_v2 req;
+	struct mlx5_ib_alloc_ucontext_resp resp = {};
+	int err;
+
+	if (!udata)
+		return -EINVAL;
+	/* v0 requests are 8 bytes; v2 ones at least up to max_cqe_version. */
+	if (udata->inlen != sizeof(struct mlx5_ib_alloc_ucontext_req) &&
+	    udata->inlen < offsetof(typeof(req), max_cqe_version))
+		return -EINVAL;
+	err = mlx5c_ib_udata_in(udata, &req,
+				sizeof(struct mlx5_ib_alloc_ucontext_req),
+				sizeof(req));
+	if (err)
+		return err;
+	if (req.flags & ~MLX5_IB_ALLOC_UCTX_DEVX)
+		return -EINVAL;
+	if (req.flags & MLX5_IB_ALLOC_UCTX_DEVX || req.comp_mask)
+		return -EOPNOTSUPP;
+	if (req.reserved0 || req.reserved1 || req.reserved2)
+		return -EINVAL;
+	if (!req.total_num_bfregs || req.total_num_bfregs > MLX5C_IB_MAX_BFREGS)
+		return -EINVAL;
+	if (req.num_low_latency_bfregs > req.total_num_bfregs - 1)
+		return -EINVAL;
+
+	ctx->tot_bfregs = ALIGN(req.total_num_bfregs, MLX5C_IB_BFREGS_PER_UAR);
+	ctx->num_low_lat = req.num_low_latency_bfregs;
+	ctx->num_uars = ctx->tot_bfregs / MLX5C_IB_BFREGS_PER_UAR;
+	ctx->cqe_version = min(req.max_cqe_version, dev->cqe_version);
+	mutex_init(&ctx->lock);
+	INIT_LIST_HEAD(&ctx->db_pages);
+
+	ctx->uars = kcalloc(ctx->num_uars, sizeof(*ctx->uars), GFP_KERNEL);
+	ctx->bfreg_count = kcalloc(ctx->tot_bfregs, sizeof(*ctx->bfreg_count),
+				   GFP_KERNEL);
+	if (!ctx->uars || !ctx->bfreg_count) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	err = mlx5c_ib_alloc_uars(dev, ctx);
+	if (err)
+		goto err_free;
+
+	resp.qp_tab_size = 1 << MLX5C_IB_CAP(dev, log_max_qp);
+	resp.bf_reg_size = blueflame ? 1 << MLX5C_IB_CAP(dev, log_bf_reg_size) : 0;
+	resp.tot_bfregs = ctx->tot_bfregs;
+	resp.cache_line_size = cache_line_size();
+	resp.max_sq_desc_sz = dev->max_sq_desc;
+	resp.max_rq_desc_sz = dev->max_rq_desc;
+	resp.max_send_wqebb = 1 << MLX5C_IB_CAP(dev, log_max_qp_sz);
+	resp.max_recv_wr = 1 << MLX5C_IB_CAP(dev, log_max_qp_sz);
+	resp.max_srq_recv_wr = 1 << MLX5C_IB_CAP(dev, log_max_srq_sz);
+	resp.num_ports = dev->num_ports;
+	resp.cqe_version = ctx->cqe_version;
+	resp.log_uar_size = PAGE_SHIFT;
+	resp.num_uars_per_page = 1;
+	resp.response_length = min(udata->outlen, sizeof(resp));
+
+	err = mlx5c_ib_udata_out(udata, &resp, sizeof(resp));
+	if (err)
+		goto err_uars;
+	return 0;
+
+err_uars:
+	mlx5c_ib_free_uars(dev, ctx, ctx->num_uars);
+err_free:
+	kfree(ctx->bfreg_count);
+	kfree(ctx->uars);
+	mutex_destroy(&ctx->lock);
+	return err;
+}
+
+void mlx5c_ib_dealloc_ucontext(struct ib_ucontext *uctx)
+{
+	struct mlx5c_ib_ucontext *ctx = to_mucontext(uctx);
+	struct mlx5c_ib_dev *dev = to_mdev(uctx->device);
+
+	WARN_ON(!list_empty(&ctx->db_pages));
+	mlx5c_ib_free_uars(dev, ctx, ctx->num_uars);
+	kfree(ctx->bfreg_count);
+	kfree(ctx->uars);
+	mutex_destroy(&ctx->lock);
+}
+
+/**
+ * mlx5c_ib_mmap() - map one static UAR page into the process
+ * @uctx: user context
+ * @vma: exactly one page; pgoff = command << 8 | UAR index
+ *
+ * Return: 0 or a negative errno.
+ */
+int mlx5c_ib_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
+{
+	struct mlx5c_ib_ucontext *ctx = to_mucontext(uctx);
+	struct mlx5c_ib_dev *dev = to_mdev(uctx->device);
+	unsigned long cmd = (vma->vm_pgoff >> MLX5C_MMAP_CMD_SHIFT) &
+			    MLX5C_MMAP_CMD_MASK;
+	unsigned long idx = vma->vm_pgoff & MLX5C_MMAP_IDX_MASK;
+	phys_addr_t phys;
+	pgprot_t prot;
+
+	/* Extended indexes are for dynamic bfregs, which we do not have. */
+	if (vma->vm_pgoff >> (MLX5C_MMAP_CMD_SHIFT * 2))
+		return -EINVAL;
+
+	switch (cmd) {
+	case MLX5_IB_MMAP_REGULAR_PAGE:
+	case MLX5_IB_MMAP_WC_PAGE:
+	case MLX5_IB_MMAP_NC_PAGE:
+		break;
+	case MLX5_IB_MMAP_GET_CONTIGUOUS_PAGES:
+	case MLX5_IB_MMAP_CORE_CLOCK:
+	case MLX5_IB_MMAP_ALLOC_WC:
+	case MLX5_IB_MMAP_CLOCK_INFO:
+	case MLX5_IB_MMAP_DEVICE_MEM:
+		return -EOPNOTSUPP;
+	default:
+		return -EINVAL;
+	}
+	if (vma->vm_end - vma->vm_start != PAGE_SIZE)
+		return -EINVAL;
+	if (idx >= ctx->num_uars)
+		return -EINVAL;
+	if (vma->vm_flags & VM_EXEC)
+		return -EPERM;
+	vm_flags_clear(vma, VM_MAYEXEC);
+
+	if (blueflame && cmd != MLX5_IB_MMAP_NC_PAGE)
+		prot = pgprot_writecombine(vma->vm_page_prot);
+	else
+		prot = pgprot_noncached(vma->vm_page_prot);
+	phys = mlx5c_uar_phys(dev->mdev, ctx->uars[idx]);
+	return rdma_user_mmap_io(uctx, vma, PHYS_PFN(phys), PAGE_SIZE, prot,
+				 NULL);
+}
+
+/*
+ * Hot unplug: ib_core zaps the UAR mappings made by rdma_user_mmap_io()
+ * and destroys the objects; nothing else of ours stays reachable from user
+ * space.
+ */
+void mlx5c_ib_disassociate_ucontext(struct ib_ucontext *uctx)
+{
+}
