@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * debugfs: /sys/kernel/debug/mlx5c/<bdf>/{cmd,eqs,cqs,pages,health}, and
- * test_cq/test_async: write N to run a self-test, read the last result.
+ * test_cq/test_async/test_event: write N to run a self-test, read the last
+ * result.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -156,6 +157,27 @@ static ssize_t test_async_write(struct file *f, const char __user *buf, size_t l
 	return err ? err : len;
 }
 
+static ssize_t test_event_write(struct file *f, const char __user *buf, size_t len,
+				loff_t *pos)
+{
+	struct mlx5c_dev *mdev = f->private_data;
+	int n, err;
+
+	err = kstrtoint_from_user(buf, len, 0, &n);
+	if (err)
+		return err;
+	err = mlx5c_test_event_run(mdev, n);
+	return err ? err : len;
+}
+
+static const struct file_operations test_event_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = test_cq_read,
+	.write = test_event_write,
+	.llseek = default_llseek,
+};
+
 static const struct file_operations test_async_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
@@ -185,6 +207,7 @@ void mlx5c_debugfs_init(struct mlx5c_dev *mdev)
 	debugfs_create_file("health", 0444, d, mdev, &health_fops);
 	debugfs_create_file("test_cq", 0600, d, mdev, &test_cq_fops);
 	debugfs_create_file("test_async", 0600, d, mdev, &test_async_fops);
+	debugfs_create_file("test_event", 0600, d, mdev, &test_event_fops);
 }
 
 /**

@@ -423,5 +423,6 @@ void mlx5c_debugfs_module_exit(void);
 /* test.c */
 int mlx5c_test_cq_run(struct mlx5c_dev *mdev, int nevents);
 int mlx5c_test_async_run(struct mlx5c_dev *mdev, int n);
+int mlx5c_test_event_run(struct mlx5c_dev *mdev, int n);
 
 #endif /* MLX5C_CORE_INTERNAL_H */

@@ -270,3 +270,70 @@ int mlx5c_test_async_run(struct mlx5c_dev *mdev, int n)
 	kfree(t);
 	return err;
 }
+
+struct mlx5c_test_event {
+	struct notifier_block nb;
+	atomic_t port_changes;
+	u8 last_port;
+};
+
+static int test_event_notify(struct notifier_block *nb, unsigned long action, void *data)
+{
+	struct mlx5c_test_event *t = container_of(nb, struct mlx5c_test_event, nb);
+	const struct mlx5_eqe *eqe = data;
+
+	if (action != MLX5_EVENT_TYPE_PORT_CHANGE)
+		return NOTIFY_DONE;
+	t->last_port = eqe->data.port.port >> 4;
+	atomic_inc(&t->port_changes);
+	return NOTIFY_OK;
+}
+
+static int gen_port_change(struct mlx5c_dev *mdev, u8 port)
+{
+	u32 out[MLX5_ST_SZ_DW(mlx5c_hdr_out)] = {};
+	u32 in[MLX5_ST_SZ_DW(gen_eqe_in)] = {};
+	struct mlx5_eqe *eqe;
+
+	MLX5_SET(gen_eqe_in, in, opcode, MLX5_CMD_OP_GEN_EQE);
+	MLX5_SET(gen_eqe_in, in, eq_number, mdev->async_eq->eqn);
+	eqe = MLX5_ADDR_OF(gen_eqe_in, in, eqe);
+	eqe->type = MLX5_EVENT_TYPE_PORT_CHANGE;
+	eqe->sub_type = 4;	/* port active */
+	eqe->data.port.port = port << 4;
+	return mlx5c_cmd_exec(mdev, in, sizeof(in), out, sizeof(out));
+}
+
+/**
+ * mlx5c_test_event_run() - deliver port-change events to a consumer
+ * @mdev: core device
+ * @n: events to generate on the async EQ with GEN_EQE
+ *
+ * Registers a notifier like mlx5_ib does and counts the PORT_CHANGE events
+ * it receives. The outcome is left in mdev->test.result.
+ *
+ * Return: 0 if every event arrived, else a negative errno.
+ */
+int mlx5c_test_event_run(struct mlx5c_dev *mdev, int n)
+{
+	struct mlx5c_test_event t = { .nb.notifier_call = test_event_notify };
+	int i, ms, err = 0;
+
+	if (n <= 0 || n > 1000)
+		return -EINVAL;
+	atomic_set(&t.port_changes, 0);
+	mutex_lock(&mdev->test.lock);
+	mlx5c_event_register(mdev, &t.nb);
+	for (i = 0; i < n && !err; i++)
+		err = gen_port_change(mdev, 1);
+	for (ms = 0; !err && ms < MLX5C_TEST_WAIT_MS && atomic_read(&t.port_changes) < n; ms++)
+		usleep_range(1000, 2000);
+	mlx5c_event_unregister(mdev, &t.nb);
+	if (!err && atomic_read(&t.port_changes) != n)
+		err = -ETIMEDOUT;
+	snprintf(mdev->test.result, sizeof(mdev->test.result),
+		 "%s: port-change events %d generated, %d delivered, port %u\n",
+		 err ? "FAIL" : "ok", i, atomic_read(&t.port_changes), t.last_port);
+	mutex_unlock(&mdev->test.lock);
+	return err;
+}

@@ -73,6 +73,24 @@ t_async_cmds()
 	grep -q '^ok: async NOP commands 300 queued, 0 failed' "$dbg/test_async"
 }
 
+t_events()
+{
+	echo 5 >"$dbg/test_event" || { cat "$dbg/test_event"; return 1; }
+	cat "$dbg/test_event"
+	grep -q '^ok: port-change events 5 generated, 5 delivered, port 1' "$dbg/test_event"
+}
+
+t_lost_cmd_eqe()
+{
+	echo 1000 >"$param/cmd_timeout_ms"
+	unbind && bind || return 1
+	mark=$(dmesg | wc -l)
+	"$ctl" hca $hca drop-eqe cmd 1 >/dev/null || return 1
+	echo 1 >"$dbg/test_async" || { cat "$dbg/test_async"; return 1; }
+	cat "$dbg/test_async"
+	dmesg | tail -n +$((mark + 1)) | grep 'completed without a command EQE'
+}
+
 t_page_request()
 {
 	p0=$(dbg_val pages fw_pages)
@@ -256,11 +274,13 @@ t_rmmod()
 		[ "$(emu_pages)" -eq 0 ]
 }
 
-ktap_begin 15
+ktap_begin 17
 ktap_case "insmod mlx5_core" t_insmod
 ktap_case "EQs created, commands in event mode" t_event_mode
 ktap_case "completion EQE -> CQN -> BH -> callback (GEN_EQE)" t_cq_dispatch
 ktap_case "300 asynchronous commands in parallel" t_async_cmds
+ktap_case "async events reach a registered notifier (GEN_EQE PORT_CHANGE)" t_events
+ktap_case "lost command EQE: completion recovered at the timeout" t_lost_cmd_eqe
 ktap_case "page-request EQEs give and take pages" t_page_request
 ktap_case "health poller runs" t_health_poll
 ktap_case "unbind leaves no FW pages, IRQs or debugfs" t_remove_clean
