@@ -2,23 +2,25 @@
 /*
  * kcompat.h - isolate the kernel API differences mlx5_ib builds against.
  *
- * ib/Kbuild probes the target kernel's headers and defines MLX5C_HAVE_*
- * for the newer interfaces; everything else in the driver uses the
- * wrappers below. Supported: Debian trixie 6.12 up to the toolbox kernel.
+ * The HAVE_* macros come from the compile-time probes of
+ * scripts/kcompat/probes/ (see include/mlx5c/kcompat.h); the RDMA object
+ * code uses only the wrappers below. Supported: Debian trixie 6.12 up to
+ * the toolbox kernel.
  */
 #ifndef MLX5C_IB_KCOMPAT_H
 #define MLX5C_IB_KCOMPAT_H
 
-#include <linux/version.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
+
+#include <mlx5c/kcompat.h>
 
 /* Pin user memory by virtual address. */
 static inline struct ib_umem *mlx5c_umem_get(struct ib_device *ibdev, u64 addr,
 					     size_t size, int access)
 {
-#ifdef MLX5C_HAVE_UMEM_GET_VA
+#ifdef HAVE_IB_UMEM_GET_VA
 	return ib_umem_get_va(ibdev, addr, size, access);
 #else
 	return ib_umem_get(ibdev, addr, size, access);
@@ -33,7 +35,7 @@ static inline struct ib_umem *mlx5c_umem_get_cq(struct ib_device *ibdev,
 						struct uverbs_attr_bundle *attrs,
 						u64 addr, size_t size)
 {
-#ifdef MLX5C_HAVE_UMEM_GET_CQ_BUF
+#ifdef HAVE_IB_UMEM_GET_CQ_BUF
 	return ib_umem_get_cq_buf_or_va(ibdev, attrs, addr, size,
 					IB_ACCESS_LOCAL_WRITE);
 #else
@@ -42,17 +44,10 @@ static inline struct ib_umem *mlx5c_umem_get_cq(struct ib_device *ibdev,
 }
 
 /* reg_user_mr gained a DMA-handle argument. */
-#ifdef MLX5C_HAVE_REG_MR_DMAH
+#ifdef HAVE_REG_USER_MR_DMAH
 #define MLX5C_REG_MR_DMAH_ARG	struct ib_dmah *dmah,
 #else
 #define MLX5C_REG_MR_DMAH_ARG
-#endif
-
-/* MODULE_IMPORT_NS() takes a string literal since 6.13. */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
-#define MLX5C_IMPORT_NS()	MODULE_IMPORT_NS(MLX5_CLONE)
-#else
-#define MLX5C_IMPORT_NS()	MODULE_IMPORT_NS("MLX5_CLONE")
 #endif
 
 #endif /* MLX5C_IB_KCOMPAT_H */

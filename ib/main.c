@@ -222,7 +222,7 @@ static struct ib_mr *mlx5c_ib_reg_user_mr_op(struct ib_pd *pd, u64 start,
 					     MLX5C_REG_MR_DMAH_ARG
 					     struct ib_udata *udata)
 {
-#ifdef MLX5C_HAVE_REG_MR_DMAH
+#ifdef HAVE_REG_USER_MR_DMAH
 	if (dmah)
 		return ERR_PTR(-EOPNOTSUPP);
 #endif
@@ -255,7 +255,7 @@ static const struct ib_device_ops mlx5c_ib_dev_ops = {
 	.dereg_mr = mlx5c_ib_dereg_mr,
 
 	.create_cq = mlx5c_ib_create_cq,
-#ifdef MLX5C_HAVE_CREATE_USER_CQ
+#ifdef HAVE_CREATE_USER_CQ
 	.create_user_cq = mlx5c_ib_create_cq,
 #endif
 	.destroy_cq = mlx5c_ib_destroy_cq,
