@@ -105,6 +105,16 @@ TEST_F(PciFunctionTest, CapabilityChain)
 	EXPECT_EQ(cs().read32(0x100), 0u) << "no extended capabilities";
 }
 
+TEST_F(PciFunctionTest, VendorSpecificCapabilityForTheDriversGateway)
+{
+	uint16_t vsc = find_cap(cs(), kCapVendor);
+	ASSERT_NE(vsc, 0) << "mlx5_core looks for the vendor-specific capability at probe";
+	EXPECT_EQ(cs().read8(vsc + 2), 0x18) << "capability length";
+	cfg_write32(vsc + 0x10, 0x12345678);
+	EXPECT_EQ(cs().read32(vsc + 0x10), 0x12345678u) << "gateway address register is writable";
+	EXPECT_EQ(cs().read32(vsc + 0x0c), 0u) << "semaphore reads free";
+}
+
 TEST_F(PciFunctionTest, MsixCapability)
 {
 	uint16_t at = fn.layout().msix;

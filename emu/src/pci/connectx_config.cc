@@ -8,6 +8,12 @@ namespace {
 constexpr uint16_t kPmAt = 0x40;
 constexpr uint16_t kMsixAt = 0x50;
 constexpr uint16_t kExpAt = 0x60;
+constexpr uint16_t kVscAt = 0xa0;
+// ConnectX vendor-specific capability (the "VSC gateway"): control at +0x4,
+// counter +0x8, semaphore +0xc, address +0x10, data +0x14. The driver finds
+// it at probe; only crdump and SW reset use the gateway, which this model
+// keeps as plain registers (semaphore free, reads of the space return 0).
+constexpr uint8_t kVscLength = 0x18;
 
 // A 64-bit memory BAR of `size` at BARn/BARn+1: type bits, address mask.
 void add_bar64(ConfigSpace &cs, unsigned n, uint64_t size, bool prefetchable)
@@ -98,6 +104,15 @@ void add_express(ConfigSpace &cs, uint16_t at, uint8_t next)
 	cs.set_writable16(at + kExpLinkCtl2, 0x003f);
 }
 
+void add_vendor_specific(ConfigSpace &cs, uint16_t at, uint8_t next)
+{
+	cs.set8(at, kCapVendor);
+	cs.set8(at + 1, next);
+	cs.set8(at + 2, kVscLength);
+	for (uint16_t off = 0x4; off < kVscLength; off += 4)
+		cs.set_writable32(uint16_t(at + off), 0xffffffff);
+}
+
 } // namespace
 
 const char *check_function_config(const FunctionConfig &cfg)
@@ -115,7 +130,8 @@ ConfigLayout build_connectx_config(ConfigSpace &cs, const FunctionConfig &cfg)
 	add_header(cs, cfg);
 	add_pm(cs, kPmAt, kMsixAt);
 	add_msix(cs, kMsixAt, kExpAt, cfg.msix_vectors);
-	add_express(cs, kExpAt, 0);
+	add_express(cs, kExpAt, kVscAt);
+	add_vendor_specific(cs, kVscAt, 0);
 	// 0x100: no extended capabilities (header 0).
 	cs.save_defaults();
 	return ConfigLayout{kPmAt, kMsixAt, kExpAt};

@@ -31,6 +31,7 @@ t_modprobe()
 {
 	grep -q '^mlx5_core ' /proc/modules && { echo "a mlx5_core is already loaded"; return 1; }
 	emu_ctl hca 0 trace-clear >/dev/null
+	probe_mark=$(ktap_dmesg_mark)
 	modprobe mlx5_core || return 1
 	path=$(modinfo -n mlx5_core)
 	echo "module: $path"
@@ -41,7 +42,8 @@ t_modprobe()
 t_probe_clean()
 {
 	# The in-tree driver logs errors as "mlx5_core BDF: func:line:(pid): msg".
-	bad=$(dmesg | grep -E 'mlx5_core [0-9a-f:.]+: .*(failed|error|Error|timeout|err\(|syndrome)' | head)
+	bad=$(dmesg | tail -n +$((probe_mark + 1)) |
+		grep -E 'mlx5_core [0-9a-f:.]+: .*([Ff]ail|[Ee]rror|[Ii]nvalid|timeout|abort|err\(|syndrome)' | head)
 	[ -z "$bad" ] || { echo "$bad"; return 1; }
 	emu_ctl hca 0 trace >"$out/upstream_probe_trace.txt" || return 1
 	echo "command trace saved: $(wc -l <"$out/upstream_probe_trace.txt") lines"
