@@ -100,7 +100,7 @@ int mlx5c_cmd_errno(u8 status)
 		return -EINVAL;
 	case MLX5_CMD_STAT_RES_BUSY:
 		return -EBUSY;
-	case MLX5_CMD_STAT_NOT_READY:
+	case MLX5C_CMD_STAT_NOT_READY:
 	case MLX5_CMD_STAT_NO_RES_ERR:
 		return -EAGAIN;
 	case MLX5_CMD_STAT_LIM_ERR:
@@ -128,7 +128,7 @@ const char *mlx5c_cmd_status_str(u8 status)
 	case MLX5_CMD_STAT_BAD_SYS_STATE_ERR: return "bad system state";
 	case MLX5_CMD_STAT_BAD_RES_ERR: return "bad resource";
 	case MLX5_CMD_STAT_RES_BUSY: return "resource busy";
-	case MLX5_CMD_STAT_NOT_READY: return "FW not ready";
+	case MLX5C_CMD_STAT_NOT_READY: return "FW not ready";
 	case MLX5_CMD_STAT_LIM_ERR: return "limits exceeded";
 	case MLX5_CMD_STAT_BAD_RES_STATE_ERR: return "bad resource state";
 	case MLX5_CMD_STAT_IX_ERR: return "bad index";
@@ -193,7 +193,7 @@ const char *mlx5c_cmd_opcode_str(u16 opcode)
 {
 	return mlx5c_opcode_name(opcode);
 }
-EXPORT_SYMBOL_NS_GPL(mlx5c_cmd_opcode_str, "MLX5_CLONE");
+MLX5C_EXPORT(mlx5c_cmd_opcode_str);
 
 /* ---- Mailboxes --------------------------------------------------------- */
 
@@ -695,7 +695,7 @@ int mlx5c_cmd_exec(struct mlx5c_dev *mdev, const void *in, int inlen,
 {
 	return __mlx5c_cmd_exec(mdev, in, inlen, out, outlen, false);
 }
-EXPORT_SYMBOL_NS_GPL(mlx5c_cmd_exec, "MLX5_CLONE");
+MLX5C_EXPORT(mlx5c_cmd_exec);
 
 static void cmd_async_work(struct work_struct *work)
 {
@@ -751,7 +751,7 @@ int mlx5c_cmd_exec_cb(struct mlx5c_dev *mdev, const void *in, int inlen,
 	queue_work(cmd->wq, &ent->work);
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(mlx5c_cmd_exec_cb, "MLX5_CLONE");
+MLX5C_EXPORT(mlx5c_cmd_exec_cb);
 
 /* ---- Modes, errors, setup ---------------------------------------------- */
 

@@ -181,19 +181,19 @@ static int eq_comp_notify(struct notifier_block *nb, unsigned long action,
 	mlx5c_eq_arm(eq, true);
 	spin_unlock(&eq->lock);
 	if (n)
-		queue_work(system_bh_wq, &eq->bh_work);
+		mlx5c_bh_schedule(&eq->bh);
 	return NOTIFY_OK;
 }
 
 /**
  * mlx5c_cq_dispatch_bh() - call the completion callbacks of an EQ's CQs
- * @work: the EQ's BH work
+ * @bh: the EQ's bottom half
  *
  * Runs in softirq context; each CQ with pending events is called once.
  */
-void mlx5c_cq_dispatch_bh(struct work_struct *work)
+void mlx5c_cq_dispatch_bh(struct mlx5c_bh *bh)
 {
-	struct mlx5c_eq *eq = container_of(work, struct mlx5c_eq, bh_work);
+	struct mlx5c_eq *eq = container_of(bh, struct mlx5c_eq, bh);
 	unsigned long flags;
 	struct mlx5c_cq *cq;
 	LIST_HEAD(local);
@@ -287,7 +287,7 @@ static struct mlx5c_eq *eq_create(struct mlx5c_dev *mdev, enum mlx5c_eq_kind kin
 	spin_lock_init(&eq->lock);
 	spin_lock_init(&eq->bh_lock);
 	INIT_LIST_HEAD(&eq->bh_list);
-	INIT_WORK(&eq->bh_work, mlx5c_cq_dispatch_bh);
+	mlx5c_bh_init(&eq->bh, mlx5c_cq_dispatch_bh);
 	xa_init(&eq->cq_table);
 	eq->log_nent = order_base_2(nent + MLX5C_NUM_SPARE_EQE);
 	if (log_max && eq->log_nent > log_max)
@@ -345,7 +345,7 @@ static void eq_destroy(struct mlx5c_dev *mdev, struct mlx5c_eq *eq)
 		dev_warn(&mdev->pdev->dev, "DESTROY_EQ %u failed: %d\n", eq->eqn, err);
 	atomic_notifier_chain_unregister(&eq->irq->nh, &eq->nb);
 	synchronize_irq(eq->irq->irqn);
-	flush_work(&eq->bh_work);
+	mlx5c_bh_kill(&eq->bh);
 	if (!xa_empty(&eq->cq_table))
 		dev_warn(&mdev->pdev->dev, "EQ %u destroyed with CQs attached\n", eq->eqn);
 	xa_destroy(&eq->cq_table);
@@ -498,7 +498,7 @@ int mlx5c_comp_vectors(struct mlx5c_dev *mdev)
 {
 	return mdev->num_comp_eqs;
 }
-EXPORT_SYMBOL_NS_GPL(mlx5c_comp_vectors, "MLX5_CLONE");
+MLX5C_EXPORT(mlx5c_comp_vectors);
 
 /**
  * mlx5c_comp_eqn() - EQ number of a completion vector
@@ -515,4 +515,4 @@ int mlx5c_comp_eqn(struct mlx5c_dev *mdev, int vector, u32 *eqn)
 	*eqn = mdev->comp_eqs[vector]->eqn;
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(mlx5c_comp_eqn, "MLX5_CLONE");
+MLX5C_EXPORT(mlx5c_comp_eqn);

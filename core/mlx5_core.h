@@ -14,6 +14,9 @@
 #include <linux/mlx5/device.h>
 #include <linux/mlx5/mlx5_ifc.h>
 #include <mlx5c/core.h>
+#include <mlx5c/kcompat.h>
+
+#include "bh.h"
 
 #define MLX5C_DRV_NAME "mlx5_core"
 #define MLX5C_DRV_VERSION "1.0.0"
@@ -44,6 +47,9 @@
 #define MLX5C_UAR_CQ_DB			0x20
 #define MLX5C_UAR_EQ_ARM_DB		0x40
 #define MLX5C_UAR_EQ_CI_DB		0x48
+
+/* Command status 0x7 (FW not ready), absent from older mlx5_ifc.h. */
+#define MLX5C_CMD_STAT_NOT_READY	0x7
 
 /* Synthesised completion of commands aborted by the driver. */
 #define MLX5C_DRIVER_STATUS_ABORTED	0xfe
@@ -220,7 +226,7 @@ enum mlx5c_eq_kind {
  * @cq_table: CQs by CQN (completion EQs and the async EQ)
  * @bh_lock: protects @bh_list
  * @bh_list: CQs with pending completion events
- * @bh_work: BH work calling the CQs' completion callbacks
+ * @bh: bottom half calling the CQs' completion callbacks
  * @vecidx: completion vector index (completion EQs)
  */
 struct mlx5c_eq {
@@ -241,7 +247,7 @@ struct mlx5c_eq {
 	struct xarray cq_table;
 	spinlock_t bh_lock;	/* bh_list */
 	struct list_head bh_list;
-	struct work_struct bh_work;
+	struct mlx5c_bh bh;
 	int vecidx;
 };
 
@@ -412,7 +418,7 @@ void mlx5c_health_print(struct mlx5c_dev *mdev);
 struct mlx5c_eq *mlx5c_comp_eq_by_eqn(struct mlx5c_dev *mdev, u32 eqn);
 int mlx5c_cq_attach(struct mlx5c_dev *mdev, struct mlx5c_cq *cq, struct mlx5c_eq *eq);
 void mlx5c_cq_detach(struct mlx5c_dev *mdev, struct mlx5c_cq *cq);
-void mlx5c_cq_dispatch_bh(struct work_struct *work);
+void mlx5c_cq_dispatch_bh(struct mlx5c_bh *bh);
 
 /* debugfs.c */
 void mlx5c_debugfs_init(struct mlx5c_dev *mdev);

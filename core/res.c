@@ -26,7 +26,7 @@ int mlx5c_pd_alloc(struct mlx5c_dev *mdev, u16 uid, u32 *pdn)
 		*pdn = MLX5_GET(alloc_pd_out, out, pd);
 	return err;
 }
-EXPORT_SYMBOL_NS_GPL(mlx5c_pd_alloc, "MLX5_CLONE");
+MLX5C_EXPORT(mlx5c_pd_alloc);
 
 /**
  * mlx5c_pd_free() - free a protection domain
@@ -46,7 +46,7 @@ int mlx5c_pd_free(struct mlx5c_dev *mdev, u16 uid, u32 pdn)
 	MLX5_SET(dealloc_pd_in, in, pd, pdn);
 	return mlx5c_cmd_exec(mdev, in, sizeof(in), out, sizeof(out));
 }
-EXPORT_SYMBOL_NS_GPL(mlx5c_pd_free, "MLX5_CLONE");
+MLX5C_EXPORT(mlx5c_pd_free);
 
 /**
  * mlx5c_mkey_create() - create a memory key
@@ -71,7 +71,7 @@ int mlx5c_mkey_create(struct mlx5c_dev *mdev, void *in, int inlen, u32 *mkey)
 		*mkey = MLX5_GET(create_mkey_out, out, mkey_index) << 8 | key_7_0;
 	return err;
 }
-EXPORT_SYMBOL_NS_GPL(mlx5c_mkey_create, "MLX5_CLONE");
+MLX5C_EXPORT(mlx5c_mkey_create);
 
 /**
  * mlx5c_mkey_destroy() - destroy a memory key
@@ -91,4 +91,4 @@ int mlx5c_mkey_destroy(struct mlx5c_dev *mdev, u16 uid, u32 mkey)
 	MLX5_SET(destroy_mkey_in, in, mkey_index, mkey >> 8);
 	return mlx5c_cmd_exec(mdev, in, sizeof(in), out, sizeof(out));
 }
-EXPORT_SYMBOL_NS_GPL(mlx5c_mkey_destroy, "MLX5_CLONE");
+MLX5C_EXPORT(mlx5c_mkey_destroy);

@@ -5,6 +5,7 @@
  * HCA vport queries. InfiniBand link layer only.
  */
 #include <linux/slab.h>
+#include <linux/unaligned.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_smi.h>
 
@@ -173,10 +174,11 @@ int mlx5c_ib_query_port(struct ib_device *ibdev, u32 port,
 	if (err)
 		return err;
 
-	props->lid = be16_to_cpup((__be16 *)(d + PI_LID));
-	props->sm_lid = be16_to_cpup((__be16 *)(d + PI_SM_LID));
-	props->port_cap_flags = be32_to_cpup((__be32 *)(d + PI_CAP_MASK));
-	props->port_cap_flags2 = be16_to_cpup((__be16 *)(d + PI_CAP_MASK2));
+	props->subnet_prefix = get_unaligned_be64(d + PI_GID_PREFIX);
+	props->lid = get_unaligned_be16(d + PI_LID);
+	props->sm_lid = get_unaligned_be16(d + PI_SM_LID);
+	props->port_cap_flags = get_unaligned_be32(d + PI_CAP_MASK);
+	props->port_cap_flags2 = get_unaligned_be16(d + PI_CAP_MASK2);
 	props->lmc = d[PI_LMC] & 7;
 	props->state = d[PI_STATE] & 0xf;
 	props->phys_state = d[PI_PHYS_STATE] >> 4;
@@ -192,8 +194,8 @@ int mlx5c_ib_query_port(struct ib_device *ibdev, u32 port,
 	props->max_mtu = d[PI_MTU_CAP] & 0xf;
 	props->init_type_reply = d[PI_MTU_CAP] >> 4;
 	props->max_vl_num = d[PI_VL_CAP] >> 4;
-	props->bad_pkey_cntr = be16_to_cpup((__be16 *)(d + PI_PKEY_VIOL));
-	props->qkey_viol_cntr = be16_to_cpup((__be16 *)(d + PI_QKEY_VIOL));
+	props->bad_pkey_cntr = get_unaligned_be16(d + PI_PKEY_VIOL);
+	props->qkey_viol_cntr = get_unaligned_be16(d + PI_QKEY_VIOL);
 	props->subnet_timeout = d[PI_SUBNET_TO] & 0x1f;
 	props->gid_tbl_len = dev->port[port - 1].gid_tbl_len;
 	props->pkey_tbl_len = dev->port[port - 1].pkey_tbl_len;

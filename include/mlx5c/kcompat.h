@@ -13,8 +13,12 @@
 
 #include "kcompat_generated.h"
 
-/* Symbol namespace of the core -> ib interface. */
-#ifdef HAVE_EXPORT_NS_STRING
+/*
+ * Symbol namespace of the core -> ib interface. The string-literal probe
+ * also compiles where namespaces are identifiers (6.12 stringifies them),
+ * so the identifier probe decides.
+ */
+#if defined(HAVE_EXPORT_NS_STRING) && !defined(HAVE_EXPORT_NS_IDENT)
 #define MLX5C_EXPORT(sym)	EXPORT_SYMBOL_NS_GPL(sym, "MLX5_CLONE")
 #define MLX5C_IMPORT_NS()	MODULE_IMPORT_NS("MLX5_CLONE")
 #else
@@ -28,6 +32,12 @@
  */
 #ifndef HAVE_PCIM_REQUEST_REGION
 #define pcim_request_region(pdev, bar, name) pci_request_region(pdev, bar, name)
+#endif
+
+/* get_random_u32_below() replaced prandom_u32_max() in v6.2. */
+#ifndef HAVE_GET_RANDOM_U32_BELOW
+#include <linux/prandom.h>
+#define get_random_u32_below(n)	prandom_u32_max(n)
 #endif
 
 #endif /* MLX5C_KCOMPAT_H */
