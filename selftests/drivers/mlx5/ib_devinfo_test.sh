@@ -1,0 +1,283 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Our mlx5_ib registers one mlx5_N device per emulated HCA and the UNMODIFIED
+# rdma-core (libibverbs + mlx5 provider) binds it: ibv_devices lists them,
+# ibv_devinfo -v opens each one (alloc_ucontext + UAR mmaps) and reports
+# sane, emulator-consistent values. Then the same ibv_devinfo -v of the
+# in-tree mlx5_ib on the same emulator is compared field by field.
+dir=$(cd "$(dirname "$0")" && pwd)
+. "$dir/ktap.sh"
+top=${MLX5_SRC:-$(cd "$dir/../../.." && pwd)}
+core_ko=${MLX5_CORE_KO:-$top/core/mlx5_core.ko}
+ib_ko=${MLX5_IB_KO:-$top/ib/mlx5_ib.ko}
+out=${MLX5_OUT:-/tmp}
+
+devs=$(mlx5_pci_devs)
+ndev=$(echo $devs | wc -w)
+
+# field DEVINFO-FILE NAME [N]: value of the Nth (default first) "NAME: value"
+# line of an ibv_devinfo -v output.
+field()
+{
+	awk -F':[ \t]+' -v k="$2" -v n="${3:-1}" '
+		{ sub(/^[ \t]+/, "") }
+		$1 == k { if (++c == n) { sub(/^[^:]*:[ \t]+/, ""); print; exit } }' "$1"
+}
+
+ibdevs() { ls /sys/class/infiniband 2>/dev/null | grep '^mlx5_'; }
+
+t_load()
+{
+	[ -f "$core_ko" ] && [ -f "$ib_ko" ] || { echo "modules not built"; return 1; }
+	grep -q -E '^mlx5_(ib|core) ' /proc/modules && { echo "an mlx5 driver is already loaded"; return 1; }
+	modprobe -q ib_uverbs || return 1
+	insmod "$core_ko" && insmod "$ib_ko" || return 1
+	wait_for 20 sh -c "[ \$(ls /sys/class/infiniband | grep -c '^mlx5_') -eq $ndev ]" ||
+		{ ls /sys/class/infiniband; return 1; }
+	ibdevs
+}
+
+t_names()
+{
+	i=0
+	for d in $(ibdevs); do
+		[ "$d" = "mlx5_$i" ] || { echo "unexpected name $d"; return 1; }
+		i=$((i + 1))
+	done
+	[ "$i" -eq "$ndev" ]
+}
+
+t_ibv_devices()
+{
+	ibv_devices >"$out/ib_devices.txt" 2>&1 || { cat "$out/ib_devices.txt"; return 1; }
+	cat "$out/ib_devices.txt"
+	for d in $(ibdevs); do
+		guid=$(tr -d ':' </sys/class/infiniband/$d/node_guid)
+		grep -q -E "^[[:space:]]*$d[[:space:]]+$guid\$" "$out/ib_devices.txt" ||
+			{ echo "$d $guid missing"; return 1; }
+	done
+	[ "$(sort -u "$out/ib_devices.txt" | grep -c mlx5_)" -eq "$ndev" ]
+}
+
+# The uverbs character devices libibverbs opens.
+t_uverbs()
+{
+	for d in $(ibdevs); do
+		u=$(ls /sys/class/infiniband/$d/device/infiniband_verbs 2>/dev/null)
+		[ -n "$u" ] && [ -c "/dev/infiniband/$u" ] || { echo "$d: no uverbs node"; return 1; }
+		abi=$(cat /sys/class/infiniband_verbs/$u/abi_version)
+		echo "$d -> $u (abi $abi)"
+		[ "$abi" = 1 ] || return 1
+	done
+}
+
+t_devinfo()
+{
+	for d in $(ibdevs); do
+		ibv_devinfo -v -d "$d" >"$out/ib_devinfo_$d.txt" 2>&1 ||
+			{ cat "$out/ib_devinfo_$d.txt"; return 1; }
+	done
+	cat "$out/ib_devinfo_mlx5_0.txt"
+}
+
+expect() # expect DEV NAME VALUE
+{
+	v=$(field "$out/ib_devinfo_$1.txt" "$2")
+	[ "$v" = "$3" ] || { echo "$1: $2 is '$v', expected '$3'"; return 1; }
+}
+
+t_device_values()
+{
+	for d in $(ibdevs); do
+		pci=/sys/class/infiniband/$d/device
+		expect "$d" transport "InfiniBand (0)" || return 1
+		expect "$d" vendor_id 0x02c9 || return 1
+		expect "$d" vendor_part_id "$(printf %d "$(cat $pci/device)")" || return 1
+		expect "$d" vendor_part_id 4119 || return 1
+		expect "$d" hw_ver "$(printf '0x%X' "$(cat $pci/revision)")" || return 1
+		expect "$d" fw_ver "$(cat /sys/class/infiniband/$d/fw_ver)" || return 1
+		field "$out/ib_devinfo_$d.txt" fw_ver | grep -q -E '^[0-9]+\.[0-9]+\.[0-9]{4}$' ||
+			{ echo "$d: fw_ver format"; return 1; }
+		# The firmware version mlx5_core read from the init segment.
+		fw=$(field "$out/ib_devinfo_$d.txt" fw_ver | awk -F. '{ printf "%d.%d.%d", $1, $2, $3 }')
+		dmesg | grep -q "firmware version $fw" || { echo "$d: fw $fw not in dmesg"; return 1; }
+		expect "$d" node_guid "$(cat /sys/class/infiniband/$d/node_guid)" || return 1
+		expect "$d" board_id "$(cat /sys/class/infiniband/$d/board_id)" || return 1
+		expect "$d" phys_port_cnt 1 || return 1
+		for f in max_qp max_qp_wr max_cq max_cqe max_mr max_pd max_srq max_srq_wr max_pkeys; do
+			v=$(field "$out/ib_devinfo_$d.txt" $f)
+			[ -n "$v" ] && [ "$v" -gt 0 ] || { echo "$d: $f = '$v'"; return 1; }
+		done
+		[ "$(field "$out/ib_devinfo_$d.txt" num_comp_vectors)" -ge 1 ] || return 1
+		[ "$(cat /sys/class/infiniband/$d/hca_type)" = MT4119 ] || return 1
+		echo "$d: ok"
+	done
+}
+
+t_port_values()
+{
+	for d in $(ibdevs); do
+		f=$out/ib_devinfo_$d.txt
+		expect "$d" state "PORT_ACTIVE (4)" || return 1
+		expect "$d" link_layer InfiniBand || return 1
+		expect "$d" phys_state "LINK_UP (5)" || return 1
+		expect "$d" max_mtu "4096 (5)" || return 1
+		expect "$d" active_mtu "4096 (5)" || return 1
+		lid=$(field "$f" port_lid)
+		[ "$lid" -gt 0 ] && [ "$lid" -lt 49152 ] || { echo "$d: lid $lid"; return 1; }
+		[ "$lid" = "$(printf %d "$(cat /sys/class/infiniband/$d/ports/1/lid)")" ] || return 1
+		[ "$(field "$f" sm_lid)" -gt 0 ] || return 1
+		expect "$d" pkey_tbl_len 128 || return 1
+		expect "$d" gid_tbl_len 8 || return 1
+		gid=$(field "$f" "GID[  0]")
+		[ "$gid" = "$(cat /sys/class/infiniband/$d/ports/1/gids/0)" ] || { echo "$d: GID $gid"; return 1; }
+		case "$gid" in fe80:0000:0000:0000:*) ;; *) echo "$d: GID[0] $gid"; return 1 ;; esac
+		[ "$(cat /sys/class/infiniband/$d/ports/1/pkeys/0)" = 0xffff ] || return 1
+		echo "$d: lid $lid gid $gid"
+	done
+	# Every port has its own LID.
+	[ "$(for d in $(ibdevs); do field "$out/ib_devinfo_$d.txt" port_lid; done | sort -u | wc -l)" -eq "$ndev" ]
+}
+
+# node GUID and LID are what the emulator assigned to that HCA.
+t_emulator_identity()
+{
+	have_emu || return $KSFT_SKIP
+	emu_ctl list >"$out/ib_emu_list.txt" || return 1
+	for d in $(ibdevs); do
+		guid=0x$(tr -d ':' </sys/class/infiniband/$d/node_guid)
+		lid=$(field "$out/ib_devinfo_$d.txt" port_lid)
+		grep -q "node_guid $guid lid $lid\$" "$out/ib_emu_list.txt" ||
+			{ cat "$out/ib_emu_list.txt"; echo "$d: $guid lid $lid"; return 1; }
+	done
+}
+
+uar_ops() # uar_ops HCA: "allocs deallocs": successful UAR commands
+{
+	emu_ctl hca "$1" stats | awk '
+		function ok() { split($4, t, "="); split($5, f, "="); return t[2] - f[2] }
+		$2 == "ALLOC_UAR" { al = ok() }
+		$2 == "DEALLOC_UAR" { de = ok() }
+		END { print al + 0, de + 0 }'
+}
+
+# Opening and closing a device allocates and frees the context's UARs.
+t_open_close_no_leak()
+{
+	have_emu || return $KSFT_SKIP
+	set -- $(uar_ops 0)
+	live0=$(($1 - $2))
+	i=0
+	while [ $i -lt 20 ]; do
+		ibv_devinfo -d mlx5_0 >/dev/null || return 1
+		i=$((i + 1))
+	done
+	set -- $(uar_ops 0)
+	echo "ALLOC_UAR $1 DEALLOC_UAR $2 (live before: $live0)"
+	[ $(($1 - $2)) -eq "$live0" ] && [ "$1" -ge 160 ]
+}
+
+# A failing ALLOC_UAR in the middle of alloc_ucontext: the open fails, the
+# UARs allocated before it are freed.
+t_open_fault()
+{
+	have_emu || return $KSFT_SKIP
+	set -- $(uar_ops 0)
+	live0=$(($1 - $2))
+	emu_ctl hca 0 fail-cmd ALLOC_UAR 0x3 0 forever >/dev/null || return 1
+	# ibv_devinfo succeeds on the other devices; mlx5_0 must fail to open.
+	ibv_devinfo -d mlx5_0 >"$out/ib_open_fault.txt" 2>&1 && { cat "$out/ib_open_fault.txt"; return 1; }
+	cat "$out/ib_open_fault.txt"
+	emu_ctl hca 0 clear-faults >/dev/null
+	set -- $(uar_ops 0)
+	[ $(($1 - $2)) -eq "$live0" ] || { echo "UARs leaked: $1 allocated, $2 freed"; return 1; }
+	ibv_devinfo -d mlx5_0 >/dev/null
+}
+
+t_unload()
+{
+	rmmod mlx5_ib && rmmod mlx5_core || return 1
+	! grep -q -E '^mlx5_(ib|core) ' /proc/modules
+}
+
+# Fields that must agree with the in-tree driver: identity, port state and
+# the limits both derive from the same capabilities.
+SAME_FIELDS="transport fw_ver node_guid sys_image_guid vendor_id vendor_part_id hw_ver
+board_id phys_port_cnt max_mr_size page_size_cap max_qp max_qp_wr max_cq max_cqe max_mr
+max_pd max_srq max_srq_wr max_srq_sge max_pkeys local_ca_ack_delay state max_mtu active_mtu
+sm_lid port_lid port_lmc link_layer max_msg_sz max_vl_num sm_sl pkey_tbl_len gid_tbl_len
+subnet_timeout active_width active_speed phys_state"
+
+# Why the others may differ.
+explain()
+{
+	case "$1" in
+	device_cap_flags*|device_cap_flags_ex)
+		echo "kernel-verb features (memory management extensions, XRC, MW, UD checksums...) the in-tree driver implements and we do not" ;;
+	max_sge|max_sge_rd) echo "the in-tree driver limits SGEs by its own WQE overheads" ;;
+	max_qp_rd_atom|max_qp_init_rd_atom|max_res_rd_atom) echo "RDMA-read depth policy" ;;
+	atomic_cap|masked_atomic*) echo "atomics need the atomic capability profile" ;;
+	max_mw|max_mcast*|max_total_mcast*) echo "memory windows and multicast are not implemented" ;;
+	max_ah|max_fast_reg*) echo "kernel-verb limits" ;;
+	num_comp_vectors) echo "completion EQs: each mlx5_core chooses its own count" ;;
+	port_cap_flags*) echo "capability bits set by in-tree MAD agents (CM, SM client) that our kernel-verb-less device has not" ;;
+	*odp*|*timestamp*|*clock*|tso*|max_tso|rss*|max_rwq*|rx_hash*|max_wq_type_rq|packet_pacing*|qp_rate_limit*|tag*|cq_mod*|max_cq_moderation*|max_dm*|*completion*)
+		echo "offload not implemented (ODP, clock, TSO, RSS, pacing, tag matching, CQ moderation, device memory)" ;;
+	*) echo "unexplained" ;;
+	esac
+}
+
+t_oracle()
+{
+	have_emu || return $KSFT_SKIP
+	grep -q -E '^mlx5_(ib|core) ' /proc/modules && { echo "a driver is still loaded"; return 1; }
+	mark=$(ktap_dmesg_mark)
+	modprobe mlx5_ib 2>&1
+	wait_for 20 sh -c "[ \$(ls /sys/class/infiniband 2>/dev/null | grep -c '^mlx5_') -eq $ndev ]"
+	n=$(ls /sys/class/infiniband 2>/dev/null | grep -c '^mlx5_')
+	if [ "$n" -ne "$ndev" ]; then
+		dmesg | tail -n +$((mark + 1)) | grep -E 'mlx5_ib|probe' | head -n 5
+		echo "SKIP: the in-tree mlx5_ib does not register on this emulator yet ($n of $ndev devices)"
+		rmmod mlx5_ib mlx5_core 2>/dev/null
+		return $KSFT_SKIP
+	fi
+	rc=0
+	for d in $(ibdevs); do
+		ibv_devinfo -v -d "$d" >"$out/ib_devinfo_upstream_$d.txt" 2>&1 || { rc=1; continue; }
+		for k in $SAME_FIELDS; do
+			a=$(field "$out/ib_devinfo_$d.txt" "$k")
+			b=$(field "$out/ib_devinfo_upstream_$d.txt" "$k")
+			[ "$a" = "$b" ] || { echo "$d: $k ours '$a' in-tree '$b'"; rc=1; }
+		done
+		# GIDs: every index the in-tree driver reports.
+		grep 'GID\[' "$out/ib_devinfo_upstream_$d.txt" | sed 's/^[[:space:]]*//' >"$out/gids_up.txt"
+		grep 'GID\[' "$out/ib_devinfo_$d.txt" | sed 's/^[[:space:]]*//' >"$out/gids_ours.txt"
+		cmp -s "$out/gids_up.txt" "$out/gids_ours.txt" ||
+			{ echo "$d: GID tables differ"; diff "$out/gids_up.txt" "$out/gids_ours.txt"; rc=1; }
+		# Everything else: print each difference with its explanation.
+		sed 's/^[[:space:]]*//' "$out/ib_devinfo_$d.txt" | grep -E '^[a-zA-Z_]+:' |
+			cut -d: -f1 | sort -u | while read -r k; do
+			case " $(echo $SAME_FIELDS) " in *" $k "*) continue ;; esac
+			a=$(field "$out/ib_devinfo_$d.txt" "$k")
+			b=$(field "$out/ib_devinfo_upstream_$d.txt" "$k")
+			[ "$a" = "$b" ] || echo "$d: $k ours '$a' in-tree '$b': $(explain "$k")"
+		done
+	done
+	rmmod mlx5_ib && rmmod mlx5_core || rc=1
+	return $rc
+}
+
+ktap_begin 12
+ktap_case "insmod mlx5_core mlx5_ib: one RDMA device per HCA" t_load
+ktap_case "devices are named mlx5_0..mlx5_N-1" t_names
+ktap_case "ibv_devices lists every device with its node GUID" t_ibv_devices
+ktap_case "uverbs character devices with ABI version 1" t_uverbs
+ktap_case "ibv_devinfo -v opens every device" t_devinfo
+ktap_case "device attributes: vendor, part, firmware, board, limits" t_device_values
+ktap_case "port attributes: ACTIVE, InfiniBand, LID, MTU 4096, GID[0], P_Key" t_port_values
+ktap_case "node GUID and LID match the emulator's" t_emulator_identity
+ktap_case "20 opens: every context UAR freed" t_open_close_no_leak
+ktap_case "ALLOC_UAR failure during open: clean error, no leak" t_open_fault
+ktap_case "rmmod mlx5_ib mlx5_core" t_unload
+ktap_case "in-tree mlx5_ib on the same emulator: same values" t_oracle
+ktap_end
