@@ -71,7 +71,7 @@ struct pci_dev *mlx5c_pdev(struct mlx5c_dev *mdev)
 {
 	return mdev->pdev;
 }
-MLX5C_EXPORT(mlx5c_pdev);
+EXPORT_SYMBOL_NS_GPL(mlx5c_pdev, MLX5C_NS);
 
 /**
  * mlx5c_fw_version() - firmware version read from the initialization segment
@@ -86,7 +86,7 @@ void mlx5c_fw_version(struct mlx5c_dev *mdev, u16 *major, u16 *minor, u16 *sub)
 	*minor = mdev->fw_minor;
 	*sub = mdev->fw_sub;
 }
-MLX5C_EXPORT(mlx5c_fw_version);
+EXPORT_SYMBOL_NS_GPL(mlx5c_fw_version, MLX5C_NS);
 
 /**
  * mlx5c_board_id() - board identifier (PSID) read with QUERY_ADAPTER
@@ -98,7 +98,7 @@ const char *mlx5c_board_id(struct mlx5c_dev *mdev)
 {
 	return mdev->board_id;
 }
-MLX5C_EXPORT(mlx5c_board_id);
+EXPORT_SYMBOL_NS_GPL(mlx5c_board_id, MLX5C_NS);
 
 /**
  * mlx5c_dev_is_error() - whether the device is in the internal-error state
@@ -110,7 +110,7 @@ bool mlx5c_dev_is_error(struct mlx5c_dev *mdev)
 {
 	return READ_ONCE(mdev->error);
 }
-MLX5C_EXPORT(mlx5c_dev_is_error);
+EXPORT_SYMBOL_NS_GPL(mlx5c_dev_is_error, MLX5C_NS);
 
 /**
  * mlx5c_event_register() - subscribe to the device's asynchronous events
@@ -123,7 +123,7 @@ int mlx5c_event_register(struct mlx5c_dev *mdev, struct notifier_block *nb)
 {
 	return atomic_notifier_chain_register(&mdev->event_nh, nb);
 }
-MLX5C_EXPORT(mlx5c_event_register);
+EXPORT_SYMBOL_NS_GPL(mlx5c_event_register, MLX5C_NS);
 
 /**
  * mlx5c_event_unregister() - unsubscribe from the device's events
@@ -138,4 +138,4 @@ int mlx5c_event_unregister(struct mlx5c_dev *mdev, struct notifier_block *nb)
 {
 	return atomic_notifier_chain_unregister(&mdev->event_nh, nb);
 }
-MLX5C_EXPORT(mlx5c_event_unregister);
+EXPORT_SYMBOL_NS_GPL(mlx5c_event_unregister, MLX5C_NS);

@@ -180,7 +180,7 @@ const void *mlx5c_cap_general(struct mlx5c_dev *mdev)
 {
 	return mdev->caps.cur[MLX5_CAP_GENERAL];
 }
-MLX5C_EXPORT(mlx5c_cap_general);
+EXPORT_SYMBOL_NS_GPL(mlx5c_cap_general, MLX5C_NS);
 
 /**
  * mlx5c_hca_cap() - capabilities of one type
@@ -197,4 +197,4 @@ const void *mlx5c_hca_cap(struct mlx5c_dev *mdev, unsigned int type, bool max)
 		return NULL;
 	return max ? mdev->caps.max[type] : mdev->caps.cur[type];
 }
-MLX5C_EXPORT(mlx5c_hca_cap);
+EXPORT_SYMBOL_NS_GPL(mlx5c_hca_cap, MLX5C_NS);

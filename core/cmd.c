@@ -193,7 +193,7 @@ const char *mlx5c_cmd_opcode_str(u16 opcode)
 {
 	return mlx5c_opcode_name(opcode);
 }
-MLX5C_EXPORT(mlx5c_cmd_opcode_str);
+EXPORT_SYMBOL_NS_GPL(mlx5c_cmd_opcode_str, MLX5C_NS);
 
 /* ---- Mailboxes --------------------------------------------------------- */
 
@@ -695,7 +695,7 @@ int mlx5c_cmd_exec(struct mlx5c_dev *mdev, const void *in, int inlen,
 {
 	return __mlx5c_cmd_exec(mdev, in, inlen, out, outlen, false);
 }
-MLX5C_EXPORT(mlx5c_cmd_exec);
+EXPORT_SYMBOL_NS_GPL(mlx5c_cmd_exec, MLX5C_NS);
 
 static void cmd_async_work(struct work_struct *work)
 {
@@ -751,7 +751,7 @@ int mlx5c_cmd_exec_cb(struct mlx5c_dev *mdev, const void *in, int inlen,
 	queue_work(cmd->wq, &ent->work);
 	return 0;
 }
-MLX5C_EXPORT(mlx5c_cmd_exec_cb);
+EXPORT_SYMBOL_NS_GPL(mlx5c_cmd_exec_cb, MLX5C_NS);
 
 /* ---- Modes, errors, setup ---------------------------------------------- */
 

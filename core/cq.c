@@ -117,7 +117,7 @@ int mlx5c_cq_create(struct mlx5c_dev *mdev, struct mlx5c_cq *cq,
 	}
 	return err;
 }
-MLX5C_EXPORT(mlx5c_cq_create);
+EXPORT_SYMBOL_NS_GPL(mlx5c_cq_create, MLX5C_NS);
 
 /**
  * mlx5c_cq_destroy() - destroy a CQ created by mlx5c_cq_create()
@@ -139,7 +139,7 @@ int mlx5c_cq_destroy(struct mlx5c_dev *mdev, struct mlx5c_cq *cq)
 	mlx5c_cq_detach(mdev, cq);
 	return 0;
 }
-MLX5C_EXPORT(mlx5c_cq_destroy);
+EXPORT_SYMBOL_NS_GPL(mlx5c_cq_destroy, MLX5C_NS);
 
 /**
  * mlx5c_cq_arm() - request an event for the next completion of a CQ
@@ -169,4 +169,4 @@ void mlx5c_cq_arm(struct mlx5c_cq *cq, u32 cmd, void __iomem *uar_page,
 	__raw_writel((__force u32)cpu_to_be32(cq->cqn), uar_page + MLX5C_UAR_CQ_DB + 4);
 #endif
 }
-MLX5C_EXPORT(mlx5c_cq_arm);
+EXPORT_SYMBOL_NS_GPL(mlx5c_cq_arm, MLX5C_NS);

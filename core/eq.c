@@ -353,6 +353,17 @@ static void eq_destroy(struct mlx5c_dev *mdev, struct mlx5c_eq *eq)
 	kfree(eq);
 }
 
+/*
+ * cmd_hca_cap.page_request_disable is bit 6 of dword 0; older
+ * <linux/mlx5/mlx5_ifc.h> do not name it.
+ */
+static bool page_request_disabled(struct mlx5c_dev *mdev)
+{
+	const __be32 *cap = mdev->caps.cur[MLX5_CAP_GENERAL];
+
+	return be32_to_cpu(cap[0]) & BIT(31 - 6);
+}
+
 static int max_eqs(struct mlx5c_dev *mdev)
 {
 	if (MLX5C_CAP_GEN(mdev, max_num_eqs))
@@ -437,7 +448,7 @@ int mlx5c_eqs_create(struct mlx5c_dev *mdev)
 	}
 	mdev->async_eq = eq;
 
-	if (!MLX5C_CAP_GEN(mdev, page_request_disable)) {
+	if (!page_request_disabled(mdev)) {
 		eq = eq_create(mdev, MLX5C_EQ_PAGES, MLX5C_PAGES_EQ_NENT,
 			       BIT_ULL(MLX5_EVENT_TYPE_PAGE_REQUEST), ctrl);
 		if (IS_ERR(eq)) {
@@ -498,7 +509,7 @@ int mlx5c_comp_vectors(struct mlx5c_dev *mdev)
 {
 	return mdev->num_comp_eqs;
 }
-MLX5C_EXPORT(mlx5c_comp_vectors);
+EXPORT_SYMBOL_NS_GPL(mlx5c_comp_vectors, MLX5C_NS);
 
 /**
  * mlx5c_comp_eqn() - EQ number of a completion vector
@@ -515,4 +526,4 @@ int mlx5c_comp_eqn(struct mlx5c_dev *mdev, int vector, u32 *eqn)
 	*eqn = mdev->comp_eqs[vector]->eqn;
 	return 0;
 }
-MLX5C_EXPORT(mlx5c_comp_eqn);
+EXPORT_SYMBOL_NS_GPL(mlx5c_comp_eqn, MLX5C_NS);

@@ -26,7 +26,7 @@ int mlx5c_pd_alloc(struct mlx5c_dev *mdev, u16 uid, u32 *pdn)
 		*pdn = MLX5_GET(alloc_pd_out, out, pd);
 	return err;
 }
-MLX5C_EXPORT(mlx5c_pd_alloc);
+EXPORT_SYMBOL_NS_GPL(mlx5c_pd_alloc, MLX5C_NS);
 
 /**
  * mlx5c_pd_free() - free a protection domain
@@ -46,7 +46,7 @@ int mlx5c_pd_free(struct mlx5c_dev *mdev, u16 uid, u32 pdn)
 	MLX5_SET(dealloc_pd_in, in, pd, pdn);
 	return mlx5c_cmd_exec(mdev, in, sizeof(in), out, sizeof(out));
 }
-MLX5C_EXPORT(mlx5c_pd_free);
+EXPORT_SYMBOL_NS_GPL(mlx5c_pd_free, MLX5C_NS);
 
 /**
  * mlx5c_mkey_create() - create a memory key
@@ -71,7 +71,7 @@ int mlx5c_mkey_create(struct mlx5c_dev *mdev, void *in, int inlen, u32 *mkey)
 		*mkey = MLX5_GET(create_mkey_out, out, mkey_index) << 8 | key_7_0;
 	return err;
 }
-MLX5C_EXPORT(mlx5c_mkey_create);
+EXPORT_SYMBOL_NS_GPL(mlx5c_mkey_create, MLX5C_NS);
 
 /**
  * mlx5c_mkey_destroy() - destroy a memory key
@@ -91,4 +91,4 @@ int mlx5c_mkey_destroy(struct mlx5c_dev *mdev, u16 uid, u32 mkey)
 	MLX5_SET(destroy_mkey_in, in, mkey_index, mkey >> 8);
 	return mlx5c_cmd_exec(mdev, in, sizeof(in), out, sizeof(out));
 }
-MLX5C_EXPORT(mlx5c_mkey_destroy);
+EXPORT_SYMBOL_NS_GPL(mlx5c_mkey_destroy, MLX5C_NS);

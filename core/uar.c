@@ -28,7 +28,7 @@ int mlx5c_uar_alloc(struct mlx5c_dev *mdev, u16 uid, u32 *index)
 		*index = MLX5_GET(alloc_uar_out, out, uar);
 	return err;
 }
-MLX5C_EXPORT(mlx5c_uar_alloc);
+EXPORT_SYMBOL_NS_GPL(mlx5c_uar_alloc, MLX5C_NS);
 
 /**
  * mlx5c_uar_free() - free a UAR page
@@ -48,7 +48,7 @@ int mlx5c_uar_free(struct mlx5c_dev *mdev, u16 uid, u32 index)
 	MLX5_SET(dealloc_uar_in, in, uar, index);
 	return mlx5c_cmd_exec(mdev, in, sizeof(in), out, sizeof(out));
 }
-MLX5C_EXPORT(mlx5c_uar_free);
+EXPORT_SYMBOL_NS_GPL(mlx5c_uar_free, MLX5C_NS);
 
 /**
  * mlx5c_uar_phys() - physical address of a UAR
@@ -67,7 +67,7 @@ phys_addr_t mlx5c_uar_phys(struct mlx5c_dev *mdev, u32 index)
 		return mdev->bar_addr + (phys_addr_t)index * MLX5_ADAPTER_PAGE_SIZE;
 	return mdev->bar_addr + (phys_addr_t)index * PAGE_SIZE;
 }
-MLX5C_EXPORT(mlx5c_uar_phys);
+EXPORT_SYMBOL_NS_GPL(mlx5c_uar_phys, MLX5C_NS);
 
 /**
  * mlx5c_kernel_uar_index() - index of mlx5_core's own UAR
@@ -81,7 +81,7 @@ u32 mlx5c_kernel_uar_index(struct mlx5c_dev *mdev)
 {
 	return mdev->uar_index;
 }
-MLX5C_EXPORT(mlx5c_kernel_uar_index);
+EXPORT_SYMBOL_NS_GPL(mlx5c_kernel_uar_index, MLX5C_NS);
 
 /**
  * mlx5c_kernel_uar_map() - mapping of mlx5_core's own UAR
@@ -93,7 +93,7 @@ void __iomem *mlx5c_kernel_uar_map(struct mlx5c_dev *mdev)
 {
 	return mdev->uar_map;
 }
-MLX5C_EXPORT(mlx5c_kernel_uar_map);
+EXPORT_SYMBOL_NS_GPL(mlx5c_kernel_uar_map, MLX5C_NS);
 
 /**
  * mlx5c_kernel_uar_alloc() - allocate and map mlx5_core's own UAR

@@ -19,9 +19,11 @@
  * so the identifier probe decides.
  */
 #if defined(HAVE_EXPORT_NS_STRING) && !defined(HAVE_EXPORT_NS_IDENT)
+#define MLX5C_NS		"MLX5_CLONE"
 #define MLX5C_EXPORT(sym)	EXPORT_SYMBOL_NS_GPL(sym, "MLX5_CLONE")
 #define MLX5C_IMPORT_NS()	MODULE_IMPORT_NS("MLX5_CLONE")
 #else
+#define MLX5C_NS		MLX5_CLONE
 #define MLX5C_EXPORT(sym)	EXPORT_SYMBOL_NS_GPL(sym, MLX5_CLONE)
 #define MLX5C_IMPORT_NS()	MODULE_IMPORT_NS(MLX5_CLONE)
 #endif
