@@ -418,8 +418,14 @@ static void mlx5c_ib_set_path(void *ads, const struct rdma_ah_attr *ah)
 static u32 mlx5c_ib_qp_fill(struct mlx5c_ib_qp *qp, struct ib_qp_attr *attr,
 			    int mask, void *qpc)
 {
+	struct mlx5c_ib_dev *dev = to_mdev(qp->ibqp.device);
 	void *path = MLX5_ADDR_OF(qpc, qpc, primary_address_path);
 	u32 opt = 0;
+
+	/* Fields every transition may take: keep them at their real values. */
+	MLX5_SET(qpc, qpc, st, mlx5c_ib_qp_st(qp->ibqp.qp_type));
+	MLX5_SET(qpc, qpc, pm_state, MLX5_QPC_PM_STATE_MIGRATED);
+	MLX5_SET(qpc, qpc, log_msg_max, MLX5C_IB_CAP(dev, log_max_msg));
 
 	if (mask & IB_QP_ACCESS_FLAGS) {
 		MLX5_SET(qpc, qpc, rre,
@@ -481,10 +487,9 @@ static u32 mlx5c_ib_qp_fill(struct mlx5c_ib_qp *qp, struct ib_qp_attr *attr,
 		MLX5_SET(qpc, qpc, min_rnr_nak, attr->min_rnr_timer);
 		opt |= MLX5C_QP_OPT_RNR_TIMEOUT;
 	}
-	if (mask & IB_QP_PATH_MIG_STATE) {
-		MLX5_SET(qpc, qpc, pm_state, MLX5_QPC_PM_STATE_MIGRATED);
+	/* Only the migrated state is accepted (no alternate path). */
+	if (mask & IB_QP_PATH_MIG_STATE)
 		opt |= MLX5C_QP_OPT_PM_STATE;
-	}
 	if (mask & IB_QP_DEST_QPN)
 		MLX5_SET(qpc, qpc, remote_qpn, attr->dest_qp_num);
 	return opt;
