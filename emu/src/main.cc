@@ -167,6 +167,8 @@ struct EmulatedFunction {
 		: irqs(cfg.msix_vectors), hca(cfg, dma, irqs), pci(pcfg, hca),
 		  server(path, vfio_user::FunctionContext{pci, dma, irqs}, "hca" + std::to_string(cfg.index))
 	{
+		pci.set_bus_master_listener([this](bool on) { dma.set_bus_master(on); });
+		dma.set_bus_master(pci.bus_master_enabled());
 	}
 };
 

@@ -36,6 +36,21 @@ TEST(DmaMapTable, ReadWriteThroughMemfd)
 	EXPECT_TRUE(t.read(0x1ffffc, back, 4));
 }
 
+TEST(DmaMapTable, NoDmaWithoutBusMaster)
+{
+	UniqueFd mem = make_memfd(1 << 20);
+	DmaMapTable t;
+	ASSERT_EQ(t.map(0x100000, 1 << 20, 0, RW, mem.get()), 0);
+	uint32_t v = 0x11223344, back = 0;
+	t.set_bus_master(false);
+	EXPECT_FALSE(t.write(0x100000, &v, 4)) << "bus master disabled";
+	EXPECT_FALSE(t.read(0x100000, &back, 4));
+	t.set_bus_master(true);
+	ASSERT_TRUE(t.read(0x100000, &back, 4));
+	EXPECT_EQ(back, 0u) << "the refused write left memory alone";
+	EXPECT_TRUE(t.write(0x100000, &v, 4));
+}
+
 TEST(DmaMapTable, FdOffsetSelectsTheRightBytes)
 {
 	UniqueFd mem = make_memfd(0x10000);

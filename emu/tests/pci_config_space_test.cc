@@ -115,6 +115,17 @@ TEST_F(PciFunctionTest, VendorSpecificCapabilityForTheDriversGateway)
 	EXPECT_EQ(cs().read32(vsc + 0x0c), 0u) << "semaphore reads free";
 }
 
+TEST_F(PciFunctionTest, BusMasterEnableIsReported)
+{
+	std::vector<bool> seen;
+	fn.set_bus_master_listener([&](bool on) { seen.push_back(on); });
+	cfg_write16(kCommand, kCommandMemory | kCommandMaster);
+	cfg_write16(kCommand, kCommandMemory);
+	cfg_write32(kBar0, 0); // not the command register: no report
+	fn.reset();
+	EXPECT_EQ(seen, (std::vector<bool>{true, false, false}));
+}
+
 TEST_F(PciFunctionTest, MsixCapability)
 {
 	uint16_t at = fn.layout().msix;

@@ -144,6 +144,8 @@ bool DmaMapTable::for_each_piece(uint64_t iova, size_t len, uint32_t access, Fn 
 
 bool DmaMapTable::read(uint64_t iova, void *dst, size_t len)
 {
+	if (!bus_master())
+		return false;
 	std::shared_lock guard(lock_);
 	auto *out = static_cast<uint8_t *>(dst);
 	return for_each_piece(iova, len, kRead, [&](const uint8_t *host, size_t n) {
@@ -154,6 +156,8 @@ bool DmaMapTable::read(uint64_t iova, void *dst, size_t len)
 
 bool DmaMapTable::write(uint64_t iova, const void *src, size_t len)
 {
+	if (!bus_master())
+		return false;
 	std::shared_lock guard(lock_);
 	auto *in = static_cast<const uint8_t *>(src);
 	return for_each_piece(iova, len, kWrite, [&](uint8_t *host, size_t n) {

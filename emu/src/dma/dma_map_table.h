@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <atomic>
 #include <map>
 #include <shared_mutex>
 
@@ -40,6 +41,12 @@ public:
 	bool read(uint64_t iova, void *dst, size_t len) override;
 	bool write(uint64_t iova, const void *src, size_t len) override;
 
+	// Bus Master Enable of the function's command register: while it is
+	// clear the device must not touch guest memory, and every read or
+	// write fails (a driver that cleared it may have freed the buffers).
+	void set_bus_master(bool enabled) { bus_master_.store(enabled, std::memory_order_release); }
+	bool bus_master() const { return bus_master_.load(std::memory_order_acquire); }
+
 private:
 	struct Mapping {
 		uint64_t size = 0;
@@ -56,6 +63,7 @@ private:
 	template <class Fn> bool for_each_piece(uint64_t iova, size_t len, uint32_t access, Fn fn) const;
 	static void release(Mapping &m);
 
+	std::atomic<bool> bus_master_{true};
 	mutable std::shared_mutex lock_;
 	Map maps_;
 	size_t max_mappings_;

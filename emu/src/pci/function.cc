@@ -98,9 +98,17 @@ int PciFunction::write(unsigned region_index, uint64_t offset, const void *src, 
 	return EINVAL;
 }
 
+void PciFunction::notify_bus_master()
+{
+	if (bus_master_listener_)
+		bus_master_listener_(bus_master_enabled());
+}
+
 int PciFunction::config_write(uint64_t offset, const void *src, uint32_t count)
 {
 	config_.write(uint32_t(offset), src, count);
+	if (offset <= kCommand && kCommand < offset + count)
+		notify_bus_master();
 
 	// DevCtl "initiate FLR" (bit 15 = bit 7 of DevCtl's second byte).
 	uint64_t flr_byte = uint64_t(layout_.exp) + kExpDevCtl + 1;
@@ -145,6 +153,7 @@ void PciFunction::bar0_write(uint64_t offset, const uint8_t *src, uint32_t count
 void PciFunction::reset()
 {
 	config_.restore_defaults();
+	notify_bus_master();
 	bar0_.reset();
 }
 

@@ -12,6 +12,8 @@
 
 #include "pci/bar_handler.h"
 #include "pci/config_space.h"
+#include <functional>
+
 #include "pci/connectx_config.h"
 #include "pci/region.h"
 
@@ -38,6 +40,10 @@ public:
 	// outlive the function). Pass an empty vector to trap everything again.
 	void set_bar0_mmap(int fd, uint64_t file_offset, std::vector<MmapArea> areas);
 
+	// Called with the new Bus Master Enable state after every config write
+	// to the command register and after a reset.
+	void set_bus_master_listener(std::function<void(bool)> fn) { bus_master_listener_ = std::move(fn); }
+
 	const ConfigSpace &config() const { return config_; }
 	const ConfigLayout &layout() const { return layout_; }
 	const FunctionConfig &function_config() const { return cfg_; }
@@ -45,6 +51,7 @@ public:
 	uint64_t flr_count() const { return flr_count_; }
 
 private:
+	void notify_bus_master();
 	int config_write(uint64_t offset, const void *src, uint32_t count);
 	void bar0_read(uint64_t offset, uint8_t *dst, uint32_t count);
 	void bar0_write(uint64_t offset, const uint8_t *src, uint32_t count);
@@ -56,6 +63,7 @@ private:
 	int bar0_mmap_fd_ = -1;
 	uint64_t bar0_mmap_offset_ = 0;
 	std::vector<MmapArea> bar0_mmap_areas_;
+	std::function<void(bool)> bus_master_listener_;
 	uint64_t flr_count_ = 0;
 };
 
