@@ -47,8 +47,19 @@ clean:
 toolbox:
 	$(TOP)/scripts/toolbox
 
+# ccache (when installed) keeps emulator objects across clones: its cache
+# lives with the toolbox's, and paths are hashed relative to the clone.
+CCACHE := $(shell command -v ccache 2>/dev/null)
+EMU_CMAKE_FLAGS := -DCMAKE_BUILD_TYPE=RelWithDebInfo
+ifneq ($(CCACHE),)
+EMU_CMAKE_FLAGS += -DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE)
+export CCACHE_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mlx5-clone/ccache
+export CCACHE_BASEDIR := $(TOP)
+export CCACHE_NOHASHDIR := 1
+endif
+
 emu:
-	cmake -S $(TOP)/emu -B $(TOP)/build/emu -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake -S $(TOP)/emu -B $(TOP)/build/emu $(EMU_CMAKE_FLAGS) >/dev/null
 	cmake --build $(TOP)/build/emu -j$(JOBS)
 
 emu-test: emu
