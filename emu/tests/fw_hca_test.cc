@@ -55,10 +55,12 @@ TEST(FwHca, GeneralCapabilityProfile)
 		EXPECT_EQ(cap(out, {0x13, 30, 30}), 1u) << "driver_version";
 		EXPECT_EQ(cap(out, {0x11, 0, 0}), 1u) << "rc";
 		EXPECT_EQ(cap(out, {0x11, 2, 2}), 1u) << "ud";
+		EXPECT_EQ(cap(out, {0x11, 3, 3}), 1u) << "xrc (the in-tree mlx5_ib needs it)";
+		EXPECT_EQ(cap(out, {0x11, 1, 1}), 0u) << "uc";
+		EXPECT_EQ(cap(out, {0x10, 1, 1}), 1u) << "atomic (executed by the data path)";
 		// Nothing the emulator does not do.
 		EXPECT_EQ(cap(out, {0x10, 3, 3}), 0u) << "eth_net_offloads";
 		EXPECT_EQ(cap(out, {0x10, 2, 2}), 0u) << "roce";
-		EXPECT_EQ(cap(out, {0x10, 1, 1}), 0u) << "atomic (off by default)";
 		EXPECT_EQ(cap(out, {0xd, 25, 25}), 0u) << "nic_flow_table";
 		EXPECT_EQ(cap(out, {0xd, 24, 24}), 0u) << "eswitch_manager";
 		EXPECT_EQ(cap(out, {0xd, 22, 21}), 0u) << "mcam/pcam";
@@ -75,7 +77,9 @@ TEST(FwHca, GeneralCapabilityProfile)
 
 TEST(FwHca, QueryCapErrors)
 {
-	FwHarness h;
+	HcaConfig no_atomic;
+	no_atomic.caps_atomic = false;
+	FwHarness h(no_atomic);
 	h.enable();
 	h.fails(Msg(op::QUERY_HCA_CAP, 3 << 1 | 1, 16), 4112, 0x03); // ATOMIC not advertised
 	h.fails(Msg(op::QUERY_HCA_CAP, 1 << 1 | 1, 16), 4112, 0x03); // ETH_OFFLOADS

@@ -3,6 +3,7 @@
 // INIT/TEARDOWN_HCA, SET_DRIVER_VERSION, QUERY_ADAPTER.
 #include <cstring>
 
+#include "exec/datapath.h"
 #include "fw/cmd_registry.h"
 #include "fw/firmware.h"
 #include "fw/prm.h"
@@ -87,6 +88,7 @@ void init_hca(CmdCtx &c)
 	if (c.inlen >= init_hca_in::kSwOwnerId + 16)
 		fw.sw_owner_id.assign(c.in + init_hca_in::kSwOwnerId, c.in + init_hca_in::kSwOwnerId + 16);
 	fw.state = FnState::Initialized;
+	fw.configure_datapath();
 }
 
 void teardown_hca(CmdCtx &c)
@@ -97,6 +99,10 @@ void teardown_hca(CmdCtx &c)
 	// not advertised.
 	if (profile != teardown_hca_in::GRACEFUL)
 		return c.fail(status::BAD_PARAM, 1);
+	{
+		auto lk = fw.dp().lock();
+		fw.dp().clear();
+	}
 	fw.eqs.clear();
 	fw.uars.clear();
 	fw.state = FnState::Enabled;

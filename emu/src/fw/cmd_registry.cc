@@ -23,7 +23,8 @@ const std::map<uint16_t, CmdSpec> &table()
 	static const std::map<uint16_t, CmdSpec> t = [] {
 		std::map<uint16_t, CmdSpec> m;
 		for (auto group : {hca_commands(), pages_commands(), eq_commands(), vport_commands(),
-				   reg_commands(), misc_commands()})
+				   reg_commands(), misc_commands(), pd_commands(), mkey_commands(), cq_commands(),
+				   qp_commands(), srq_commands()})
 			for (const CmdSpec &s : group)
 				m.emplace(s.opcode, s);
 		return m;

@@ -61,6 +61,11 @@ std::span<const CmdSpec> eq_commands();
 std::span<const CmdSpec> vport_commands();
 std::span<const CmdSpec> reg_commands();
 std::span<const CmdSpec> misc_commands();
+std::span<const CmdSpec> pd_commands();
+std::span<const CmdSpec> mkey_commands();
+std::span<const CmdSpec> cq_commands();
+std::span<const CmdSpec> qp_commands();
+std::span<const CmdSpec> srq_commands();
 
 // nullptr for an opcode the firmware does not implement.
 const CmdSpec *find_command(uint16_t opcode);

@@ -4,8 +4,12 @@
 #include <cstdio>
 #include <endian.h>
 
+#include "exec/datapath.h"
+#include "fabric/fabric.h"
 #include "fw/opcode_names.h"
 #include "fw/prm.h"
+#include "fw/prm_cq.h"
+#include "fw/prm_wqe.h"
 
 namespace mlx5emu {
 
@@ -34,6 +38,23 @@ std::string fmt(const char *f, auto... a)
 
 } // namespace
 
+// The data path's events go to the EQs, through the fault injections.
+class Firmware::Events : public EventSink {
+public:
+	explicit Events(Firmware &fw) : fw_(fw) {}
+	void completion_event(uint32_t eqn, uint32_t cqn) override
+	{
+		uint8_t eqe[prm::eqe::kSize] = {};
+		eqe[prm::eqe::kType] = prm::event::COMP;
+		bits::store_be32(eqe + prm::async_event::kCompCqn, cqn & 0xffffff);
+		fw_.post_event_to(static_cast<uint8_t>(eqn), eqe);
+	}
+	void async_event(const uint8_t *eqe64) override { fw_.post_event(eqe64); }
+
+private:
+	Firmware &fw_;
+};
+
 Firmware::Firmware(const HcaConfig &c, GuestMemory &m, InterruptSink &i)
 	: cfg(c), mem(m), irq(i), caps(c), eqs(m, i), health(c),
 	  iseg(cfg, health, [this](uint32_t mask) { engine_.ring(mask); }), engine_(*this)
@@ -48,10 +69,23 @@ Firmware::Firmware(const HcaConfig &c, GuestMemory &m, InterruptSink &i)
 
 	eqs.set_max_eqs(1u << caps.log_max_eq());
 	pages.set_label(fmt("hca %u", cfg.index));
+
+	fabric_ = cfg.fabric ? cfg.fabric : std::make_shared<Fabric>();
+	events_ = std::make_unique<Events>(*this);
+	DataPath::Config dc;
+	dc.hca_index = cfg.index;
+	dc.lid = port_.lid;
+	dc.port_mtu = port_.mtu;
+	dc.log_max_msg = static_cast<uint8_t>(caps.gen_max(prm::cmd_hca_cap::log_max_msg));
+	dp_ = std::make_unique<DataPath>(dc, mem, *fabric_, *events_);
 	engine_.start();
 }
 
-Firmware::~Firmware() { engine_.stop(); }
+Firmware::~Firmware()
+{
+	engine_.stop();
+	dp_.reset();
+}
 
 uint32_t Firmware::first_uar() const { return prm::uar_page::kFirstUarIndex; }
 uint32_t Firmware::uar_limit() const { return static_cast<uint32_t>(cfg.bar0_size >> 12); }
@@ -89,16 +123,64 @@ void Firmware::uar_write(uint32_t index, uint32_t off, unsigned size, uint64_t v
 		return;
 	}
 	if (off == up::kCqDoorbell || off == up::kCqDoorbell + 4) {
-		// Recorded for the data path: dword0 = sn/cmd/ci, dword1 = cqn.
+		// dword0 = sn/cmd/ci, dword1 = cqn.
 		++bar.cq_doorbells;
 		bar.last_cq_doorbell = value;
+		doorbell_piece(index, off - up::kCqDoorbell, size, value, true);
 		return;
 	}
 	if (off >= up::kBlueFlame) {
+		// Send doorbells and BlueFlame: the first 8 bytes of each half of
+		// a register are the control segment's first 8 bytes; the rest of
+		// a BlueFlame copy repeats the WQE that is also in memory.
 		++bar.bf_writes;
+		uint32_t rel = (off - up::kBlueFlame) % prm::bf::kHalf;
+		if (rel == 0 || rel == 4)
+			doorbell_piece(index, rel, size, value, false);
 		return;
 	}
 	++bar.other_uar_writes;
+}
+
+void Firmware::doorbell_piece(uint32_t index, uint32_t rel, unsigned size, uint64_t value, bool cq)
+{
+	// `value` holds the bytes in address order (little-endian host).
+	uint32_t dw0, dw1;
+	if (rel == 0 && size == 8) {
+		dw0 = be32toh(static_cast<uint32_t>(value));
+		dw1 = be32toh(static_cast<uint32_t>(value >> 32));
+	} else if (size == 4) {
+		uint64_t key = static_cast<uint64_t>(index) << 1 | cq;
+		std::lock_guard<std::mutex> lk(split_mu_);
+		if (rel == 0) {
+			split_dw0_[key] = be32toh(static_cast<uint32_t>(value));
+			return;
+		}
+		auto it = split_dw0_.find(key);
+		if (it == split_dw0_.end())
+			return;
+		dw0 = it->second;
+		dw1 = be32toh(static_cast<uint32_t>(value));
+		split_dw0_.erase(it);
+	} else {
+		++bar.other_uar_writes;
+		return;
+	}
+	if (cq)
+		dp_->cq_doorbell(index, dw0, dw1);
+	else
+		dp_->sq_doorbell(index, dw0, dw1);
+}
+
+void Firmware::configure_datapath()
+{
+	// Atomic mode 1 ("host endianness") on a little-endian host: 8-byte
+	// operands in little-endian order; otherwise big-endian (IB order).
+	const Caps::Block *a = caps.cur(prm::cap_type::ATOMIC);
+	bool mode1 = a && bits::get(a->data(), prm::atomic_caps::atomic_req_8B_endianness_mode) == 1;
+	bool host_le = !(host_endianness[0] & 0x80);
+	auto lk = dp_->lock();
+	dp_->set_atomic_le(mode1 && host_le);
 }
 
 void Firmware::reset()
@@ -114,6 +196,10 @@ void Firmware::reset()
 
 void Firmware::function_reset(const char *why)
 {
+	{
+		auto lk = dp_->lock();
+		dp_->clear();
+	}
 	eqs.clear();
 	uars.clear();
 	caps.reset_current();
@@ -277,6 +363,11 @@ std::vector<std::string> Firmware::stats_lines() const
 	v.push_back(fmt("other_uar_writes %llu", u(bar.other_uar_writes.load())));
 	for (const auto &[op, cnt] : opstats.snapshot())
 		v.push_back(fmt("op %s 0x%x total=%llu failed=%llu", opcode_name(op), op, u(cnt.total), u(cnt.failed)));
+	{
+		auto lk = dp_->lock();
+		for (const std::string &s : dp_->stats_lines())
+			v.push_back("dp " + s);
+	}
 	for (const std::string &s : eq_lines())
 		v.push_back(s);
 	for (const std::string &s : faults.describe())

@@ -9,6 +9,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
@@ -25,6 +27,9 @@
 #include "fw/stats.h"
 
 namespace mlx5emu {
+
+class DataPath;
+class Fabric;
 
 enum class FnState : uint8_t { Disabled, Enabled, Initialized };
 
@@ -83,6 +88,12 @@ public:
 	// honouring the drop/delay fault injections. Any thread.
 	void post_event_to(uint8_t eqn, const uint8_t *eqe64);
 	bool post_event(const uint8_t *eqe64);
+	// The data path (queues, WQE execution) and the fabric it is on.
+	DataPath &dp() { return *dp_; }
+	Fabric &fabric() { return *fabric_; }
+	// Pushes the settings the data path takes from the capabilities and
+	// registers (atomic endianness) after INIT_HCA.
+	void configure_datapath();
 
 	const HcaConfig cfg;
 	GuestMemory &mem;
@@ -110,10 +121,19 @@ public:
 	uint32_t uar_limit() const; // one past the highest UAR index
 
 private:
+	class Events;
 	void uar_write(uint32_t index, uint32_t off, unsigned size, uint64_t value);
+	void doorbell_piece(uint32_t index, uint32_t off, unsigned size, uint64_t value, bool cq);
 	void write_eqe_now(uint8_t eqn, const uint8_t *eqe64);
 
 	PortAttrs port_;
+	std::shared_ptr<Fabric> fabric_;
+	std::unique_ptr<Events> events_;
+	std::unique_ptr<DataPath> dp_;
+	// First dwords of doorbells written as two 4-byte pieces, by UAR
+	// page offset (BAR path only).
+	std::mutex split_mu_;
+	std::map<uint64_t, uint32_t> split_dw0_;
 	CommandEngine engine_;
 };
 

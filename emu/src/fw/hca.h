@@ -13,6 +13,8 @@
 
 namespace mlx5emu {
 
+class Fabric;
+
 struct HcaConfig {
 	unsigned index = 0;          // HCA number in this process (0, 1, ...)
 	uint16_t device_id = 0x1017; // PCI device id (ConnectX-5)
@@ -20,9 +22,12 @@ struct HcaConfig {
 	uint16_t fw_major = 16, fw_minor = 35, fw_subminor = 4030;
 	uint32_t msix_vectors = 64;
 	uint64_t bar0_size = 32ull << 20;
-	// Advertise RDMA atomics (general cap `atomic` + the ATOMIC cap type).
-	// Off until the data path executes atomic WQEs.
-	bool caps_atomic = false;
+	// Advertise RDMA atomics (general cap `atomic` + the ATOMIC cap type):
+	// the data path executes 8-byte compare-and-swap and fetch-and-add.
+	bool caps_atomic = true;
+	// The fabric linking this HCA's port to the others of the process;
+	// null: a private fabric (loopback only).
+	std::shared_ptr<Fabric> fabric;
 };
 
 // BAR0 layout (all big-endian registers):

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0
+// CQE contents and delivery: the 64-byte CQE, the CQ write, the
+// completion event of an armed CQ and the CQ error event on overrun.
+#include <cstring>
+
+#include "exec/datapath.h"
+#include "fw/bits.h"
+#include "fw/prm.h"
+#include "fw/prm_cq.h"
+
+namespace mlx5emu {
+
+namespace cq = prm::cqe;
+namespace op = prm::cqe_opcode;
+using bits::store_be16;
+using bits::store_be32;
+
+void DataPath::build_cqe(const CqeInfo &in, uint8_t *o)
+{
+	std::memset(o, 0, cq::kSize);
+	bool error = in.opcode == op::REQ_ERR || in.opcode == op::RESP_ERR;
+	store_be32(o + cq::kSrqnUidx, in.srqn_uidx & 0xffffff);
+	store_be16(o + cq::kWqeCounter, in.wqe_counter);
+	if (error) {
+		o[cq::kSyndrome] = in.syndrome;
+		o[cq::kVendorErrSynd] = in.vendor_syndrome;
+		store_be32(o + cq::kSopDropQpn, static_cast<uint32_t>(in.wqe_opcode) << 24 | (in.qpn & 0xffffff));
+	} else {
+		store_be32(o + cq::kByteCnt, in.byte_cnt);
+		if (in.has_imm)
+			std::memcpy(o + cq::kImmInvalPkey, &in.imm, 4);
+		store_be32(o + cq::kFlagsRqpn, in.flags_rqpn);
+		store_be16(o + cq::kSlid, in.slid);
+		o[cq::kMlPath] = in.ml_path;
+		uint32_t sop = in.opcode == op::REQ ? static_cast<uint32_t>(in.wqe_opcode) << 24 : 0;
+		store_be32(o + cq::kSopDropQpn, sop | (in.qpn & 0xffffff));
+	}
+	o[cq::kOpOwn] = static_cast<uint8_t>(in.opcode << 4);
+}
+
+bool DataPath::complete(uint32_t cqn, const CqeInfo &info, bool solicited)
+{
+	Cq *cq = res_.cq(cqn);
+	if (!cq) {
+		++c_.cqe_drops;
+		return false;
+	}
+	uint8_t cqe[cq::kSize];
+	build_cqe(info, cqe);
+	Cq::Push r = cq->push(mem_, cqe, solicited);
+	if (r.overrun) {
+		++c_.cq_overruns;
+		uint8_t eqe[prm::eqe::kSize] = {};
+		eqe[prm::eqe::kType] = prm::async_event::CQ_ERROR;
+		store_be32(eqe + prm::async_event::kCqErrCqn, cqn);
+		eqe[prm::async_event::kCqErrSyndrome] = prm::async_event::CQ_ERR_OVERRUN;
+		++c_.async_events;
+		events_.async_event(eqe);
+	}
+	if (!r.written) {
+		++c_.cqe_drops;
+		return false;
+	}
+	++c_.cqes;
+	if (r.notify) {
+		++c_.comp_events;
+		events_.completion_event(cq->config().c_eqn, cqn);
+	}
+	return true;
+}
+
+uint32_t DataPath::cqe_srqn_uidx(const Qp &qp, const Srq *srq) const
+{
+	// cqe_version 1: the user index names the resource; software that
+	// does not use it (0xffffff) gets the SRQ number of SRQ receives.
+	if (srq && srq->cfg.kind == SrqConfig::Kind::XrcSrq)
+		return srq->cfg.user_index;
+	if (qp.cfg.user_index != 0xffffff)
+		return qp.cfg.user_index;
+	return srq ? srq->number : 0xffffff;
+}
+
+} // namespace mlx5emu

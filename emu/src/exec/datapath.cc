@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0
+// DataPath: lifetime, doorbells, packet dispatch, timers, QP state hooks
+// and the control-channel view.
+#include "exec/datapath.h"
+
+#include <condition_variable>
+#include <cstdio>
+
+#include "dma/guest_memory.h"
+#include "fw/bits.h"
+#include "fw/prm.h"
+#include "fw/prm_cq.h"
+#include "fw/prm_qp.h"
+
+namespace mlx5emu {
+
+namespace {
+
+std::string fmt(const char *f, auto... a)
+{
+	char b[512];
+	std::snprintf(b, sizeof b, f, a...);
+	return b;
+}
+
+bool is_response(uint8_t op)
+{
+	return (op >= ibop::RC_READ_RESPONSE_FIRST && op <= ibop::RC_ATOMIC_ACK);
+}
+
+} // namespace
+
+uint64_t rnr_timer_usec(uint8_t code)
+{
+	// IBA 9.7.5.2.8, in units of 10 us.
+	static const uint32_t t[32] = {65536, 1,   2,   3,   4,    6,    8,    12,   16,   24,   32,
+				       48,    64,  96,  128, 192,  256,  384,  512,  768,  1024, 1536,
+				       2048,  3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152};
+	return static_cast<uint64_t>(t[code & 31]) * 10;
+}
+
+uint64_t ack_timeout_usec(uint8_t code)
+{
+	if (!code)
+		return 0;
+	return (4096ull << std::min<uint8_t>(code, 31)) / 1000;
+}
+
+DataPath::DataPath(const Config &cfg, GuestMemory &mem, Fabric &fabric, EventSink &events)
+	: cfg_(cfg), mem_(mem), fabric_(fabric), events_(events)
+{
+	fabric_.attach(cfg_.lid, this);
+}
+
+DataPath::~DataPath()
+{
+	fabric_.detach(cfg_.lid, this);
+	std::set<uint64_t> timers;
+	{
+		auto lk = lock();
+		timers.swap(timers_);
+	}
+	for (uint64_t id : timers)
+		fabric_.engine().cancel(id);
+	// Let every task already queued (they may name this object) run.
+	std::mutex m;
+	std::condition_variable cv;
+	bool done = false;
+	fabric_.engine().post([&] {
+		std::lock_guard<std::mutex> g(m);
+		done = true;
+		cv.notify_all();
+	});
+	std::unique_lock<std::mutex> g(m);
+	cv.wait(g, [&] { return done; });
+}
+
+// ---------------------------------------------------------------------------
+// Doorbells (BAR path)
+
+void DataPath::sq_doorbell(uint32_t uar, uint32_t dw0, uint32_t dw1)
+{
+	++c_.sq_doorbells;
+	uint32_t qpn = dw1 >> 8;
+	uint16_t end = static_cast<uint16_t>(((dw0 >> 8) & 0xffff) + ((dw1 & 0x3f) + 3) / 4);
+	fabric_.engine().post([this, uar, qpn, end] {
+		Qp *qp = res_.qp(qpn);
+		if (!qp || qp->cfg.no_sq) {
+			++c_.bad_doorbells;
+			return;
+		}
+		++qp->ctr.doorbells;
+		if (uar != qp->cfg.uar_page)
+			++qp->ctr.uar_mismatch; // counted, still honoured
+		// Only move the producer forward, within one queue length.
+		uint16_t ahead = static_cast<uint16_t>(end - qp->req.sq_ci);
+		uint16_t cur = static_cast<uint16_t>(qp->req.sq_pi - qp->req.sq_ci);
+		if (ahead <= qp->cfg.sq_wqebbs() && ahead > cur)
+			qp->req.sq_pi = end;
+		run_sq(*qp);
+	});
+}
+
+void DataPath::cq_doorbell(uint32_t uar, uint32_t dw0, uint32_t dw1)
+{
+	++c_.cq_doorbells;
+	uint32_t cqn = dw1 & 0xffffff;
+	fabric_.engine().post([this, uar, cqn, dw0] {
+		Cq *cq = res_.cq(cqn);
+		if (!cq) {
+			++c_.bad_doorbells;
+			return;
+		}
+		(void)uar;
+		if (cq->arm(dw0)) {
+			++c_.comp_events;
+			events_.completion_event(cq->config().c_eqn, cqn);
+		}
+	});
+}
+
+void DataPath::run_sq(Qp &qp)
+{
+	switch (qp.state) {
+	case prm::qp_state::RTS:
+		if (qp.cfg.is_ud())
+			ud_send(qp);
+		else if (qp.cfg.is_rc())
+			rc_take_wqes(qp);
+		break;
+	case prm::qp_state::SQER:
+	case prm::qp_state::ERR:
+		flush_sq(qp);
+		break;
+	default:
+		break; // RST .. RTR, SQD: WQEs wait
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Packets
+
+void DataPath::receive(const Packet &p)
+{
+	Qp *qp = res_.qp_for_packet(p.dqpn);
+	if (!qp) {
+		++c_.no_qp_packets;
+		return;
+	}
+	++qp->ctr.rx_packets;
+	qp->ctr.rx_bytes += p.payload.size();
+	if (p.opcode == ibop::UD_SEND_ONLY || p.opcode == ibop::UD_SEND_ONLY_IMM) {
+		if (qp->cfg.is_ud())
+			ud_receive(*qp, p);
+		else
+			++c_.dropped_packets;
+		return;
+	}
+	if (!qp->cfg.is_rc()) {
+		++c_.dropped_packets;
+		return;
+	}
+	if (is_response(p.opcode))
+		rc_response(*qp, p);
+	else
+		rc_request(*qp, p);
+}
+
+void DataPath::transmit(Qp &qp, Packet p)
+{
+	++qp.ctr.tx_packets;
+	qp.ctr.tx_bytes += p.payload.size();
+	fabric_.transmit(std::move(p));
+}
+
+Packet DataPath::rc_packet(const Qp &qp, uint8_t opcode, uint32_t psn) const
+{
+	Packet p;
+	p.slid = cfg_.lid;
+	p.dlid = qp.cfg.path.rlid;
+	p.sl = qp.cfg.path.sl;
+	p.opcode = opcode;
+	p.dqpn = qp.cfg.remote_qpn;
+	p.sqpn = qp.qpn;
+	p.psn = psn & 0xffffff;
+	return p;
+}
+
+uint32_t DataPath::mtu(const Qp &qp) const
+{
+	uint32_t m = prm::mtu_bytes(std::min(qp.cfg.mtu ? qp.cfg.mtu : cfg_.port_mtu, cfg_.port_mtu));
+	return m ? m : 4096;
+}
+
+// ---------------------------------------------------------------------------
+// Timers and events
+
+uint64_t DataPath::start_timer(uint64_t usec, uint32_t qpn, void (DataPath::*fn)(uint32_t, uint64_t))
+{
+	auto idp = std::make_shared<uint64_t>(0);
+	uint64_t id = fabric_.engine().post_at(Engine::Clock::now() + std::chrono::microseconds(usec),
+					      [this, qpn, fn, idp] {
+						      timers_.erase(*idp);
+						      (this->*fn)(qpn, *idp);
+					      });
+	*idp = id;
+	timers_.insert(id);
+	return id;
+}
+
+void DataPath::stop_timer(uint64_t *id)
+{
+	if (!*id)
+		return;
+	fabric_.engine().cancel(*id);
+	timers_.erase(*id);
+	*id = 0;
+}
+
+void DataPath::post_qp_event(uint8_t type, uint32_t number)
+{
+	uint8_t eqe[prm::eqe::kSize] = {};
+	eqe[prm::eqe::kType] = type;
+	eqe[prm::async_event::kQpSrqType] = 0; // QP (SRQ events use the number alone)
+	bits::store_be32(eqe + prm::async_event::kQpSrqNumber, number & 0xffffff);
+	++c_.async_events;
+	events_.async_event(eqe);
+}
+
+// ---------------------------------------------------------------------------
+// QP state hooks (command thread, state lock held)
+
+void DataPath::qp_state_changed(Qp &qp, uint8_t from)
+{
+	namespace qs = prm::qp_state;
+	if (qp.state == qs::RST) {
+		qp_destroying(qp);
+		qp.reset_runtime();
+		return;
+	}
+	if (qp.state == qs::ERR) {
+		if (from != qs::ERR)
+			enter_error(qp);
+		return;
+	}
+	if (from == qs::INIT && qp.state == qs::RTR) {
+		qp.resp.epsn = qp.cfg.next_rcv_psn;
+		qp.resp.nak_seq_sent = false;
+	}
+	if (qp.state == qs::RTS && from != qs::RTS) {
+		if (from == qs::RTR)
+			qp.req.next_psn = qp.cfg.next_send_psn;
+		qp.req.retry_left = qp.cfg.retry_count;
+		qp.req.rnr_left = qp.cfg.rnr_retry;
+		// WQEs posted before RTS (or in SQER) run now, on the engine.
+		uint32_t qpn = qp.qpn;
+		fabric_.engine().post([this, qpn] {
+			if (Qp *q = res_.qp(qpn))
+				run_sq(*q);
+		});
+	}
+}
+
+void DataPath::qp_destroying(Qp &qp)
+{
+	stop_timer(&qp.req.timer);
+	stop_timer(&qp.req.rnr_timer);
+	stop_timer(&qp.flush_timer);
+}
+
+void DataPath::clear()
+{
+	for (auto &[n, qp] : res_.qps)
+		qp_destroying(*qp);
+	res_.clear();
+}
+
+// ---------------------------------------------------------------------------
+// Control channel
+
+std::vector<std::string> DataPath::qp_lines()
+{
+	auto u = [](uint64_t x) { return static_cast<unsigned long long>(x); };
+	std::vector<std::string> v;
+	for (const auto &[n, qp] : res_.qps) {
+		const QpCounters &k = qp->ctr;
+		v.push_back(fmt("qp 0x%x %s %s rlid=%u rqpn=0x%x sq_pi=%u sq_ci=%u rq_ci=%u sq_psn=0x%x rq_psn=0x%x "
+				"outstanding=%zu doorbells=%llu wqes=%llu tx=%llu/%lluB rx=%llu/%lluB recvs=%llu "
+				"retransmits=%llu timeouts=%llu rnr_sent=%llu rnr_rcvd=%llu seq_naks=%llu dups=%llu "
+				"errors=%llu flushed=%llu cqes=%llu qkey_viol=%llu",
+				n, qp_type_name(qp->cfg.st), qp_state_name(qp->state), qp->cfg.path.rlid,
+				qp->cfg.remote_qpn, qp->req.sq_pi, qp->req.sq_ci, qp->resp.rq_ci, qp->req.next_psn,
+				qp->resp.epsn, qp->req.wrs.size(), u(k.doorbells), u(k.sq_wqes), u(k.tx_packets),
+				u(k.tx_bytes), u(k.rx_packets), u(k.rx_bytes), u(k.recv_wqes), u(k.retransmits),
+				u(k.timeouts), u(k.rnr_naks_sent), u(k.rnr_naks_rcvd), u(k.seq_naks), u(k.duplicates),
+				u(k.errors), u(k.flushed), u(k.cqes), u(k.qkey_violations)));
+	}
+	return v;
+}
+
+std::vector<std::string> DataPath::stats_lines()
+{
+	auto u = [](uint64_t x) { return static_cast<unsigned long long>(x); };
+	std::vector<std::string> v;
+	v.push_back(fmt("sq_doorbells %llu", u(c_.sq_doorbells.load())));
+	v.push_back(fmt("cq_doorbells %llu", u(c_.cq_doorbells.load())));
+	v.push_back(fmt("bad_doorbells %llu", u(c_.bad_doorbells)));
+	v.push_back(fmt("cqes %llu", u(c_.cqes)));
+	v.push_back(fmt("cqe_drops %llu", u(c_.cqe_drops)));
+	v.push_back(fmt("cq_overruns %llu", u(c_.cq_overruns)));
+	v.push_back(fmt("comp_events %llu", u(c_.comp_events)));
+	v.push_back(fmt("async_events %llu", u(c_.async_events)));
+	v.push_back(fmt("packets_no_qp %llu", u(c_.no_qp_packets)));
+	v.push_back(fmt("packets_dropped %llu", u(c_.dropped_packets)));
+	v.push_back(fmt("pds %zu xrcds %zu mkeys %zu cqs %zu qps %zu srqs %zu", res_.pds.size(), res_.xrcds.size(),
+			res_.mkeys.size(), res_.cqs.size(), res_.qps.size(), res_.srqs.size()));
+	for (const auto &[n, cq] : res_.cqs)
+		v.push_back(fmt("cq 0x%x log_size=%u cqe=%u eqn=%u producer=%u consumer=%u arm=%d%s cqes=%llu events=%llu",
+				n, cq->config().log_size, cq->config().stride(), cq->config().c_eqn, cq->producer(),
+				cq->consumer(), static_cast<int>(cq->arm_state()), cq->overrun() ? " OVERRUN" : "",
+				u(cq->counters().cqes), u(cq->counters().events)));
+	for (const auto &[n, s] : res_.srqs)
+		v.push_back(fmt("srq 0x%x %s log_size=%u stride=%u head=%u consumed=%u taken=%llu", n,
+				srq_kind_name(s->cfg.kind), s->cfg.log_size, s->cfg.stride(), s->head, s->consumed,
+				u(s->taken)));
+	return v;
+}
+
+} // namespace mlx5emu

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0
+// The data path of one HCA function: its queue objects (queues/), the
+// doorbells that reach them, WQE execution as an InfiniBand requester and
+// responder over the fabric, CQE and event generation, errors and flushes.
+//
+// Threads: doorbells arrive on the BAR path and are queued to the fabric's
+// engine; everything else runs on the engine thread with the engine's
+// state lock held. Commands take that lock (lock()) to change objects.
+// The implementation is split by mechanism: datapath.cc (doorbells,
+// dispatch, lifetime), cqe.cc, recv_wqe.cc, send_wqe.cc, requester.cc,
+// requester_ack.cc, responder.cc, ud.cc, flush.cc.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "fabric/fabric.h"
+#include "queues/resources.h"
+
+namespace mlx5emu {
+
+class GuestMemory;
+
+// Where the data path's events go (the firmware's EQs).
+class EventSink {
+public:
+	virtual ~EventSink() = default;
+	// A completion event (EQE type 0) for `cqn` on EQ `eqn`.
+	virtual void completion_event(uint32_t eqn, uint32_t cqn) = 0;
+	// An asynchronous event (CQ error, QP/SRQ events): a full EQE body.
+	virtual void async_event(const uint8_t *eqe64) = 0;
+};
+
+// What a CQE says (exec/cqe.cc builds the 64 bytes).
+struct CqeInfo {
+	uint8_t opcode = 0;     // prm::cqe_opcode
+	uint8_t wqe_opcode = 0; // requester: the WQE opcode (sop_drop_qpn[31:24])
+	uint32_t qpn = 0;
+	uint16_t wqe_counter = 0;
+	uint32_t byte_cnt = 0;
+	uint32_t imm = 0;       // raw big-endian bytes (immediate / rkey / pkey)
+	bool has_imm = false;
+	uint32_t srqn_uidx = 0;
+	uint32_t flags_rqpn = 0;
+	uint16_t slid = 0;
+	uint8_t ml_path = 0;
+	uint8_t syndrome = 0;   // error CQEs
+	uint8_t vendor_syndrome = 0;
+};
+
+class DataPath : public FabricPort {
+public:
+	struct Config {
+		unsigned hca_index = 0;
+		uint16_t lid = 0;
+		uint8_t port_mtu = 5;
+		uint8_t log_max_msg = 30;
+	};
+	DataPath(const Config &cfg, GuestMemory &mem, Fabric &fabric, EventSink &events);
+	~DataPath() override;
+	DataPath(const DataPath &) = delete;
+	DataPath &operator=(const DataPath &) = delete;
+
+	// --- BAR path (any thread, never blocks on the state lock) -----------
+	// 8 bytes written at a send doorbell / BlueFlame register offset 0:
+	// dword0 = opmod/index/opcode, dword1 = qpn/ds (host-order values).
+	void sq_doorbell(uint32_t uar, uint32_t dw0, uint32_t dw1);
+	// The CQ arm doorbell at UAR + 0x20.
+	void cq_doorbell(uint32_t uar, uint32_t dw0, uint32_t dw1);
+
+	// --- commands (take the state lock through lock()) -------------------
+	std::unique_lock<std::mutex> lock() { return std::unique_lock<std::mutex>(fabric_.engine().state_mutex()); }
+	Resources &res() { return res_; }
+	const Config &config() const { return cfg_; }
+	// Atomic operands in little-endian (host order, atomic mode 1 on an
+	// x86 host) rather than big-endian memory.
+	void set_atomic_le(bool le) { atomic_le_ = le; }
+	bool atomic_le() const { return atomic_le_; }
+	// After a QP command changed `qp` from state `from`: start the queues
+	// (RTS), flush (ERR) or forget the run-time state (RST).
+	void qp_state_changed(Qp &qp, uint8_t from);
+	// Before DESTROY_QP: drop timers.
+	void qp_destroying(Qp &qp);
+	// Drop every object (function reset).
+	void clear();
+	// Per-QP lines for the control channel.
+	std::vector<std::string> qp_lines();
+	std::vector<std::string> stats_lines();
+
+	// --- engine thread, state lock held ---------------------------------
+	void receive(const Packet &p) override;
+
+	struct Counters {
+		std::atomic<uint64_t> sq_doorbells{0}, cq_doorbells{0};
+		uint64_t bad_doorbells = 0, no_qp_packets = 0, dropped_packets = 0;
+		uint64_t cqes = 0, cqe_drops = 0, comp_events = 0, async_events = 0, cq_overruns = 0;
+	};
+	const Counters &counters() const { return c_; }
+
+	// Completion helpers (cqe.cc).
+	static void build_cqe(const CqeInfo &info, uint8_t *out64);
+	// Writes a CQE to `cqn` and posts the completion / overrun events.
+	bool complete(uint32_t cqn, const CqeInfo &info, bool solicited);
+	// The srqn/user-index field of a CQE for `qp` (and the SRQ it used).
+	uint32_t cqe_srqn_uidx(const Qp &qp, const Srq *srq) const;
+
+private:
+	// datapath.cc
+	void run_sq(Qp &qp);
+	uint64_t start_timer(uint64_t usec, uint32_t qpn, void (DataPath::*fn)(uint32_t, uint64_t));
+	void stop_timer(uint64_t *id);
+	void post_qp_event(uint8_t type, uint32_t qpn);
+	void transmit(Qp &qp, Packet p);
+	Packet rc_packet(const Qp &qp, uint8_t opcode, uint32_t psn) const;
+
+	// send_wqe.cc: take the WQE at sq_ci. False: no more WQEs; *bad set
+	// when the WQE could not be parsed.
+	struct UdAddress {
+		uint16_t dlid = 0;
+		uint8_t sl = 0;
+		uint32_t dqpn = 0;
+		uint32_t qkey = 0;
+	};
+	bool take_send_wqe(Qp &qp, SendWr *wr, UdAddress *av, uint8_t *syndrome);
+	uint8_t check_local_sgl(const Qp &qp, const SendWr &wr) const;
+	bool gather(const Qp &qp, const SendWr &wr, uint64_t off, uint8_t *dst, size_t len);
+	bool scatter_local(const Qp &qp, const SendWr &wr, uint64_t off, const uint8_t *src, size_t len);
+
+	// recv_wqe.cc
+	bool take_recv_wqe(Qp &qp, RecvWqe *out);
+	enum class Scatter { Ok, Length, Protection };
+	Scatter scatter(const Qp &qp, const RecvWqe &r, uint64_t off, const uint8_t *src, size_t len);
+	uint16_t rq_producer(const Qp &qp);
+	void flush_rq(Qp &qp);
+
+	// requester.cc
+	void rc_take_wqes(Qp &qp);
+	void rc_transmit(Qp &qp);
+	void rc_send_packets(Qp &qp, SendWr &wr, uint32_t from_psn);
+	void rc_retransmit(Qp &qp, uint32_t from_psn);
+	void rc_complete(Qp &qp);
+	void rc_arm_timer(Qp &qp);
+	void rc_timeout(uint32_t qpn, uint64_t id);
+	void rc_rnr_resume(uint32_t qpn, uint64_t id);
+	uint32_t mtu(const Qp &qp) const;
+
+	// requester_ack.cc
+	void rc_response(Qp &qp, const Packet &p);
+	void rc_ack_upto(Qp &qp, uint32_t psn);
+	void rc_nak(Qp &qp, const Packet &p);
+	void rc_read_response(Qp &qp, const Packet &p);
+	void rc_atomic_ack(Qp &qp, const Packet &p);
+	void rc_fail_at(Qp &qp, uint32_t psn, uint8_t syndrome);
+
+	// responder.cc
+	void rc_request(Qp &qp, const Packet &p);
+	void rc_duplicate(Qp &qp, const Packet &p);
+	void rc_send_request(Qp &qp, const Packet &p);
+	void rc_write_request(Qp &qp, const Packet &p);
+	void rc_read_request(Qp &qp, const Packet &p, bool duplicate);
+	void rc_atomic_request(Qp &qp, const Packet &p, bool duplicate);
+	void send_ack(Qp &qp, const Packet &req, uint8_t syndrome, uint32_t psn);
+	void responder_error(Qp &qp, const Packet &req, uint8_t nak_code, uint8_t cqe_syndrome, bool consume_recv);
+	bool check_rkey(Qp &qp, uint32_t rkey, uint64_t va, uint64_t len, unsigned need, const Mkey **out);
+
+	// ud.cc
+	void ud_send(Qp &qp);
+	void ud_receive(Qp &qp, const Packet &p);
+
+	// flush.cc
+	void enter_error(Qp &qp);
+	void enter_sq_error(Qp &qp);
+	void flush_sq(Qp &qp);
+	void flush_wr(Qp &qp, const SendWr &wr, uint8_t syndrome);
+	void flush_poll(uint32_t qpn, uint64_t id);
+
+	Config cfg_;
+	GuestMemory &mem_;
+	Fabric &fabric_;
+	EventSink &events_;
+	Resources res_;
+	bool atomic_le_ = true;
+	std::set<uint64_t> timers_;
+	Counters c_;
+};
+
+// IB RNR NAK timer (IBA table 45): microseconds for a 5-bit code.
+uint64_t rnr_timer_usec(uint8_t code);
+// Local ACK timeout: 4.096 us << code (0 = infinite).
+uint64_t ack_timeout_usec(uint8_t code);
+
+} // namespace mlx5emu

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "exec/engine.h"
+
+namespace mlx5emu {
+
+Engine::Engine() : thread_([this] { run(); }) {}
+
+Engine::~Engine()
+{
+	{
+		std::lock_guard<std::mutex> lk(q_mu_);
+		stop_ = true;
+	}
+	cv_.notify_all();
+	thread_.join();
+}
+
+void Engine::post(Task fn)
+{
+	{
+		std::lock_guard<std::mutex> lk(q_mu_);
+		tasks_.push_back(std::move(fn));
+	}
+	cv_.notify_one();
+}
+
+uint64_t Engine::post_at(Clock::time_point when, Task fn)
+{
+	uint64_t id;
+	{
+		std::lock_guard<std::mutex> lk(q_mu_);
+		id = next_timer_++;
+		timers_.emplace(id, std::make_pair(when, std::move(fn)));
+		timer_order_.emplace(when, id);
+	}
+	cv_.notify_one();
+	return id;
+}
+
+void Engine::cancel(uint64_t id)
+{
+	std::lock_guard<std::mutex> lk(q_mu_);
+	auto it = timers_.find(id);
+	if (it == timers_.end())
+		return;
+	auto range = timer_order_.equal_range(it->second.first);
+	for (auto o = range.first; o != range.second; ++o) {
+		if (o->second == id) {
+			timer_order_.erase(o);
+			break;
+		}
+	}
+	timers_.erase(it);
+	++c_.timers_cancelled;
+}
+
+bool Engine::idle() const
+{
+	std::lock_guard<std::mutex> lk(q_mu_);
+	return tasks_.empty() && !busy_;
+}
+
+bool Engine::wait_idle(std::chrono::milliseconds timeout) const
+{
+	std::unique_lock<std::mutex> lk(q_mu_);
+	return idle_cv_.wait_for(lk, timeout, [this] { return tasks_.empty() && !busy_; });
+}
+
+Engine::Counters Engine::counters() const
+{
+	std::lock_guard<std::mutex> lk(q_mu_);
+	return c_;
+}
+
+void Engine::run()
+{
+	std::unique_lock<std::mutex> lk(q_mu_);
+	for (;;) {
+		if (stop_)
+			return;
+		Task t;
+		auto now = Clock::now();
+		if (!tasks_.empty()) {
+			t = std::move(tasks_.front());
+			tasks_.pop_front();
+			++c_.tasks;
+		} else if (!timer_order_.empty() && timer_order_.begin()->first <= now) {
+			uint64_t id = timer_order_.begin()->second;
+			timer_order_.erase(timer_order_.begin());
+			auto it = timers_.find(id);
+			t = std::move(it->second.second);
+			timers_.erase(it);
+			++c_.timers_fired;
+		} else {
+			idle_cv_.notify_all();
+			++c_.wakeups;
+			if (timer_order_.empty())
+				cv_.wait(lk);
+			else
+				cv_.wait_until(lk, timer_order_.begin()->first);
+			continue;
+		}
+		busy_ = true;
+		lk.unlock();
+		{
+			std::lock_guard<std::mutex> st(state_mu_);
+			t();
+		}
+		lk.lock();
+		busy_ = false;
+	}
+}
+
+} // namespace mlx5emu

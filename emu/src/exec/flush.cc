@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0
+// Errors and flushes: a QP entering the error state completes every
+// outstanding send and receive WQE with a flush error (and keeps doing so
+// for WQEs posted later); a UD send error stops only the send queue.
+#include "exec/datapath.h"
+#include "fw/prm_cq.h"
+#include "fw/prm_qp.h"
+
+namespace mlx5emu {
+
+namespace {
+constexpr uint64_t kFlushPollUsec = 10000; // RQ doorbell records have no MMIO doorbell
+}
+
+void DataPath::flush_wr(Qp &qp, const SendWr &wr, uint8_t syndrome)
+{
+	CqeInfo ci;
+	ci.opcode = prm::cqe_opcode::REQ_ERR;
+	ci.syndrome = syndrome;
+	ci.qpn = qp.qpn;
+	ci.wqe_counter = wr.index;
+	ci.wqe_opcode = wr.opcode;
+	ci.srqn_uidx = cqe_srqn_uidx(qp, nullptr);
+	++qp.ctr.flushed;
+	++qp.ctr.cqes;
+	complete(qp.cfg.cqn_snd, ci, true);
+}
+
+void DataPath::flush_sq(Qp &qp)
+{
+	Requester &r = qp.req;
+	for (const SendWr &wr : r.wrs)
+		flush_wr(qp, wr, prm::cqe_syndrome::WR_FLUSH);
+	r.wrs.clear();
+	r.rd_atomic_outstanding = 0;
+	SendWr wr;
+	UdAddress av;
+	uint8_t s;
+	while (take_send_wqe(qp, &wr, &av, &s))
+		flush_wr(qp, wr, prm::cqe_syndrome::WR_FLUSH);
+}
+
+void DataPath::enter_sq_error(Qp &qp)
+{
+	qp.state = prm::qp_state::SQER;
+	flush_sq(qp);
+}
+
+void DataPath::enter_error(Qp &qp)
+{
+	qp.state = prm::qp_state::ERR;
+	stop_timer(&qp.req.timer);
+	stop_timer(&qp.req.rnr_timer);
+	qp.req.rnr_wait = false;
+	flush_sq(qp);
+	flush_rq(qp);
+	if (qp.cfg.rq_type == prm::rq_type::SRQ)
+		post_qp_event(prm::async_event::SRQ_LAST_WQE, qp.qpn);
+	if (qp.cfg.has_rq() && !qp.flush_timer)
+		qp.flush_timer = start_timer(kFlushPollUsec, qp.qpn, &DataPath::flush_poll);
+}
+
+void DataPath::flush_poll(uint32_t qpn, uint64_t id)
+{
+	Qp *qp = res_.qp(qpn);
+	if (!qp || qp->flush_timer != id)
+		return;
+	qp->flush_timer = 0;
+	if (qp->state != prm::qp_state::ERR)
+		return;
+	flush_rq(*qp);
+	qp->flush_timer = start_timer(kFlushPollUsec, qpn, &DataPath::flush_poll);
+}
+
+} // namespace mlx5emu

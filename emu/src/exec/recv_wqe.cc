@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+// Receive WQEs: taking one from a QP's RQ (cyclic, counter in the doorbell
+// record) or from an SRQ/RMP (linked list of WQEs with "next" segments),
+// scattering payload into its list, and flushing the RQ.
+#include <algorithm>
+
+#include "dma/guest_memory.h"
+#include "exec/datapath.h"
+#include "fw/bits.h"
+#include "fw/prm_cq.h"
+#include "fw/prm_qp.h"
+#include "fw/prm_wqe.h"
+
+namespace mlx5emu {
+
+namespace w = prm::wqe;
+
+namespace {
+
+// Data segments of a receive WQE: stops at the terminating lkey, skips
+// zero-length entries.
+void parse_sgl(const uint8_t *p, size_t len, RecvWqe *r)
+{
+	r->sgl.clear();
+	r->capacity = 0;
+	for (size_t off = 0; off + w::kDataSize <= len; off += w::kDataSize) {
+		uint32_t bc = bits::load_be32(p + off + w::kDataByteCount) & w::kByteCountMask;
+		uint32_t lkey = bits::load_be32(p + off + w::kDataLkey);
+		if (lkey == w::kTerminateLkey)
+			break;
+		if (!bc)
+			continue;
+		r->sgl.push_back(Sge{bits::load_be64(p + off + w::kDataAddr), bc, lkey});
+		r->capacity += bc;
+	}
+}
+
+uint16_t read_counter(GuestMemory &mem, uint64_t addr)
+{
+	uint8_t b[4] = {};
+	mem.read(addr, b, sizeof b);
+	return static_cast<uint16_t>(bits::load_be32(b) & 0xffff);
+}
+
+} // namespace
+
+uint16_t DataPath::rq_producer(const Qp &qp) { return read_counter(mem_, qp.cfg.dbr_addr); }
+
+bool DataPath::take_recv_wqe(Qp &qp, RecvWqe *out)
+{
+	out->valid = false;
+	if (qp.cfg.rq_type == prm::rq_type::SRQ) {
+		Srq *srq = res_.srq(qp.cfg.srqn);
+		if (!srq || srq->error)
+			return false;
+		const SrqConfig &s = srq->cfg;
+		uint16_t posted = read_counter(mem_, s.dbr_addr);
+		uint16_t avail = static_cast<uint16_t>(posted - srq->consumed);
+		if (!avail || avail > s.nwqes())
+			return false;
+		std::vector<uint8_t> wqe(s.stride());
+		uint16_t index = static_cast<uint16_t>(srq->head & (s.nwqes() - 1));
+		if (!s.buf.read(mem_, static_cast<uint64_t>(index) * s.stride(), wqe.data(), wqe.size()))
+			return false;
+		size_t first = w::kSrqNextSize + (s.wq_signature ? w::kDataSize : 0);
+		parse_sgl(wqe.data() + first, wqe.size() - first, out);
+		out->counter = index;
+		out->from_srq = true;
+		out->valid = true;
+		srq->head = bits::load_be16(wqe.data() + w::kSrqNextIndex);
+		++srq->consumed;
+		++srq->taken;
+		if (srq->limit_armed && static_cast<uint16_t>(avail - 1) < s.lwm) {
+			srq->limit_armed = false;
+			++srq->limit_events;
+			post_qp_event(prm::async_event::SRQ_RQ_LIMIT, srq->number);
+		}
+		++qp.ctr.recv_wqes;
+		return true;
+	}
+	if (!qp.cfg.has_rq())
+		return false;
+	uint16_t avail = static_cast<uint16_t>(rq_producer(qp) - qp.resp.rq_ci);
+	if (!avail || avail > qp.cfg.rq_wqes())
+		return false;
+	std::vector<uint8_t> wqe(qp.cfg.rq_stride());
+	uint32_t index = qp.resp.rq_ci & (qp.cfg.rq_wqes() - 1);
+	if (!qp.cfg.buf.read(mem_, static_cast<uint64_t>(index) * qp.cfg.rq_stride(), wqe.data(), wqe.size()))
+		return false;
+	size_t first = qp.cfg.wq_signature ? w::kDataSize : 0;
+	parse_sgl(wqe.data() + first, wqe.size() - first, out);
+	out->counter = qp.resp.rq_ci;
+	out->from_srq = false;
+	out->valid = true;
+	++qp.resp.rq_ci;
+	++qp.ctr.recv_wqes;
+	return true;
+}
+
+DataPath::Scatter DataPath::scatter(const Qp &qp, const RecvWqe &r, uint64_t off, const uint8_t *src, size_t len)
+{
+	if (off + len > r.capacity)
+		return Scatter::Length;
+	size_t done = 0;
+	uint64_t skip = off;
+	for (const Sge &s : r.sgl) {
+		if (done == len)
+			break;
+		if (skip >= s.len) {
+			skip -= s.len;
+			continue;
+		}
+		size_t n = static_cast<size_t>(std::min<uint64_t>(s.len - skip, len - done));
+		const Mkey *mk = nullptr;
+		if (res_.mkeys.check(s.lkey, qp.cfg.pd, s.addr + skip, n, ACC_LOCAL_WRITE, &mk) != KeyStatus::Ok ||
+		    !MkeyTable::write(mem_, *mk, s.addr + skip, src + done, n))
+			return Scatter::Protection;
+		done += n;
+		skip = 0;
+	}
+	return Scatter::Ok;
+}
+
+void DataPath::flush_rq(Qp &qp)
+{
+	CqeInfo ci;
+	ci.opcode = prm::cqe_opcode::RESP_ERR;
+	ci.syndrome = prm::cqe_syndrome::WR_FLUSH;
+	ci.qpn = qp.qpn;
+	ci.srqn_uidx = cqe_srqn_uidx(qp, nullptr);
+	if (qp.resp.recv.valid) {
+		// A receive WQE taken by a message that will never finish.
+		const Srq *srq = qp.resp.recv.from_srq ? res_.srq(qp.cfg.srqn) : nullptr;
+		ci.srqn_uidx = cqe_srqn_uidx(qp, srq);
+		ci.wqe_counter = qp.resp.recv.counter;
+		complete(qp.cfg.cqn_rcv, ci, true);
+		ci.srqn_uidx = cqe_srqn_uidx(qp, nullptr);
+		++qp.ctr.flushed;
+	}
+	qp.resp.recv.valid = false;
+	qp.resp.in_progress = 0;
+	if (!qp.cfg.has_rq())
+		return;
+	uint16_t pi = rq_producer(qp);
+	uint16_t avail = static_cast<uint16_t>(pi - qp.resp.rq_ci);
+	if (avail > qp.cfg.rq_wqes())
+		return;
+	while (qp.resp.rq_ci != pi) {
+		ci.wqe_counter = qp.resp.rq_ci++;
+		complete(qp.cfg.cqn_rcv, ci, true);
+		++qp.ctr.flushed;
+	}
+}
+
+} // namespace mlx5emu

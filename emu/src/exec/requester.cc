@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0
+// RC requester, send side: taking WQEs, assigning PSNs, MTU segmentation
+// into packets, the read/atomic limit and fences, in-order completion,
+// the retransmission timer (retry_cnt) and the RNR wait (rnr_retry).
+#include <algorithm>
+
+#include "exec/datapath.h"
+#include "fw/bits.h"
+#include "fw/prm_cq.h"
+#include "fw/prm_qp.h"
+#include "fw/prm_wqe.h"
+
+namespace mlx5emu {
+
+namespace w = prm::wqe;
+namespace syn = prm::cqe_syndrome;
+
+namespace {
+
+bool is_rd_atomic(uint8_t op) { return op == w::OP_RDMA_READ || op == w::OP_ATOMIC_CS || op == w::OP_ATOMIC_FA; }
+
+uint8_t send_opcode(const SendWr &wr, bool first, bool last)
+{
+	bool imm = wr.opcode == w::OP_SEND_IMM, inv = wr.opcode == w::OP_SEND_INVAL;
+	if (first && last)
+		return imm ? ibop::RC_SEND_ONLY_IMM : inv ? ibop::RC_SEND_ONLY_INV : ibop::RC_SEND_ONLY;
+	if (first)
+		return ibop::RC_SEND_FIRST;
+	if (last)
+		return imm ? ibop::RC_SEND_LAST_IMM : inv ? ibop::RC_SEND_LAST_INV : ibop::RC_SEND_LAST;
+	return ibop::RC_SEND_MIDDLE;
+}
+
+uint8_t write_opcode(const SendWr &wr, bool first, bool last)
+{
+	bool imm = wr.opcode == w::OP_RDMA_WRITE_IMM;
+	if (first && last)
+		return imm ? ibop::RC_WRITE_ONLY_IMM : ibop::RC_WRITE_ONLY;
+	if (first)
+		return ibop::RC_WRITE_FIRST;
+	if (last)
+		return imm ? ibop::RC_WRITE_LAST_IMM : ibop::RC_WRITE_LAST;
+	return ibop::RC_WRITE_MIDDLE;
+}
+
+uint32_t packets_for(uint64_t len, uint32_t mtu) { return len ? static_cast<uint32_t>((len + mtu - 1) / mtu) : 1; }
+
+} // namespace
+
+void DataPath::rc_take_wqes(Qp &qp)
+{
+	SendWr wr;
+	UdAddress av;
+	uint8_t syndrome;
+	while (take_send_wqe(qp, &wr, &av, &syndrome)) {
+		if (!syndrome)
+			syndrome = check_local_sgl(qp, wr);
+		wr.error = syndrome;
+		if (wr.opcode == w::OP_NOP) {
+			wr.npsn = 0;
+			wr.sent = wr.done = true;
+		}
+		qp.req.wrs.push_back(std::move(wr));
+	}
+	rc_transmit(qp);
+	rc_complete(qp);
+}
+
+void DataPath::rc_transmit(Qp &qp)
+{
+	Requester &r = qp.req;
+	if (qp.state != prm::qp_state::RTS || r.rnr_wait)
+		return;
+	r.stalled = false;
+	bool rd_pending = false;
+	uint32_t m = mtu(qp);
+	for (SendWr &wr : r.wrs) {
+		if (wr.error)
+			break; // nothing after a failed WQE goes out
+		bool rd = is_rd_atomic(wr.opcode);
+		if (!wr.sent) {
+			if ((wr.fence && rd_pending) || (rd && r.rd_atomic_outstanding >= (1u << qp.cfg.log_sra_max))) {
+				r.stalled = true;
+				break;
+			}
+			wr.first_psn = r.next_psn;
+			wr.npsn = wr.opcode == w::OP_ATOMIC_CS || wr.opcode == w::OP_ATOMIC_FA ? 1 : packets_for(wr.length, m);
+			r.next_psn = psn_add(r.next_psn, wr.npsn);
+			if (rd)
+				++r.rd_atomic_outstanding;
+			wr.sent = true;
+			rc_send_packets(qp, wr, wr.first_psn);
+		}
+		if (rd && !wr.done)
+			rd_pending = true;
+	}
+	rc_arm_timer(qp);
+}
+
+void DataPath::rc_send_packets(Qp &qp, SendWr &wr, uint32_t from_psn)
+{
+	uint32_t m = mtu(qp);
+	uint32_t k0 = static_cast<uint32_t>(psn_diff(from_psn, wr.first_psn));
+	switch (wr.opcode) {
+	case w::OP_RDMA_READ: {
+		uint64_t off = std::min<uint64_t>(static_cast<uint64_t>(k0) * m, wr.length);
+		Packet p = rc_packet(qp, ibop::RC_READ_REQUEST, from_psn);
+		p.va = wr.remote_va + off;
+		p.rkey = wr.rkey;
+		p.dma_len = static_cast<uint32_t>(wr.length - off);
+		p.ack_req = true;
+		transmit(qp, std::move(p));
+		return;
+	}
+	case w::OP_ATOMIC_CS:
+	case w::OP_ATOMIC_FA: {
+		Packet p = rc_packet(qp, wr.opcode == w::OP_ATOMIC_CS ? ibop::RC_CMP_SWAP : ibop::RC_FETCH_ADD, wr.first_psn);
+		p.va = wr.remote_va;
+		p.rkey = wr.rkey;
+		p.swap_add = wr.swap_add;
+		p.compare = wr.compare;
+		p.ack_req = true;
+		transmit(qp, std::move(p));
+		return;
+	}
+	default:
+		break;
+	}
+	bool write = wr.opcode == w::OP_RDMA_WRITE || wr.opcode == w::OP_RDMA_WRITE_IMM;
+	for (uint32_t k = k0; k < wr.npsn; ++k) {
+		bool first = k == 0, last = k + 1 == wr.npsn;
+		uint64_t off = static_cast<uint64_t>(k) * m;
+		size_t n = static_cast<size_t>(std::min<uint64_t>(m, wr.length - std::min(off, wr.length)));
+		Packet p = rc_packet(qp, write ? write_opcode(wr, first, last) : send_opcode(wr, first, last),
+				     psn_add(wr.first_psn, k));
+		p.payload.resize(n);
+		if (n && !gather(qp, wr, off, p.payload.data(), n)) {
+			wr.error = syn::LOCAL_PROT;
+			return;
+		}
+		if (write && first) {
+			p.va = wr.remote_va;
+			p.rkey = wr.rkey;
+			p.dma_len = static_cast<uint32_t>(wr.length);
+		}
+		if (last) {
+			p.ack_req = true;
+			p.solicited = wr.solicited;
+			if (wr.opcode == w::OP_SEND_INVAL)
+				p.inv_rkey = bits::load_be32(reinterpret_cast<const uint8_t *>(&wr.imm));
+			else
+				p.imm = wr.imm;
+		}
+		transmit(qp, std::move(p));
+	}
+}
+
+void DataPath::rc_retransmit(Qp &qp, uint32_t from_psn)
+{
+	uint32_t m = mtu(qp);
+	for (SendWr &wr : qp.req.wrs) {
+		if (!wr.sent)
+			break;
+		if (wr.done || !wr.npsn || wr.error)
+			continue;
+		uint32_t last = psn_add(wr.first_psn, wr.npsn - 1);
+		if (psn_diff(last, from_psn) < 0)
+			continue;
+		uint32_t start = psn_diff(from_psn, wr.first_psn) > 0 ? from_psn : wr.first_psn;
+		if (wr.opcode == w::OP_RDMA_READ) {
+			uint32_t got = psn_add(wr.first_psn, static_cast<uint32_t>(wr.read_done / m));
+			if (psn_diff(got, start) > 0)
+				start = got;
+		}
+		++qp.ctr.retransmits;
+		rc_send_packets(qp, wr, start);
+	}
+	stop_timer(&qp.req.timer);
+	rc_arm_timer(qp);
+}
+
+void DataPath::rc_complete(Qp &qp)
+{
+	Requester &r = qp.req;
+	bool freed = false;
+	while (!r.wrs.empty()) {
+		SendWr &wr = r.wrs.front();
+		CqeInfo ci;
+		ci.qpn = qp.qpn;
+		ci.wqe_counter = wr.index;
+		ci.wqe_opcode = wr.opcode;
+		ci.srqn_uidx = cqe_srqn_uidx(qp, nullptr);
+		if (wr.error) {
+			ci.opcode = prm::cqe_opcode::REQ_ERR;
+			ci.syndrome = static_cast<uint8_t>(wr.error);
+			++qp.ctr.errors;
+			++qp.ctr.cqes;
+			complete(qp.cfg.cqn_snd, ci, true);
+			r.wrs.pop_front();
+			enter_error(qp);
+			return;
+		}
+		if (!wr.done)
+			break;
+		if (wr.signaled) {
+			ci.opcode = prm::cqe_opcode::REQ;
+			ci.byte_cnt = static_cast<uint32_t>(wr.length);
+			++qp.ctr.cqes;
+			complete(qp.cfg.cqn_snd, ci, false);
+		}
+		if (is_rd_atomic(wr.opcode)) {
+			--r.rd_atomic_outstanding;
+			freed = true;
+		}
+		r.wrs.pop_front();
+	}
+	if (freed && r.stalled)
+		rc_transmit(qp);
+	rc_arm_timer(qp);
+}
+
+void DataPath::rc_arm_timer(Qp &qp)
+{
+	Requester &r = qp.req;
+	bool waiting = false;
+	for (const SendWr &wr : r.wrs) {
+		if (!wr.sent)
+			break;
+		if (!wr.done && wr.npsn && !wr.error) {
+			waiting = true;
+			break;
+		}
+	}
+	if (!waiting || r.rnr_wait || qp.state != prm::qp_state::RTS) {
+		stop_timer(&r.timer);
+		return;
+	}
+	uint64_t us = ack_timeout_usec(qp.cfg.path.ack_timeout);
+	if (r.timer || !us)
+		return;
+	r.timer = start_timer(std::max<uint64_t>(us, 1000), qp.qpn, &DataPath::rc_timeout);
+}
+
+void DataPath::rc_timeout(uint32_t qpn, uint64_t id)
+{
+	Qp *qp = res_.qp(qpn);
+	if (!qp || qp->req.timer != id)
+		return;
+	Requester &r = qp->req;
+	r.timer = 0;
+	if (qp->state != prm::qp_state::RTS || r.wrs.empty())
+		return;
+	SendWr &front = r.wrs.front();
+	if (!front.sent || front.done)
+		return;
+	++qp->ctr.timeouts;
+	if (!r.retry_left) {
+		front.error = syn::TRANSPORT_RETRY_EXC;
+		rc_complete(*qp);
+		return;
+	}
+	--r.retry_left;
+	rc_retransmit(*qp, front.first_psn);
+}
+
+void DataPath::rc_rnr_resume(uint32_t qpn, uint64_t id)
+{
+	Qp *qp = res_.qp(qpn);
+	if (!qp || qp->req.rnr_timer != id)
+		return;
+	qp->req.rnr_timer = 0;
+	qp->req.rnr_wait = false;
+	if (qp->state != prm::qp_state::RTS)
+		return;
+	rc_retransmit(*qp, qp->req.rnr_psn);
+	rc_transmit(*qp);
+}
+
+} // namespace mlx5emu

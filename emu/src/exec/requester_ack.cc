@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+// RC requester, receive side: ACKs (cumulative), RNR NAKs, NAKs (PSN
+// sequence error = go back N; invalid request / remote access / remote
+// operational = error CQE), RDMA READ responses and atomic ACKs.
+#include <cstring>
+
+#include "exec/datapath.h"
+#include "fw/bits.h"
+#include "fw/prm_cq.h"
+#include "fw/prm_qp.h"
+#include "fw/prm_wqe.h"
+
+namespace mlx5emu {
+
+namespace w = prm::wqe;
+namespace syn = prm::cqe_syndrome;
+
+namespace {
+
+bool is_rd_atomic(uint8_t op) { return op == w::OP_RDMA_READ || op == w::OP_ATOMIC_CS || op == w::OP_ATOMIC_FA; }
+
+bool covers(const SendWr &wr, uint32_t psn)
+{
+	return wr.npsn && psn_diff(psn, wr.first_psn) >= 0 && psn_diff(psn, psn_add(wr.first_psn, wr.npsn - 1)) <= 0;
+}
+
+} // namespace
+
+void DataPath::rc_response(Qp &qp, const Packet &p)
+{
+	namespace qs = prm::qp_state;
+	if (qp.state != qs::RTS && qp.state != qs::SQD)
+		return;
+	Requester &r = qp.req;
+	switch (p.opcode) {
+	case ibop::RC_ACK:
+		switch (p.syndrome & aeth::kKindMask) {
+		case aeth::ACK:
+			rc_ack_upto(qp, p.psn);
+			break;
+		case aeth::RNR_NAK:
+			if (r.rnr_wait)
+				break;
+			rc_ack_upto(qp, psn_add(p.psn, 0xffffff));
+			++qp.ctr.rnr_naks_rcvd;
+			if (qp.cfg.rnr_retry != 7) {
+				if (!r.rnr_left) {
+					rc_fail_at(qp, p.psn, syn::RNR_RETRY_EXC);
+					break;
+				}
+				--r.rnr_left;
+			}
+			r.rnr_wait = true;
+			r.rnr_psn = p.psn;
+			stop_timer(&r.timer);
+			r.rnr_timer = start_timer(rnr_timer_usec(p.syndrome & aeth::kValueMask), qp.qpn, &DataPath::rc_rnr_resume);
+			break;
+		default:
+			rc_nak(qp, p);
+			break;
+		}
+		break;
+	case ibop::RC_ATOMIC_ACK:
+		rc_atomic_ack(qp, p);
+		break;
+	default:
+		rc_read_response(qp, p);
+		break;
+	}
+	rc_complete(qp);
+	rc_transmit(qp);
+}
+
+void DataPath::rc_ack_upto(Qp &qp, uint32_t psn)
+{
+	Requester &r = qp.req;
+	bool progress = false;
+	for (SendWr &wr : r.wrs) {
+		if (!wr.sent)
+			break;
+		if (wr.done || !wr.npsn || wr.error)
+			continue;
+		if (psn_diff(psn_add(wr.first_psn, wr.npsn - 1), psn) > 0)
+			break;
+		if (is_rd_atomic(wr.opcode)) {
+			// Acknowledged beyond a READ/atomic whose response was lost.
+			rc_retransmit(qp, wr.first_psn);
+			break;
+		}
+		wr.done = true;
+		progress = true;
+	}
+	if (progress) {
+		r.retry_left = qp.cfg.retry_count;
+		r.rnr_left = qp.cfg.rnr_retry;
+		stop_timer(&r.timer);
+	}
+}
+
+void DataPath::rc_nak(Qp &qp, const Packet &p)
+{
+	Requester &r = qp.req;
+	rc_ack_upto(qp, psn_add(p.psn, 0xffffff));
+	uint8_t code = p.syndrome & aeth::kValueMask;
+	if (code == aeth::NAK_PSN_SEQ) {
+		if (r.rnr_wait)
+			return;
+		++qp.ctr.seq_naks;
+		if (!r.retry_left) {
+			rc_fail_at(qp, p.psn, syn::TRANSPORT_RETRY_EXC);
+			return;
+		}
+		--r.retry_left;
+		rc_retransmit(qp, p.psn);
+		return;
+	}
+	uint8_t s = code == aeth::NAK_INVALID_REQUEST ? syn::REMOTE_INVAL_REQ
+		    : code == aeth::NAK_REMOTE_ACCESS ? syn::REMOTE_ACCESS
+		    : code == aeth::NAK_REMOTE_OP     ? syn::REMOTE_OP
+						      : syn::BAD_RESP;
+	rc_fail_at(qp, p.psn, s);
+}
+
+void DataPath::rc_fail_at(Qp &qp, uint32_t psn, uint8_t syndrome)
+{
+	for (SendWr &wr : qp.req.wrs) {
+		if (wr.done || wr.error)
+			continue;
+		if (!wr.sent || covers(wr, psn) || psn_diff(wr.first_psn, psn) > 0) {
+			wr.error = syndrome;
+			return;
+		}
+	}
+}
+
+void DataPath::rc_read_response(Qp &qp, const Packet &p)
+{
+	uint32_t m = mtu(qp);
+	for (SendWr &wr : qp.req.wrs) {
+		if (!wr.sent)
+			return;
+		if (wr.done || wr.error || !wr.npsn)
+			continue;
+		if (!covers(wr, p.psn)) {
+			if (psn_diff(p.psn, wr.first_psn) < 0)
+				return; // stale response
+			if (is_rd_atomic(wr.opcode))
+				return; // an earlier READ/atomic is missing its response
+			wr.done = true; // implicitly acknowledged
+			continue;
+		}
+		if (wr.opcode != w::OP_RDMA_READ) {
+			wr.error = syn::BAD_RESP;
+			return;
+		}
+		uint32_t expected = psn_add(wr.first_psn, static_cast<uint32_t>(wr.read_done / m));
+		if (p.psn != expected)
+			return; // duplicate, or a gap the retransmission timer repairs
+		bool last = p.opcode == ibop::RC_READ_RESPONSE_LAST || p.opcode == ibop::RC_READ_RESPONSE_ONLY;
+		if (wr.read_done + p.payload.size() > wr.length || (!last && p.payload.size() != m)) {
+			wr.error = syn::BAD_RESP;
+			return;
+		}
+		if (!p.payload.empty() && !scatter_local(qp, wr, wr.read_done, p.payload.data(), p.payload.size())) {
+			wr.error = syn::LOCAL_PROT;
+			return;
+		}
+		wr.read_done += p.payload.size();
+		qp.req.retry_left = qp.cfg.retry_count;
+		stop_timer(&qp.req.timer);
+		if (last) {
+			if (wr.read_done != wr.length)
+				wr.error = syn::BAD_RESP;
+			else
+				wr.done = true;
+		}
+		return;
+	}
+}
+
+void DataPath::rc_atomic_ack(Qp &qp, const Packet &p)
+{
+	for (SendWr &wr : qp.req.wrs) {
+		if (!wr.sent)
+			return;
+		if (wr.done || wr.error || !wr.npsn)
+			continue;
+		if (!covers(wr, p.psn)) {
+			if (psn_diff(p.psn, wr.first_psn) < 0 || is_rd_atomic(wr.opcode))
+				return;
+			wr.done = true;
+			continue;
+		}
+		if (wr.opcode != w::OP_ATOMIC_CS && wr.opcode != w::OP_ATOMIC_FA) {
+			wr.error = syn::BAD_RESP;
+			return;
+		}
+		uint8_t v[8];
+		for (int i = 0; i < 8; ++i) {
+			int shift = atomic_le_ ? 8 * i : 56 - 8 * i;
+			v[i] = static_cast<uint8_t>(p.orig >> shift);
+		}
+		if (!scatter_local(qp, wr, 0, v, sizeof v)) {
+			wr.error = syn::LOCAL_PROT;
+			return;
+		}
+		wr.done = true;
+		qp.req.retry_left = qp.cfg.retry_count;
+		stop_timer(&qp.req.timer);
+		return;
+	}
+}
+
+} // namespace mlx5emu

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0
+// RC responder: expected-PSN checking (sequence NAK once per gap,
+// duplicates re-acknowledged / re-executed), SEND into receive WQEs with
+// RNR NAK when none is posted, RDMA WRITE (+immediate), RDMA READ
+// responses, atomics, and the responder-side errors.
+#include <algorithm>
+#include <cstring>
+
+#include "dma/guest_memory.h"
+#include "exec/datapath.h"
+#include "fw/bits.h"
+#include "fw/prm_cq.h"
+#include "fw/prm_qp.h"
+
+namespace mlx5emu {
+
+namespace syn = prm::cqe_syndrome;
+namespace qs = prm::qp_state;
+
+namespace {
+
+bool op_in(uint8_t op, std::initializer_list<uint8_t> l) { return std::find(l.begin(), l.end(), op) != l.end(); }
+
+bool is_send(uint8_t op)
+{
+	return op <= ibop::RC_SEND_ONLY_IMM || op == ibop::RC_SEND_LAST_INV || op == ibop::RC_SEND_ONLY_INV;
+}
+bool is_write(uint8_t op) { return op >= ibop::RC_WRITE_FIRST && op <= ibop::RC_WRITE_ONLY_IMM; }
+
+constexpr size_t kAtomicReplayDepth = 16;
+
+} // namespace
+
+void DataPath::rc_request(Qp &qp, const Packet &p)
+{
+	if (qp.state != qs::RTR && qp.state != qs::RTS && qp.state != qs::SQD && qp.state != qs::SQER) {
+		++c_.dropped_packets;
+		return;
+	}
+	Responder &r = qp.resp;
+	if (!r.comm_est && qp.state == qs::RTR) {
+		r.comm_est = true;
+		post_qp_event(prm::async_event::COMM_EST, qp.qpn);
+	}
+	int32_t d = psn_diff(p.psn, r.epsn);
+	if (d > 0) {
+		if (!r.nak_seq_sent) {
+			r.nak_seq_sent = true;
+			++qp.ctr.seq_naks;
+			send_ack(qp, p, aeth::NAK | aeth::NAK_PSN_SEQ, r.epsn);
+		}
+		return;
+	}
+	if (d < 0) {
+		rc_duplicate(qp, p);
+		return;
+	}
+	r.nak_seq_sent = false;
+	if (is_send(p.opcode))
+		rc_send_request(qp, p);
+	else if (is_write(p.opcode))
+		rc_write_request(qp, p);
+	else if (p.opcode == ibop::RC_READ_REQUEST)
+		rc_read_request(qp, p, false);
+	else if (p.opcode == ibop::RC_CMP_SWAP || p.opcode == ibop::RC_FETCH_ADD)
+		rc_atomic_request(qp, p, false);
+	else
+		responder_error(qp, p, aeth::NAK_INVALID_REQUEST, 0, false);
+}
+
+void DataPath::rc_duplicate(Qp &qp, const Packet &p)
+{
+	++qp.ctr.duplicates;
+	if (p.opcode == ibop::RC_READ_REQUEST)
+		rc_read_request(qp, p, true);
+	else if (p.opcode == ibop::RC_CMP_SWAP || p.opcode == ibop::RC_FETCH_ADD)
+		rc_atomic_request(qp, p, true);
+	else if (p.ack_req)
+		send_ack(qp, p, aeth::ACK, psn_add(qp.resp.epsn, 0xffffff));
+}
+
+void DataPath::send_ack(Qp &qp, const Packet &req, uint8_t syndrome, uint32_t psn)
+{
+	Packet a = rc_packet(qp, ibop::RC_ACK, psn);
+	a.dlid = req.slid;
+	a.dqpn = req.sqpn;
+	a.syndrome = syndrome;
+	a.msn = qp.resp.msn & 0xffffff;
+	transmit(qp, std::move(a));
+}
+
+void DataPath::responder_error(Qp &qp, const Packet &req, uint8_t nak_code, uint8_t cqe_syndrome, bool consume_recv)
+{
+	Responder &r = qp.resp;
+	send_ack(qp, req, aeth::NAK | nak_code, req.psn);
+	++qp.ctr.errors;
+	if (consume_recv && r.recv.valid) {
+		CqeInfo ci;
+		ci.opcode = prm::cqe_opcode::RESP_ERR;
+		ci.syndrome = cqe_syndrome;
+		ci.qpn = qp.qpn;
+		ci.wqe_counter = r.recv.counter;
+		ci.srqn_uidx = cqe_srqn_uidx(qp, r.recv.from_srq ? res_.srq(qp.cfg.srqn) : nullptr);
+		++qp.ctr.cqes;
+		complete(qp.cfg.cqn_rcv, ci, true);
+		r.recv.valid = false;
+	}
+	post_qp_event(nak_code == aeth::NAK_REMOTE_ACCESS ? prm::async_event::WQ_ACCESS_ERROR
+							   : prm::async_event::WQ_INVAL_REQ_ERROR,
+		      qp.qpn);
+	enter_error(qp);
+}
+
+bool DataPath::check_rkey(Qp &qp, uint32_t rkey, uint64_t va, uint64_t len, unsigned need, const Mkey **out)
+{
+	return res_.mkeys.check(rkey, qp.cfg.pd, va, len, need, out) == KeyStatus::Ok;
+}
+
+void DataPath::rc_send_request(Qp &qp, const Packet &p)
+{
+	Responder &r = qp.resp;
+	bool first = op_in(p.opcode, {ibop::RC_SEND_FIRST, ibop::RC_SEND_ONLY, ibop::RC_SEND_ONLY_IMM, ibop::RC_SEND_ONLY_INV});
+	bool last = p.opcode != ibop::RC_SEND_FIRST && p.opcode != ibop::RC_SEND_MIDDLE;
+	if (first) {
+		if (r.in_progress)
+			return responder_error(qp, p, aeth::NAK_INVALID_REQUEST, syn::REMOTE_INVAL_REQ, true);
+		if (!take_recv_wqe(qp, &r.recv)) {
+			++qp.ctr.rnr_naks_sent;
+			++qp.ctr.out_of_buffer;
+			send_ack(qp, p, static_cast<uint8_t>(aeth::RNR_NAK | (qp.cfg.min_rnr_nak & aeth::kValueMask)), p.psn);
+			return;
+		}
+		r.recv_off = 0;
+		r.in_progress = 's';
+	} else if (r.in_progress != 's') {
+		return responder_error(qp, p, aeth::NAK_INVALID_REQUEST, 0, false);
+	}
+	Scatter s = p.payload.empty() ? Scatter::Ok : scatter(qp, r.recv, r.recv_off, p.payload.data(), p.payload.size());
+	if (s == Scatter::Length)
+		return responder_error(qp, p, aeth::NAK_INVALID_REQUEST, syn::LOCAL_LENGTH, true);
+	if (s == Scatter::Protection)
+		return responder_error(qp, p, aeth::NAK_REMOTE_OP, syn::LOCAL_PROT, true);
+	r.recv_off += p.payload.size();
+	r.epsn = psn_add(r.epsn, 1);
+	if (last) {
+		CqeInfo ci;
+		ci.opcode = prm::cqe_opcode::RESP_SEND;
+		if (p.opcode == ibop::RC_SEND_LAST_IMM || p.opcode == ibop::RC_SEND_ONLY_IMM) {
+			ci.opcode = prm::cqe_opcode::RESP_SEND_IMM;
+			ci.imm = p.imm;
+			ci.has_imm = true;
+		} else if (p.opcode == ibop::RC_SEND_LAST_INV || p.opcode == ibop::RC_SEND_ONLY_INV) {
+			Mkey *mk = res_.mkeys.find_index(p.inv_rkey >> 8);
+			if (!mk || mk->variant != (p.inv_rkey & 0xff) || !mk->en_rinval || mk->pd != qp.cfg.pd)
+				return responder_error(qp, p, aeth::NAK_INVALID_REQUEST, syn::REMOTE_INVAL_REQ, true);
+			mk->free = true;
+			ci.opcode = prm::cqe_opcode::RESP_SEND_INV;
+			uint8_t be[4];
+			bits::store_be32(be, p.inv_rkey);
+			std::memcpy(&ci.imm, be, 4);
+			ci.has_imm = true;
+		}
+		ci.qpn = qp.qpn;
+		ci.byte_cnt = static_cast<uint32_t>(r.recv_off);
+		ci.wqe_counter = r.recv.counter;
+		ci.srqn_uidx = cqe_srqn_uidx(qp, r.recv.from_srq ? res_.srq(qp.cfg.srqn) : nullptr);
+		ci.flags_rqpn = p.sqpn & 0xffffff;
+		ci.slid = p.slid;
+		++qp.ctr.cqes;
+		complete(qp.cfg.cqn_rcv, ci, p.solicited);
+		r.recv.valid = false;
+		r.in_progress = 0;
+		r.msn = psn_add(r.msn, 1);
+	}
+	if (p.ack_req)
+		send_ack(qp, p, aeth::ACK, p.psn);
+}
+
+void DataPath::rc_write_request(Qp &qp, const Packet &p)
+{
+	Responder &r = qp.resp;
+	bool first = op_in(p.opcode, {ibop::RC_WRITE_FIRST, ibop::RC_WRITE_ONLY, ibop::RC_WRITE_ONLY_IMM});
+	bool last = p.opcode != ibop::RC_WRITE_FIRST && p.opcode != ibop::RC_WRITE_MIDDLE;
+	bool imm = p.opcode == ibop::RC_WRITE_LAST_IMM || p.opcode == ibop::RC_WRITE_ONLY_IMM;
+	if (first && r.in_progress)
+		return responder_error(qp, p, aeth::NAK_INVALID_REQUEST, syn::REMOTE_INVAL_REQ, true);
+	if (!first && r.in_progress != 'w')
+		return responder_error(qp, p, aeth::NAK_INVALID_REQUEST, 0, false);
+	if (first) {
+		const Mkey *mk = nullptr;
+		if (!qp.cfg.rwe || !check_rkey(qp, p.rkey, p.va, p.dma_len, ACC_REMOTE_WRITE, &mk))
+			return responder_error(qp, p, aeth::NAK_REMOTE_ACCESS, 0, false);
+	}
+	// WRITE with immediate consumes a receive WQE: check before touching
+	// memory so an RNR retry of this packet finds the same state.
+	if (imm && !r.recv.valid && !take_recv_wqe(qp, &r.recv)) {
+		++qp.ctr.rnr_naks_sent;
+		++qp.ctr.out_of_buffer;
+		send_ack(qp, p, static_cast<uint8_t>(aeth::RNR_NAK | (qp.cfg.min_rnr_nak & aeth::kValueMask)), p.psn);
+		return;
+	}
+	if (first) {
+		r.write_rkey = p.rkey;
+		r.write_va = p.va;
+		r.write_len = p.dma_len;
+		r.write_done = 0;
+		r.in_progress = 'w';
+	}
+	size_t n = p.payload.size();
+	if (r.write_done + n > r.write_len)
+		return responder_error(qp, p, aeth::NAK_INVALID_REQUEST, syn::REMOTE_INVAL_REQ, imm);
+	if (n) {
+		const Mkey *mk = nullptr;
+		uint64_t va = r.write_va + r.write_done;
+		if (!check_rkey(qp, r.write_rkey, va, n, ACC_REMOTE_WRITE, &mk) ||
+		    !MkeyTable::write(mem_, *mk, va, p.payload.data(), n))
+			return responder_error(qp, p, aeth::NAK_REMOTE_ACCESS, syn::REMOTE_ACCESS, imm);
+	}
+	r.write_done += n;
+	r.epsn = psn_add(r.epsn, 1);
+	if (last) {
+		if (r.write_done != r.write_len)
+			return responder_error(qp, p, aeth::NAK_INVALID_REQUEST, syn::REMOTE_INVAL_REQ, imm);
+		if (imm) {
+			CqeInfo ci;
+			ci.opcode = prm::cqe_opcode::RESP_WR_IMM;
+			ci.imm = p.imm;
+			ci.has_imm = true;
+			ci.qpn = qp.qpn;
+			ci.byte_cnt = static_cast<uint32_t>(r.write_len);
+			ci.wqe_counter = r.recv.counter;
+			ci.srqn_uidx = cqe_srqn_uidx(qp, r.recv.from_srq ? res_.srq(qp.cfg.srqn) : nullptr);
+			ci.flags_rqpn = p.sqpn & 0xffffff;
+			ci.slid = p.slid;
+			++qp.ctr.cqes;
+			complete(qp.cfg.cqn_rcv, ci, p.solicited);
+			r.recv.valid = false;
+		}
+		r.in_progress = 0;
+		r.msn = psn_add(r.msn, 1);
+		++qp.ctr.rx_write_requests;
+	}
+	if (p.ack_req)
+		send_ack(qp, p, aeth::ACK, p.psn);
+}
+
+void DataPath::rc_read_request(Qp &qp, const Packet &p, bool duplicate)
+{
+	Responder &r = qp.resp;
+	const Mkey *mk = nullptr;
+	if (!qp.cfg.rre || !check_rkey(qp, p.rkey, p.va, p.dma_len, ACC_REMOTE_READ, &mk)) {
+		if (duplicate)
+			return;
+		return responder_error(qp, p, aeth::NAK_REMOTE_ACCESS, 0, false);
+	}
+	uint32_t m = mtu(qp);
+	uint32_t n = p.dma_len ? (p.dma_len + m - 1) / m : 1;
+	if (!duplicate) {
+		r.epsn = psn_add(r.epsn, n);
+		r.msn = psn_add(r.msn, 1);
+		++qp.ctr.rx_read_requests;
+	}
+	for (uint32_t k = 0; k < n; ++k) {
+		bool first = k == 0, last = k + 1 == n;
+		uint8_t op = first && last ? ibop::RC_READ_RESPONSE_ONLY
+			     : first       ? ibop::RC_READ_RESPONSE_FIRST
+			     : last        ? ibop::RC_READ_RESPONSE_LAST
+					   : ibop::RC_READ_RESPONSE_MIDDLE;
+		Packet rsp = rc_packet(qp, op, psn_add(p.psn, k));
+		rsp.dlid = p.slid;
+		rsp.dqpn = p.sqpn;
+		rsp.syndrome = aeth::ACK;
+		rsp.msn = r.msn & 0xffffff;
+		uint64_t off = static_cast<uint64_t>(k) * m;
+		size_t len = static_cast<size_t>(std::min<uint64_t>(m, p.dma_len - std::min<uint64_t>(off, p.dma_len)));
+		rsp.payload.resize(len);
+		if (len && !MkeyTable::read(mem_, *mk, p.va + off, rsp.payload.data(), len)) {
+			return responder_error(qp, p, aeth::NAK_REMOTE_ACCESS, 0, false);
+		}
+		transmit(qp, std::move(rsp));
+	}
+}
+
+void DataPath::rc_atomic_request(Qp &qp, const Packet &p, bool duplicate)
+{
+	Responder &r = qp.resp;
+	uint64_t orig;
+	if (duplicate) {
+		auto it = r.atomic_replay.find(p.psn);
+		if (it == r.atomic_replay.end())
+			return;
+		orig = it->second;
+	} else {
+		const Mkey *mk = nullptr;
+		if (p.va & 7)
+			return responder_error(qp, p, aeth::NAK_INVALID_REQUEST, 0, false);
+		if (!qp.cfg.rae || !check_rkey(qp, p.rkey, p.va, 8, ACC_ATOMIC, &mk))
+			return responder_error(qp, p, aeth::NAK_REMOTE_ACCESS, 0, false);
+		uint8_t b[8];
+		if (!MkeyTable::read(mem_, *mk, p.va, b, 8))
+			return responder_error(qp, p, aeth::NAK_REMOTE_ACCESS, 0, false);
+		orig = 0;
+		for (int i = 0; i < 8; ++i)
+			orig |= static_cast<uint64_t>(b[i]) << (atomic_le_ ? 8 * i : 56 - 8 * i);
+		uint64_t next = p.opcode == ibop::RC_CMP_SWAP ? (orig == p.compare ? p.swap_add : orig) : orig + p.swap_add;
+		if (next != orig) {
+			for (int i = 0; i < 8; ++i)
+				b[i] = static_cast<uint8_t>(next >> (atomic_le_ ? 8 * i : 56 - 8 * i));
+			if (!MkeyTable::write(mem_, *mk, p.va, b, 8))
+				return responder_error(qp, p, aeth::NAK_REMOTE_ACCESS, 0, false);
+		}
+		r.atomic_replay[p.psn] = orig;
+		while (r.atomic_replay.size() > kAtomicReplayDepth)
+			r.atomic_replay.erase(r.atomic_replay.begin());
+		r.epsn = psn_add(r.epsn, 1);
+		r.msn = psn_add(r.msn, 1);
+		++qp.ctr.rx_atomic_requests;
+	}
+	Packet a = rc_packet(qp, ibop::RC_ATOMIC_ACK, p.psn);
+	a.dlid = p.slid;
+	a.dqpn = p.sqpn;
+	a.syndrome = aeth::ACK;
+	a.msn = r.msn & 0xffffff;
+	a.orig = orig;
+	transmit(qp, std::move(a));
+}
+
+} // namespace mlx5emu

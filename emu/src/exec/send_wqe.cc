@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+// Send WQEs: reading one from the SQ (WQEBBs wrap around the queue),
+// parsing its segments (control, datagram, remote address, atomic, data
+// pointers, inline data) and moving the local data it names.
+#include <algorithm>
+#include <cstring>
+
+#include "dma/guest_memory.h"
+#include "exec/datapath.h"
+#include "fw/bits.h"
+#include "fw/prm_cq.h"
+#include "fw/prm_wqe.h"
+
+namespace mlx5emu {
+
+namespace w = prm::wqe;
+namespace syn = prm::cqe_syndrome;
+using bits::load_be32;
+using bits::load_be64;
+
+bool DataPath::take_send_wqe(Qp &qp, SendWr *wr, UdAddress *av, uint8_t *syndrome)
+{
+	*syndrome = 0;
+	if (qp.req.sq_ci == qp.req.sq_pi)
+		return false;
+	uint32_t nbbs = qp.cfg.sq_wqebbs();
+	uint64_t base = qp.cfg.rq_bytes();
+	auto bb = [&](uint32_t i) { return base + static_cast<uint64_t>(i & (nbbs - 1)) * w::kBasicBlock; };
+	uint8_t buf[w::kMaxWqebbs * w::kBasicBlock];
+
+	*wr = SendWr{};
+	wr->index = qp.req.sq_ci;
+	++qp.ctr.sq_wqes;
+	if (!qp.cfg.buf.read(mem_, bb(qp.req.sq_ci), buf, w::kBasicBlock)) {
+		++qp.req.sq_ci;
+		*syndrome = syn::LOCAL_QP_OP;
+		return true;
+	}
+	uint32_t dw0 = load_be32(buf + w::kCtrlOpmodIdxOpcode);
+	uint32_t dw1 = load_be32(buf + w::kCtrlQpnDs);
+	unsigned ds = dw1 & 0x3f;
+	unsigned nbb = (ds + 3) / 4;
+	wr->opcode = static_cast<uint8_t>(dw0 & 0xff);
+	if (!ds || nbb > w::kMaxWqebbs || nbb > nbbs) {
+		++qp.req.sq_ci;
+		*syndrome = syn::LOCAL_QP_OP;
+		++qp.ctr.bad_wqes;
+		return true;
+	}
+	wr->nbb = static_cast<uint8_t>(nbb);
+	for (unsigned i = 1; i < nbb; ++i) {
+		if (!qp.cfg.buf.read(mem_, bb(qp.req.sq_ci + i), buf + i * w::kBasicBlock, w::kBasicBlock)) {
+			*syndrome = syn::LOCAL_QP_OP;
+			break;
+		}
+	}
+	qp.req.sq_ci = static_cast<uint16_t>(qp.req.sq_ci + nbb);
+	if (*syndrome)
+		return true;
+
+	uint8_t fm_ce_se = buf[w::kCtrlFmCeSe];
+	wr->signaled = (fm_ce_se & w::kCeMask) >= w::kCeCqUpdate;
+	wr->solicited = fm_ce_se & w::kSolicited;
+	wr->fence = (fm_ce_se & w::kFenceMask) != 0;
+	std::memcpy(&wr->imm, buf + w::kCtrlImm, 4);
+
+	size_t pos = w::kCtrlSize, end = ds * w::kDsUnit;
+	if (qp.cfg.is_ud()) {
+		const uint8_t *a = buf + pos;
+		av->qkey = load_be32(a + w::kAvQkey);
+		av->dqpn = load_be32(a + w::kAvDqpDct) & 0xffffff;
+		av->sl = a[w::kAvStatRateSl] & 0xf;
+		av->dlid = bits::load_be16(a + w::kAvRlid);
+		pos += w::kAvSize;
+	}
+	switch (wr->opcode) {
+	case w::OP_RDMA_WRITE:
+	case w::OP_RDMA_WRITE_IMM:
+	case w::OP_RDMA_READ:
+		wr->remote_va = load_be64(buf + pos + w::kRaddrVa);
+		wr->rkey = load_be32(buf + pos + w::kRaddrRkey);
+		pos += w::kRaddrSize;
+		break;
+	case w::OP_ATOMIC_CS:
+	case w::OP_ATOMIC_FA:
+		wr->remote_va = load_be64(buf + pos + w::kRaddrVa);
+		wr->rkey = load_be32(buf + pos + w::kRaddrRkey);
+		pos += w::kRaddrSize;
+		wr->swap_add = load_be64(buf + pos + w::kAtomicSwapAdd);
+		wr->compare = load_be64(buf + pos + w::kAtomicCompare);
+		pos += w::kAtomicSize;
+		break;
+	case w::OP_SEND:
+	case w::OP_SEND_IMM:
+	case w::OP_SEND_INVAL:
+	case w::OP_NOP:
+		break;
+	default:
+		*syndrome = syn::LOCAL_QP_OP;
+		++qp.ctr.bad_wqes;
+		return true;
+	}
+	bool rc_only = wr->opcode != w::OP_SEND && wr->opcode != w::OP_SEND_IMM && wr->opcode != w::OP_NOP;
+	if (qp.cfg.is_ud() && rc_only) {
+		*syndrome = syn::LOCAL_QP_OP;
+		++qp.ctr.bad_wqes;
+		return true;
+	}
+	while (pos + 4 <= end) {
+		uint32_t head = load_be32(buf + pos);
+		if (head & w::kInlineFlag) {
+			uint32_t len = head & w::kByteCountMask;
+			if (pos + 4 + len > end) {
+				*syndrome = syn::LOCAL_QP_OP;
+				++qp.ctr.bad_wqes;
+				return true;
+			}
+			wr->inline_data.insert(wr->inline_data.end(), buf + pos + 4, buf + pos + 4 + len);
+			wr->is_inline = true;
+			pos += (4 + len + w::kDsUnit - 1) / w::kDsUnit * w::kDsUnit;
+			continue;
+		}
+		if (pos + w::kDataSize > end)
+			break;
+		uint32_t bc = head & w::kByteCountMask;
+		if (bc)
+			wr->sgl.push_back(Sge{load_be64(buf + pos + w::kDataAddr), bc, load_be32(buf + pos + w::kDataLkey)});
+		pos += w::kDataSize;
+	}
+	wr->length = wr->inline_data.size();
+	for (const Sge &s : wr->sgl)
+		wr->length += s.len;
+	if ((wr->opcode == w::OP_ATOMIC_CS || wr->opcode == w::OP_ATOMIC_FA) && (wr->length != 8 || wr->is_inline))
+		*syndrome = syn::LOCAL_LENGTH;
+	if (wr->opcode == w::OP_RDMA_READ && wr->is_inline)
+		*syndrome = syn::LOCAL_QP_OP;
+	return true;
+}
+
+uint8_t DataPath::check_local_sgl(const Qp &qp, const SendWr &wr) const
+{
+	bool into = wr.opcode == w::OP_RDMA_READ || wr.opcode == w::OP_ATOMIC_CS || wr.opcode == w::OP_ATOMIC_FA;
+	unsigned need = into ? ACC_LOCAL_WRITE : ACC_LOCAL_READ;
+	for (const Sge &s : wr.sgl) {
+		const Mkey *mk = nullptr;
+		if (res_.mkeys.check(s.lkey, qp.cfg.pd, s.addr, s.len, need, &mk) != KeyStatus::Ok)
+			return syn::LOCAL_PROT;
+	}
+	if (wr.length > (1ull << cfg_.log_max_msg))
+		return syn::LOCAL_LENGTH;
+	return 0;
+}
+
+namespace {
+
+// Calls fn(sge, offset inside the sge, offset in the request, n) for the
+// part of the list covering [off, off+len).
+template <class Fn> bool walk(const std::vector<Sge> &sgl, uint64_t off, size_t len, Fn fn)
+{
+	size_t done = 0;
+	for (const Sge &s : sgl) {
+		if (done == len)
+			break;
+		if (off >= s.len) {
+			off -= s.len;
+			continue;
+		}
+		size_t n = static_cast<size_t>(std::min<uint64_t>(s.len - off, len - done));
+		if (!fn(s, off, done, n))
+			return false;
+		done += n;
+		off = 0;
+	}
+	return done == len;
+}
+
+} // namespace
+
+bool DataPath::gather(const Qp &qp, const SendWr &wr, uint64_t off, uint8_t *dst, size_t len)
+{
+	if (wr.is_inline) {
+		if (off + len > wr.inline_data.size())
+			return false;
+		std::memcpy(dst, wr.inline_data.data() + off, len);
+		return true;
+	}
+	return walk(wr.sgl, off, len, [&](const Sge &s, uint64_t in, size_t at, size_t n) {
+		const Mkey *mk = nullptr;
+		return res_.mkeys.check(s.lkey, qp.cfg.pd, s.addr + in, n, ACC_LOCAL_READ, &mk) == KeyStatus::Ok &&
+		       MkeyTable::read(mem_, *mk, s.addr + in, dst + at, n);
+	});
+}
+
+bool DataPath::scatter_local(const Qp &qp, const SendWr &wr, uint64_t off, const uint8_t *src, size_t len)
+{
+	return walk(wr.sgl, off, len, [&](const Sge &s, uint64_t in, size_t at, size_t n) {
+		const Mkey *mk = nullptr;
+		return res_.mkeys.check(s.lkey, qp.cfg.pd, s.addr + in, n, ACC_LOCAL_WRITE, &mk) == KeyStatus::Ok &&
+		       MkeyTable::write(mem_, *mk, s.addr + in, src + at, n);
+	});
+}
+
+} // namespace mlx5emu

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+// Unreliable datagram (UD, QP0, QP1): sending with the WQE's address
+// vector (one packet, at most the path MTU), and receiving into a receive
+// WQE after the 40-byte GRH area, with the Q_Key check.
+#include <cstring>
+
+#include "exec/datapath.h"
+#include "fw/bits.h"
+#include "fw/prm_cq.h"
+#include "fw/prm_qp.h"
+#include "fw/prm_wqe.h"
+
+namespace mlx5emu {
+
+namespace w = prm::wqe;
+namespace syn = prm::cqe_syndrome;
+
+namespace {
+constexpr uint32_t kGrhBytes = 40;
+constexpr uint32_t kQkeyUseQp = 0x80000000u; // high bit: use the QP's Q_Key
+
+uint32_t source_qpn(const Qp &qp)
+{
+	if (qp.cfg.st == prm::qp_st::QP1)
+		return 1;
+	if (qp.cfg.st == prm::qp_st::QP0)
+		return 0;
+	return qp.qpn;
+}
+} // namespace
+
+void DataPath::ud_send(Qp &qp)
+{
+	SendWr wr;
+	UdAddress av;
+	uint8_t s;
+	while (qp.state == prm::qp_state::RTS && take_send_wqe(qp, &wr, &av, &s)) {
+		CqeInfo ci;
+		ci.qpn = qp.qpn;
+		ci.wqe_counter = wr.index;
+		ci.wqe_opcode = wr.opcode;
+		ci.srqn_uidx = cqe_srqn_uidx(qp, nullptr);
+		if (!s)
+			s = check_local_sgl(qp, wr);
+		if (!s && wr.length > prm::mtu_bytes(cfg_.port_mtu))
+			s = syn::LOCAL_LENGTH;
+		Packet p;
+		if (!s && wr.opcode != w::OP_NOP) {
+			p.slid = cfg_.lid;
+			p.dlid = av.dlid;
+			p.sl = av.sl;
+			p.opcode = wr.opcode == w::OP_SEND_IMM ? ibop::UD_SEND_ONLY_IMM : ibop::UD_SEND_ONLY;
+			p.dqpn = av.dqpn;
+			p.sqpn = source_qpn(qp);
+			p.qkey = (av.qkey & kQkeyUseQp) ? qp.cfg.qkey : av.qkey;
+			p.solicited = wr.solicited;
+			p.imm = wr.imm;
+			p.payload.resize(static_cast<size_t>(wr.length));
+			if (wr.length && !gather(qp, wr, 0, p.payload.data(), p.payload.size()))
+				s = syn::LOCAL_PROT;
+		}
+		if (s) {
+			ci.opcode = prm::cqe_opcode::REQ_ERR;
+			ci.syndrome = s;
+			++qp.ctr.errors;
+			++qp.ctr.cqes;
+			complete(qp.cfg.cqn_snd, ci, true);
+			enter_sq_error(qp);
+			return;
+		}
+		if (wr.opcode != w::OP_NOP)
+			transmit(qp, std::move(p));
+		if (wr.signaled) {
+			ci.opcode = prm::cqe_opcode::REQ;
+			ci.byte_cnt = static_cast<uint32_t>(wr.length);
+			++qp.ctr.cqes;
+			complete(qp.cfg.cqn_snd, ci, false);
+		}
+	}
+}
+
+void DataPath::ud_receive(Qp &qp, const Packet &p)
+{
+	namespace qs = prm::qp_state;
+	if (qp.state != qs::RTR && qp.state != qs::RTS && qp.state != qs::SQD && qp.state != qs::SQER) {
+		++c_.dropped_packets;
+		return;
+	}
+	if (p.qkey != qp.cfg.qkey) {
+		++qp.ctr.qkey_violations;
+		return;
+	}
+	RecvWqe rw;
+	if (!take_recv_wqe(qp, &rw)) {
+		++qp.ctr.out_of_buffer;
+		return;
+	}
+	const Srq *srq = rw.from_srq ? res_.srq(qp.cfg.srqn) : nullptr;
+	CqeInfo ci;
+	ci.qpn = qp.qpn;
+	ci.wqe_counter = rw.counter;
+	ci.srqn_uidx = cqe_srqn_uidx(qp, srq);
+	Scatter s = rw.capacity < kGrhBytes ? Scatter::Length
+		    : p.payload.empty()     ? Scatter::Ok
+					    : scatter(qp, rw, kGrhBytes, p.payload.data(), p.payload.size());
+	if (s != Scatter::Ok) {
+		ci.opcode = prm::cqe_opcode::RESP_ERR;
+		ci.syndrome = s == Scatter::Length ? syn::LOCAL_LENGTH : syn::LOCAL_PROT;
+		++qp.ctr.errors;
+		++qp.ctr.cqes;
+		complete(qp.cfg.cqn_rcv, ci, true);
+		return;
+	}
+	ci.opcode = p.opcode == ibop::UD_SEND_ONLY_IMM ? prm::cqe_opcode::RESP_SEND_IMM : prm::cqe_opcode::RESP_SEND;
+	if (p.opcode == ibop::UD_SEND_ONLY_IMM) {
+		ci.imm = p.imm;
+		ci.has_imm = true;
+	} else if (qp.cfg.st == prm::qp_st::QP1) {
+		uint8_t be[4];
+		bits::store_be32(be, p.pkey);
+		std::memcpy(&ci.imm, be, 4);
+		ci.has_imm = true;
+	}
+	ci.byte_cnt = static_cast<uint32_t>(p.payload.size() + kGrhBytes);
+	ci.flags_rqpn = static_cast<uint32_t>(p.sl & 0xf) << 24 | (p.sqpn & 0xffffff);
+	ci.slid = p.slid;
+	++qp.ctr.cqes;
+	complete(qp.cfg.cqn_rcv, ci, p.solicited);
+}
+
+} // namespace mlx5emu

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "fabric/fabric.h"
+
+#include <cstdio>
+
+namespace mlx5emu {
+
+Fabric::Fabric() = default;
+Fabric::~Fabric() = default;
+
+void Fabric::attach(uint16_t lid, FabricPort *port)
+{
+	std::lock_guard<std::mutex> lk(engine_.state_mutex());
+	ports_[lid] = port;
+}
+
+void Fabric::detach(uint16_t lid, FabricPort *port)
+{
+	std::lock_guard<std::mutex> lk(engine_.state_mutex());
+	auto it = ports_.find(lid);
+	if (it != ports_.end() && it->second == port)
+		ports_.erase(it);
+}
+
+void Fabric::transmit(Packet p)
+{
+	uint32_t delay;
+	{
+		std::lock_guard<std::mutex> lk(cfg_mu_);
+		++c_.packets;
+		c_.bytes += p.payload.size();
+		if (drops_pending_) {
+			--drops_pending_;
+			++c_.dropped;
+			return;
+		}
+		delay = delay_ms_;
+		if (delay)
+			++c_.delayed;
+	}
+	auto pkt = std::make_shared<Packet>(std::move(p));
+	auto fn = [this, pkt] { deliver(*pkt); };
+	if (delay)
+		engine_.post_at(Engine::Clock::now() + std::chrono::milliseconds(delay), fn);
+	else
+		engine_.post(fn);
+}
+
+void Fabric::deliver(const Packet &p)
+{
+	auto it = ports_.find(p.dlid);
+	if (it == ports_.end()) {
+		std::lock_guard<std::mutex> lk(cfg_mu_);
+		++c_.no_route;
+		return;
+	}
+	{
+		std::lock_guard<std::mutex> lk(cfg_mu_);
+		++c_.delivered;
+	}
+	it->second->receive(p);
+}
+
+void Fabric::drop_next(uint32_t n)
+{
+	std::lock_guard<std::mutex> lk(cfg_mu_);
+	drops_pending_ = n;
+}
+
+void Fabric::set_delay_ms(uint32_t ms)
+{
+	std::lock_guard<std::mutex> lk(cfg_mu_);
+	delay_ms_ = ms;
+}
+
+Fabric::Counters Fabric::counters() const
+{
+	std::lock_guard<std::mutex> lk(cfg_mu_);
+	Counters c = c_;
+	c.drops_pending = drops_pending_;
+	c.delay_ms = delay_ms_;
+	return c;
+}
+
+std::vector<std::string> Fabric::describe() const
+{
+	Counters c = counters();
+	auto u = [](uint64_t x) { return static_cast<unsigned long long>(x); };
+	char b[256];
+	std::vector<std::string> v;
+	std::snprintf(b, sizeof b, "packets %llu", u(c.packets));
+	v.push_back(b);
+	std::snprintf(b, sizeof b, "bytes %llu", u(c.bytes));
+	v.push_back(b);
+	std::snprintf(b, sizeof b, "delivered %llu", u(c.delivered));
+	v.push_back(b);
+	std::snprintf(b, sizeof b, "dropped %llu", u(c.dropped));
+	v.push_back(b);
+	std::snprintf(b, sizeof b, "no_route %llu", u(c.no_route));
+	v.push_back(b);
+	std::snprintf(b, sizeof b, "delayed %llu", u(c.delayed));
+	v.push_back(b);
+	std::snprintf(b, sizeof b, "drops_pending %u", c.drops_pending);
+	v.push_back(b);
+	std::snprintf(b, sizeof b, "delay_ms %u", c.delay_ms);
+	v.push_back(b);
+	return v;
+}
+
+} // namespace mlx5emu

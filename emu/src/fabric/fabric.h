@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0
+// The fabric: a switch linking the port of every HCA served by the process.
+// Packets are routed by destination LID and delivered on the engine thread;
+// the control channel can drop packets or delay the link.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "exec/engine.h"
+#include "fabric/packet.h"
+
+namespace mlx5emu {
+
+// An HCA port on the fabric. receive() runs on the engine thread with the
+// state lock held.
+class FabricPort {
+public:
+	virtual ~FabricPort() = default;
+	virtual void receive(const Packet &p) = 0;
+};
+
+class Fabric {
+public:
+	Fabric();
+	~Fabric();
+
+	Engine &engine() { return engine_; }
+
+	// Connects a port with `lid` (state lock held by the caller or not:
+	// takes it). Replaces an earlier port with the same LID.
+	void attach(uint16_t lid, FabricPort *port);
+	void detach(uint16_t lid, FabricPort *port);
+
+	// Engine thread, state lock held: sends `p` to p.dlid (after the
+	// configured delay, or never if a drop is pending).
+	void transmit(Packet p);
+
+	// Control channel (any thread).
+	void drop_next(uint32_t n);
+	void set_delay_ms(uint32_t ms);
+	struct Counters {
+		uint64_t packets = 0, bytes = 0, delivered = 0, dropped = 0, no_route = 0, delayed = 0;
+		uint32_t drops_pending = 0, delay_ms = 0;
+	};
+	Counters counters() const;
+	std::vector<std::string> describe() const;
+
+private:
+	void deliver(const Packet &p);
+
+	mutable std::mutex cfg_mu_; // injection settings and counters
+	uint32_t drops_pending_ = 0;
+	uint32_t delay_ms_ = 0;
+	Counters c_;
+	std::map<uint16_t, FabricPort *> ports_; // by LID, under the state lock
+	Engine engine_;
+};
+
+} // namespace mlx5emu

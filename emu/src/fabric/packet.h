@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0
+// What travels between HCA ports: an InfiniBand transport packet with its
+// LRH/BTH essentials and the extended headers the data path uses (RETH,
+// AtomicETH, AETH, AtomicAckETH, DETH, ImmDt, IETH), plus the payload.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace mlx5emu {
+
+// BTH opcodes (IBA 9.2): reliable connected and unreliable datagram.
+namespace ibop {
+enum : uint8_t {
+	RC_SEND_FIRST = 0x00,
+	RC_SEND_MIDDLE = 0x01,
+	RC_SEND_LAST = 0x02,
+	RC_SEND_LAST_IMM = 0x03,
+	RC_SEND_ONLY = 0x04,
+	RC_SEND_ONLY_IMM = 0x05,
+	RC_WRITE_FIRST = 0x06,
+	RC_WRITE_MIDDLE = 0x07,
+	RC_WRITE_LAST = 0x08,
+	RC_WRITE_LAST_IMM = 0x09,
+	RC_WRITE_ONLY = 0x0a,
+	RC_WRITE_ONLY_IMM = 0x0b,
+	RC_READ_REQUEST = 0x0c,
+	RC_READ_RESPONSE_FIRST = 0x0d,
+	RC_READ_RESPONSE_MIDDLE = 0x0e,
+	RC_READ_RESPONSE_LAST = 0x0f,
+	RC_READ_RESPONSE_ONLY = 0x10,
+	RC_ACK = 0x11,
+	RC_ATOMIC_ACK = 0x12,
+	RC_CMP_SWAP = 0x13,
+	RC_FETCH_ADD = 0x14,
+	RC_SEND_LAST_INV = 0x16,
+	RC_SEND_ONLY_INV = 0x17,
+	UD_SEND_ONLY = 0x64,
+	UD_SEND_ONLY_IMM = 0x65,
+};
+} // namespace ibop
+
+// AETH syndrome (IBA 9.7.5.1): [7:5] kind, [4:0] credits / RNR timer / NAK code.
+namespace aeth {
+constexpr uint8_t ACK = 0x00, RNR_NAK = 0x20, NAK = 0x60;
+constexpr uint8_t NAK_PSN_SEQ = 0, NAK_INVALID_REQUEST = 1, NAK_REMOTE_ACCESS = 2, NAK_REMOTE_OP = 3, NAK_INVALID_RD = 4;
+constexpr uint8_t kKindMask = 0xe0;
+constexpr uint8_t kValueMask = 0x1f;
+} // namespace aeth
+
+struct Packet {
+	// LRH / BTH
+	uint16_t slid = 0, dlid = 0;
+	uint8_t sl = 0;
+	uint8_t opcode = 0;
+	bool solicited = false;
+	bool ack_req = false;
+	uint16_t pkey = 0xffff;
+	uint32_t dqpn = 0;
+	uint32_t psn = 0;
+	uint32_t sqpn = 0; // source QP (DETH for UD; kept for every packet)
+	// Extended headers (valid per opcode)
+	uint64_t va = 0;        // RETH / AtomicETH
+	uint32_t rkey = 0;      // RETH / AtomicETH
+	uint32_t dma_len = 0;   // RETH
+	uint64_t swap_add = 0;  // AtomicETH
+	uint64_t compare = 0;   // AtomicETH
+	uint8_t syndrome = 0;   // AETH
+	uint32_t msn = 0;       // AETH
+	uint64_t orig = 0;      // AtomicAckETH
+	uint32_t qkey = 0;      // DETH
+	uint32_t imm = 0;       // ImmDt (raw big-endian bytes)
+	uint32_t inv_rkey = 0;  // IETH
+	std::vector<uint8_t> payload;
+};
+
+inline uint32_t psn_add(uint32_t psn, uint32_t n) { return (psn + n) & 0xffffff; }
+// Signed distance a - b of 24-bit PSNs.
+inline int32_t psn_diff(uint32_t a, uint32_t b) { return static_cast<int32_t>((a - b) << 8) >> 8; }
+
+} // namespace mlx5emu

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+// Completion queues: CREATE_CQ, DESTROY_CQ, QUERY_CQ, MODIFY_CQ.
+#include "exec/datapath.h"
+#include "fw/cmd_pas.h"
+#include "fw/cmd_registry.h"
+#include "fw/firmware.h"
+#include "fw/prm.h"
+#include "fw/prm_cq.h"
+
+namespace mlx5emu {
+
+namespace {
+
+using namespace prm;
+using bits::get;
+
+enum Reason : uint32_t {
+	kUmem = 1,
+	kSize = 2,
+	kCqeSize = 3,
+	kEqn = 4,
+	kUar = 5,
+	kCompression = 6,
+	kFull = 7,
+	kPas = 8, // and 9
+	kNoCq = 10,
+	kResize = 11,
+	kOpMod = 12,
+};
+
+void create_cq(CmdCtx &c)
+{
+	const uint8_t *x = c.in + cq_cmd::kCqc;
+	Firmware &fw = c.fw;
+	if (c.get(cq_cmd::cq_umem_valid) || get(x, cqc::dbr_umem_valid))
+		return c.fail(status::BAD_PARAM, kUmem);
+	CqConfig cfg;
+	cfg.log_size = static_cast<uint8_t>(get(x, cqc::log_cq_size));
+	cfg.cqe_sz = static_cast<uint8_t>(get(x, cqc::cqe_sz));
+	cfg.uar_page = get(x, cqc::uar_page);
+	cfg.c_eqn = get(x, cqc::c_eqn);
+	cfg.oi = get(x, cqc::oi);
+	cfg.period = static_cast<uint16_t>(get(x, cqc::cq_period));
+	cfg.max_count = static_cast<uint16_t>(get(x, cqc::cq_max_count));
+	cfg.period_mode = static_cast<uint8_t>(get(x, cqc::cq_period_mode));
+	cfg.dbr_addr = bits::load_be64(x + cqc::kDbrAddr);
+	if (cfg.log_size > fw.caps.gen(cmd_hca_cap::log_max_cq_sz))
+		return c.fail(status::BAD_PARAM, kSize);
+	if (cfg.cqe_sz > cqc::CQE_SZ_128_PAD)
+		return c.fail(status::BAD_PARAM, kCqeSize);
+	if (get(x, cqc::cqe_comp_en) || get(x, cqc::cc))
+		return c.fail(status::BAD_PARAM, kCompression);
+	if (cfg.c_eqn > 0xff || !fw.eqs.serial(static_cast<uint8_t>(cfg.c_eqn)))
+		return c.fail(status::BAD_PARAM, kEqn);
+	if (!fw.uars.count(cfg.uar_page))
+		return c.fail(status::BAD_PARAM, kUar);
+	uint32_t log_page_12 = get(x, cqc::log_page_size);
+	uint64_t offset = static_cast<uint64_t>(get(x, cqc::page_offset)) * ((4096ull << log_page_12) / 64);
+	if (!read_page_list(c, cq_cmd::kPas, static_cast<uint64_t>(cfg.nent()) * cfg.stride(), log_page_12, offset,
+			    &cfg.buf, kPas))
+		return;
+
+	auto lk = fw.dp().lock();
+	Resources &r = fw.dp().res();
+	uint32_t cqn;
+	if (!r.cqns.alloc(&cqn))
+		return c.fail(status::NO_RESOURCES, kFull);
+	r.cqs.emplace(cqn, std::make_unique<Cq>(cqn, cfg));
+	c.put(cq_cmd::cqn, cqn);
+}
+
+void destroy_cq(CmdCtx &c)
+{
+	auto lk = c.fw.dp().lock();
+	Resources &r = c.fw.dp().res();
+	uint32_t cqn = c.get(cq_cmd::cqn);
+	if (!r.cqs.erase(cqn))
+		return c.fail(status::BAD_PARAM, kNoCq);
+	r.cqns.release(cqn);
+}
+
+void query_cq(CmdCtx &c)
+{
+	auto lk = c.fw.dp().lock();
+	Cq *cq = c.fw.dp().res().cq(c.get(cq_cmd::cqn));
+	if (!cq)
+		return c.fail(status::BAD_PARAM, kNoCq);
+	const CqConfig &f = cq->config();
+	uint8_t *x = c.out + cq_cmd::kCqc;
+	auto put = [x](bits::Field fd, uint32_t v) { bits::set(x, fd, v); };
+	uint8_t st = cq->arm_state() == Cq::Arm::All	     ? cqc::ST_ARMED
+		     : cq->arm_state() == Cq::Arm::Solicited ? cqc::ST_SOLICITED_ARMED
+							     : cqc::ST_FIRED;
+	put(cqc::status, cq->overrun() ? cqc::STATUS_OVERFLOW : cqc::STATUS_OK);
+	put(cqc::cqe_sz, f.cqe_sz);
+	put(cqc::oi, f.oi);
+	put(cqc::cq_period_mode, f.period_mode);
+	put(cqc::st, st);
+	put(cqc::page_offset, static_cast<uint32_t>(f.buf.offset / (f.buf.page_size() / 64)));
+	put(cqc::log_cq_size, f.log_size);
+	put(cqc::uar_page, f.uar_page);
+	put(cqc::cq_period, f.period);
+	put(cqc::cq_max_count, f.max_count);
+	put(cqc::c_eqn, f.c_eqn);
+	put(cqc::log_page_size, f.buf.log_page - 12);
+	put(cqc::last_notified_index, cq->last_notified() & 0xffffff);
+	put(cqc::last_solicit_index, cq->last_solicited() & 0xffffff);
+	put(cqc::consumer_counter, cq->read_consumer(c.fw.mem));
+	put(cqc::producer_counter, cq->producer() & 0xffffff);
+	bits::store_be64(x + cqc::kDbrAddr, f.dbr_addr);
+	for (size_t i = 0; i < f.buf.pas.size() && cq_cmd::kPas + 8 * (i + 1) <= c.outlen; ++i)
+		bits::store_be64(c.out + cq_cmd::kPas + 8 * i, f.buf.pas[i]);
+}
+
+void modify_cq(CmdCtx &c)
+{
+	namespace m = modify_cq_in;
+	if (c.op_mod == m::OPMOD_RESIZE)
+		return c.fail(status::BAD_PARAM, kResize); // cq_resize is not advertised
+	if (c.op_mod != m::OPMOD_MODIFY)
+		return c.fail(status::BAD_PARAM, kOpMod);
+	auto lk = c.fw.dp().lock();
+	Cq *cq = c.fw.dp().res().cq(c.get(cq_cmd::cqn));
+	if (!cq)
+		return c.fail(status::BAD_PARAM, kNoCq);
+	const uint8_t *x = c.in + cq_cmd::kCqc;
+	uint32_t sel = c.get(m::field_select);
+	CqConfig &f = cq->config();
+	if (sel & m::SEL_PERIOD)
+		f.period = static_cast<uint16_t>(get(x, cqc::cq_period));
+	if (sel & m::SEL_COUNT)
+		f.max_count = static_cast<uint16_t>(get(x, cqc::cq_max_count));
+	if (sel & m::SEL_OI)
+		f.oi = get(x, cqc::oi);
+	if (sel & m::SEL_PERIOD_MODE)
+		f.period_mode = static_cast<uint8_t>(get(x, cqc::cq_period_mode));
+}
+
+constexpr CmdSpec kCommands[] = {
+	{cq_op::CREATE_CQ, create_cq, cq_cmd::kCreateSize, 16, Need::Initialized},
+	{cq_op::DESTROY_CQ, destroy_cq, 16, hdr_out::kMinLen, Need::Initialized},
+	{cq_op::QUERY_CQ, query_cq, 16, cq_cmd::kPas, Need::Initialized},
+	{cq_op::MODIFY_CQ, modify_cq, cq_cmd::kPas, hdr_out::kMinLen, Need::Initialized},
+};
+
+} // namespace
+
+std::span<const CmdSpec> cq_commands() { return kCommands; }
+
+} // namespace mlx5emu

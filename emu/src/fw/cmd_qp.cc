@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+// Queue pairs: CREATE_QP, DESTROY_QP, QUERY_QP and the state transitions
+// (RST2INIT .. INIT2INIT, 2ERR, 2RST).
+#include "exec/datapath.h"
+#include "fw/cmd_pas.h"
+#include "fw/cmd_registry.h"
+#include "fw/firmware.h"
+#include "fw/prm.h"
+#include "fw/prm_qp.h"
+#include "queues/qp_context.h"
+
+namespace mlx5emu {
+
+namespace {
+
+using namespace prm;
+
+enum Reason : uint32_t {
+	kType = 1,
+	kUmem = 2,
+	kPd = 3,
+	kUar = 4,
+	kSendCq = 5,
+	kRecvCq = 6,
+	kSrq = 7,
+	kRqSize = 8,
+	kSqSize = 9,
+	kSpecialBusy = 10,
+	kFull = 11,
+	kPas = 12, // and 13
+	kDbr = 14,
+	kNoQp = 15,
+	kStride = 16,
+	kRqType = 17,
+};
+
+bool supported_type(uint8_t st)
+{
+	return st == qp_st::RC || st == qp_st::UD || st == qp_st::QP0 || st == qp_st::QP1;
+}
+
+void create_qp(CmdCtx &c)
+{
+	Firmware &fw = c.fw;
+	const uint8_t *x = c.in + qp_cmd_in::kQpc;
+	if (c.get(qp_cmd_in::wq_umem_valid) || bits::get(x, qpc::dbr_umem_valid))
+		return c.fail(status::BAD_PARAM, kUmem);
+	QpConfig cfg;
+	qp_config_from_create(x, &cfg);
+	if (!supported_type(cfg.st))
+		return c.fail(status::BAD_PARAM, kType);
+	unsigned log_max_sz = fw.caps.gen(cmd_hca_cap::log_max_qp_sz);
+	if (cfg.rq_type != rq_type::REGULAR && cfg.rq_type != rq_type::SRQ && cfg.rq_type != rq_type::ZERO_LEN)
+		return c.fail(status::BAD_PARAM, kRqType);
+	if (cfg.has_rq() && cfg.log_rq_size > log_max_sz)
+		return c.fail(status::BAD_PARAM, kRqSize);
+	if (cfg.has_rq() && cfg.rq_stride() > fw.caps.gen(cmd_hca_cap::max_wqe_sz_rq))
+		return c.fail(status::BAD_PARAM, kStride);
+	if (!cfg.no_sq && cfg.log_sq_size > log_max_sz)
+		return c.fail(status::BAD_PARAM, kSqSize);
+	if (!fw.uars.count(cfg.uar_page))
+		return c.fail(status::BAD_PARAM, kUar);
+	uint64_t bytes = cfg.rq_bytes() + static_cast<uint64_t>(cfg.sq_wqebbs()) * 64;
+	if (bytes && !cfg.dbr_addr)
+		return c.fail(status::BAD_PARAM, kDbr);
+	if (!read_page_list(c, qp_cmd_in::kPas, bytes, cfg.buf.log_page - 12, cfg.buf.offset, &cfg.buf, kPas))
+		return;
+
+	auto lk = fw.dp().lock();
+	Resources &r = fw.dp().res();
+	if (!r.pds.contains(cfg.pd))
+		return c.fail(status::BAD_PARAM, kPd);
+	if (!cfg.no_sq && !r.cq(cfg.cqn_snd))
+		return c.fail(status::BAD_PARAM, kSendCq);
+	if (cfg.rq_type != rq_type::ZERO_LEN && !r.cq(cfg.cqn_rcv))
+		return c.fail(status::BAD_PARAM, kRecvCq);
+	if (cfg.rq_type == rq_type::SRQ && !r.srq(cfg.srqn))
+		return c.fail(status::BAD_PARAM, kSrq);
+	if ((cfg.st == qp_st::QP0 && r.qp0) || (cfg.st == qp_st::QP1 && r.qp1))
+		return c.fail(status::RESOURCE_BUSY, kSpecialBusy);
+	uint32_t qpn;
+	if (!r.qpns.alloc(&qpn))
+		return c.fail(status::NO_RESOURCES, kFull);
+	auto qp = std::make_unique<Qp>();
+	qp->qpn = qpn;
+	qp->state = qp_state::RST;
+	qp->cfg = std::move(cfg);
+	if (qp->cfg.st == qp_st::QP0)
+		r.qp0 = qpn;
+	if (qp->cfg.st == qp_st::QP1)
+		r.qp1 = qpn;
+	r.qps.emplace(qpn, std::move(qp));
+	c.put(create_qp_out::qpn, qpn);
+}
+
+void destroy_qp(CmdCtx &c)
+{
+	auto lk = c.fw.dp().lock();
+	Resources &r = c.fw.dp().res();
+	uint32_t qpn = c.get(qp_cmd_in::qpn);
+	Qp *qp = r.qp(qpn);
+	if (!qp)
+		return c.fail(status::BAD_PARAM, kNoQp);
+	c.fw.dp().qp_destroying(*qp);
+	if (r.qp0 == qpn)
+		r.qp0 = 0;
+	if (r.qp1 == qpn)
+		r.qp1 = 0;
+	r.qps.erase(qpn);
+	r.qpns.release(qpn);
+}
+
+void query_qp(CmdCtx &c)
+{
+	auto lk = c.fw.dp().lock();
+	Qp *qp = c.fw.dp().res().qp(c.get(qp_cmd_in::qpn));
+	if (!qp)
+		return c.fail(status::BAD_PARAM, kNoQp);
+	qp_config_to_qpc(*qp, c.out + query_qp_out::kQpc);
+	const std::vector<uint64_t> &pas = qp->cfg.buf.pas;
+	for (size_t i = 0; i < pas.size() && query_qp_out::kPas + 8 * (i + 1) <= c.outlen; ++i)
+		bits::store_be64(c.out + query_qp_out::kPas + 8 * i, pas[i]);
+}
+
+void modify_qp(CmdCtx &c)
+{
+	Firmware &fw = c.fw;
+	QpLimits lim;
+	lim.log_max_ra_req = static_cast<uint8_t>(fw.caps.gen(cmd_hca_cap::log_max_ra_req_qp));
+	lim.log_max_ra_res = static_cast<uint8_t>(fw.caps.gen(cmd_hca_cap::log_max_ra_res_qp));
+	lim.log_max_msg = static_cast<uint8_t>(fw.caps.gen(cmd_hca_cap::log_max_msg));
+	lim.max_mtu = fw.port().mtu;
+	const uint8_t *x = c.inlen >= qp_cmd_in::kQpc + qpc::kSize ? c.in + qp_cmd_in::kQpc : nullptr;
+
+	auto lk = fw.dp().lock();
+	Qp *qp = fw.dp().res().qp(c.get(qp_cmd_in::qpn));
+	if (!qp)
+		return c.fail(status::BAD_PARAM, kNoQp);
+	uint8_t from = qp->state;
+	uint32_t reason = 0;
+	if (uint8_t st = qp_transition(*qp, c.opcode, x, c.get(qp_cmd_in::opt_param_mask), lim, &reason))
+		return c.fail(st, 0x100 | reason);
+	fw.dp().qp_state_changed(*qp, from);
+}
+
+constexpr unsigned kCtx = qp_cmd_in::kQpc + qpc::kSize;
+
+constexpr CmdSpec kCommands[] = {
+	{qp_op::CREATE_QP, create_qp, qp_cmd_in::kCreateSize, 16, Need::Initialized},
+	{qp_op::DESTROY_QP, destroy_qp, 16, hdr_out::kMinLen, Need::Initialized},
+	{qp_op::QUERY_QP, query_qp, 16, query_qp_out::kSize, Need::Initialized},
+	{qp_op::RST2INIT_QP, modify_qp, kCtx, hdr_out::kMinLen, Need::Initialized},
+	{qp_op::INIT2INIT_QP, modify_qp, kCtx, hdr_out::kMinLen, Need::Initialized},
+	{qp_op::INIT2RTR_QP, modify_qp, kCtx, hdr_out::kMinLen, Need::Initialized},
+	{qp_op::RTR2RTS_QP, modify_qp, kCtx, hdr_out::kMinLen, Need::Initialized},
+	{qp_op::RTS2RTS_QP, modify_qp, kCtx, hdr_out::kMinLen, Need::Initialized},
+	{qp_op::SQERR2RTS_QP, modify_qp, kCtx, hdr_out::kMinLen, Need::Initialized},
+	{qp_op::SQD_RTS_QP, modify_qp, kCtx, hdr_out::kMinLen, Need::Initialized},
+	{qp_op::QP_2ERR, modify_qp, 16, hdr_out::kMinLen, Need::Initialized},
+	{qp_op::QP_2RST, modify_qp, 16, hdr_out::kMinLen, Need::Initialized},
+};
+
+} // namespace
+
+std::span<const CmdSpec> qp_commands() { return kCommands; }
+
+} // namespace mlx5emu

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+// Work-queue-entry facts: send WQE segments (control, remote address,
+// atomic, datagram/address vector, data pointer, inline data), receive WQE
+// segments, WQE opcodes, and the send doorbell / BlueFlame registers.
+// Byte offsets inside each 16-byte-aligned segment; all big-endian.
+#pragma once
+
+#include <cstdint>
+
+namespace mlx5emu::prm {
+
+namespace wqe {
+constexpr unsigned kBasicBlock = 64; // WQEBB
+constexpr unsigned kDsUnit = 16;     // ds counts 16-byte units
+constexpr unsigned kMaxWqebbs = 16;
+
+// Control segment (16 bytes).
+constexpr unsigned kCtrlOpmodIdxOpcode = 0x0; // be32: opmod << 24 | wqe index << 8 | opcode
+constexpr unsigned kCtrlQpnDs = 0x4;          // be32: qpn << 8 | ds
+constexpr unsigned kCtrlSignature = 0x8;
+constexpr unsigned kCtrlFmCeSe = 0xb;
+constexpr unsigned kCtrlImm = 0xc; // be32: immediate / invalidated rkey
+constexpr unsigned kCtrlSize = 16;
+constexpr uint8_t kFenceMask = 0xe0;      // fm: bits [7:5]
+constexpr uint8_t kCeMask = 0x0c;         // ce: bits [3:2]
+constexpr uint8_t kCeCqUpdate = 0x08;     // ce = 2: always a CQE
+constexpr uint8_t kSolicited = 0x02;
+// fence modes (fm_ce_se >> 5)
+enum : uint8_t { FM_NONE = 0, FM_INITIATOR_SMALL = 1, FM_FENCE = 2, FM_STRONG_ORDERING = 3, FM_SMALL_AND_FENCE = 4 };
+
+// Remote address segment (16 bytes).
+constexpr unsigned kRaddrVa = 0x0;   // be64
+constexpr unsigned kRaddrRkey = 0x8; // be32
+constexpr unsigned kRaddrSize = 16;
+
+// Atomic segment (16 bytes): swap (or add), compare.
+constexpr unsigned kAtomicSwapAdd = 0x0; // be64
+constexpr unsigned kAtomicCompare = 0x8; // be64
+constexpr unsigned kAtomicSize = 16;
+
+// Datagram segment = address vector (48 bytes).
+constexpr unsigned kAvQkey = 0x0;      // be32
+constexpr unsigned kAvDqpDct = 0x8;    // be32: ext << 31 | remote QPN
+constexpr unsigned kAvStatRateSl = 0xc; // u8: sl in [3:0]
+constexpr unsigned kAvFlMlid = 0xd;    // u8: grh << 7 | source path bits
+constexpr unsigned kAvRlid = 0xe;      // be16
+constexpr unsigned kAvTclass = 0x1a;
+constexpr unsigned kAvHopLimit = 0x1b;
+constexpr unsigned kAvGrhGidFl = 0x1c; // be32
+constexpr unsigned kAvRgid = 0x20;     // 16 bytes
+constexpr unsigned kAvSize = 48;
+constexpr unsigned kAvBaseSize = 16; // without the extended part
+constexpr uint32_t kAvExtended = 0x80000000u;
+
+// Data pointer segment (16 bytes).
+constexpr unsigned kDataByteCount = 0x0; // be32 (31 bits)
+constexpr unsigned kDataLkey = 0x4;      // be32
+constexpr unsigned kDataAddr = 0x8;      // be64
+constexpr unsigned kDataSize = 16;
+constexpr uint32_t kInlineFlag = 0x80000000u; // inline segment: be32 length | flag, then data
+constexpr uint32_t kByteCountMask = 0x7fffffffu;
+
+// The lkey that terminates a receive scatter list.
+constexpr uint32_t kTerminateLkey = 0x100;
+
+// SRQ / RMP "next" segment (16 bytes) at the start of every WQE.
+constexpr unsigned kSrqNextIndex = 0x2; // be16
+constexpr unsigned kSrqNextSize = 16;
+
+// Send WQE opcodes.
+enum : uint8_t {
+	OP_NOP = 0x00,
+	OP_SEND_INVAL = 0x01,
+	OP_RDMA_WRITE = 0x08,
+	OP_RDMA_WRITE_IMM = 0x09,
+	OP_SEND = 0x0a,
+	OP_SEND_IMM = 0x0b,
+	OP_RDMA_READ = 0x10,
+	OP_ATOMIC_CS = 0x11,
+	OP_ATOMIC_FA = 0x12,
+	OP_ATOMIC_MASKED_CS = 0x14,
+	OP_ATOMIC_MASKED_FA = 0x15,
+	OP_BIND_MW = 0x18,
+	OP_LOCAL_INVAL = 0x1b,
+	OP_UMR = 0x25,
+};
+} // namespace wqe
+
+// Send doorbell / BlueFlame registers inside a UAR page: four registers
+// of (1 << log_bf_reg_size) bytes from 0x800, each used as two halves.
+namespace bf {
+constexpr unsigned kOffset = 0x800;
+constexpr unsigned kLogRegSize = 9; // 512-byte registers
+constexpr unsigned kHalf = 1u << (kLogRegSize - 1);
+} // namespace bf
+
+} // namespace mlx5emu::prm

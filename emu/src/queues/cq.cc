@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "queues/cq.h"
+
+#include <atomic>
+
+#include "dma/guest_memory.h"
+#include "fw/bits.h"
+#include "fw/prm_cq.h"
+
+namespace mlx5emu {
+
+namespace {
+constexpr uint32_t kMask24 = 0xffffff;
+// Signed distance a - b of 24-bit counters.
+int32_t diff24(uint32_t a, uint32_t b) { return static_cast<int32_t>((a - b) << 8) >> 8; }
+} // namespace
+
+uint32_t Cq::read_consumer(GuestMemory &mem)
+{
+	uint8_t b[4];
+	if (cfg_.dbr_addr && mem.read(cfg_.dbr_addr, b, sizeof b))
+		consumer_ = bits::load_be32(b) & kMask24;
+	return consumer_;
+}
+
+Cq::Push Cq::push(GuestMemory &mem, const uint8_t *cqe, bool solicited)
+{
+	Push r;
+	if (overrun_) {
+		r.dropped = true;
+		++c_.dropped;
+		return r;
+	}
+	uint32_t nent = cfg_.nent();
+	if (!cfg_.oi && ((producer_ - consumer_) & kMask24) >= nent &&
+	    ((producer_ - read_consumer(mem)) & kMask24) >= nent) {
+		overrun_ = true;
+		r.overrun = r.dropped = true;
+		++c_.overruns;
+		++c_.dropped;
+		return r;
+	}
+
+	uint64_t off = static_cast<uint64_t>(producer_ & (nent - 1)) * cfg_.stride() + (cfg_.stride() - 64);
+	uint8_t buf[prm::cqe::kSize];
+	std::copy(cqe, cqe + prm::cqe::kSize, buf);
+	uint8_t owner = static_cast<uint8_t>((producer_ >> cfg_.log_size) & 1);
+	buf[prm::cqe::kOpOwn] = static_cast<uint8_t>((buf[prm::cqe::kOpOwn] & ~1u) | owner);
+	// Body first, then op_own: software never sees a valid owner with a
+	// stale body.
+	bool ok = cfg_.buf.write(mem, off, buf, prm::cqe::kOpOwn);
+	std::atomic_thread_fence(std::memory_order_release);
+	ok = ok && cfg_.buf.write(mem, off + prm::cqe::kOpOwn, &buf[prm::cqe::kOpOwn], 1);
+	if (!ok) {
+		r.dropped = true;
+		++c_.dropped;
+		return r;
+	}
+	++producer_;
+	++c_.cqes;
+	r.written = true;
+	if (solicited) {
+		has_solicited_ = true;
+		last_solicited_ = producer_;
+	}
+	if (arm_ == Arm::All || (arm_ == Arm::Solicited && solicited)) {
+		arm_ = Arm::None;
+		last_notified_ = producer_;
+		r.notify = true;
+		++c_.events;
+	}
+	return r;
+}
+
+bool Cq::arm(uint32_t dw0)
+{
+	namespace db = prm::cq_doorbell;
+	uint32_t ci = dw0 & db::kCiMask;
+	bool sol = (dw0 & db::kCmdMask) == db::kCmdReqNotSol;
+	++c_.arms;
+	consumer_ = ci;
+	if (overrun_)
+		return false;
+	bool pending = sol ? has_solicited_ && diff24(last_solicited_ - 1, ci) >= 0 : ((producer_ - ci) & kMask24) != 0;
+	if (pending) {
+		arm_ = Arm::None;
+		last_notified_ = producer_;
+		++c_.events;
+		return true;
+	}
+	arm_ = sol ? Arm::Solicited : Arm::All;
+	return false;
+}
+
+} // namespace mlx5emu

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0
+// Completion queues: the CQE writer (owner parity, 64/128-byte entries),
+// overrun detection against the consumer index in the doorbell record, and
+// the arm state (REQ_NOT, REQ_NOT_SOL: one event per arm).
+#pragma once
+
+#include <cstdint>
+
+#include "queues/page_list.h"
+
+namespace mlx5emu {
+
+class GuestMemory;
+
+struct CqConfig {
+	uint8_t log_size = 0;
+	uint8_t cqe_sz = 0; // prm::cqc::CQE_SZ_*
+	uint32_t uar_page = 0;
+	uint32_t c_eqn = 0;
+	uint64_t dbr_addr = 0;
+	bool oi = false;
+	uint16_t period = 0, max_count = 0;
+	uint8_t period_mode = 0;
+	PageList buf;
+
+	uint32_t nent() const { return 1u << log_size; }
+	uint32_t stride() const { return cqe_sz == 0 ? 64u : 128u; }
+};
+
+class Cq {
+public:
+	enum class Arm : uint8_t { None, All, Solicited };
+	struct Push {
+		bool written = false;
+		bool overrun = false; // the CQ just overflowed (report CQ_ERROR)
+		bool dropped = false; // not written: CQ in error or DMA failure
+		bool notify = false;  // post a completion event to c_eqn
+	};
+
+	Cq(uint32_t cqn, const CqConfig &cfg) : cqn_(cqn), cfg_(cfg) {}
+
+	// Writes `cqe` (64 bytes, op_own opcode set, owner bit filled in here)
+	// at the producer index. `solicited` marks solicited and error CQEs.
+	Push push(GuestMemory &mem, const uint8_t *cqe, bool solicited);
+	// The arm doorbell: dword0 = sn << 28 | cmd | ci. True when an event
+	// must be posted at once (CQEs beyond ci already exist).
+	bool arm(uint32_t dw0);
+	// Reads the consumer index from the doorbell record.
+	uint32_t read_consumer(GuestMemory &mem);
+
+	uint32_t cqn() const { return cqn_; }
+	const CqConfig &config() const { return cfg_; }
+	CqConfig &config() { return cfg_; }
+	uint32_t producer() const { return producer_; }
+	uint32_t consumer() const { return consumer_; }
+	Arm arm_state() const { return arm_; }
+	bool overrun() const { return overrun_; }
+	uint32_t last_notified() const { return last_notified_; }
+	uint32_t last_solicited() const { return last_solicited_; }
+
+	struct Counters {
+		uint64_t cqes = 0, events = 0, arms = 0, overruns = 0, dropped = 0;
+	};
+	const Counters &counters() const { return c_; }
+
+private:
+	uint32_t cqn_;
+	CqConfig cfg_;
+	uint32_t producer_ = 0; // CQEs written (full counter)
+	uint32_t consumer_ = 0; // last known consumer index (24 bits)
+	Arm arm_ = Arm::None;
+	bool has_solicited_ = false;
+	uint32_t last_solicited_ = 0; // producer value after the last solicited CQE
+	uint32_t last_notified_ = 0;
+	bool overrun_ = false;
+	Counters c_;
+};
+
+} // namespace mlx5emu

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "queues/mkey.h"
+
+#include <algorithm>
+
+#include "dma/guest_memory.h"
+#include "fw/prm_mkey.h"
+
+namespace mlx5emu {
+
+namespace {
+
+Mkey make_reserved()
+{
+	Mkey m;
+	m.index = MkeyTable::kReservedLkey >> 8;
+	m.mode = prm::mkc::MODE_PA;
+	m.access = ACC_LOCAL_READ | ACC_LOCAL_WRITE;
+	m.length64 = true;
+	return m;
+}
+
+// Calls fn(guest_addr, offset_in_request, n) for every physically
+// contiguous piece of [va, va+len).
+template <class Fn> bool for_each_piece(const Mkey &m, uint64_t va, size_t len, Fn fn)
+{
+	if (m.mode == prm::mkc::MODE_PA)
+		return len == 0 || fn(va, 0, len);
+	uint64_t page = 1ull << m.log_page;
+	uint64_t first_page = m.start >> m.log_page;
+	size_t done = 0;
+	while (done < len) {
+		uint64_t a = va + done;
+		uint64_t idx = (a >> m.log_page) - first_page;
+		if (idx >= m.mtt.size())
+			return false;
+		uint64_t in_page = a & (page - 1);
+		size_t n = static_cast<size_t>(std::min<uint64_t>(len - done, page - in_page));
+		if (!fn(m.mtt[idx] + in_page, done, n))
+			return false;
+		done += n;
+	}
+	return true;
+}
+
+} // namespace
+
+MkeyTable::MkeyTable(uint32_t limit) : limit_(limit), reserved_(make_reserved()) {}
+
+bool MkeyTable::create(Mkey m, uint32_t *index)
+{
+	uint32_t n = kFirstIndex;
+	for (const auto &[i, k] : keys_) {
+		if (i > n)
+			break;
+		n = i + 1;
+	}
+	if (n >= limit_ || n > 0xffffff)
+		return false;
+	m.index = n;
+	keys_.emplace(n, std::move(m));
+	*index = n;
+	return true;
+}
+
+bool MkeyTable::destroy(uint32_t index) { return keys_.erase(index) != 0; }
+
+const Mkey *MkeyTable::find_index(uint32_t index) const
+{
+	auto it = keys_.find(index);
+	return it == keys_.end() ? nullptr : &it->second;
+}
+
+Mkey *MkeyTable::find_index(uint32_t index)
+{
+	auto it = keys_.find(index);
+	return it == keys_.end() ? nullptr : &it->second;
+}
+
+KeyStatus MkeyTable::check(uint32_t key, uint32_t pd, uint64_t va, uint64_t len, unsigned need,
+			   const Mkey **out) const
+{
+	const Mkey *m = nullptr;
+	if (key == kReservedLkey && !(need & (ACC_REMOTE_READ | ACC_REMOTE_WRITE | ACC_ATOMIC))) {
+		*out = &reserved_;
+		return KeyStatus::Ok;
+	}
+	m = find_index(key >> 8);
+	if (!m || m->variant != (key & 0xff) || m->free)
+		return KeyStatus::NoKey;
+	if (m->pd != pd)
+		return KeyStatus::BadPd;
+	if ((m->access & need) != need)
+		return KeyStatus::NoAccess;
+	if (!m->length64) {
+		if (va < m->start || len > m->len || va - m->start > m->len - len)
+			return KeyStatus::Bounds;
+	} else if (va + len < va) {
+		return KeyStatus::Bounds;
+	}
+	if (m->mode == prm::mkc::MODE_MTT && len) {
+		uint64_t first = m->start >> m->log_page;
+		uint64_t last = (va + len - 1) >> m->log_page;
+		if ((va >> m->log_page) < first || last - first >= m->mtt.size())
+			return KeyStatus::Translation;
+	}
+	*out = m;
+	return KeyStatus::Ok;
+}
+
+bool MkeyTable::read(GuestMemory &mem, const Mkey &m, uint64_t va, void *dst, size_t len)
+{
+	auto *d = static_cast<uint8_t *>(dst);
+	return for_each_piece(m, va, len, [&](uint64_t ga, size_t at, size_t n) { return mem.read(ga, d + at, n); });
+}
+
+bool MkeyTable::write(GuestMemory &mem, const Mkey &m, uint64_t va, const void *src, size_t len)
+{
+	auto *s = static_cast<const uint8_t *>(src);
+	return for_each_piece(m, va, len, [&](uint64_t ga, size_t at, size_t n) { return mem.write(ga, s + at, n); });
+}
+
+} // namespace mlx5emu

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+// Queue pairs: the configuration taken from the QP context, the state,
+// and the run-time state of the send queue (requester) and the receive
+// side (responder) that exec/ drives.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "queues/page_list.h"
+
+namespace mlx5emu {
+
+// One scatter/gather entry of a WQE.
+struct Sge {
+	uint64_t addr = 0;
+	uint32_t len = 0;
+	uint32_t lkey = 0;
+};
+
+struct PathConfig {
+	uint16_t rlid = 0;
+	uint8_t sl = 0;
+	uint8_t src_path_bits = 0;
+	bool grh = false;
+	uint8_t hop_limit = 0;
+	uint8_t ack_timeout = 0; // 4.096 us << ack_timeout, 0 = infinite
+	uint16_t pkey_index = 0;
+	uint8_t port = 1;
+};
+
+struct QpConfig {
+	uint8_t st = 0; // prm::qp_st
+	uint32_t pd = 0;
+	uint8_t pm_state = 0;
+	uint8_t mtu = 0; // IB MTU enum
+	uint8_t log_msg_max = 0;
+	uint8_t log_rq_size = 0;
+	uint8_t log_rq_stride = 0; // stride = 16 << log_rq_stride
+	bool no_sq = false;
+	uint8_t log_sq_size = 0; // WQEBBs
+	bool wq_signature = false;
+	uint32_t uar_page = 0;
+	uint32_t user_index = 0xffffff;
+	uint32_t remote_qpn = 0;
+	PathConfig path;
+	uint8_t log_sra_max = 0;
+	uint8_t retry_count = 0;
+	uint8_t rnr_retry = 0;
+	uint8_t log_rra_max = 0;
+	uint8_t min_rnr_nak = 0;
+	uint32_t next_send_psn = 0;
+	uint32_t next_rcv_psn = 0;
+	bool rre = false, rwe = false, rae = false;
+	uint8_t atomic_mode = 0;
+	uint32_t cqn_snd = 0, cqn_rcv = 0;
+	uint64_t dbr_addr = 0;
+	uint32_t qkey = 0;
+	uint8_t rq_type = 0; // prm::rq_type
+	uint32_t srqn = 0;
+	uint32_t xrcd = 0;
+	uint8_t counter_set_id = 0;
+	PageList buf;
+
+	bool has_rq() const;
+	uint32_t rq_wqes() const { return 1u << log_rq_size; }
+	uint32_t rq_stride() const { return 16u << log_rq_stride; }
+	uint64_t rq_bytes() const { return has_rq() ? static_cast<uint64_t>(rq_wqes()) * rq_stride() : 0; }
+	uint32_t sq_wqebbs() const { return no_sq ? 0 : 1u << log_sq_size; }
+	bool is_ud() const; // UD, QP0, QP1
+	bool is_rc() const;
+};
+
+// A send WQE taken from the SQ and not yet completed (RC requester).
+struct SendWr {
+	uint16_t index = 0; // WQEBB index of the control segment
+	uint8_t nbb = 1;    // WQEBBs the WQE occupies
+	uint8_t opcode = 0; // prm::wqe::OP_*
+	bool signaled = false, solicited = false, fence = false;
+	uint32_t imm = 0; // raw big-endian bytes as in the WQE
+	uint64_t remote_va = 0;
+	uint32_t rkey = 0;
+	uint64_t swap_add = 0, compare = 0;
+	std::vector<Sge> sgl;
+	std::vector<uint8_t> inline_data;
+	bool is_inline = false;
+	uint64_t length = 0;
+	// Transport progress.
+	uint32_t first_psn = 0;
+	uint32_t npsn = 1;        // PSNs the request uses
+	bool sent = false;        // every packet transmitted at least once
+	uint64_t read_done = 0;   // READ: response bytes placed
+	bool done = false;        // response or acknowledgement complete
+	int error = 0;            // CQE syndrome if it failed
+};
+
+struct Requester {
+	uint16_t sq_pi = 0; // producer (WQEBBs) from doorbells
+	uint16_t sq_ci = 0; // next WQEBB to take
+	std::deque<SendWr> wrs; // taken, not completed, in order
+	uint32_t next_psn = 0;
+	unsigned rd_atomic_outstanding = 0;
+	uint8_t retry_left = 0, rnr_left = 0;
+	uint64_t timer = 0;     // retransmission timer (engine id, 0 = none)
+	uint64_t rnr_timer = 0; // RNR wait timer
+	bool rnr_wait = false;
+	bool stalled = false;   // waiting on a fence or the read/atomic limit
+	uint32_t rnr_psn = 0;   // where to resume after an RNR wait
+};
+
+// A receive WQE the responder took (RQ or SRQ).
+struct RecvWqe {
+	bool valid = false;
+	uint16_t counter = 0; // RQ counter or SRQ WQE index (CQE wqe_counter)
+	bool from_srq = false;
+	std::vector<Sge> sgl;
+	uint64_t capacity = 0;
+};
+
+struct Responder {
+	uint32_t epsn = 0;
+	uint32_t msn = 0;
+	bool nak_seq_sent = false;
+	uint16_t rq_ci = 0; // RQ consumer counter
+	// A multi-packet message in progress.
+	uint8_t in_progress = 0; // 0, 's' (SEND) or 'w' (WRITE)
+	RecvWqe recv;
+	uint64_t recv_off = 0;
+	uint32_t write_rkey = 0;
+	uint64_t write_va = 0;
+	uint64_t write_len = 0, write_done = 0;
+	// Results of executed atomics by PSN, replayed for duplicates.
+	std::map<uint32_t, uint64_t> atomic_replay;
+	bool comm_est = false;
+};
+
+struct QpCounters {
+	uint64_t sq_wqes = 0, tx_packets = 0, tx_bytes = 0;
+	uint64_t rx_packets = 0, rx_bytes = 0, recv_wqes = 0;
+	uint64_t retransmits = 0, timeouts = 0, rnr_naks_sent = 0, rnr_naks_rcvd = 0;
+	uint64_t seq_naks = 0, duplicates = 0, errors = 0, flushed = 0;
+	uint64_t qkey_violations = 0, cqes = 0, doorbells = 0, bad_wqes = 0, uar_mismatch = 0;
+	uint64_t rx_write_requests = 0, rx_read_requests = 0, rx_atomic_requests = 0, out_of_buffer = 0;
+};
+
+struct Qp {
+	uint32_t qpn = 0;
+	uint8_t state = 0; // prm::qp_state
+	QpConfig cfg;
+	Requester req;
+	Responder resp;
+	QpCounters ctr;
+	uint64_t flush_timer = 0;
+
+	// Back to the state right after CREATE_QP (2RST).
+	void reset_runtime();
+};
+
+const char *qp_state_name(uint8_t state);
+const char *qp_type_name(uint8_t st);
+
+} // namespace mlx5emu

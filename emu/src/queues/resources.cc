@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "queues/resources.h"
+
+namespace mlx5emu {
+
+template <class M> static auto lookup(const M &m, uint32_t n) -> decltype(m.begin()->second.get())
+{
+	auto it = m.find(n);
+	return it == m.end() ? nullptr : it->second.get();
+}
+
+Cq *Resources::cq(uint32_t n) const { return lookup(cqs, n); }
+Qp *Resources::qp(uint32_t n) const { return lookup(qps, n); }
+Srq *Resources::srq(uint32_t n) const { return lookup(srqs, n); }
+
+Qp *Resources::qp_for_packet(uint32_t dqpn) const
+{
+	if (dqpn == 1)
+		return qp1 ? qp(qp1) : nullptr;
+	if (dqpn == 0)
+		return qp0 ? qp(qp0) : nullptr;
+	return qp(dqpn);
+}
+
+unsigned Resources::cq_users(uint32_t cqn) const
+{
+	unsigned n = 0;
+	for (const auto &[q, p] : qps)
+		n += (p->cfg.cqn_snd == cqn && !p->cfg.no_sq) + (p->cfg.cqn_rcv == cqn && p->cfg.has_rq());
+	for (const auto &[s, p] : srqs)
+		n += p->cfg.kind == SrqConfig::Kind::XrcSrq && p->cfg.cqn == cqn;
+	return n;
+}
+
+unsigned Resources::srq_users(uint32_t srqn) const
+{
+	unsigned n = 0;
+	for (const auto &[q, p] : qps)
+		n += p->cfg.rq_type == 1 && p->cfg.srqn == srqn;
+	return n;
+}
+
+void Resources::clear()
+{
+	pds.clear();
+	xrcds.clear();
+	tds.clear();
+	q_counters.clear();
+	mkeys.clear();
+	cqns.clear();
+	qpns.clear();
+	srqns.clear();
+	cqs.clear();
+	qps.clear();
+	srqs.clear();
+	qp0 = qp1 = 0;
+}
+
+const char *srq_kind_name(SrqConfig::Kind k)
+{
+	switch (k) {
+	case SrqConfig::Kind::Srq:
+		return "SRQ";
+	case SrqConfig::Kind::Rmp:
+		return "RMP";
+	case SrqConfig::Kind::XrcSrq:
+		return "XRC_SRQ";
+	}
+	return "?";
+}
+
+} // namespace mlx5emu

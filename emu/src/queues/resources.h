@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-2.0
+// Every data-path object of one HCA function: PDs, XRC and transport
+// domains, Q counters, memory keys, CQs, QPs and SRQs.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+
+#include "queues/cq.h"
+#include "queues/id_pool.h"
+#include "queues/mkey.h"
+#include "queues/qp.h"
+#include "queues/srq.h"
+
+namespace mlx5emu {
+
+struct Resources {
+	static constexpr uint32_t kFirstQpn = 0x100; // 0 and 1 are the special QPs
+
+	IdPool pds{1, 1u << 16};
+	IdPool xrcds{1, 1u << 16};
+	IdPool tds{1, 1u << 16};
+	IdPool q_counters{1, 256};
+	MkeyTable mkeys;
+	IdPool cqns{1, 1u << 12};
+	IdPool qpns{kFirstQpn, 1u << 24};
+	IdPool srqns{1, 1u << 12};
+	std::map<uint32_t, std::unique_ptr<Cq>> cqs;
+	std::map<uint32_t, std::unique_ptr<Qp>> qps;
+	std::map<uint32_t, std::unique_ptr<Srq>> srqs;
+	uint32_t qp0 = 0, qp1 = 0; // QPNs of the special QPs (0: none)
+
+	Cq *cq(uint32_t n) const;
+	Qp *qp(uint32_t n) const;
+	Srq *srq(uint32_t n) const;
+	// The QP a packet to QP number `dqpn` reaches (1 is the GSI QP).
+	Qp *qp_for_packet(uint32_t dqpn) const;
+	// Objects still using a CQ / SRQ / PD (destroy refuses while > 0).
+	unsigned cq_users(uint32_t cqn) const;
+	unsigned srq_users(uint32_t srqn) const;
+	void clear();
+};
+
+} // namespace mlx5emu
