@@ -12,6 +12,7 @@ for p in $progs; do
 	r=$?
 	case $r in
 	0|4) ;;
+	124) echo "not ok 1 $p # timed out"; rc=1 ;;
 	*) rc=1 ;;
 	esac
 done
