@@ -1,0 +1,167 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Traffic between two emulated HCAs (mlx5_0 <-> mlx5_1) in one guest, driven
+# by the unmodified rdma-core tools on our mlx5_ib: ibv_rc_pingpong (polling
+# and completion events), ibv_uc_pingpong, ibv_ud_pingpong,
+# ibv_srq_pingpong. Each runs a server on mlx5_0 in the background, waits
+# for its TCP port, then a client on mlx5_1 to localhost.
+#
+# A case is skipped (not failed) only when the emulator answered one of the
+# data-path commands with BAD_OP, i.e. that part of the device does not
+# exist yet; any other failure fails the case.
+dir=$(cd "$(dirname "$0")" && pwd)
+. "$dir/ktap.sh"
+top=${MLX5_SRC:-$(cd "$dir/../../.." && pwd)}
+core_ko=${MLX5_CORE_KO:-$top/core/mlx5_core.ko}
+ib_ko=${MLX5_IB_KO:-$top/ib/mlx5_ib.ko}
+out=${MLX5_OUT:-/tmp}
+port=18515
+# TCG is slow: few iterations, generous timeouts.
+ITERS=${MLX5_PINGPONG_ITERS:-50}
+TMO=${MLX5_PINGPONG_TIMEOUT:-120}
+
+t_load()
+{
+	[ -f "$core_ko" ] && [ -f "$ib_ko" ] || { echo "modules not built"; return 1; }
+	grep -q -E '^mlx5_(ib|core) ' /proc/modules && { echo "an mlx5 driver is already loaded"; return 1; }
+	ip link set lo up 2>/dev/null
+	modprobe -q ib_uverbs || return 1
+	insmod "$core_ko" && insmod "$ib_ko" || return 1
+	wait_for 20 test -e /sys/class/infiniband/mlx5_1
+}
+
+# listening PORT: a TCP socket listens on PORT (IPv4 or IPv6).
+listening()
+{
+	hex=$(printf ':%04X ' "$1")
+	cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk -v p="$hex" '
+		index($2 " ", p) && $4 == "0A" { f = 1 } END { exit !f }'
+}
+
+# wait_listen PORT PID: until PORT listens (0) or PID exits or 30 s pass (1).
+wait_listen()
+{
+	t=300
+	while ! listening "$1"; do
+		kill -0 "$2" 2>/dev/null || return 1
+		t=$((t - 1))
+		[ "$t" -gt 0 ] || return 1
+		sleep 0.1
+	done
+}
+
+# Opcodes the emulator answered with BAD_OP since the last trace-clear.
+unsupported_ops()
+{
+	have_emu || return 0
+	for h in 0 1; do
+		emu_ctl hca $h trace 2>/dev/null
+	done | awk '/status=0x2 / { split($3, a, "("); print a[1] }' | sort -u | tr '\n' ' '
+}
+
+# pingpong NAME TOOL ARGS...: server on mlx5_0, client on mlx5_1.
+pingpong()
+{
+	name=$1 tool=$2
+	shift 2
+	port=$((port + 1))
+	command -v "$tool" >/dev/null || { echo "$tool not installed"; return $KSFT_SKIP; }
+	if have_emu; then
+		emu_ctl hca 0 trace-clear >/dev/null
+		emu_ctl hca 1 trace-clear >/dev/null
+	fi
+	timeout "$TMO" "$tool" -d mlx5_0 -i 1 -p "$port" -n "$ITERS" "$@" \
+		>"$out/ib_$name.server" 2>&1 &
+	spid=$!
+	if ! wait_listen "$port" "$spid"; then
+		kill "$spid" 2>/dev/null
+		wait "$spid"
+		cat "$out/ib_$name.server"
+		bad=$(unsupported_ops)
+		[ -n "$bad" ] && { echo "SKIP: emulator lacks $bad"; return $KSFT_SKIP; }
+		echo "server never listened on $port"
+		return 1
+	fi
+	timeout "$TMO" "$tool" -d mlx5_1 -i 1 -p "$port" -n "$ITERS" "$@" localhost \
+		>"$out/ib_$name.client" 2>&1
+	crc=$?
+	[ "$crc" -eq 0 ] || kill "$spid" 2>/dev/null
+	wait "$spid"
+	src=$?
+	echo "--- server (exit $src)"
+	cat "$out/ib_$name.server"
+	echo "--- client (exit $crc)"
+	cat "$out/ib_$name.client"
+	if [ "$src" -ne 0 ] || [ "$crc" -ne 0 ]; then
+		bad=$(unsupported_ops)
+		[ -n "$bad" ] && { echo "SKIP: emulator lacks $bad"; return $KSFT_SKIP; }
+		return 1
+	fi
+	grep -q "bytes in" "$out/ib_$name.client" && grep -q "bytes in" "$out/ib_$name.server"
+}
+
+t_rc() { pingpong rc ibv_rc_pingpong -c; }
+t_rc_new_api() { pingpong rc_new_api ibv_rc_pingpong -c -N; }
+t_rc_events() { pingpong rc_events ibv_rc_pingpong -c -e; }
+t_rc_grh() { pingpong rc_grh ibv_rc_pingpong -g 0 -s 1024; }
+t_rc_big() { pingpong rc_big ibv_rc_pingpong -s 65536 -m 4096; }
+t_uc() { pingpong uc ibv_uc_pingpong -c; }
+t_ud() { pingpong ud ibv_ud_pingpong -s 1024; }
+t_ud_events() { pingpong ud_events ibv_ud_pingpong -s 1024 -e; }
+t_srq() { pingpong srq ibv_srq_pingpong -c -q 4; }
+t_srq_events() { pingpong srq_events ibv_srq_pingpong -q 4 -e; }
+
+# Completion events went through our CQ callback: the completion EQs fired.
+t_comp_irqs()
+{
+	n=$(irq_count 'mlx5_comp')
+	echo "completion interrupts: $n"
+	[ "$n" -gt 0 ] || return $KSFT_SKIP
+}
+
+# Object-creating commands and the commands that free what they create.
+PAIRS="ALLOC_PD:DEALLOC_PD CREATE_MKEY:DESTROY_MKEY CREATE_CQ:DESTROY_CQ
+CREATE_QP:DESTROY_QP CREATE_SRQ:DESTROY_SRQ"
+
+ok_ops() # ok_ops HCA OPCODE-NAME: successful commands of that opcode
+{
+	emu_ctl hca "$1" stats | awk -v op="$2" '
+		$2 == op { split($4, t, "="); split($5, f, "="); n = t[2] - f[2] }
+		END { print n + 0 }'
+}
+
+t_no_leak()
+{
+	have_emu || return $KSFT_SKIP
+	rc=0
+	for h in 0 1; do
+		for p in $PAIRS; do
+			c=$(ok_ops $h "${p%%:*}") d=$(ok_ops $h "${p#*:}")
+			[ "$c" -eq "$d" ] || { echo "hca $h: ${p%%:*} $c ${p#*:} $d"; rc=1; }
+		done
+	done
+	return $rc
+}
+
+t_unload()
+{
+	rmmod mlx5_ib && rmmod mlx5_core || return 1
+	! grep -q -E '^mlx5_(ib|core) ' /proc/modules
+}
+
+ktap_begin 14
+ktap_case "insmod mlx5_core mlx5_ib" t_load
+ktap_case "ibv_rc_pingpong (polling)" t_rc
+ktap_case "ibv_rc_pingpong -N (new post-send API)" t_rc_new_api
+ktap_case "ibv_rc_pingpong -e (completion events)" t_rc_events
+ktap_case "ibv_rc_pingpong -g 0 (GRH)" t_rc_grh
+ktap_case "ibv_rc_pingpong 64 KiB messages" t_rc_big
+ktap_case "ibv_uc_pingpong" t_uc
+ktap_case "ibv_ud_pingpong" t_ud
+ktap_case "ibv_ud_pingpong -e" t_ud_events
+ktap_case "ibv_srq_pingpong (4 QPs, one SRQ)" t_srq
+ktap_case "ibv_srq_pingpong -e" t_srq_events
+ktap_case "completion interrupts delivered" t_comp_irqs
+ktap_case "every PD, MKey, CQ, QP, SRQ destroyed" t_no_leak
+ktap_case "rmmod mlx5_ib mlx5_core" t_unload
+ktap_end
