@@ -20,6 +20,7 @@
 
 #include "ctl/control_server.h"
 #include "dma/dma_map_table.h"
+#include "fabric/fabric.h"
 #include "fw/hca.h"
 #include "irq/eventfd_irqs.h"
 #include "pci/connectx_config.h"
@@ -191,9 +192,12 @@ int run(const Options &o)
 		return 1;
 	}
 
+	// One switch links the ports of every HCA of the process.
+	auto fabric = std::make_shared<Fabric>();
 	std::vector<std::unique_ptr<EmulatedFunction>> functions;
 	for (unsigned i = 0; i < o.sockets.size(); i++) {
 		HcaConfig cfg;
+		cfg.fabric = fabric;
 		cfg.index = i;
 		cfg.device_id = o.device_id;
 		cfg.guid_seed = guid_seed_for(i);

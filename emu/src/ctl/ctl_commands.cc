@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "exec/datapath.h"
+#include "fabric/fabric.h"
 #include "fw/firmware.h"
 #include "fw/opcode_names.h"
 #include "fw/prm.h"
@@ -35,6 +37,11 @@ const char kHelp[] =
 	"hca N clear-faults                     remove every fault injection\n"
 	"hca N health-syndrome SYND [EXT] [fatal]  set the health buffer syndrome\n"
 	"hca N hang | unhang                    stop/resume answering commands and heartbeat\n"
+	"hca N qps                              queue pairs: state, PSNs, per-QP counters\n"
+	"hca N datapath                         data-path counters, CQs, SRQs\n"
+	"link stats                             fabric counters (packets, drops, delay)\n"
+	"link drop N                            drop the next N packets on the fabric\n"
+	"link delay MS                          deliver every packet MS ms late (0 clears)\n"
 	"OPCODE: name (INIT_HCA) or number (0x102). TYPE: number or cmd, page-request, comp,\n"
 	"port-change.\n";
 
@@ -117,6 +124,14 @@ std::string hca_command(Hca &hca, unsigned n, const std::vector<std::string> &w)
 		return block(head, fw.eq_lines());
 	if (cmd == "faults" && argc == 0)
 		return block(head, fw.faults.describe());
+	if (cmd == "qps" && argc == 0) {
+		auto lk = fw.dp().lock();
+		return block(head, fw.dp().qp_lines());
+	}
+	if (cmd == "datapath" && argc == 0) {
+		auto lk = fw.dp().lock();
+		return block(head, fw.dp().stats_lines());
+	}
 	if (cmd == "trace" && argc <= 1) {
 		std::vector<TraceEntry> t = fw.trace_entries();
 		uint32_t last = static_cast<uint32_t>(t.size());
@@ -240,6 +255,23 @@ std::string execute_control_command(const std::vector<Hca *> &hcas, const std::s
 			lines.push_back(b);
 		}
 		return block("hcas " + std::to_string(hcas.size()), lines);
+	}
+	if (w[0] == "link") {
+		if (hcas.empty() || !hcas[0])
+			return error("no hca");
+		Fabric &f = hcas[0]->impl().fabric();
+		uint32_t n;
+		if (w.size() == 2 && w[1] == "stats")
+			return block("link stats", f.describe());
+		if (w.size() == 3 && w[1] == "drop" && parse_u32(w[2], &n)) {
+			f.drop_next(n);
+			return ok();
+		}
+		if (w.size() == 3 && w[1] == "delay" && parse_u32(w[2], &n) && n <= 60000) {
+			f.set_delay_ms(n);
+			return ok();
+		}
+		return error("usage: link stats | link drop N | link delay MS");
 	}
 	if (w[0] == "hca") {
 		uint32_t n;

@@ -127,6 +127,8 @@ void DataPath::run_sq(Qp &qp)
 			ud_send(qp);
 		else if (qp.cfg.is_rc())
 			rc_take_wqes(qp);
+		else
+			local_send(qp);
 		break;
 	case prm::qp_state::SQER:
 	case prm::qp_state::ERR:

@@ -8,7 +8,7 @@
 // state lock held. Commands take that lock (lock()) to change objects.
 // The implementation is split by mechanism: datapath.cc (doorbells,
 // dispatch, lifetime), cqe.cc, recv_wqe.cc, send_wqe.cc, requester.cc,
-// requester_ack.cc, responder.cc, ud.cc, flush.cc.
+// requester_ack.cc, responder.cc, ud.cc, local_qp.cc, flush.cc.
 #pragma once
 
 #include <atomic>
@@ -170,6 +170,9 @@ private:
 	// ud.cc
 	void ud_send(Qp &qp);
 	void ud_receive(Qp &qp, const Packet &p);
+
+	// local_qp.cc
+	void local_send(Qp &qp);
 
 	// flush.cc
 	void enter_error(Qp &qp);

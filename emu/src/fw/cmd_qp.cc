@@ -36,7 +36,9 @@ enum Reason : uint32_t {
 
 bool supported_type(uint8_t st)
 {
-	return st == qp_st::RC || st == qp_st::UD || st == qp_st::QP0 || st == qp_st::QP1;
+	// REG_UMR: the in-tree mlx5_ib creates its UMR QP before the first
+	// memory registration even when no UMR feature is advertised.
+	return st == qp_st::RC || st == qp_st::UD || st == qp_st::QP0 || st == qp_st::QP1 || st == qp_st::REG_UMR;
 }
 
 void create_qp(CmdCtx &c)
@@ -68,7 +70,8 @@ void create_qp(CmdCtx &c)
 
 	auto lk = fw.dp().lock();
 	Resources &r = fw.dp().res();
-	if (!r.pds.contains(cfg.pd))
+	// The UMR QP works on memory keys of every PD: it may name none.
+	if (!r.pds.contains(cfg.pd) && cfg.st != qp_st::REG_UMR)
 		return c.fail(status::BAD_PARAM, kPd);
 	if (!cfg.no_sq && !r.cq(cfg.cqn_snd))
 		return c.fail(status::BAD_PARAM, kSendCq);

@@ -208,7 +208,7 @@ uint8_t qp_transition(Qp &qp, uint16_t opcode, const uint8_t *qpc, uint32_t opt_
 		*reason = kBadState;
 		return kStatusBadQpState;
 	}
-	uint32_t groups = qp.cfg.is_ud() ? r->ud_always : r->rc_always;
+	uint32_t groups = qp.cfg.is_rc() ? r->rc_always : r->ud_always;
 	if (groups || r->optional) {
 		if (!qpc) {
 			*reason = kNoContext;

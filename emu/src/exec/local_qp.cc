@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0
+// QPs whose work never leaves the HCA (the driver's UMR QP). No UMR
+// feature is advertised (umr_modify_entity_size_disabled and friends), so
+// a UMR WQE completes with a local QP operation error; NOPs complete.
+#include "exec/datapath.h"
+#include "fw/prm_cq.h"
+#include "fw/prm_qp.h"
+#include "fw/prm_wqe.h"
+
+namespace mlx5emu {
+
+void DataPath::local_send(Qp &qp)
+{
+	SendWr wr;
+	UdAddress av;
+	uint8_t s;
+	while (qp.state == prm::qp_state::RTS && take_send_wqe(qp, &wr, &av, &s)) {
+		CqeInfo ci;
+		ci.qpn = qp.qpn;
+		ci.wqe_counter = wr.index;
+		ci.wqe_opcode = wr.opcode;
+		ci.srqn_uidx = cqe_srqn_uidx(qp, nullptr);
+		if (s || wr.opcode != prm::wqe::OP_NOP) {
+			s = s ? s : static_cast<uint8_t>(prm::cqe_syndrome::LOCAL_QP_OP);
+			ci.opcode = prm::cqe_opcode::REQ_ERR;
+			ci.syndrome = s;
+			++qp.ctr.errors;
+			++qp.ctr.cqes;
+			complete(qp.cfg.cqn_snd, ci, true);
+			enter_error(qp);
+			return;
+		}
+		if (wr.signaled) {
+			ci.opcode = prm::cqe_opcode::REQ;
+			++qp.ctr.cqes;
+			complete(qp.cfg.cqn_snd, ci, false);
+		}
+	}
+}
+
+} // namespace mlx5emu
