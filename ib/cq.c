@@ -191,3 +191,17 @@ int mlx5c_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	ib_umem_release(cq->umem);
 	return 0;
 }
+
+#ifndef HAVE_CREATE_CQ_ATTR_BUNDLE
+/*
+ * Before create_cq took the uverbs call, it got the call's driver udata,
+ * which is embedded in that call.
+ */
+int mlx5c_ib_create_cq_op(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+			  struct ib_udata *udata)
+{
+	return mlx5c_ib_create_cq(ibcq, attr, udata ?
+				  container_of(udata, struct uverbs_attr_bundle, driver_udata) :
+				  NULL);
+}
+#endif

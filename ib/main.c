@@ -49,12 +49,14 @@ int mlx5c_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 	props->vendor_part_id = dev->pdev->device;
 	props->hw_ver = dev->pdev->revision;
 
-	props->device_cap_flags = IB_DEVICE_BAD_PKEY_CNTR |
-				  IB_DEVICE_BAD_QKEY_CNTR |
-				  IB_DEVICE_CHANGE_PHY_PORT |
+	props->device_cap_flags = IB_DEVICE_CHANGE_PHY_PORT |
 				  IB_DEVICE_PORT_ACTIVE_EVENT |
 				  IB_DEVICE_SYS_IMAGE_GUID |
 				  IB_DEVICE_RC_RNR_NAK_GEN;
+	if (MLX5C_IB_CAP(dev, pkv))
+		props->device_cap_flags |= IB_DEVICE_BAD_PKEY_CNTR;
+	if (MLX5C_IB_CAP(dev, qkv))
+		props->device_cap_flags |= IB_DEVICE_BAD_QKEY_CNTR;
 
 	max_rq_sg = dev->max_rq_desc / MLX5C_IB_DATA_SEG;
 	max_sq_sg = (dev->max_sq_desc - MLX5C_IB_CTRL_SEG - MLX5C_IB_RADDR_SEG) /
@@ -63,7 +65,13 @@ int mlx5c_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 	props->max_recv_sge = max_rq_sg;
 	props->max_sge_rd = max_sq_sg;
 	props->max_qp = 1 << MLX5C_IB_CAP(dev, log_max_qp);
-	props->max_qp_wr = 1 << MLX5C_IB_CAP(dev, log_max_qp_sz);
+	/*
+	 * The SQ limit is in 64-byte basic blocks; a default RC send WQE
+	 * (control, UMR and address overhead plus one SGE) takes four. Report
+	 * the WRs of that size that fit, so that a QP sized with max_qp_wr can
+	 * be created.
+	 */
+	props->max_qp_wr = (1 << MLX5C_IB_CAP(dev, log_max_qp_sz)) / 4;
 	props->max_cq = 1 << MLX5C_IB_CAP(dev, log_max_cq);
 	props->max_cqe = (1 << MLX5C_IB_CAP(dev, log_max_cq_sz)) - 1;
 	props->max_mr = 1 << MLX5C_IB_CAP(dev, log_max_mkey);
@@ -254,7 +262,7 @@ static const struct ib_device_ops mlx5c_ib_dev_ops = {
 	.reg_user_mr = mlx5c_ib_reg_user_mr_op,
 	.dereg_mr = mlx5c_ib_dereg_mr,
 
-	.create_cq = mlx5c_ib_create_cq,
+	.create_cq = mlx5c_ib_create_cq_op,
 #ifdef HAVE_CREATE_USER_CQ
 	.create_user_cq = mlx5c_ib_create_cq,
 #endif

@@ -372,6 +372,12 @@ int mlx5c_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 /* cq.c */
 int mlx5c_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		       struct uverbs_attr_bundle *attrs);
+#ifdef HAVE_CREATE_CQ_ATTR_BUNDLE
+#define mlx5c_ib_create_cq_op mlx5c_ib_create_cq
+#else
+int mlx5c_ib_create_cq_op(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+			  struct ib_udata *udata);
+#endif
 int mlx5c_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 
 /* qp.c */

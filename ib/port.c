@@ -5,7 +5,6 @@
  * HCA vport queries. InfiniBand link layer only.
  */
 #include <linux/slab.h>
-#include <linux/unaligned.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_smi.h>
 

@@ -13,6 +13,12 @@
 
 #include "kcompat_generated.h"
 
+#ifdef HAVE_LINUX_UNALIGNED_H
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
 /*
  * Symbol namespace of the core -> ib interface. The string-literal probe
  * also compiles where namespaces are identifiers (6.12 stringifies them),
@@ -40,6 +46,14 @@
 #ifndef HAVE_GET_RANDOM_U32_BELOW
 #include <linux/prandom.h>
 #define get_random_u32_below(n)	prandom_u32_max(n)
+#endif
+
+#ifndef HAVE_VM_FLAGS_CLEAR
+#include <linux/mm.h>
+static inline void vm_flags_clear(struct vm_area_struct *vma, vm_flags_t flags)
+{
+	vma->vm_flags &= ~flags;
+}
 #endif
 
 #endif /* MLX5C_KCOMPAT_H */
