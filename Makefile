@@ -30,7 +30,7 @@ endif
 
 JOBS ?= $(shell nproc)
 
-.PHONY: all modules clean emu emu-test toolbox check run install dkms-src dkms-install dkms-remove
+.PHONY: all modules clean emu emu-test toolbox selftests check run install dkms-src dkms-install dkms-remove
 
 all: modules
 
@@ -65,7 +65,15 @@ emu:
 emu-test: emu
 	ctest --test-dir $(TOP)/build/emu --output-on-failure -j$(JOBS)
 
-check: toolbox emu
+# Test programs of selftests/ built natively with the toolbox gcc (the guest
+# would compile them under TCG).
+SELFTESTS_DIR := $(TOP)/selftests/drivers/mlx5
+selftests: toolbox
+	$(TOP)/scripts/in-toolbox gcc -O2 -Wall -Wextra -ffreestanding -fno-stack-protector \
+		-fno-pie -no-pie -nostdlib -static \
+		-o $(SELFTESTS_DIR)/ib_udata_test $(SELFTESTS_DIR)/ib_udata_test.c
+
+check: toolbox emu selftests
 	$(TOP)/scripts/check
 
 run: toolbox emu modules
