@@ -194,6 +194,28 @@ t_open_fault()
 	ibv_devinfo -d mlx5_0 >/dev/null
 }
 
+# A PORT_CHANGE EQE (generated with GEN_EQE by mlx5_core's self-test)
+# reaches user space as IB_EVENT_PORT_ACTIVE through ib_dispatch_event.
+t_async_event()
+{
+	bdf=$(basename "$(readlink /sys/class/infiniband/mlx5_0/device)")
+	f=/sys/kernel/debug/mlx5c/$bdf/test_event
+	[ -w "$f" ] || { echo "no $f"; return $KSFT_SKIP; }
+	ibv_asyncwatch -d mlx5_0 >"$out/ib_asyncwatch.txt" 2>&1 &
+	pid=$!
+	# ibv_asyncwatch has opened the device once it holds a uverbs file.
+	wait_for 20 sh -c "ls -l /proc/$pid/fd 2>/dev/null | grep -q infinibandevent" ||
+		{ kill $pid; cat "$out/ib_asyncwatch.txt"; return 1; }
+	echo 3 >"$f" || { kill $pid; return 1; }
+	cat "$f"
+	wait_for 20 sh -c "[ \$(grep -c -i 'port.active' $out/ib_asyncwatch.txt) -ge 3 ]"
+	rc=$?
+	kill $pid 2>/dev/null
+	wait $pid
+	cat "$out/ib_asyncwatch.txt"
+	return $rc
+}
+
 t_unload()
 {
 	rmmod mlx5_ib && rmmod mlx5_core || return 1
@@ -203,10 +225,12 @@ t_unload()
 # Fields that must agree with the in-tree driver: identity, port state and
 # the limits both derive from the same capabilities.
 SAME_FIELDS="transport fw_ver node_guid sys_image_guid vendor_id vendor_part_id hw_ver
-board_id phys_port_cnt max_mr_size page_size_cap max_qp max_qp_wr max_cq max_cqe max_mr
-max_pd max_srq max_srq_wr max_srq_sge max_pkeys local_ca_ack_delay state max_mtu active_mtu
-sm_lid port_lid port_lmc link_layer max_msg_sz max_vl_num sm_sl pkey_tbl_len gid_tbl_len
-subnet_timeout active_width active_speed phys_state"
+board_id phys_port_cnt max_mr_size page_size_cap max_qp max_qp_wr max_sge max_sge_rd max_cq
+max_cqe max_mr max_pd max_qp_rd_atom max_res_rd_atom max_qp_init_rd_atom atomic_cap max_srq
+max_srq_wr max_srq_sge max_pkeys local_ca_ack_delay num_comp_vectors state max_mtu active_mtu
+sm_lid port_lid port_lmc link_layer max_msg_sz port_cap_flags port_cap_flags2 max_vl_num
+bad_pkey_cntr qkey_viol_cntr sm_sl pkey_tbl_len gid_tbl_len subnet_timeout init_type_reply
+active_width active_speed phys_state"
 
 # Why the others may differ.
 explain()
@@ -267,7 +291,7 @@ t_oracle()
 	return $rc
 }
 
-ktap_begin 12
+ktap_begin 13
 ktap_case "insmod mlx5_core mlx5_ib: one RDMA device per HCA" t_load
 ktap_case "devices are named mlx5_0..mlx5_N-1" t_names
 ktap_case "ibv_devices lists every device with its node GUID" t_ibv_devices
@@ -278,6 +302,7 @@ ktap_case "port attributes: ACTIVE, InfiniBand, LID, MTU 4096, GID[0], P_Key" t_
 ktap_case "node GUID and LID match the emulator's" t_emulator_identity
 ktap_case "20 opens: every context UAR freed" t_open_close_no_leak
 ktap_case "ALLOC_UAR failure during open: clean error, no leak" t_open_fault
+ktap_case "port-change event delivered to user space (ibv_asyncwatch)" t_async_event
 ktap_case "rmmod mlx5_ib mlx5_core" t_unload
 ktap_case "in-tree mlx5_ib on the same emulator: same values" t_oracle
 ktap_end
