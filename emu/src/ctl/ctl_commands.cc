@@ -40,7 +40,7 @@ const char kHelp[] =
 	"hca N qps                              queue pairs: state, PSNs, per-QP counters\n"
 	"hca N datapath                         data-path counters, CQs, SRQs\n"
 	"link stats                             fabric counters (packets, drops, delay)\n"
-	"link drop N                            drop the next N packets on the fabric\n"
+	"link drop N [SKIP]                     drop N packets on the fabric (after SKIP more)\n"
 	"link delay MS                          deliver every packet MS ms late (0 clears)\n"
 	"OPCODE: name (INIT_HCA) or number (0x102). TYPE: number or cmd, page-request, comp,\n"
 	"port-change.\n";
@@ -263,15 +263,17 @@ std::string execute_control_command(const std::vector<Hca *> &hcas, const std::s
 		uint32_t n;
 		if (w.size() == 2 && w[1] == "stats")
 			return block("link stats", f.describe());
-		if (w.size() == 3 && w[1] == "drop" && parse_u32(w[2], &n)) {
-			f.drop_next(n);
+		uint32_t skip = 0;
+		if ((w.size() == 3 || w.size() == 4) && w[1] == "drop" && parse_u32(w[2], &n) &&
+		    (w.size() == 3 || parse_u32(w[3], &skip))) {
+			f.drop_next(n, skip);
 			return ok();
 		}
 		if (w.size() == 3 && w[1] == "delay" && parse_u32(w[2], &n) && n <= 60000) {
 			f.set_delay_ms(n);
 			return ok();
 		}
-		return error("usage: link stats | link drop N | link delay MS");
+		return error("usage: link stats | link drop N [SKIP] | link delay MS");
 	}
 	if (w[0] == "hca") {
 		uint32_t n;

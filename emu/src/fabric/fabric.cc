@@ -29,7 +29,9 @@ void Fabric::transmit(Packet p)
 		std::lock_guard<std::mutex> lk(cfg_mu_);
 		++c_.packets;
 		c_.bytes += p.payload.size();
-		if (drops_pending_) {
+		if (skip_pending_) {
+			--skip_pending_;
+		} else if (drops_pending_) {
 			--drops_pending_;
 			++c_.dropped;
 			return;
@@ -61,10 +63,11 @@ void Fabric::deliver(const Packet &p)
 	it->second->receive(p);
 }
 
-void Fabric::drop_next(uint32_t n)
+void Fabric::drop_next(uint32_t n, uint32_t skip)
 {
 	std::lock_guard<std::mutex> lk(cfg_mu_);
 	drops_pending_ = n;
+	skip_pending_ = n ? skip : 0;
 }
 
 void Fabric::set_delay_ms(uint32_t ms)

@@ -40,7 +40,8 @@ public:
 	void transmit(Packet p);
 
 	// Control channel (any thread).
-	void drop_next(uint32_t n);
+	// Drops `n` packets after letting `skip` more pass.
+	void drop_next(uint32_t n, uint32_t skip = 0);
 	void set_delay_ms(uint32_t ms);
 	struct Counters {
 		uint64_t packets = 0, bytes = 0, delivered = 0, dropped = 0, no_route = 0, delayed = 0;
@@ -54,6 +55,7 @@ private:
 
 	mutable std::mutex cfg_mu_; // injection settings and counters
 	uint32_t drops_pending_ = 0;
+	uint32_t skip_pending_ = 0;
 	uint32_t delay_ms_ = 0;
 	Counters c_;
 	std::map<uint16_t, FabricPort *> ports_; // by LID, under the state lock

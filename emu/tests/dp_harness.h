@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: GPL-2.0
+// A miniature verbs provider for the data-path tests: PDs, MRs, CQs, QPs
+// and SRQs created through commands, WQEs written into fake guest memory,
+// doorbells rung through BAR0, CQEs polled with the owner bit. Several
+// HCAs can share one fabric. Context and WQE offsets are written out
+// literally (from the PRM layouts) so that they check the emulator's
+// tables instead of reusing them.
+#pragma once
+
+#include <cstring>
+#include <memory>
+
+#include "exec/datapath.h"
+#include "fabric/fabric.h"
+#include "fw_harness.h"
+
+namespace mlx5emu::test {
+
+// Absolute input dword of a context dword: qpc at 0x18, cqc/mkc at 0x10.
+constexpr uint16_t qpc_dw(uint16_t d) { return static_cast<uint16_t>(6 + d); }
+constexpr uint16_t ctx_dw(uint16_t d) { return static_cast<uint16_t>(4 + d); }
+
+// WQE and CQE literals.
+enum : uint8_t { OP_NOP = 0x00, OP_SEND_INV = 0x01, OP_WRITE = 0x08, OP_WRITE_IMM = 0x09, OP_SEND = 0x0a,
+		 OP_SEND_IMM = 0x0b, OP_READ = 0x10, OP_CAS = 0x11, OP_FAA = 0x12 };
+enum : uint8_t { F_SIGNALED = 0x08, F_SOLICITED = 0x02, F_FENCE = 0x40 };
+enum : uint8_t { ST_RC = 0, ST_UD = 2, ST_QP1 = 8 };
+enum : unsigned { A_LR = 1u << 10, A_LW = 1u << 11, A_RR = 1u << 12, A_RW = 1u << 13, A_ATOMIC = 1u << 14,
+		  A_ALL = A_LR | A_LW | A_RR | A_RW | A_ATOMIC };
+
+struct Cqe {
+	uint8_t opcode = 0xf, owner = 0, syndrome = 0, wqe_opcode = 0;
+	uint16_t wqe_counter = 0, slid = 0;
+	uint32_t qpn = 0, byte_cnt = 0, imm = 0, srqn_uidx = 0, flags_rqpn = 0;
+};
+
+struct Sg {
+	uint64_t addr;
+	uint32_t len;
+	uint32_t lkey;
+};
+
+class DpHca {
+public:
+	struct Mr {
+		uint64_t addr = 0, len = 0;
+		uint32_t key = 0, index = 0;
+	};
+	struct Cq {
+		uint32_t cqn = 0;
+		uint64_t buf = 0, dbr = 0;
+		unsigned log = 0, stride = 64;
+		uint32_t ci = 0;
+	};
+	struct Qp {
+		uint32_t qpn = 0;
+		uint8_t st = 0;
+		uint64_t buf = 0, dbr = 0;
+		unsigned log_rq = 0, log_rq_stride = 0, log_sq = 0;
+		uint16_t sq_pi = 0, rq_pi = 0;
+		uint64_t rq_bytes() const { return log_rq_stride || log_rq ? (16ull << log_rq_stride) << log_rq : 0; }
+	};
+	struct Srq {
+		uint32_t n = 0;
+		uint64_t buf = 0, dbr = 0;
+		unsigned log = 0, log_stride = 0;
+		uint16_t head = 0, counter = 0;
+	};
+
+	static HcaConfig config(std::shared_ptr<Fabric> f, unsigned index)
+	{
+		HcaConfig c;
+		c.index = index;
+		c.fabric = std::move(f);
+		return c;
+	}
+
+	// Brought up like mlx5_core: atomic endianness mode 1 (host order,
+	// little-endian here) unless `atomic_be`.
+	DpHca(std::shared_ptr<Fabric> fabric, unsigned index, bool atomic_be = false)
+		: h(config(std::move(fabric), index))
+	{
+		h.enable();
+		h.give_pages(static_cast<uint32_t>(h.query_pages(1)));
+		if (!atomic_be)
+			h.ok(Msg(0x109, 3 << 1, 4112).set(bits::Field{2, 31, 30}.at(0x10), 1), 16);
+		h.give_pages(static_cast<uint32_t>(h.query_pages(2)));
+		h.ok(Msg(0x102, 0, 32), 16);
+		uar = h.alloc_uar();
+		eq = h.create_eq(7, 0, 1, uar); // a completion EQ on vector 1
+		h.eq_doorbell(eq, 0, true);
+		pd = alloc_pd();
+	}
+
+	uint16_t lid() const { return static_cast<uint16_t>(h.cfg.index + 1); }
+	DataPath &dp() { return h.fw().dp(); }
+	FakeGuestMemory &mem() { return h.mem; }
+
+	uint32_t alloc_pd()
+	{
+		auto out = h.ok(Msg(0x800, 0, 16), 16);
+		return be32_at(out, 8) & 0xffffff;
+	}
+
+	// A page-aligned buffer registered with an MTT list of 4 KiB pages.
+	Mr reg_mr(uint64_t len, unsigned access = A_ALL, uint32_t in_pd = 0, uint8_t variant = 0x5a)
+	{
+		Mr m;
+		m.len = len;
+		size_t pages = (len + 4095) / 4096;
+		m.addr = h.mem.alloc(pages * 4096, 4096);
+		Msg c(0x200, 0, 0x110 + 8 * ((pages + 1) & ~1ull));
+		c.set({ctx_dw(0), 9, 8}, 1).set({ctx_dw(0), 14, 10}, access >> 10);
+		c.set({ctx_dw(1), 31, 8}, 0xffffff).set({ctx_dw(1), 7, 0}, variant);
+		c.set({ctx_dw(3), 23, 0}, in_pd ? in_pd : pd);
+		c.be64(0x20, m.addr).be64(0x28, len);
+		c.set({ctx_dw(0xd), 31, 0}, static_cast<uint32_t>((pages + 1) / 2)).set({ctx_dw(0xe), 5, 0}, 12);
+		c.set({0x18, 31, 0}, static_cast<uint32_t>((pages + 1) / 2));
+		for (size_t i = 0; i < pages; ++i)
+			c.be64(0x110 + 8 * i, (m.addr + 4096 * i) | 3);
+		auto out = h.ok(c, 16);
+		m.index = be32_at(out, 8) & 0xffffff;
+		m.key = m.index << 8 | variant;
+		return m;
+	}
+
+	Cq create_cq(unsigned log, unsigned cqe_sz = 0)
+	{
+		Cq q;
+		q.log = log;
+		q.stride = cqe_sz ? 128 : 64;
+		size_t bytes = static_cast<size_t>(q.stride) << log;
+		size_t pages = (bytes + 4095) / 4096;
+		q.buf = h.mem.alloc(pages * 4096, 4096);
+		q.dbr = h.mem.alloc(64, 64);
+		for (size_t i = 0; i < (1u << log); ++i) {
+			uint8_t inv = 0xf0; // opcode INVALID, owner 0
+			h.mem.write(q.buf + i * q.stride + q.stride - 1, &inv, 1);
+		}
+		Msg c(0x400, 0, 0x110 + 8 * pages);
+		c.set({ctx_dw(0), 23, 21}, cqe_sz).set({ctx_dw(3), 28, 24}, log).set({ctx_dw(3), 23, 0}, uar);
+		c.set({ctx_dw(5), 31, 0}, eq.eqn).be64(0x48, q.dbr);
+		for (size_t i = 0; i < pages; ++i)
+			c.be64(0x110 + 8 * i, q.buf + 4096 * i);
+		auto out = h.ok(c, 16);
+		q.cqn = be32_at(out, 8) & 0xffffff;
+		return q;
+	}
+
+	// Polls one CQE; false on timeout.
+	bool poll(Cq &q, Cqe *e, std::chrono::milliseconds timeout = 3000ms)
+	{
+		auto end = std::chrono::steady_clock::now() + timeout;
+		uint64_t at = q.buf + (q.ci & ((1u << q.log) - 1)) * q.stride + q.stride - 64;
+		for (;;) {
+			uint8_t op_own = h.mem.byte(at + 63);
+			if ((op_own >> 4) != 0xf && (op_own & 1) == ((q.ci >> q.log) & 1))
+				break;
+			if (std::chrono::steady_clock::now() > end)
+				return false;
+			std::this_thread::sleep_for(50us);
+		}
+		auto b = h.mem.bytes(at, 64);
+		e->opcode = b[63] >> 4;
+		e->owner = b[63] & 1;
+		e->syndrome = b[0x37];
+		e->wqe_opcode = b[0x38];
+		e->qpn = bits::load_be32(&b[0x38]) & 0xffffff;
+		e->wqe_counter = bits::load_be16(&b[0x3c]);
+		e->byte_cnt = bits::load_be32(&b[0x2c]);
+		std::memcpy(&e->imm, &b[0x24], 4);
+		e->srqn_uidx = bits::load_be32(&b[0x20]) & 0xffffff;
+		e->flags_rqpn = bits::load_be32(&b[0x18]);
+		e->slid = bits::load_be16(&b[0x16]);
+		++q.ci;
+		uint8_t ci[4];
+		bits::store_be32(ci, q.ci & 0xffffff);
+		h.mem.write(q.dbr, ci, 4);
+		return true;
+	}
+	// True when no CQE shows up within `ms`.
+	bool empty(Cq &q, std::chrono::milliseconds ms = 50ms)
+	{
+		Cqe e;
+		uint32_t ci = q.ci;
+		bool got = poll(q, &e, ms);
+		q.ci = ci;
+		return !got;
+	}
+
+	void arm(const Cq &q, bool solicited, uint8_t sn = 0)
+	{
+		uint8_t b[8];
+		bits::store_be32(b, static_cast<uint32_t>(sn & 3) << 28 | (solicited ? 1u << 24 : 0) | (q.ci & 0xffffff));
+		bits::store_be32(b + 4, q.cqn);
+		uint64_t v;
+		std::memcpy(&v, b, 8);
+		h.hca->bar_write(uar * 4096ull + 0x20, 8, v);
+	}
+
+	Qp create_qp(uint8_t st, const Cq &scq, const Cq &rcq, unsigned log_rq = 4, unsigned log_sq = 4,
+		     const Srq *srq = nullptr, uint32_t user_index = 0xffffff)
+	{
+		Qp q;
+		q.st = st;
+		q.log_rq = srq ? 0 : log_rq;
+		q.log_rq_stride = srq ? 0 : 2; // 64-byte receive WQEs: 4 segments
+		q.log_sq = log_sq;
+		uint64_t bytes = (srq ? 0 : q.rq_bytes()) + (64ull << log_sq);
+		size_t pages = (bytes + 4095) / 4096;
+		q.buf = h.mem.alloc(pages * 4096, 4096);
+		q.dbr = h.mem.alloc(64, 64);
+		Msg c(0x500, 0, 0x110 + 8 * pages);
+		c.set({qpc_dw(0), 23, 16}, st).set({qpc_dw(0), 12, 11}, 3).set({qpc_dw(1), 23, 0}, pd);
+		if (!srq)
+			c.set({qpc_dw(2), 22, 19}, log_rq).set({qpc_dw(2), 18, 16}, q.log_rq_stride);
+		c.set({qpc_dw(2), 14, 11}, log_sq).set({qpc_dw(3), 23, 0}, uar).set({qpc_dw(4), 23, 0}, user_index);
+		c.set({qpc_dw(0x1f), 23, 0}, scq.cqn).set({qpc_dw(0x27), 23, 0}, rcq.cqn).be64(0x18 + 0xa0, q.dbr);
+		if (srq)
+			c.set({qpc_dw(0x2b), 26, 24}, 1).set({qpc_dw(0x2b), 23, 0}, srq->n);
+		for (size_t i = 0; i < pages; ++i)
+			c.be64(0x110 + 8 * i, q.buf + 4096 * i);
+		auto out = h.ok(c, 16);
+		q.qpn = be32_at(out, 8) & 0xffffff;
+		return q;
+	}
+
+	// A transition command with the context fields in `ctx` set.
+	Msg modify_msg(uint16_t opcode, const Qp &q, uint32_t opt = 0)
+	{
+		Msg m(opcode, 0, 0x110);
+		m.set({2, 23, 0}, q.qpn).set({4, 31, 0}, opt);
+		return m;
+	}
+
+	struct RcParams {
+		uint16_t dlid = 0;
+		uint32_t dqpn = 0;
+		uint32_t sq_psn = 0x100, rq_psn = 0x200;
+		unsigned mtu = 5, ack_timeout = 10, retry = 7, rnr_retry = 7, min_rnr = 1;
+		bool rre = true, rwe = true, rae = true;
+	};
+
+	void to_rts_rc(const Qp &q, const RcParams &p)
+	{
+		Msg a = modify_msg(0x502, q);
+		a.set({qpc_dw(0xf), 23, 16}, 1).set({qpc_dw(0x24), 15, 15}, p.rre).set({qpc_dw(0x24), 14, 14}, p.rwe);
+		a.set({qpc_dw(0x24), 13, 13}, p.rae);
+		h.ok(a, 16);
+		Msg b = modify_msg(0x503, q);
+		b.set({qpc_dw(2), 31, 29}, p.mtu).set({qpc_dw(5), 23, 0}, p.dqpn).set({qpc_dw(7), 15, 0}, p.dlid);
+		b.set({qpc_dw(0x25), 28, 24}, p.min_rnr).set({qpc_dw(0x25), 23, 0}, p.rq_psn).set({qpc_dw(0x24), 23, 21}, 4);
+		h.ok(b, 16);
+		Msg c = modify_msg(0x504, q);
+		c.set({qpc_dw(0x1e), 23, 0}, p.sq_psn).set({qpc_dw(8), 31, 27}, p.ack_timeout);
+		c.set({qpc_dw(0x1c), 18, 16}, p.retry).set({qpc_dw(0x1c), 15, 13}, p.rnr_retry).set({qpc_dw(0x1c), 23, 21}, 4);
+		h.ok(c, 16);
+	}
+
+	void to_rts_ud(const Qp &q, uint32_t qkey)
+	{
+		h.ok(modify_msg(0x502, q).set({qpc_dw(0xf), 23, 16}, 1).set({qpc_dw(0x2a), 31, 0}, qkey), 16);
+		h.ok(modify_msg(0x503, q), 16);
+		h.ok(modify_msg(0x504, q).set({qpc_dw(0x1e), 23, 0}, 0), 16);
+	}
+
+	uint8_t modify_status(uint16_t opcode, const Qp &q)
+	{
+		auto r = h.exec(modify_msg(opcode, q), 16);
+		return r.status;
+	}
+
+	struct Wr {
+		uint8_t opcode = OP_SEND;
+		uint8_t flags = F_SIGNALED;
+		std::vector<Sg> sgl;
+		std::vector<uint8_t> inl; // inline data (used when non-empty)
+		uint64_t raddr = 0;
+		uint32_t rkey = 0;
+		uint32_t imm = 0; // host value, written big-endian
+		uint64_t swap_add = 0, compare = 0;
+		uint16_t dlid = 0;
+		uint32_t dqpn = 0, qkey = 0;
+	};
+
+	// Writes the WQE at sq_pi and rings the doorbell (unless `ring` is
+	// false). Returns the WQE index.
+	uint16_t post_send(Qp &q, const Wr &w, bool ring = true)
+	{
+		std::vector<uint8_t> wqe(16, 0);
+		uint16_t idx = q.sq_pi;
+		if (q.st == ST_UD || q.st == ST_QP1) {
+			std::vector<uint8_t> av(48, 0);
+			bits::store_be32(&av[0], w.qkey);
+			bits::store_be32(&av[8], 0x80000000u | w.dqpn);
+			bits::store_be16(&av[14], w.dlid);
+			wqe.insert(wqe.end(), av.begin(), av.end());
+		}
+		if (w.opcode == OP_WRITE || w.opcode == OP_WRITE_IMM || w.opcode == OP_READ || w.opcode == OP_CAS ||
+		    w.opcode == OP_FAA) {
+			uint8_t r[16] = {};
+			bits::store_be64(r, w.raddr);
+			bits::store_be32(r + 8, w.rkey);
+			wqe.insert(wqe.end(), r, r + 16);
+		}
+		if (w.opcode == OP_CAS || w.opcode == OP_FAA) {
+			uint8_t a[16];
+			bits::store_be64(a, w.swap_add);
+			bits::store_be64(a + 8, w.compare);
+			wqe.insert(wqe.end(), a, a + 16);
+		}
+		if (!w.inl.empty()) {
+			std::vector<uint8_t> s(4, 0);
+			bits::store_be32(s.data(), 0x80000000u | static_cast<uint32_t>(w.inl.size()));
+			s.insert(s.end(), w.inl.begin(), w.inl.end());
+			s.resize((s.size() + 15) / 16 * 16, 0);
+			wqe.insert(wqe.end(), s.begin(), s.end());
+		}
+		for (const Sg &g : w.sgl) {
+			uint8_t d[16];
+			bits::store_be32(d, g.len);
+			bits::store_be32(d + 4, g.lkey);
+			bits::store_be64(d + 8, g.addr);
+			wqe.insert(wqe.end(), d, d + 16);
+		}
+		unsigned ds = static_cast<unsigned>(wqe.size() / 16);
+		bits::store_be32(&wqe[0], static_cast<uint32_t>(idx) << 8 | w.opcode);
+		bits::store_be32(&wqe[4], q.qpn << 8 | ds);
+		wqe[11] = w.flags;
+		bits::store_be32(&wqe[12], w.imm);
+		wqe.resize((wqe.size() + 63) / 64 * 64, 0);
+		uint64_t sq = q.buf + (q.st == ST_RC || q.st == ST_UD || q.st == ST_QP1 ? q.rq_bytes() : 0);
+		for (size_t bb = 0; bb < wqe.size() / 64; ++bb)
+			h.mem.write(sq + ((idx + bb) & ((1u << q.log_sq) - 1)) * 64, &wqe[bb * 64], 64);
+		q.sq_pi = static_cast<uint16_t>(q.sq_pi + wqe.size() / 64);
+		uint8_t db[4];
+		bits::store_be32(db, q.sq_pi);
+		h.mem.write(q.dbr + 4, db, 4);
+		if (ring)
+			ring_sq(q, wqe.data());
+		return idx;
+	}
+
+	// The 64-bit doorbell: the first 8 bytes of the control segment.
+	void ring_sq(const Qp &, const uint8_t *ctrl, unsigned bf_offset = 0)
+	{
+		uint64_t v;
+		std::memcpy(&v, ctrl, 8);
+		h.hca->bar_write(uar * 4096ull + 0x800 + bf_offset, 8, v);
+	}
+
+	void post_recv(Qp &q, const std::vector<Sg> &sgl)
+	{
+		unsigned stride = 16u << q.log_rq_stride;
+		std::vector<uint8_t> wqe(stride, 0);
+		size_t i = 0;
+		for (; i < sgl.size(); ++i) {
+			bits::store_be32(&wqe[16 * i], sgl[i].len);
+			bits::store_be32(&wqe[16 * i + 4], sgl[i].lkey);
+			bits::store_be64(&wqe[16 * i + 8], sgl[i].addr);
+		}
+		if (16 * i < stride)
+			bits::store_be32(&wqe[16 * i + 4], 0x100); // terminator
+		h.mem.write(q.buf + (q.rq_pi & ((1u << q.log_rq) - 1)) * stride, wqe.data(), stride);
+		++q.rq_pi;
+		uint8_t db[4];
+		bits::store_be32(db, q.rq_pi);
+		h.mem.write(q.dbr, db, 4);
+	}
+
+	// A basic SRQ through CREATE_RMP (what ISSI 1 drivers send): WQEs of
+	// 64 bytes with a "next" segment, linked 0 -> 1 -> ... -> n-1.
+	Srq create_rmp(unsigned log)
+	{
+		Srq s;
+		s.log = log;
+		s.log_stride = 6;
+		size_t bytes = 64ull << log;
+		size_t pages = (bytes + 4095) / 4096;
+		s.buf = h.mem.alloc(pages * 4096, 4096);
+		s.dbr = h.mem.alloc(64, 64);
+		for (unsigned i = 0; i < (1u << log); ++i) {
+			uint8_t nx[2];
+			bits::store_be16(nx, static_cast<uint16_t>((i + 1) & ((1u << log) - 1)));
+			h.mem.write(s.buf + 64ull * i + 2, nx, 2);
+		}
+		Msg c(0x90c, 0, 0x110 + 8 * pages);
+		c.set({8, 23, 20}, 1); // rmpc.state RDY
+		// wq at 0x50: pd, dbr_addr, log_wq_stride, log_wq_pg_sz, log_wq_sz
+		c.set({0x14 + 2, 23, 0}, pd).be64(0x50 + 0x10, s.dbr);
+		c.set({0x14 + 8, 19, 16}, s.log_stride).set({0x14 + 8, 4, 0}, log);
+		for (size_t i = 0; i < pages; ++i)
+			c.be64(0x110 + 8 * i, s.buf + 4096 * i);
+		auto out = h.ok(c, 16);
+		s.n = be32_at(out, 8) & 0xffffff;
+		return s;
+	}
+
+	void post_srq_recv(Srq &s, const Sg &g)
+	{
+		uint64_t at = s.buf + 64ull * s.head;
+		uint8_t d[16] = {};
+		bits::store_be32(d, g.len);
+		bits::store_be32(d + 4, g.lkey);
+		bits::store_be64(d + 8, g.addr);
+		h.mem.write(at + 16, d, 16);
+		uint8_t term[16] = {};
+		bits::store_be32(term + 4, 0x100);
+		h.mem.write(at + 32, term, 16);
+		s.head = bits::load_be16(h.mem.bytes(at + 2, 2).data());
+		++s.counter;
+		uint8_t db[4];
+		bits::store_be32(db, s.counter);
+		h.mem.write(s.dbr, db, 4);
+	}
+
+	// Waits for the engine to run out of queued work.
+	bool settle() { return h.fw().fabric().engine().wait_idle(2000ms); }
+
+	FwHarness h;
+	uint32_t uar = 0;
+	FwHarness::EqBuf eq;
+	uint32_t pd = 0;
+};
+
+// Two HCAs on one fabric with an RC QP pair connected.
+struct RcPair {
+	std::shared_ptr<Fabric> fabric = std::make_shared<Fabric>();
+	DpHca a{fabric, 0}, b{fabric, 1};
+	DpHca::Cq acq = a.create_cq(6), bcq = b.create_cq(6);
+	DpHca::Qp aqp = a.create_qp(ST_RC, acq, acq), bqp = b.create_qp(ST_RC, bcq, bcq);
+
+	explicit RcPair(DpHca::RcParams pa = {}, DpHca::RcParams pb = {})
+	{
+		pa.dlid = b.lid();
+		pa.dqpn = bqp.qpn;
+		pb.dlid = a.lid();
+		pb.dqpn = aqp.qpn;
+		pb.sq_psn = pa.rq_psn;
+		pb.rq_psn = pa.sq_psn;
+		a.to_rts_rc(aqp, pa);
+		b.to_rts_rc(bqp, pb);
+	}
+};
+
+inline void fill(FakeGuestMemory &m, uint64_t addr, size_t len, uint8_t seed)
+{
+	std::vector<uint8_t> v(len);
+	for (size_t i = 0; i < len; ++i)
+		v[i] = static_cast<uint8_t>(seed + i * 7);
+	m.write(addr, v.data(), len);
+}
+
+} // namespace mlx5emu::test

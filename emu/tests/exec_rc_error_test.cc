@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0
+// RC errors and recovery: RNR NAK with retries (success and
+// RNR_RETRY_EXC), a dropped packet retransmitted after the ACK timeout,
+// transport retries exhausted, MKey violations (local protection, remote
+// access), receive buffers too small, and the flush of every outstanding
+// WQE when a QP enters the error state.
+#include "dp_harness.h"
+
+namespace mlx5emu::test {
+namespace {
+
+constexpr uint8_t kReq = 0, kRespSend = 2, kReqErr = 13, kRespErr = 14;
+constexpr uint8_t kLocalLength = 0x01, kLocalProt = 0x04, kFlush = 0x05, kRemoteInvReq = 0x12,
+		  kRemoteAccess = 0x13, kRetryExc = 0x15, kRnrRetryExc = 0x16;
+
+uint8_t qp_state(DpHca &d, const DpHca::Qp &q)
+{
+	auto out = d.h.ok(Msg(0x50b, 0, 16).set({2, 23, 0}, q.qpn), 0x110);
+	return static_cast<uint8_t>(field(out, {qpc_dw(0), 31, 28}));
+}
+
+QpCounters counters(DpHca &d, const DpHca::Qp &q)
+{
+	auto lk = d.dp().lock();
+	return d.dp().res().qp(q.qpn)->ctr;
+}
+
+TEST(ExecRcError, RnrNakThenReceivePosted)
+{
+	RcPair p; // rnr_retry 7: retry forever, min_rnr_timer 1 (10 us)
+	auto src = p.a.reg_mr(4096), dst = p.b.reg_mr(4096);
+	DpHca::Wr w;
+	w.sgl = {{src.addr, 32, src.key}};
+	p.a.post_send(p.aqp, w);
+	std::this_thread::sleep_for(20ms);
+	EXPECT_TRUE(p.a.empty(p.acq)) << "waiting: no receive WQE on the responder";
+	EXPECT_GT(counters(p.b, p.bqp).rnr_naks_sent, 0u);
+	p.b.post_recv(p.bqp, {{dst.addr, 64, dst.key}});
+	Cqe e;
+	ASSERT_TRUE(p.a.poll(p.acq, &e));
+	EXPECT_EQ(e.opcode, kReq);
+	ASSERT_TRUE(p.b.poll(p.bcq, &e));
+	EXPECT_EQ(e.opcode, kRespSend);
+	EXPECT_GT(counters(p.a, p.aqp).rnr_naks_rcvd, 0u);
+}
+
+TEST(ExecRcError, RnrRetryExceeded)
+{
+	DpHca::RcParams pa;
+	pa.rnr_retry = 2;
+	RcPair p(pa);
+	auto src = p.a.reg_mr(4096);
+	DpHca::Wr w;
+	w.sgl = {{src.addr, 32, src.key}};
+	uint16_t idx = p.a.post_send(p.aqp, w);
+	Cqe e;
+	ASSERT_TRUE(p.a.poll(p.acq, &e));
+	EXPECT_EQ(e.opcode, kReqErr);
+	EXPECT_EQ(e.syndrome, kRnrRetryExc);
+	EXPECT_EQ(e.wqe_counter, idx);
+	EXPECT_EQ(counters(p.a, p.aqp).rnr_naks_rcvd, 3u) << "first try + 2 retries";
+	EXPECT_EQ(qp_state(p.a, p.aqp), 6) << "ERR";
+}
+
+TEST(ExecRcError, DroppedPacketIsRetransmitted)
+{
+	RcPair p; // ack_timeout 10: ~4 ms
+	auto src = p.a.reg_mr(16384), dst = p.b.reg_mr(16384);
+	fill(p.a.mem(), src.addr, 16384, 11);
+	p.b.post_recv(p.bqp, {{dst.addr, 16384, dst.key}});
+	p.fabric->drop_next(1); // the first packet of the message
+	DpHca::Wr w;
+	w.sgl = {{src.addr, 16384, src.key}};
+	p.a.post_send(p.aqp, w);
+	Cqe e;
+	ASSERT_TRUE(p.b.poll(p.bcq, &e));
+	EXPECT_EQ(e.opcode, kRespSend);
+	EXPECT_EQ(e.byte_cnt, 16384u);
+	EXPECT_EQ(p.b.mem().bytes(dst.addr, 16384), p.a.mem().bytes(src.addr, 16384));
+	ASSERT_TRUE(p.a.poll(p.acq, &e));
+	EXPECT_EQ(e.opcode, kReq);
+	EXPECT_EQ(p.fabric->counters().dropped, 1u);
+	EXPECT_GE(counters(p.a, p.aqp).retransmits, 1u);
+	EXPECT_GE(counters(p.b, p.bqp).seq_naks, 1u) << "the responder saw the gap";
+}
+
+TEST(ExecRcError, LostAckMakesADuplicateThatIsAcknowledgedAgain)
+{
+	RcPair p;
+	auto src = p.a.reg_mr(4096), dst = p.b.reg_mr(4096);
+	p.b.post_recv(p.bqp, {{dst.addr, 64, dst.key}});
+	p.b.post_recv(p.bqp, {{dst.addr + 64, 64, dst.key}});
+	p.fabric->drop_next(1, 1); // the SEND passes, its ACK is lost
+	DpHca::Wr w;
+	w.sgl = {{src.addr, 8, src.key}};
+	p.a.post_send(p.aqp, w);
+	Cqe e;
+	ASSERT_TRUE(p.a.poll(p.acq, &e));
+	EXPECT_EQ(e.opcode, kReq);
+	EXPECT_EQ(counters(p.a, p.aqp).timeouts, 1u);
+	EXPECT_EQ(counters(p.b, p.bqp).duplicates, 1u);
+	ASSERT_TRUE(p.b.poll(p.bcq, &e));
+	EXPECT_TRUE(p.b.empty(p.bcq)) << "the duplicate consumed no second receive";
+}
+
+TEST(ExecRcError, TransportRetriesExhausted)
+{
+	DpHca::RcParams pa;
+	pa.retry = 2;
+	pa.ack_timeout = 8; // ~1 ms
+	RcPair p(pa);
+	auto src = p.a.reg_mr(4096);
+	p.fabric->drop_next(1000);
+	DpHca::Wr w;
+	w.sgl = {{src.addr, 32, src.key}};
+	p.a.post_send(p.aqp, w);
+	p.a.post_send(p.aqp, w);
+	Cqe e;
+	ASSERT_TRUE(p.a.poll(p.acq, &e));
+	EXPECT_EQ(e.opcode, kReqErr);
+	EXPECT_EQ(e.syndrome, kRetryExc);
+	ASSERT_TRUE(p.a.poll(p.acq, &e));
+	EXPECT_EQ(e.syndrome, kFlush) << "the rest is flushed";
+	EXPECT_EQ(counters(p.a, p.aqp).timeouts, 3u);
+	EXPECT_EQ(qp_state(p.a, p.aqp), 6);
+}
+
+TEST(ExecRcError, LocalProtectionError)
+{
+	RcPair p;
+	auto src = p.a.reg_mr(4096, A_LR | A_LW), other_pd = p.a.reg_mr(4096, A_ALL, p.a.alloc_pd());
+	auto dst = p.b.reg_mr(4096);
+	DpHca::Wr w;
+	w.sgl = {{src.addr, 8, src.key ^ 0x1}}; // wrong variant
+	p.a.post_send(p.aqp, w);
+	Cqe e;
+	ASSERT_TRUE(p.a.poll(p.acq, &e));
+	EXPECT_EQ(e.opcode, kReqErr);
+	EXPECT_EQ(e.syndrome, kLocalProt);
+	EXPECT_EQ(e.wqe_opcode, OP_SEND);
+	// In another PD / out of bounds: same error (on a fresh pair).
+	RcPair q;
+	auto mr = q.a.reg_mr(4096, A_ALL, q.a.alloc_pd());
+	w.sgl = {{mr.addr, 8, mr.key}};
+	q.a.post_send(q.aqp, w);
+	ASSERT_TRUE(q.a.poll(q.acq, &e));
+	EXPECT_EQ(e.syndrome, kLocalProt) << "MR of another PD";
+	(void)other_pd;
+	(void)dst;
+}
+
+TEST(ExecRcError, RemoteAccessErrors)
+{
+	RcPair p;
+	auto src = p.a.reg_mr(4096), ro = p.b.reg_mr(4096, A_LR | A_LW | A_RR);
+	DpHca::Wr w;
+	w.opcode = OP_WRITE;
+	w.raddr = ro.addr;
+	w.rkey = ro.key; // no remote write right
+	w.sgl = {{src.addr, 16, src.key}};
+	p.a.post_send(p.aqp, w);
+	Cqe e;
+	ASSERT_TRUE(p.a.poll(p.acq, &e));
+	EXPECT_EQ(e.opcode, kReqErr);
+	EXPECT_EQ(e.syndrome, kRemoteAccess);
+	EXPECT_EQ(qp_state(p.a, p.aqp), 6);
+	EXPECT_EQ(qp_state(p.b, p.bqp), 6) << "the responder QP fails too";
+	// Bounds and atomics without the right, on fresh pairs.
+	for (int k = 0; k < 2; ++k) {
+		RcPair q;
+		auto s = q.a.reg_mr(4096), t = q.b.reg_mr(4096, A_LR | A_LW | A_RR | A_RW);
+		DpHca::Wr x;
+		x.opcode = k ? OP_CAS : OP_READ;
+		x.raddr = k ? t.addr : t.addr + 4000;
+		x.rkey = t.key;
+		x.sgl = {{s.addr, k ? 8u : 200u, s.key}};
+		q.a.post_send(q.aqp, x);
+		ASSERT_TRUE(q.a.poll(q.acq, &e));
+		EXPECT_EQ(e.syndrome, kRemoteAccess) << (k ? "atomic right" : "READ beyond the MR");
+	}
+}
+
+TEST(ExecRcError, ReceiveBufferTooSmall)
+{
+	RcPair p;
+	auto src = p.a.reg_mr(4096), dst = p.b.reg_mr(4096);
+	p.b.post_recv(p.bqp, {{dst.addr, 16, dst.key}});
+	p.b.post_recv(p.bqp, {{dst.addr, 64, dst.key}});
+	DpHca::Wr w;
+	w.sgl = {{src.addr, 17, src.key}};
+	p.a.post_send(p.aqp, w);
+	Cqe e;
+	ASSERT_TRUE(p.b.poll(p.bcq, &e));
+	EXPECT_EQ(e.opcode, kRespErr);
+	EXPECT_EQ(e.syndrome, kLocalLength);
+	EXPECT_EQ(e.wqe_counter, 0);
+	ASSERT_TRUE(p.b.poll(p.bcq, &e));
+	EXPECT_EQ(e.syndrome, kFlush) << "the other receive is flushed";
+	EXPECT_EQ(e.wqe_counter, 1);
+	ASSERT_TRUE(p.a.poll(p.acq, &e));
+	EXPECT_EQ(e.opcode, kReqErr);
+	EXPECT_EQ(e.syndrome, kRemoteInvReq);
+}
+
+TEST(ExecRcError, ErrorStateFlushesEverythingAndLaterPosts)
+{
+	DpHca::RcParams pa;
+	RcPair p(pa);
+	auto src = p.a.reg_mr(4096), dst = p.a.reg_mr(4096);
+	p.a.post_recv(p.aqp, {{dst.addr, 64, dst.key}});
+	p.a.post_recv(p.aqp, {{dst.addr, 64, dst.key}});
+	// Sends posted but held: the QP goes to ERR before they run.
+	EXPECT_EQ(p.a.modify_status(0x507, p.aqp), 0);
+	DpHca::Wr w;
+	w.sgl = {{src.addr, 8, src.key}};
+	w.flags = 0; // unsignaled WQEs are flushed with a CQE as well
+	uint16_t s0 = p.a.post_send(p.aqp, w);
+	int sends = 0, recvs = 0;
+	Cqe e;
+	for (int i = 0; i < 3; ++i) {
+		ASSERT_TRUE(p.a.poll(p.acq, &e)) << i;
+		EXPECT_EQ(e.syndrome, kFlush);
+		if (e.opcode == kReqErr) {
+			EXPECT_EQ(e.wqe_counter, s0);
+			++sends;
+		} else {
+			EXPECT_EQ(e.opcode, kRespErr);
+			++recvs;
+		}
+	}
+	EXPECT_EQ(sends, 1);
+	EXPECT_EQ(recvs, 2);
+	// A receive posted in ERR is flushed too (no doorbell: found by polling).
+	p.a.post_recv(p.aqp, {{dst.addr, 64, dst.key}});
+	ASSERT_TRUE(p.a.poll(p.acq, &e));
+	EXPECT_EQ(e.opcode, kRespErr);
+	EXPECT_EQ(e.syndrome, kFlush);
+	EXPECT_EQ(e.wqe_counter, 2);
+	// 2RST forgets the queues: counters start over.
+	EXPECT_EQ(p.a.modify_status(0x50a, p.aqp), 0);
+	EXPECT_TRUE(p.a.empty(p.acq));
+}
+
+TEST(ExecRcError, WqesPostedBeforeRtsRunAtRts)
+{
+	std::shared_ptr<Fabric> f = std::make_shared<Fabric>();
+	DpHca a(f, 0), b(f, 1);
+	auto acq = a.create_cq(5), bcq = b.create_cq(5);
+	auto aqp = a.create_qp(ST_RC, acq, acq), bqp = b.create_qp(ST_RC, bcq, bcq);
+	auto src = a.reg_mr(4096), dst = b.reg_mr(4096);
+	DpHca::RcParams pa, pb;
+	pa.dlid = b.lid();
+	pa.dqpn = bqp.qpn;
+	pb.dlid = a.lid();
+	pb.dqpn = aqp.qpn;
+	pb.sq_psn = pa.rq_psn;
+	pb.rq_psn = pa.sq_psn;
+	b.to_rts_rc(bqp, pb);
+	b.post_recv(bqp, {{dst.addr, 64, dst.key}});
+	a.h.ok(a.modify_msg(0x502, aqp).set({qpc_dw(0xf), 23, 16}, 1), 16);
+	DpHca::Wr w;
+	w.sgl = {{src.addr, 8, src.key}};
+	a.post_send(aqp, w); // in INIT: accepted, not executed
+	Cqe e;
+	EXPECT_TRUE(a.empty(acq));
+	a.h.ok(a.modify_msg(0x503, aqp)
+		       .set({qpc_dw(2), 31, 29}, 5)
+		       .set({qpc_dw(5), 23, 0}, pa.dqpn)
+		       .set({qpc_dw(7), 15, 0}, pa.dlid)
+		       .set({qpc_dw(0x25), 23, 0}, pa.rq_psn),
+	       16);
+	a.h.ok(a.modify_msg(0x504, aqp).set({qpc_dw(0x1e), 23, 0}, pa.sq_psn).set({qpc_dw(8), 31, 27}, 10), 16);
+	ASSERT_TRUE(a.poll(acq, &e));
+	EXPECT_EQ(e.opcode, kReq);
+	ASSERT_TRUE(b.poll(bcq, &e));
+	EXPECT_EQ(e.opcode, kRespSend);
+}
+
+} // namespace
+} // namespace mlx5emu::test

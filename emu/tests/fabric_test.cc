@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+// The fabric on its own: delivery by destination LID on the engine
+// thread, unknown LIDs, drop injection (with skip) and link delay; and the
+// engine's timers.
+#include <gtest/gtest.h>
+
+#include <atomic>
+
+#include "fabric/fabric.h"
+
+namespace mlx5emu::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct Port : FabricPort {
+	std::vector<uint32_t> psns;
+	void receive(const Packet &p) override { psns.push_back(p.psn); }
+};
+
+Packet to(uint16_t dlid, uint32_t psn)
+{
+	Packet p;
+	p.dlid = dlid;
+	p.psn = psn;
+	p.payload.assign(10, 0);
+	return p;
+}
+
+// Runs fn on the engine with the state lock, as data-path code does.
+void on_engine(Fabric &f, std::function<void()> fn)
+{
+	f.engine().post(std::move(fn));
+	ASSERT_TRUE(f.engine().wait_idle(2000ms));
+}
+
+TEST(Fabric, RoutesByLid)
+{
+	Fabric f;
+	Port a, b;
+	f.attach(1, &a);
+	f.attach(2, &b);
+	on_engine(f, [&] {
+		f.transmit(to(2, 10));
+		f.transmit(to(1, 11));
+		f.transmit(to(7, 12));
+	});
+	ASSERT_TRUE(f.engine().wait_idle(2000ms));
+	EXPECT_EQ(b.psns, std::vector<uint32_t>{10});
+	EXPECT_EQ(a.psns, std::vector<uint32_t>{11});
+	Fabric::Counters c = f.counters();
+	EXPECT_EQ(c.packets, 3u);
+	EXPECT_EQ(c.delivered, 2u);
+	EXPECT_EQ(c.no_route, 1u);
+	EXPECT_EQ(c.bytes, 30u);
+	f.detach(2, &b);
+	on_engine(f, [&] { f.transmit(to(2, 13)); });
+	ASSERT_TRUE(f.engine().wait_idle(2000ms));
+	EXPECT_EQ(b.psns.size(), 1u) << "detached";
+}
+
+TEST(Fabric, DropInjection)
+{
+	Fabric f;
+	Port a;
+	f.attach(1, &a);
+	f.drop_next(2, 1);
+	on_engine(f, [&] {
+		for (uint32_t i = 0; i < 5; ++i)
+			f.transmit(to(1, i));
+	});
+	ASSERT_TRUE(f.engine().wait_idle(2000ms));
+	EXPECT_EQ(a.psns, (std::vector<uint32_t>{0, 3, 4})) << "one passes, two are dropped";
+	EXPECT_EQ(f.counters().dropped, 2u);
+	EXPECT_EQ(f.counters().drops_pending, 0u);
+}
+
+TEST(Fabric, LinkDelay)
+{
+	Fabric f;
+	Port a;
+	f.attach(1, &a);
+	f.set_delay_ms(30);
+	auto t0 = std::chrono::steady_clock::now();
+	on_engine(f, [&] { f.transmit(to(1, 1)); });
+	std::atomic<bool> got{false};
+	while (!got && std::chrono::steady_clock::now() - t0 < 2s) {
+		std::this_thread::sleep_for(1ms);
+		on_engine(f, [&] { got = !a.psns.empty(); });
+	}
+	EXPECT_TRUE(got);
+	EXPECT_GE(std::chrono::steady_clock::now() - t0, 30ms);
+	EXPECT_EQ(f.counters().delayed, 1u);
+}
+
+TEST(Engine, TimersRunInOrderAndCanBeCancelled)
+{
+	Engine e;
+	std::vector<int> order;
+	std::mutex m;
+	auto now = Engine::Clock::now();
+	e.post_at(now + 20ms, [&] { std::lock_guard<std::mutex> g(m); order.push_back(2); });
+	uint64_t id = e.post_at(now + 10ms, [&] { std::lock_guard<std::mutex> g(m); order.push_back(99); });
+	e.post_at(now + 5ms, [&] { std::lock_guard<std::mutex> g(m); order.push_back(1); });
+	e.cancel(id);
+	auto end = std::chrono::steady_clock::now() + 2s;
+	for (;;) {
+		{
+			std::lock_guard<std::mutex> g(m);
+			if (order.size() >= 2 || std::chrono::steady_clock::now() > end)
+				break;
+		}
+		std::this_thread::sleep_for(1ms);
+	}
+	std::this_thread::sleep_for(20ms); // the cancelled one would have run by now
+	std::lock_guard<std::mutex> g(m);
+	EXPECT_EQ(order, (std::vector<int>{1, 2}));
+	EXPECT_EQ(e.counters().timers_cancelled, 1u);
+}
+
+} // namespace
+} // namespace mlx5emu::test
