@@ -152,7 +152,7 @@ struct mlx5c_ib_ucontext {
 	u32 num_uars;
 	u32 *uars;
 	u8 cqe_version;
-	struct mutex lock;
+	struct mutex lock; /* protects bfreg_count and db_pages */
 	u32 *bfreg_count;
 	struct list_head db_pages;
 };
@@ -232,7 +232,7 @@ struct mlx5c_ib_qp {
 	u8 port;
 	refcount_t refcount;
 	struct completion free;
-	struct mutex mutex;
+	struct mutex mutex; /* serialises modify_qp and query_qp */
 	struct ib_qp_attr attr;
 	struct ib_qp_cap cap;
 	u32 max_inline;

@@ -15,7 +15,7 @@
 /* Translation page sizes used for MTTs: 4 KiB up to 1 GiB. */
 #define MLX5C_IB_MR_PGSZ	GENMASK_ULL(30, 12)
 /* Largest MTT list put in one CREATE_MKEY command. */
-#define MLX5C_IB_MR_MAX_MTT	(1U << 20)
+#define MLX5C_IB_MR_MAX_MTT	BIT(20)
 
 static u8 mlx5c_ib_mkey_variant(struct mlx5c_ib_dev *dev)
 {
