@@ -124,6 +124,30 @@ t_comp_irqs()
 	[ "$n" -gt 0 ] || return $KSFT_SKIP
 }
 
+# Hot unplug: mlx5_ib goes away while a process holds a context with a PD,
+# MR, CQs, a QP and UAR mappings (a pingpong server waiting for its peer)
+# and another waits for async events: the objects are destroyed under the
+# processes, which see IBV_EVENT_DEVICE_FATAL; then the driver comes back.
+t_unplug()
+{
+	port=$((port + 1))
+	ibv_asyncwatch -d mlx5_0 >"$out/ib_unplug_events.txt" 2>&1 &
+	apid=$!
+	ibv_rc_pingpong -d mlx5_0 -p "$port" >"$out/ib_unplug_server.txt" 2>&1 &
+	spid=$!
+	wait_listen "$port" "$spid" || { kill $apid $spid; cat "$out/ib_unplug_server.txt"; return 1; }
+	grep -c uverbs /proc/$spid/maps | sed 's/^/UAR and verbs mappings of the server: /'
+	timeout 120 rmmod mlx5_ib
+	rc=$?
+	echo "rmmod mlx5_ib: $rc"
+	wait_for 20 grep -q DEVICE_FATAL "$out/ib_unplug_events.txt" || rc=1
+	kill $apid $spid 2>/dev/null
+	wait $apid $spid
+	cat "$out/ib_unplug_events.txt"
+	[ "$rc" -eq 0 ] || return 1
+	insmod "$ib_ko" && wait_for 20 test -e /sys/class/infiniband/mlx5_1
+}
+
 # Object-creating commands and the commands that free what they create.
 PAIRS="ALLOC_PD:DEALLOC_PD CREATE_MKEY:DESTROY_MKEY CREATE_CQ:DESTROY_CQ
 CREATE_QP:DESTROY_QP CREATE_SRQ:DESTROY_SRQ"
@@ -154,7 +178,7 @@ t_unload()
 	! grep -q -E '^mlx5_(ib|core) ' /proc/modules
 }
 
-ktap_begin 14
+ktap_begin 15
 ktap_case "insmod mlx5_core mlx5_ib" t_load
 ktap_case "ibv_rc_pingpong (polling)" t_rc
 ktap_case "ibv_rc_pingpong -N (new post-send API)" t_rc_new_api
@@ -167,6 +191,7 @@ ktap_case "ibv_ud_pingpong -e" t_ud_events
 ktap_case "ibv_srq_pingpong (4 QPs, one SRQ)" t_srq
 ktap_case "ibv_srq_pingpong -e" t_srq_events
 ktap_case "completion interrupts delivered" t_comp_irqs
+ktap_case "rmmod mlx5_ib under live contexts (disassociate)" t_unplug
 ktap_case "every PD, MKey, CQ, QP, SRQ destroyed" t_no_leak
 ktap_case "rmmod mlx5_ib mlx5_core" t_unload
 ktap_end
