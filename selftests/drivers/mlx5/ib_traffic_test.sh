@@ -3,9 +3,9 @@
 # Traffic between two emulated HCAs (mlx5_0 <-> mlx5_1) in one guest, driven
 # by the unmodified rdma-core tools on our mlx5_ib: ibv_rc_pingpong (polling
 # and completion events), ibv_uc_pingpong, ibv_ud_pingpong,
-# ibv_srq_pingpong. Each runs a server on mlx5_0 in the background, waits
-# for its TCP port, then a client on mlx5_1 to localhost (127.0.0.1: the
-# guest resolves no host names).
+# ibv_srq_pingpong, and short perftest runs. Each runs a server on mlx5_0 in
+# the background, waits for its TCP port, then a client on mlx5_1 to
+# localhost (127.0.0.1: the guest resolves no host names).
 #
 # A case is skipped (not failed) only when the emulator answered one of the
 # data-path commands with BAD_OP, or refused the QP type, i.e. that part of
@@ -102,7 +102,21 @@ pingpong()
 		[ -n "$bad" ] && { echo "SKIP: emulator lacks $bad"; return $KSFT_SKIP; }
 		return 1
 	fi
-	grep -q "bytes in" "$out/ib_$name.client" && grep -q "bytes in" "$out/ib_$name.server"
+	grep -q "$done_re" "$out/ib_$name.client" && grep -q "$done_re" "$out/ib_$name.server"
+}
+
+# What a finished run prints: pingpong's summary, or perftest's table header.
+done_re="bytes in"
+
+# perf NAME TOOL ARGS...: a short perftest run, server on mlx5_0. -F: the
+# emulated guest's clock fails perftest's CPU-frequency estimate.
+perf()
+{
+	done_re="#bytes"
+	pingpong "$@" -F
+	r=$?
+	done_re="bytes in"
+	return $r
 }
 
 t_rc() { pingpong rc ibv_rc_pingpong -c; }
@@ -115,6 +129,11 @@ t_ud() { pingpong ud ibv_ud_pingpong -s 1024; }
 t_ud_events() { pingpong ud_events ibv_ud_pingpong -s 1024 -e; }
 t_srq() { pingpong srq ibv_srq_pingpong -c -q 4; }
 t_srq_events() { pingpong srq_events ibv_srq_pingpong -q 4 -e; }
+
+t_write_bw() { perf write_bw ib_write_bw -s 65536; }
+t_send_lat() { perf send_lat ib_send_lat -s 8; }
+t_read_bw() { perf read_bw ib_read_bw -s 4096; }
+t_send_bw_events() { perf send_bw_events ib_send_bw -s 4096 -e; }
 
 # Completion events went through our CQ callback: the completion EQs fired.
 t_comp_irqs()
@@ -178,7 +197,7 @@ t_unload()
 	! grep -q -E '^mlx5_(ib|core) ' /proc/modules
 }
 
-ktap_begin 15
+ktap_begin 19
 ktap_case "insmod mlx5_core mlx5_ib" t_load
 ktap_case "ibv_rc_pingpong (polling)" t_rc
 ktap_case "ibv_rc_pingpong -N (new post-send API)" t_rc_new_api
@@ -190,6 +209,10 @@ ktap_case "ibv_ud_pingpong" t_ud
 ktap_case "ibv_ud_pingpong -e" t_ud_events
 ktap_case "ibv_srq_pingpong (4 QPs, one SRQ)" t_srq
 ktap_case "ibv_srq_pingpong -e" t_srq_events
+ktap_case "perftest ib_write_bw 64 KiB" t_write_bw
+ktap_case "perftest ib_send_lat 8 B (inline)" t_send_lat
+ktap_case "perftest ib_read_bw 4 KiB" t_read_bw
+ktap_case "perftest ib_send_bw -e" t_send_bw_events
 ktap_case "completion interrupts delivered" t_comp_irqs
 ktap_case "rmmod mlx5_ib under live contexts (disassociate)" t_unplug
 ktap_case "every PD, MKey, CQ, QP, SRQ destroyed" t_no_leak
