@@ -542,8 +542,11 @@ static void mlx5c_ib_qp_save(struct mlx5c_ib_qp *qp, struct ib_qp_attr *attr,
 		qp->port = attr->port_num;
 	if (mask & IB_QP_QKEY)
 		s->qkey = attr->qkey;
-	if (mask & IB_QP_AV)
+	if (mask & IB_QP_AV) {
 		s->ah_attr = attr->ah_attr;
+		/* The GID attribute reference stays with the caller. */
+		s->ah_attr.grh.sgid_attr = NULL;
+	}
 	if (mask & IB_QP_PATH_MTU)
 		s->path_mtu = attr->path_mtu;
 	if (mask & IB_QP_TIMEOUT)
