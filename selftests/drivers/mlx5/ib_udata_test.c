@@ -211,6 +211,7 @@ __asm__(".text\n.global _start\n_start:\n"
 #define CMD_CREATE_CQ		18
 #define CMD_DESTROY_CQ		20
 #define CMD_CREATE_QP		24
+#define CMD_QUERY_QP		25
 #define CMD_MODIFY_QP		26
 #define CMD_DESTROY_QP		27
 #define CMD_CREATE_SRQ		32
@@ -442,6 +443,39 @@ struct modify_qp {
 	uint8_t reserved[2];
 };
 
+struct query_qp_resp {
+	struct qp_dest dest;
+	struct qp_dest alt_dest;
+	uint32_t max_send_wr;
+	uint32_t max_recv_wr;
+	uint32_t max_send_sge;
+	uint32_t max_recv_sge;
+	uint32_t max_inline_data;
+	uint32_t qkey;
+	uint32_t rq_psn;
+	uint32_t sq_psn;
+	uint32_t dest_qp_num;
+	uint32_t qp_access_flags;
+	uint16_t pkey_index;
+	uint16_t alt_pkey_index;
+	uint8_t qp_state;
+	uint8_t cur_qp_state;
+	uint8_t path_mtu;
+	uint8_t path_mig_state;
+	uint8_t sq_draining;
+	uint8_t max_rd_atomic;
+	uint8_t max_dest_rd_atomic;
+	uint8_t min_rnr_timer;
+	uint8_t port_num;
+	uint8_t timeout;
+	uint8_t retry_cnt;
+	uint8_t rnr_retry;
+	uint8_t alt_port_num;
+	uint8_t alt_timeout;
+	uint8_t sq_sig_all;
+	uint8_t reserved[5];
+};
+
 struct create_srq {
 	u64a response;
 	u64a user_handle;
@@ -477,6 +511,7 @@ _Static_assert(sizeof(struct create_qp) == 56, "create_qp");
 _Static_assert(sizeof(struct create_qp_resp) == 72, "create_qp resp");
 _Static_assert(sizeof(struct mlx5_create_qp) == 56, "mlx5 create_qp");
 _Static_assert(sizeof(struct modify_qp) == 112, "modify_qp");
+_Static_assert(sizeof(struct query_qp_resp) == 128, "query_qp resp");
 _Static_assert(sizeof(struct create_srq) == 32, "create_srq");
 _Static_assert(sizeof(struct mlx5_create_srq) == 32, "mlx5 create_srq");
 _Static_assert(sizeof(struct reg_mr) == 40, "reg_mr");
@@ -976,6 +1011,18 @@ static long modify(long fd, struct modify_qp *m)
 	return uv_cmd(fd, CMD_MODIFY_QP, m, sizeof(*m), NULL, 0, NULL, 0);
 }
 
+static long query_qp(long fd, uint32_t qp, struct query_qp_resp *resp)
+{
+	struct {
+		u64a response;
+		uint32_t qp_handle;
+		uint32_t attr_mask;
+	} c = { .qp_handle = qp, .attr_mask = 0x1fffff };
+
+	memset(resp, 0, sizeof(*resp));
+	return uv_cmd(fd, CMD_QUERY_QP, &c, sizeof(c), NULL, 0, resp, sizeof(*resp));
+}
+
 static struct modify_qp mod(uint32_t qp, uint8_t state, uint32_t mask)
 {
 	struct modify_qp m;
@@ -1049,6 +1096,21 @@ static void test_modify(long fd, uint32_t qp, uint32_t qpn)
 	expect_err("modify: ACK timeout 40", modify(fd, &m), EINVAL);
 	m.timeout = 14;
 	expect_ok("modify: RTR -> RTS", modify(fd, &m));
+	{
+		struct query_qp_resp q;
+
+		rc = query_qp(fd, qp, &q);
+		if (rc)
+			out("# QUERY_QP: %ld\n", rc);
+		else
+			out("# query: state %u mtu %u dest_qp 0x%x timeout %u retry %u rnr %u dlid %u port %u\n",
+			    q.qp_state, q.path_mtu, q.dest_qp_num, q.timeout, q.retry_cnt,
+			    q.rnr_retry, q.dest.dlid, q.port_num);
+		ok(!rc && q.qp_state == QPS_RTS && q.path_mtu == 5 && q.dest_qp_num == qpn &&
+		   q.timeout == 14 && q.retry_cnt == 7 && q.rnr_retry == 7 &&
+		   q.min_rnr_timer == 12 && q.dest.dlid == 1 && q.port_num == 1 &&
+		   q.max_send_wr >= 16 && q.max_recv_wr >= 16, "query: RTS with the applied attributes");
+	}
 	m = mod(qp, QPS_ERR, 0);
 	expect_ok("modify: RTS -> ERR", modify(fd, &m));
 	m = mod(qp, QPS_RESET, 0);
