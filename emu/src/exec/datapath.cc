@@ -263,6 +263,12 @@ void DataPath::qp_state_changed(Qp &qp, uint8_t from)
 	}
 }
 
+void DataPath::qp_retired(Qp &qp)
+{
+	qp_destroying(qp);
+	retired_ += qp.ctr;
+}
+
 void DataPath::qp_destroying(Qp &qp)
 {
 	stop_timer(&qp.req.timer);
@@ -314,6 +320,14 @@ std::vector<std::string> DataPath::stats_lines()
 	v.push_back(fmt("async_events %llu", u(c_.async_events)));
 	v.push_back(fmt("packets_no_qp %llu", u(c_.no_qp_packets)));
 	v.push_back(fmt("packets_dropped %llu", u(c_.dropped_packets)));
+	QpCounters t = retired_;
+	for (const auto &[n, qp] : res_.qps)
+		t += qp->ctr;
+	v.push_back(fmt("qp_totals wqes=%llu tx=%llu rx=%llu retransmits=%llu timeouts=%llu rnr_sent=%llu rnr_rcvd=%llu "
+			"seq_naks=%llu dups=%llu errors=%llu flushed=%llu cqes=%llu",
+			u(t.sq_wqes), u(t.tx_packets), u(t.rx_packets), u(t.retransmits), u(t.timeouts),
+			u(t.rnr_naks_sent), u(t.rnr_naks_rcvd), u(t.seq_naks), u(t.duplicates), u(t.errors),
+			u(t.flushed), u(t.cqes)));
 	v.push_back(fmt("pds %zu xrcds %zu mkeys %zu cqs %zu qps %zu srqs %zu", res_.pds.size(), res_.xrcds.size(),
 			res_.mkeys.size(), res_.cqs.size(), res_.qps.size(), res_.srqs.size()));
 	for (const auto &[n, cq] : res_.cqs)

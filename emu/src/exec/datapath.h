@@ -83,7 +83,8 @@ public:
 	// After a QP command changed `qp` from state `from`: start the queues
 	// (RTS), flush (ERR) or forget the run-time state (RST).
 	void qp_state_changed(Qp &qp, uint8_t from);
-	// Before DESTROY_QP: drop timers.
+	// Before DESTROY_QP: drop timers, keep the counters in the totals.
+	void qp_retired(Qp &qp);
 	void qp_destroying(Qp &qp);
 	// Drop every object (function reset).
 	void clear();
@@ -189,6 +190,7 @@ private:
 	bool atomic_le_ = true;
 	std::set<uint64_t> timers_;
 	Counters c_;
+	QpCounters retired_; // counters of destroyed QPs
 };
 
 // IB RNR NAK timer (IBA table 45): microseconds for a 5-bit code.

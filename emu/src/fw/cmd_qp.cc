@@ -104,7 +104,7 @@ void destroy_qp(CmdCtx &c)
 	Qp *qp = r.qp(qpn);
 	if (!qp)
 		return c.fail(status::BAD_PARAM, kNoQp);
-	c.fw.dp().qp_destroying(*qp);
+	c.fw.dp().qp_retired(*qp);
 	if (r.qp0 == qpn)
 		r.qp0 = 0;
 	if (r.qp1 == qpn)

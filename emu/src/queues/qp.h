@@ -144,6 +144,8 @@ struct QpCounters {
 	uint64_t seq_naks = 0, duplicates = 0, errors = 0, flushed = 0;
 	uint64_t qkey_violations = 0, cqes = 0, doorbells = 0, bad_wqes = 0, uar_mismatch = 0;
 	uint64_t rx_write_requests = 0, rx_read_requests = 0, rx_atomic_requests = 0, out_of_buffer = 0;
+
+	QpCounters &operator+=(const QpCounters &o);
 };
 
 struct Qp {

@@ -298,6 +298,15 @@ void qp_config_to_qpc(const Qp &qp, uint8_t *p)
 	put(qpc::hw_rq_counter, qp.resp.rq_ci);
 }
 
+QpCounters &QpCounters::operator+=(const QpCounters &o)
+{
+	uint64_t *d = &sq_wqes;
+	const uint64_t *x = &o.sq_wqes;
+	for (size_t i = 0; i < sizeof(QpCounters) / sizeof(uint64_t); ++i)
+		d[i] += x[i];
+	return *this;
+}
+
 void Qp::reset_runtime()
 {
 	req = Requester{};
