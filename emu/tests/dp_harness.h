@@ -428,7 +428,9 @@ struct RcPair {
 	std::shared_ptr<Fabric> fabric = std::make_shared<Fabric>();
 	DpHca a{fabric, 0}, b{fabric, 1};
 	DpHca::Cq acq = a.create_cq(6), bcq = b.create_cq(6);
-	DpHca::Qp aqp = a.create_qp(ST_RC, acq, acq), bqp = b.create_qp(ST_RC, bcq, bcq);
+	// 64 WQEBBs: tests post up to 40 WQEs before polling, and software
+	// must never overwrite a WQE the device has not taken.
+	DpHca::Qp aqp = a.create_qp(ST_RC, acq, acq, 4, 6), bqp = b.create_qp(ST_RC, bcq, bcq, 4, 6);
 
 	explicit RcPair(DpHca::RcParams pa = {}, DpHca::RcParams pb = {})
 	{
