@@ -24,7 +24,7 @@ constexpr uint16_t ctx_dw(uint16_t d) { return static_cast<uint16_t>(4 + d); }
 enum : uint8_t { OP_NOP = 0x00, OP_SEND_INV = 0x01, OP_WRITE = 0x08, OP_WRITE_IMM = 0x09, OP_SEND = 0x0a,
 		 OP_SEND_IMM = 0x0b, OP_READ = 0x10, OP_CAS = 0x11, OP_FAA = 0x12 };
 enum : uint8_t { F_SIGNALED = 0x08, F_SOLICITED = 0x02, F_FENCE = 0x40 };
-enum : uint8_t { ST_RC = 0, ST_UD = 2, ST_QP1 = 8 };
+enum : uint8_t { ST_RC = 0, ST_UC = 1, ST_UD = 2, ST_QP1 = 8 };
 enum : unsigned { A_LR = 1u << 10, A_LW = 1u << 11, A_RR = 1u << 12, A_RW = 1u << 13, A_ATOMIC = 1u << 14,
 		  A_ALL = A_LR | A_LW | A_RR | A_RW | A_ATOMIC };
 
@@ -329,7 +329,7 @@ public:
 		wqe[11] = w.flags;
 		bits::store_be32(&wqe[12], w.imm);
 		wqe.resize((wqe.size() + 63) / 64 * 64, 0);
-		uint64_t sq = q.buf + (q.st == ST_RC || q.st == ST_UD || q.st == ST_QP1 ? q.rq_bytes() : 0);
+		uint64_t sq = q.buf + (q.st == ST_RC || q.st == ST_UC || q.st == ST_UD || q.st == ST_QP1 ? q.rq_bytes() : 0);
 		for (size_t bb = 0; bb < wqe.size() / 64; ++bb)
 			h.mem.write(sq + ((idx + bb) & ((1u << q.log_sq) - 1)) * 64, &wqe[bb * 64], 64);
 		q.sq_pi = static_cast<uint16_t>(q.sq_pi + wqe.size() / 64);
@@ -424,15 +424,17 @@ public:
 };
 
 // Two HCAs on one fabric with an RC QP pair connected.
+// Two connected QPs (RC, or UC with `type`), a on HCA 0 and b on HCA 1.
 struct RcPair {
+	uint8_t type;
 	std::shared_ptr<Fabric> fabric = std::make_shared<Fabric>();
 	DpHca a{fabric, 0}, b{fabric, 1};
 	DpHca::Cq acq = a.create_cq(6), bcq = b.create_cq(6);
 	// 64 WQEBBs: tests post up to 40 WQEs before polling, and software
 	// must never overwrite a WQE the device has not taken.
-	DpHca::Qp aqp = a.create_qp(ST_RC, acq, acq, 4, 6), bqp = b.create_qp(ST_RC, bcq, bcq, 4, 6);
+	DpHca::Qp aqp = a.create_qp(type, acq, acq, 4, 6), bqp = b.create_qp(type, bcq, bcq, 4, 6);
 
-	explicit RcPair(DpHca::RcParams pa = {}, DpHca::RcParams pb = {})
+	explicit RcPair(DpHca::RcParams pa = {}, DpHca::RcParams pb = {}, uint8_t st = ST_RC) : type(st)
 	{
 		pa.dlid = b.lid();
 		pa.dqpn = bqp.qpn;

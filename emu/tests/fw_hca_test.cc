@@ -56,7 +56,7 @@ TEST(FwHca, GeneralCapabilityProfile)
 		EXPECT_EQ(cap(out, {0x11, 0, 0}), 1u) << "rc";
 		EXPECT_EQ(cap(out, {0x11, 2, 2}), 1u) << "ud";
 		EXPECT_EQ(cap(out, {0x11, 3, 3}), 1u) << "xrc (the in-tree mlx5_ib needs it)";
-		EXPECT_EQ(cap(out, {0x11, 1, 1}), 0u) << "uc";
+		EXPECT_EQ(cap(out, {0x11, 1, 1}), 1u) << "uc";
 		EXPECT_EQ(cap(out, {0x10, 1, 1}), 1u) << "atomic (executed by the data path)";
 		// Nothing the emulator does not do.
 		EXPECT_EQ(cap(out, {0x10, 3, 3}), 0u) << "eth_net_offloads";

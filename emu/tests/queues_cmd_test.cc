@@ -179,7 +179,7 @@ TEST_F(Cmds, QpCreateErrors)
 		return c;
 	};
 	d.h.ok(base(ST_RC), 16);
-	d.h.fails(base(1), 16, kBadParam);                                         // UC not advertised
+	d.h.ok(base(ST_UC), 16);                                                  // UC
 	d.h.fails(base(3), 16, kBadParam);                                         // XRC QPs
 	d.h.fails(base(ST_RC).set({qpc_dw(1), 23, 0}, 77), 16, kBadParam);          // PD
 	d.h.fails(base(ST_RC).set({qpc_dw(0x1f), 23, 0}, 77), 16, kBadParam);       // send CQ

@@ -125,7 +125,7 @@ void DataPath::run_sq(Qp &qp)
 	case prm::qp_state::RTS:
 		if (qp.cfg.is_ud())
 			ud_send(qp);
-		else if (qp.cfg.is_rc())
+		else if (qp.cfg.is_connected())
 			rc_take_wqes(qp);
 		else
 			local_send(qp);
@@ -156,6 +156,10 @@ void DataPath::receive(const Packet &p)
 			ud_receive(*qp, p);
 		else
 			++c_.dropped_packets;
+		return;
+	}
+	if (qp->cfg.is_uc() && is_uc_request(p.opcode)) {
+		uc_request(*qp, p);
 		return;
 	}
 	if (!qp->cfg.is_rc()) {
@@ -295,13 +299,13 @@ std::vector<std::string> DataPath::qp_lines()
 		v.push_back(fmt("qp 0x%x %s %s rlid=%u rqpn=0x%x sq_pi=%u sq_ci=%u rq_ci=%u sq_psn=0x%x rq_psn=0x%x "
 				"outstanding=%zu doorbells=%llu wqes=%llu tx=%llu/%lluB rx=%llu/%lluB recvs=%llu "
 				"retransmits=%llu timeouts=%llu rnr_sent=%llu rnr_rcvd=%llu seq_naks=%llu dups=%llu "
-				"errors=%llu flushed=%llu cqes=%llu qkey_viol=%llu",
+				"errors=%llu flushed=%llu cqes=%llu qkey_viol=%llu uc_dropped=%llu",
 				n, qp_type_name(qp->cfg.st), qp_state_name(qp->state), qp->cfg.path.rlid,
 				qp->cfg.remote_qpn, qp->req.sq_pi, qp->req.sq_ci, qp->resp.rq_ci, qp->req.next_psn,
 				qp->resp.epsn, qp->req.wrs.size(), u(k.doorbells), u(k.sq_wqes), u(k.tx_packets),
 				u(k.tx_bytes), u(k.rx_packets), u(k.rx_bytes), u(k.recv_wqes), u(k.retransmits),
 				u(k.timeouts), u(k.rnr_naks_sent), u(k.rnr_naks_rcvd), u(k.seq_naks), u(k.duplicates),
-				u(k.errors), u(k.flushed), u(k.cqes), u(k.qkey_violations)));
+				u(k.errors), u(k.flushed), u(k.cqes), u(k.qkey_violations), u(k.uc_dropped_msgs)));
 	}
 	return v;
 }

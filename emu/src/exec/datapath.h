@@ -8,7 +8,7 @@
 // state lock held. Commands take that lock (lock()) to change objects.
 // The implementation is split by mechanism: datapath.cc (doorbells,
 // dispatch, lifetime), cqe.cc, recv_wqe.cc, send_wqe.cc, requester.cc,
-// requester_ack.cc, responder.cc, ud.cc, local_qp.cc, flush.cc.
+// requester_ack.cc, responder.cc, uc.cc, ud.cc, local_qp.cc, flush.cc.
 #pragma once
 
 #include <atomic>
@@ -158,7 +158,12 @@ private:
 	void rc_fail_at(Qp &qp, uint32_t psn, uint8_t syndrome);
 
 	// responder.cc
+	bool responder_accepts(Qp &qp);
+	void no_recv_wqe(Qp &qp, const Packet &p);
 	void rc_request(Qp &qp, const Packet &p);
+	// uc.cc
+	void uc_request(Qp &qp, const Packet &p);
+	void uc_drop_message(Qp &qp);
 	void rc_duplicate(Qp &qp, const Packet &p);
 	void rc_send_request(Qp &qp, const Packet &p);
 	void rc_write_request(Qp &qp, const Packet &p);

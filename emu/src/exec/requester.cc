@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// RC requester, send side: taking WQEs, assigning PSNs, MTU segmentation
+// RC (and UC) requester, send side: taking WQEs, assigning PSNs, MTU segmentation
 // into packets, the read/atomic limit and fences, in-order completion,
 // the retransmission timer (retry_cnt) and the RNR wait (rnr_retry).
 #include <algorithm>
@@ -90,6 +90,9 @@ void DataPath::rc_transmit(Qp &qp)
 				++r.rd_atomic_outstanding;
 			wr.sent = true;
 			rc_send_packets(qp, wr, wr.first_psn);
+			// UC: nothing acknowledges; the WQE is done once on the wire.
+			if (qp.cfg.is_uc() && !wr.error)
+				wr.done = true;
 		}
 		if (rd && !wr.done)
 			rd_pending = true;
@@ -131,8 +134,8 @@ void DataPath::rc_send_packets(Qp &qp, SendWr &wr, uint32_t from_psn)
 		bool first = k == 0, last = k + 1 == wr.npsn;
 		uint64_t off = static_cast<uint64_t>(k) * m;
 		size_t n = static_cast<size_t>(std::min<uint64_t>(m, wr.length - std::min(off, wr.length)));
-		Packet p = rc_packet(qp, write ? write_opcode(wr, first, last) : send_opcode(wr, first, last),
-				     psn_add(wr.first_psn, k));
+		uint8_t op = write ? write_opcode(wr, first, last) : send_opcode(wr, first, last);
+		Packet p = rc_packet(qp, qp.cfg.is_uc() ? ibop::UC_BASE | op : op, psn_add(wr.first_psn, k));
 		p.payload.resize(n);
 		if (n && !gather(qp, wr, off, p.payload.data(), n)) {
 			wr.error = syn::LOCAL_PROT;
@@ -144,7 +147,7 @@ void DataPath::rc_send_packets(Qp &qp, SendWr &wr, uint32_t from_psn)
 			p.dma_len = static_cast<uint32_t>(wr.length);
 		}
 		if (last) {
-			p.ack_req = true;
+			p.ack_req = !qp.cfg.is_uc();
 			p.solicited = wr.solicited;
 			if (wr.opcode == w::OP_SEND_INVAL)
 				p.inv_rkey = bits::load_be32(reinterpret_cast<const uint8_t *>(&wr.imm));

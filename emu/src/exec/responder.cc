@@ -31,17 +31,37 @@ constexpr size_t kAtomicReplayDepth = 16;
 
 } // namespace
 
-void DataPath::rc_request(Qp &qp, const Packet &p)
+// Whether the QP's receive side takes requests now (RTR and later); the
+// first one in RTR raises the communication-established event.
+bool DataPath::responder_accepts(Qp &qp)
 {
 	if (qp.state != qs::RTR && qp.state != qs::RTS && qp.state != qs::SQD && qp.state != qs::SQER) {
 		++c_.dropped_packets;
-		return;
+		return false;
 	}
-	Responder &r = qp.resp;
-	if (!r.comm_est && qp.state == qs::RTR) {
-		r.comm_est = true;
+	if (!qp.resp.comm_est && qp.state == qs::RTR) {
+		qp.resp.comm_est = true;
 		post_qp_event(prm::async_event::COMM_EST, qp.qpn);
 	}
+	return true;
+}
+
+// No receive WQE for an incoming SEND or WRITE with immediate: RC answers
+// with an RNR NAK (the requester retries the packet), UC drops the message.
+void DataPath::no_recv_wqe(Qp &qp, const Packet &p)
+{
+	++qp.ctr.out_of_buffer;
+	if (qp.cfg.is_uc())
+		return uc_drop_message(qp);
+	++qp.ctr.rnr_naks_sent;
+	send_ack(qp, p, static_cast<uint8_t>(aeth::RNR_NAK | (qp.cfg.min_rnr_nak & aeth::kValueMask)), p.psn);
+}
+
+void DataPath::rc_request(Qp &qp, const Packet &p)
+{
+	if (!responder_accepts(qp))
+		return;
+	Responder &r = qp.resp;
 	int32_t d = psn_diff(p.psn, r.epsn);
 	if (d > 0) {
 		if (!r.nak_seq_sent) {
@@ -81,6 +101,8 @@ void DataPath::rc_duplicate(Qp &qp, const Packet &p)
 
 void DataPath::send_ack(Qp &qp, const Packet &req, uint8_t syndrome, uint32_t psn)
 {
+	if (qp.cfg.is_uc())
+		return; // nothing acknowledges on UC
 	Packet a = rc_packet(qp, ibop::RC_ACK, psn);
 	a.dlid = req.slid;
 	a.dqpn = req.sqpn;
@@ -92,6 +114,10 @@ void DataPath::send_ack(Qp &qp, const Packet &req, uint8_t syndrome, uint32_t ps
 void DataPath::responder_error(Qp &qp, const Packet &req, uint8_t nak_code, uint8_t cqe_syndrome, bool consume_recv)
 {
 	Responder &r = qp.resp;
+	// UC: a remote error only costs the message; errors on the receive
+	// WQE complete it in error as on RC.
+	if (qp.cfg.is_uc() && !(consume_recv && r.recv.valid))
+		return uc_drop_message(qp);
 	send_ack(qp, req, aeth::NAK | nak_code, req.psn);
 	++qp.ctr.errors;
 	if (consume_recv && r.recv.valid) {
@@ -124,12 +150,9 @@ void DataPath::rc_send_request(Qp &qp, const Packet &p)
 	if (first) {
 		if (r.in_progress)
 			return responder_error(qp, p, aeth::NAK_INVALID_REQUEST, syn::REMOTE_INVAL_REQ, true);
-		if (!take_recv_wqe(qp, &r.recv)) {
-			++qp.ctr.rnr_naks_sent;
-			++qp.ctr.out_of_buffer;
-			send_ack(qp, p, static_cast<uint8_t>(aeth::RNR_NAK | (qp.cfg.min_rnr_nak & aeth::kValueMask)), p.psn);
-			return;
-		}
+		// A UC message dropped midway leaves its WQE for the next one.
+		if (!r.recv.valid && !take_recv_wqe(qp, &r.recv))
+			return no_recv_wqe(qp, p);
 		r.recv_off = 0;
 		r.in_progress = 's';
 	} else if (r.in_progress != 's') {
@@ -193,12 +216,8 @@ void DataPath::rc_write_request(Qp &qp, const Packet &p)
 	}
 	// WRITE with immediate consumes a receive WQE: check before touching
 	// memory so an RNR retry of this packet finds the same state.
-	if (imm && !r.recv.valid && !take_recv_wqe(qp, &r.recv)) {
-		++qp.ctr.rnr_naks_sent;
-		++qp.ctr.out_of_buffer;
-		send_ack(qp, p, static_cast<uint8_t>(aeth::RNR_NAK | (qp.cfg.min_rnr_nak & aeth::kValueMask)), p.psn);
-		return;
-	}
+	if (imm && !r.recv.valid && !take_recv_wqe(qp, &r.recv))
+		return no_recv_wqe(qp, p);
 	if (first) {
 		r.write_rkey = p.rkey;
 		r.write_va = p.va;

@@ -101,7 +101,8 @@ bool DataPath::take_send_wqe(Qp &qp, SendWr *wr, UdAddress *av, uint8_t *syndrom
 		return true;
 	}
 	bool rc_only = wr->opcode != w::OP_SEND && wr->opcode != w::OP_SEND_IMM && wr->opcode != w::OP_NOP;
-	if (qp.cfg.is_ud() && rc_only) {
+	bool rd_atomic = wr->opcode == w::OP_RDMA_READ || wr->opcode == w::OP_ATOMIC_CS || wr->opcode == w::OP_ATOMIC_FA;
+	if ((qp.cfg.is_ud() && rc_only) || (qp.cfg.is_uc() && (rd_atomic || wr->opcode == w::OP_SEND_INVAL))) {
 		*syndrome = syn::LOCAL_QP_OP;
 		++qp.ctr.bad_wqes;
 		return true;

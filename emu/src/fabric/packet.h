@@ -35,6 +35,8 @@ enum : uint8_t {
 	RC_FETCH_ADD = 0x14,
 	RC_SEND_LAST_INV = 0x16,
 	RC_SEND_ONLY_INV = 0x17,
+	// UC (0x20 | the RC opcode): SEND and WRITE only.
+	UC_BASE = 0x20,
 	UD_SEND_ONLY = 0x64,
 	UD_SEND_ONLY_IMM = 0x65,
 };
@@ -73,6 +75,8 @@ struct Packet {
 	uint32_t inv_rkey = 0;  // IETH
 	std::vector<uint8_t> payload;
 };
+
+inline bool is_uc_request(uint8_t op) { return op >= ibop::UC_BASE && op <= (ibop::UC_BASE | ibop::RC_WRITE_ONLY_IMM); }
 
 inline uint32_t psn_add(uint32_t psn, uint32_t n) { return (psn + n) & 0xffffff; }
 // Signed distance a - b of 24-bit PSNs.

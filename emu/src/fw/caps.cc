@@ -94,10 +94,11 @@ void Caps::build(const HcaConfig &cfg)
 	put(g, gc::local_ca_ack_delay, 16);
 	put(g, gc::cqe_version, 1);
 
-	// Transports: RC and UD (UD is needed for the GSI QP on IB); no UC.
+	// Transports: RC, UC and UD (UD is needed for the GSI QP on IB).
 	// XRC domains and XRC SRQs (the in-tree mlx5_ib needs `xrc` to set
 	// up its device resources), but no XRC QPs.
 	put(g, gc::rc, 1);
+	put(g, gc::uc, 1);
 	put(g, gc::ud, 1);
 	put(g, gc::xrc, 1);
 	put(g, gc::log_max_xrcd, 16);

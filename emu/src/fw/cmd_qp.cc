@@ -38,7 +38,7 @@ bool supported_type(uint8_t st)
 {
 	// REG_UMR: the in-tree mlx5_ib creates its UMR QP before the first
 	// memory registration even when no UMR feature is advertised.
-	return st == qp_st::RC || st == qp_st::UD || st == qp_st::QP0 || st == qp_st::QP1 || st == qp_st::REG_UMR;
+	return st == qp_st::RC || st == qp_st::UC || st == qp_st::UD || st == qp_st::QP0 || st == qp_st::QP1 || st == qp_st::REG_UMR;
 }
 
 void create_qp(CmdCtx &c)

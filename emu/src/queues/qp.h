@@ -72,6 +72,8 @@ struct QpConfig {
 	uint32_t sq_wqebbs() const { return no_sq ? 0 : 1u << log_sq_size; }
 	bool is_ud() const; // UD, QP0, QP1
 	bool is_rc() const;
+	bool is_uc() const;
+	bool is_connected() const; // RC or UC: PSNs, a remote QP, the requester/responder
 };
 
 // A send WQE taken from the SQ and not yet completed (RC requester).
@@ -126,7 +128,9 @@ struct Responder {
 	bool nak_seq_sent = false;
 	uint16_t rq_ci = 0; // RQ consumer counter
 	// A multi-packet message in progress.
-	uint8_t in_progress = 0; // 0, 's' (SEND) or 'w' (WRITE)
+	// 0, 's' (SEND), 'w' (WRITE) or, on UC, 'd' (dropping the rest of a
+	// message until the next first packet).
+	uint8_t in_progress = 0;
 	RecvWqe recv;
 	uint64_t recv_off = 0;
 	uint32_t write_rkey = 0;
@@ -144,6 +148,7 @@ struct QpCounters {
 	uint64_t seq_naks = 0, duplicates = 0, errors = 0, flushed = 0;
 	uint64_t qkey_violations = 0, cqes = 0, doorbells = 0, bad_wqes = 0, uar_mismatch = 0;
 	uint64_t rx_write_requests = 0, rx_read_requests = 0, rx_atomic_requests = 0, out_of_buffer = 0;
+	uint64_t uc_dropped_msgs = 0; // UC messages the responder dropped (PSN gap, no WQE, errors)
 
 	QpCounters &operator+=(const QpCounters &o);
 };

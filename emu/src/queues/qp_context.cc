@@ -68,26 +68,28 @@ struct Rule {
 	uint8_t from;       // required current state (0xff: any)
 	uint8_t to;
 	uint32_t rc_always; // RC fields the transition always takes
+	uint32_t uc_always; // UC: no responder resources, RNR or retries
 	uint32_t ud_always; // UD / QP0 / QP1
 	uint32_t optional;  // fields it takes when opt_param_mask says so
 };
 
 constexpr uint8_t kAny = 0xff;
+constexpr uint32_t kRst2InitRc = G_PKEY | G_PORT | G_ACCESS | G_PM | G_COUNTER;
+constexpr uint32_t kInit2RtrUc = G_PATH | G_MTU | G_REMOTE_QPN | G_RQ_PSN | G_MSG_MAX;
 constexpr Rule kRules[] = {
-	{qp_op::RST2INIT_QP, qp_state::RST, qp_state::INIT, G_PKEY | G_PORT | G_ACCESS | G_PM | G_COUNTER,
+	{qp_op::RST2INIT_QP, qp_state::RST, qp_state::INIT, kRst2InitRc, kRst2InitRc,
 	 G_PKEY | G_PORT | G_QKEY | G_COUNTER, 0},
-	{qp_op::INIT2INIT_QP, qp_state::INIT, qp_state::INIT, 0, 0, G_PKEY | G_PORT | G_QKEY | G_ACCESS | G_COUNTER},
-	{qp_op::INIT2RTR_QP, qp_state::INIT, qp_state::RTR,
-	 G_PATH | G_MTU | G_REMOTE_QPN | G_RQ_PSN | G_RRA | G_MIN_RNR | G_MSG_MAX, 0,
+	{qp_op::INIT2INIT_QP, qp_state::INIT, qp_state::INIT, 0, 0, 0, G_PKEY | G_PORT | G_QKEY | G_ACCESS | G_COUNTER},
+	{qp_op::INIT2RTR_QP, qp_state::INIT, qp_state::RTR, kInit2RtrUc | G_RRA | G_MIN_RNR, kInit2RtrUc, 0,
 	 G_PKEY | G_QKEY | G_ACCESS | G_COUNTER},
 	{qp_op::RTR2RTS_QP, qp_state::RTR, qp_state::RTS, G_SQ_PSN | G_RETRY | G_RNR_RETRY | G_ACK_TIMEOUT | G_SRA,
-	 G_SQ_PSN, G_QKEY | G_ACCESS | G_MIN_RNR | G_PM},
-	{qp_op::RTS2RTS_QP, qp_state::RTS, qp_state::RTS, 0, 0,
+	 G_SQ_PSN, G_SQ_PSN, G_QKEY | G_ACCESS | G_MIN_RNR | G_PM},
+	{qp_op::RTS2RTS_QP, qp_state::RTS, qp_state::RTS, 0, 0, 0,
 	 G_QKEY | G_ACCESS | G_MIN_RNR | G_PM | G_ACK_TIMEOUT | G_RETRY | G_RNR_RETRY | G_COUNTER},
-	{qp_op::SQERR2RTS_QP, qp_state::SQER, qp_state::RTS, 0, 0, G_QKEY | G_MIN_RNR | G_ACCESS},
-	{qp_op::SQD_RTS_QP, qp_state::SQD, qp_state::RTS, 0, 0, G_QKEY | G_ACCESS | G_MIN_RNR | G_PATH},
-	{qp_op::QP_2ERR, kAny, qp_state::ERR, 0, 0, 0},
-	{qp_op::QP_2RST, kAny, qp_state::RST, 0, 0, 0},
+	{qp_op::SQERR2RTS_QP, qp_state::SQER, qp_state::RTS, 0, 0, 0, G_QKEY | G_MIN_RNR | G_ACCESS},
+	{qp_op::SQD_RTS_QP, qp_state::SQD, qp_state::RTS, 0, 0, 0, G_QKEY | G_ACCESS | G_MIN_RNR | G_PATH},
+	{qp_op::QP_2ERR, kAny, qp_state::ERR, 0, 0, 0, 0},
+	{qp_op::QP_2RST, kAny, qp_state::RST, 0, 0, 0, 0},
 };
 
 void read_path(const uint8_t *qpc, PathConfig *p)
@@ -166,6 +168,8 @@ enum Reason : uint32_t {
 bool QpConfig::has_rq() const { return rq_type == rq_type::REGULAR; }
 bool QpConfig::is_ud() const { return st == qp_st::UD || st == qp_st::QP0 || st == qp_st::QP1; }
 bool QpConfig::is_rc() const { return st == qp_st::RC; }
+bool QpConfig::is_uc() const { return st == qp_st::UC; }
+bool QpConfig::is_connected() const { return is_rc() || is_uc(); }
 
 void qp_config_from_create(const uint8_t *qpc, QpConfig *c)
 {
@@ -208,7 +212,7 @@ uint8_t qp_transition(Qp &qp, uint16_t opcode, const uint8_t *qpc, uint32_t opt_
 		*reason = kBadState;
 		return kStatusBadQpState;
 	}
-	uint32_t groups = qp.cfg.is_rc() ? r->rc_always : r->ud_always;
+	uint32_t groups = qp.cfg.is_rc() ? r->rc_always : qp.cfg.is_uc() ? r->uc_always : r->ud_always;
 	if (groups || r->optional) {
 		if (!qpc) {
 			*reason = kNoContext;

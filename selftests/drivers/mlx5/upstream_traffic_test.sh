@@ -4,7 +4,7 @@
 # the guest kernel and the unmodified rdma-core / perftest tools move data
 # between two emulated HCAs (mlx5_0 <-> mlx5_1, linked by the emulator's
 # fabric): ports ACTIVE with LIDs, ibv_rc_pingpong (polling and events),
-# ibv_ud_pingpong, ibv_srq_pingpong, perftest write/read/send/atomic
+# ibv_uc_pingpong, ibv_ud_pingpong, ibv_srq_pingpong, perftest write/read/send/atomic
 # bandwidth and write latency, and RC traffic that survives a packet the
 # fabric drops. Servers run on mlx5_0 in the background; the client on
 # mlx5_1 starts once `ss -ltn` shows the server's TCP port.
@@ -106,6 +106,7 @@ t_devinfo()
 
 t_rc() { pair rc ibv_rc_pingpong -n "$ITERS" -c; }
 t_rc_events() { pair rc_events ibv_rc_pingpong -n "$ITERS" -c -e; }
+t_uc() { pair uc ibv_uc_pingpong -n "$ITERS" -c; }
 t_ud() { pair ud ibv_ud_pingpong -n "$ITERS" -s 1024; }
 t_srq() { pair srq ibv_srq_pingpong -n "$ITERS" -q 4; }
 
@@ -160,11 +161,12 @@ t_unload()
 	[ -z "$bad" ] || { echo "$bad"; return 1; }
 }
 
-ktap_begin 14
+ktap_begin 15
 ktap_case "modprobe mlx5_ib (in-tree) on two emulated HCAs" t_modprobe
 ktap_case "ibv_devinfo -v: both ports ACTIVE with LIDs" t_devinfo
 ktap_case "ibv_rc_pingpong mlx5_0 <-> mlx5_1" t_rc
 ktap_case "ibv_rc_pingpong -e (completion events)" t_rc_events
+ktap_case "ibv_uc_pingpong" t_uc
 ktap_case "ibv_ud_pingpong" t_ud
 ktap_case "ibv_srq_pingpong" t_srq
 ktap_case "ib_write_bw" t_write_bw
