@@ -160,6 +160,7 @@ private:
 	// responder.cc
 	bool responder_accepts(Qp &qp);
 	void no_recv_wqe(Qp &qp, const Packet &p);
+	void complete_recv(Qp &qp, const Packet &p, CqeInfo &ci, uint64_t byte_cnt);
 	void rc_request(Qp &qp, const Packet &p);
 	// uc.cc
 	void uc_request(Qp &qp, const Packet &p);

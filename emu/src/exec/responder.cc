@@ -142,6 +142,21 @@ bool DataPath::check_rkey(Qp &qp, uint32_t rkey, uint64_t va, uint64_t len, unsi
 	return res_.mkeys.check(rkey, qp.cfg.pd, va, len, need, out) == KeyStatus::Ok;
 }
 
+// The receive WQE in use completes: `ci` has the opcode and immediate.
+void DataPath::complete_recv(Qp &qp, const Packet &p, CqeInfo &ci, uint64_t byte_cnt)
+{
+	Responder &r = qp.resp;
+	ci.qpn = qp.qpn;
+	ci.byte_cnt = static_cast<uint32_t>(byte_cnt);
+	ci.wqe_counter = r.recv.counter;
+	ci.srqn_uidx = cqe_srqn_uidx(qp, r.recv.from_srq ? res_.srq(qp.cfg.srqn) : nullptr);
+	ci.flags_rqpn = p.sqpn & 0xffffff;
+	ci.slid = p.slid;
+	++qp.ctr.cqes;
+	complete(qp.cfg.cqn_rcv, ci, p.solicited);
+	r.recv.valid = false;
+}
+
 void DataPath::rc_send_request(Qp &qp, const Packet &p)
 {
 	Responder &r = qp.resp;
@@ -183,15 +198,7 @@ void DataPath::rc_send_request(Qp &qp, const Packet &p)
 			std::memcpy(&ci.imm, be, 4);
 			ci.has_imm = true;
 		}
-		ci.qpn = qp.qpn;
-		ci.byte_cnt = static_cast<uint32_t>(r.recv_off);
-		ci.wqe_counter = r.recv.counter;
-		ci.srqn_uidx = cqe_srqn_uidx(qp, r.recv.from_srq ? res_.srq(qp.cfg.srqn) : nullptr);
-		ci.flags_rqpn = p.sqpn & 0xffffff;
-		ci.slid = p.slid;
-		++qp.ctr.cqes;
-		complete(qp.cfg.cqn_rcv, ci, p.solicited);
-		r.recv.valid = false;
+		complete_recv(qp, p, ci, r.recv_off);
 		r.in_progress = 0;
 		r.msn = psn_add(r.msn, 1);
 	}
@@ -245,15 +252,7 @@ void DataPath::rc_write_request(Qp &qp, const Packet &p)
 			ci.opcode = prm::cqe_opcode::RESP_WR_IMM;
 			ci.imm = p.imm;
 			ci.has_imm = true;
-			ci.qpn = qp.qpn;
-			ci.byte_cnt = static_cast<uint32_t>(r.write_len);
-			ci.wqe_counter = r.recv.counter;
-			ci.srqn_uidx = cqe_srqn_uidx(qp, r.recv.from_srq ? res_.srq(qp.cfg.srqn) : nullptr);
-			ci.flags_rqpn = p.sqpn & 0xffffff;
-			ci.slid = p.slid;
-			++qp.ctr.cqes;
-			complete(qp.cfg.cqn_rcv, ci, p.solicited);
-			r.recv.valid = false;
+			complete_recv(qp, p, ci, r.write_len);
 		}
 		r.in_progress = 0;
 		r.msn = psn_add(r.msn, 1);

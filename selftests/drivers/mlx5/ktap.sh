@@ -96,3 +96,23 @@ irq_count()
 		awk '{ s = 0; for (i = 2; i <= NF; i++) if ($i ~ /^[0-9]+$/) s += $i; else break; t += s }
 		     END { print t + 0 }'
 }
+
+# listening PORT: a TCP socket listens on PORT (IPv4 or IPv6).
+listening()
+{
+	hex=$(printf ':%04X ' "$1")
+	cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk -v p="$hex" '
+		index($2 " ", p) && $4 == "0A" { f = 1 } END { exit !f }'
+}
+
+# wait_listen PORT PID: until PORT listens (0), or PID exits or 30 s pass (1).
+wait_listen()
+{
+	t=300
+	while ! listening "$1"; do
+		kill -0 "$2" 2>/dev/null || return 1
+		t=$((t - 1))
+		[ "$t" -gt 0 ] || return 1
+		sleep 0.1
+	done
+}

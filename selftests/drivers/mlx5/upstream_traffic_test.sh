@@ -24,29 +24,6 @@ PERF_ITERS=${MLX5_PERF_ITERS:-100}
 TMO=${MLX5_TRAFFIC_TIMEOUT:-180}
 host=localhost
 
-listening()
-{
-	if command -v ss >/dev/null; then
-		ss -ltn | awk -v p=":$1" '$4 ~ p"$" { f = 1 } END { exit !f }'
-	else
-		hex=$(printf ':%04X ' "$1")
-		cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
-			awk -v p="$hex" 'index($2 " ", p) && $4 == "0A" { f = 1 } END { exit !f }'
-	fi
-}
-
-# wait_listen PORT PID: until PORT listens (0), PID exits or 30 s pass (1).
-wait_listen()
-{
-	t=300
-	while ! listening "$1"; do
-		kill -0 "$2" 2>/dev/null || return 1
-		t=$((t - 1))
-		[ "$t" -gt 0 ] || return 1
-		sleep 0.1
-	done
-}
-
 # pair NAME SERVER-ARGS -- CLIENT-ARGS: "$tool" runs as server on mlx5_0
 # and as client on mlx5_1 (the client gets "$host" appended).
 pair()
