@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 // Less common data-path behaviour: SEND with invalidate, fences, the
 // outstanding READ/atomic limit, 128-byte CQEs, CQ overrun reported as a
-// CQ error event, and loopback on one HCA.
+// CQ error event (and the QP that overran it in error), and loopback on
+// one HCA.
 #include "dp_harness.h"
 
 namespace mlx5emu::test {
@@ -130,6 +131,58 @@ TEST(ExecMisc, Cqe128AndOverrunEvent)
 	EXPECT_EQ(eqe[0x2b], 1) << "overrun";
 	auto out = a.h.ok(Msg(0x402, 0, 16).set({2, 23, 0}, cq.cqn), 0x110);
 	EXPECT_EQ(field(out, {ctx_dw(0), 31, 28}), 9u) << "status: overflow";
+}
+
+// IBA 11.6.3.1: the work queue whose CQE the CQ in error refuses gets a
+// local work queue catastrophic error and enters ERR; its other queue is
+// flushed to its own (healthy) CQ; the peer is not affected.
+TEST(ExecMisc, CqOverrunPutsTheQpInError)
+{
+	std::shared_ptr<Fabric> f = std::make_shared<Fabric>();
+	DpHca a(f, 0), b(f, 1);
+	auto async = a.h.create_eq(6, 1ull << 0x04 | 1ull << 0x05, 0, a.uar);
+	a.h.eq_doorbell(async, 0, true);
+	auto scq = a.create_cq(1), rcq = a.create_cq(4), bcq = b.create_cq(6);
+	auto aqp = a.create_qp(ST_RC, scq, rcq, 4, 6), bqp = b.create_qp(ST_RC, bcq, bcq, 4, 6);
+	DpHca::RcParams pa, pb;
+	pa.dlid = b.lid();
+	pa.dqpn = bqp.qpn;
+	pb.dlid = a.lid();
+	pb.dqpn = aqp.qpn;
+	pb.sq_psn = pa.rq_psn;
+	pb.rq_psn = pa.sq_psn;
+	a.to_rts_rc(aqp, pa);
+	b.to_rts_rc(bqp, pb);
+	auto src = a.reg_mr(4096), dst = b.reg_mr(4096);
+	a.post_recv(aqp, {{src.addr + 2048, 64, src.key}});
+
+	// Six signaled WRITEs into a CQ of two entries nobody consumes.
+	for (int i = 0; i < 6; ++i) {
+		DpHca::Wr w;
+		w.opcode = OP_WRITE;
+		w.raddr = dst.addr + 8 * i;
+		w.rkey = dst.key;
+		w.sgl = {{src.addr, 8, src.key}};
+		a.post_send(aqp, w);
+	}
+	ASSERT_TRUE(a.h.wait_eqe(async, 0));
+	auto e0 = a.h.eqe(async, 0);
+	EXPECT_EQ(e0[1], 0x04) << "CQ error first";
+	EXPECT_EQ(bits::load_be32(&e0[0x20]) & 0xffffff, scq.cqn);
+	ASSERT_TRUE(a.h.wait_eqe(async, 1));
+	auto e1 = a.h.eqe(async, 1);
+	EXPECT_EQ(e1[1], 0x05) << "then the QP's catastrophic error";
+	EXPECT_EQ(bits::load_be32(&e1[0x38]) & 0xffffff, aqp.qpn);
+	ASSERT_TRUE(a.settle());
+	auto q = a.h.ok(Msg(0x50b, 0, 16).set({2, 23, 0}, aqp.qpn), 0x110);
+	EXPECT_EQ(field(q, {qpc_dw(0), 31, 28}), 6u) << "ERR";
+	auto qb = b.h.ok(Msg(0x50b, 0, 16).set({2, 23, 0}, bqp.qpn), 0x110);
+	EXPECT_EQ(field(qb, {qpc_dw(0), 31, 28}), 3u) << "the peer stays in RTS";
+	Cqe e;
+	ASSERT_TRUE(a.poll(rcq, &e)) << "the receive is flushed to the healthy CQ";
+	EXPECT_EQ(e.opcode, 14);
+	EXPECT_EQ(e.syndrome, 0x05);
+	EXPECT_FALSE(a.h.wait_eqe(async, 2, 100ms)) << "one catastrophic error per QP";
 }
 
 TEST(ExecMisc, LoopbackOnOneHca)

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 // CQE contents and delivery: the 64-byte CQE, the CQ write, the
-// completion event of an armed CQ and the CQ error event on overrun.
+// completion event of an armed CQ, the CQ error event on overrun and the
+// catastrophic error of a QP whose CQE the CQ in error refused.
 #include <cstring>
 
 #include "exec/datapath.h"
 #include "fw/bits.h"
 #include "fw/prm.h"
 #include "fw/prm_cq.h"
+#include "fw/prm_qp.h"
 
 namespace mlx5emu {
 
@@ -59,6 +61,8 @@ bool DataPath::complete(uint32_t cqn, const CqeInfo &info, bool solicited)
 	}
 	if (!r.written) {
 		++c_.cqe_drops;
+		if (cq->overrun())
+			cq_error_fatal(info.qpn);
 		return false;
 	}
 	++c_.cqes;
@@ -67,6 +71,30 @@ bool DataPath::complete(uint32_t cqn, const CqeInfo &info, bool solicited)
 		events_.completion_event(cq->config().c_eqn, cqn);
 	}
 	return true;
+}
+
+void DataPath::cq_error_fatal(uint32_t qpn)
+{
+	// IBA 11.6.3.1: a work queue that tries to post a CQE to a CQ in the
+	// error state gets a local work queue catastrophic error; the QP goes
+	// to ERR and what it had outstanding is flushed. Deferred to its own
+	// engine task because complete() runs in the middle of queue walks
+	// (rc_complete, flush_sq) that enter_error would invalidate.
+	Qp *qp = res_.qp(qpn);
+	if (!qp || qp->catas_pending || qp->state == prm::qp_state::ERR || qp->state == prm::qp_state::RST)
+		return;
+	qp->catas_pending = true;
+	fabric_.engine().post([this, qpn] {
+		Qp *q = res_.qp(qpn);
+		if (!q || !q->catas_pending)
+			return;
+		q->catas_pending = false;
+		if (q->state == prm::qp_state::ERR || q->state == prm::qp_state::RST)
+			return;
+		++q->ctr.errors;
+		post_qp_event(prm::async_event::WQ_CATAS_ERROR, qpn);
+		enter_error(*q);
+	});
 }
 
 uint32_t DataPath::cqe_srqn_uidx(const Qp &qp, const Srq *srq) const

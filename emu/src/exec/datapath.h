@@ -106,6 +106,9 @@ public:
 	static void build_cqe(const CqeInfo &info, uint8_t *out64);
 	// Writes a CQE to `cqn` and posts the completion / overrun events.
 	bool complete(uint32_t cqn, const CqeInfo &info, bool solicited);
+	// QP `qpn` could not post a CQE to a CQ in error: WQ_CATAS_ERROR event
+	// and the error state (on a later engine task).
+	void cq_error_fatal(uint32_t qpn);
 	// The srqn/user-index field of a CQE for `qp` (and the SRQ it used).
 	uint32_t cqe_srqn_uidx(const Qp &qp, const Srq *srq) const;
 

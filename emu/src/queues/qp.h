@@ -161,6 +161,7 @@ struct Qp {
 	Responder resp;
 	QpCounters ctr;
 	uint64_t flush_timer = 0;
+	bool catas_pending = false; // a CQ in error refused a CQE (exec/cqe.cc)
 
 	// Back to the state right after CREATE_QP (2RST).
 	void reset_runtime();
