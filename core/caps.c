@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * HCA capabilities: QUERY_HCA_CAP (current and maximum values per
- * capability type) and SET_HCA_CAP of the general capabilities.
+ * capability type) and SET_HCA_CAP of the general and atomic capabilities.
  */
 #include <linux/cache.h>
 #include <linux/slab.h>
@@ -109,6 +109,48 @@ int mlx5c_caps_set_general(struct mlx5c_dev *mdev)
 		return err;
 	return query_cap(mdev, MLX5_CAP_GENERAL, false,
 			 mdev->caps.cur[MLX5_CAP_GENERAL]);
+}
+
+/**
+ * mlx5c_caps_set_atomic() - 8-byte atomics on operands in host byte order
+ * @mdev: core device before INIT_HCA
+ *
+ * Without this choice the device treats the 8-byte operands of CAS and
+ * FETCH_ADD as big-endian, so that on a little-endian host the compare of
+ * a CAS misses and FETCH_ADD adds to a byte-swapped value. When the device
+ * supports it (atomic_req_8B_endianness_mode 1), select host endianness.
+ * Devices without atomics or without the mode are left alone (mlx5_ib then
+ * reports no atomic support on a little-endian host).
+ *
+ * Return: 0 or a negative errno.
+ */
+int mlx5c_caps_set_atomic(struct mlx5c_dev *mdev)
+{
+	int inlen = MLX5_ST_SZ_BYTES(set_hca_cap_in);
+	u32 out[MLX5_ST_SZ_DW(set_hca_cap_out)] = {};
+	void *in, *cap;
+	int err;
+
+	if (!MLX5C_CAP_GEN(mdev, atomic))
+		return 0;
+	err = mlx5c_caps_query(mdev, MLX5_CAP_ATOMIC);
+	if (err)
+		return err;
+	if (!MLX5_GET(atomic_caps, mdev->caps.max[MLX5_CAP_ATOMIC],
+		      supported_atomic_req_8B_endianness_mode_1))
+		return 0;
+
+	in = kzalloc(inlen, GFP_KERNEL);
+	if (!in)
+		return -ENOMEM;
+	cap = MLX5_ADDR_OF(set_hca_cap_in, in, capability);
+	memcpy(cap, mdev->caps.cur[MLX5_CAP_ATOMIC], MLX5C_CAP_SZ);
+	MLX5_SET(atomic_caps, cap, atomic_req_8B_endianness_mode, 1);
+	MLX5_SET(set_hca_cap_in, in, opcode, MLX5_CMD_OP_SET_HCA_CAP);
+	MLX5_SET(set_hca_cap_in, in, op_mod, MLX5_CAP_ATOMIC << 1);
+	err = mlx5c_cmd_exec(mdev, in, inlen, out, sizeof(out));
+	kfree(in);
+	return err;
 }
 
 /**

@@ -16,6 +16,32 @@ MODULE_DESCRIPTION("mlx5-clone InfiniBand driver for ConnectX adapters");
 MODULE_LICENSE("GPL");
 MLX5C_IMPORT_NS();
 
+/*
+ * 8-byte CAS and FETCH_ADD on operands in host byte order: the device
+ * must support both operations on 8 bytes and, on a little-endian host,
+ * run in the host-endianness mode mlx5_core selected. Otherwise the
+ * results would be byte-swapped, so atomics are not offered.
+ */
+#define MLX5C_ATOMIC_OPS_CMP_SWAP	BIT(0)	/* atomic_caps.atomic_operations */
+#define MLX5C_ATOMIC_OPS_FETCH_ADD	BIT(1)
+
+static enum ib_atomic_cap mlx5c_ib_atomic_cap(struct mlx5c_ib_dev *dev)
+{
+	const void *a = mlx5c_hca_cap(dev->mdev, MLX5_CAP_ATOMIC, false);
+	u32 ops = MLX5C_ATOMIC_OPS_CMP_SWAP | MLX5C_ATOMIC_OPS_FETCH_ADD;
+
+	if (!MLX5C_IB_CAP(dev, atomic) || !a)
+		return IB_ATOMIC_NONE;
+	if ((MLX5_GET(atomic_caps, a, atomic_operations) & ops) != ops ||
+	    !(MLX5_GET(atomic_caps, a, atomic_size_qp) &
+	      MLX5_ATOMIC_CAPS_ATOMIC_SIZE_QP_8_BYTES))
+		return IB_ATOMIC_NONE;
+	if (!IS_ENABLED(CONFIG_CPU_BIG_ENDIAN) &&
+	    MLX5_GET(atomic_caps, a, atomic_req_8B_endianness_mode) != 1)
+		return IB_ATOMIC_NONE;
+	return IB_ATOMIC_HCA;
+}
+
 /**
  * mlx5c_ib_query_device() - device attributes
  * @ibdev: RDMA device
@@ -84,8 +110,7 @@ int mlx5c_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 	props->max_srq_sge = max_rq_sg - 1;
 	props->local_ca_ack_delay = MLX5C_IB_CAP(dev, local_ca_ack_delay);
 	props->max_pkeys = dev->port[0].pkey_tbl_len;
-	props->atomic_cap = MLX5C_IB_CAP(dev, atomic) ? IB_ATOMIC_HCA :
-							IB_ATOMIC_NONE;
+	props->atomic_cap = mlx5c_ib_atomic_cap(dev);
 	props->masked_atomic_cap = IB_ATOMIC_NONE;
 	props->max_ah = INT_MAX;
 	props->max_mcast_grp = 0;
