@@ -72,6 +72,8 @@ selftests: toolbox
 	$(TOP)/scripts/in-toolbox gcc -O2 -Wall -Wextra -ffreestanding -fno-stack-protector \
 		-fno-pie -no-pie -nostdlib -static \
 		-o $(SELFTESTS_DIR)/ib_udata_test $(SELFTESTS_DIR)/ib_udata_test.c
+	$(TOP)/scripts/in-toolbox gcc -O2 -Wall -Wextra \
+		-o $(SELFTESTS_DIR)/ib_verbs_test $(SELFTESTS_DIR)/ib_verbs_test.c -libverbs
 
 check: toolbox emu selftests
 	$(TOP)/scripts/check
