@@ -168,6 +168,7 @@ TEST(ExecSrq, RmpReceivesWithUserIndex)
 	ASSERT_TRUE(b.settle());
 	auto lk = b.dp().lock();
 	EXPECT_EQ(b.dp().res().srq(srq.n)->limit_events, 1u);
+	EXPECT_EQ(b.dp().res().srq(srq.n)->cfg.lwm, 0u) << "disarmed: the limit reads back as 0";
 }
 
 TEST(ExecDoorbell, SplitAndBlueFlameDoorbells)

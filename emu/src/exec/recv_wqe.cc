@@ -71,7 +71,10 @@ bool DataPath::take_recv_wqe(Qp &qp, RecvWqe *out)
 		++srq->consumed;
 		++srq->taken;
 		if (srq->limit_armed && static_cast<uint16_t>(avail - 1) < s.lwm) {
+			// One event per arm; the limit reads back as 0 (QUERY_SRQ /
+			// QUERY_RMP) until software arms it again.
 			srq->limit_armed = false;
+			srq->cfg.lwm = 0;
 			++srq->limit_events;
 			post_qp_event(prm::async_event::SRQ_RQ_LIMIT, srq->number);
 		}
