@@ -102,8 +102,9 @@ int mlx5c_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 	props->max_cqe = (1 << MLX5C_IB_CAP(dev, log_max_cq_sz)) - 1;
 	props->max_mr = 1 << MLX5C_IB_CAP(dev, log_max_mkey);
 	props->max_pd = 1 << MLX5C_IB_CAP(dev, log_max_pd);
-	props->max_qp_rd_atom = 1 << MLX5C_IB_CAP(dev, log_max_ra_req_qp);
-	props->max_qp_init_rd_atom = 1 << MLX5C_IB_CAP(dev, log_max_ra_res_qp);
+	/* As responder (max_dest_rd_atomic) and as initiator (max_rd_atomic). */
+	props->max_qp_rd_atom = 1 << MLX5C_IB_CAP(dev, log_max_ra_res_qp);
+	props->max_qp_init_rd_atom = 1 << MLX5C_IB_CAP(dev, log_max_ra_req_qp);
 	props->max_res_rd_atom = props->max_qp_rd_atom * props->max_qp;
 	props->max_srq = 1 << MLX5C_IB_CAP(dev, log_max_srq);
 	props->max_srq_wr = (1 << MLX5C_IB_CAP(dev, log_max_srq_sz)) - 1;
