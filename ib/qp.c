@@ -414,6 +414,23 @@ static void mlx5c_ib_set_path(void *ads, const struct rdma_ah_attr *ah)
 	}
 }
 
+/*
+ * The remote access a QP grants: with no responder resources
+ * (max_dest_rd_atomic 0) it can serve no READ or atomic, so only remote
+ * writes are enabled; query_qp reports the same. Either attribute may come
+ * from this modify or from an earlier one.
+ */
+static int mlx5c_ib_qp_access(const struct mlx5c_ib_qp *qp,
+			      const struct ib_qp_attr *attr, int mask)
+{
+	int access = mask & IB_QP_ACCESS_FLAGS ? attr->qp_access_flags :
+						 qp->attr.qp_access_flags;
+	u8 dest = mask & IB_QP_MAX_DEST_RD_ATOMIC ? attr->max_dest_rd_atomic :
+						    qp->attr.max_dest_rd_atomic;
+
+	return dest ? access : access & IB_ACCESS_REMOTE_WRITE;
+}
+
 /* The QP context fields of a modify command, and its optional-params mask. */
 static u32 mlx5c_ib_qp_fill(struct mlx5c_ib_qp *qp, struct ib_qp_attr *attr,
 			    int mask, void *qpc)
@@ -427,13 +444,12 @@ static u32 mlx5c_ib_qp_fill(struct mlx5c_ib_qp *qp, struct ib_qp_attr *attr,
 	MLX5_SET(qpc, qpc, pm_state, MLX5_QPC_PM_STATE_MIGRATED);
 	MLX5_SET(qpc, qpc, log_msg_max, MLX5C_IB_CAP(dev, log_max_msg));
 
-	if (mask & IB_QP_ACCESS_FLAGS) {
-		MLX5_SET(qpc, qpc, rre,
-			 !!(attr->qp_access_flags & IB_ACCESS_REMOTE_READ));
-		MLX5_SET(qpc, qpc, rwe,
-			 !!(attr->qp_access_flags & IB_ACCESS_REMOTE_WRITE));
-		MLX5_SET(qpc, qpc, rae,
-			 !!(attr->qp_access_flags & IB_ACCESS_REMOTE_ATOMIC));
+	if (mask & (IB_QP_ACCESS_FLAGS | IB_QP_MAX_DEST_RD_ATOMIC)) {
+		int access = mlx5c_ib_qp_access(qp, attr, mask);
+
+		MLX5_SET(qpc, qpc, rre, !!(access & IB_ACCESS_REMOTE_READ));
+		MLX5_SET(qpc, qpc, rwe, !!(access & IB_ACCESS_REMOTE_WRITE));
+		MLX5_SET(qpc, qpc, rae, !!(access & IB_ACCESS_REMOTE_ATOMIC));
 		opt |= MLX5C_QP_OPT_RRE | MLX5C_QP_OPT_RWE | MLX5C_QP_OPT_RAE;
 	}
 	if (mask & IB_QP_PKEY_INDEX) {
@@ -692,6 +708,7 @@ int mlx5c_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 			goto out;
 	}
 	*attr = qp->attr;
+	attr->qp_access_flags = mlx5c_ib_qp_access(qp, &qp->attr, 0);
 	attr->qp_state = state;
 	attr->cur_qp_state = state;
 	attr->path_mig_state = IB_MIG_MIGRATED;
