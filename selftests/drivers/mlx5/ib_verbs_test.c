@@ -28,6 +28,9 @@
  *                   error, SRQ WQEs outlive it and serve another QP
  *   ud              UD datagrams 1 byte to the MTU (GRH room, immediate,
  *                   source QP and LID), a wrong Q_Key dropped
+ *   errors          a SEND longer than the receive buffer (LOC_LEN_ERR on the
+ *                   responder, REM_INV_REQ_ERR on the requester), transport
+ *                   retries exhausted (RETRY_EXC_ERR)
  *
  * Exit status: 0 all passed, 1 a case failed, 4 every case skipped.
  */
@@ -1834,6 +1837,57 @@ out:
 	return rc;
 }
 
+static int case_errors(void)
+{
+	struct two t = {};
+	struct ep a = {}, b = {};
+	struct conn_opts oa = default_opts;
+	struct ibv_wc wc;
+	int rc = KSFT_PASS;
+	long long t0;
+
+	CHECK(!two_open(&t), "devices");
+
+	/* A SEND longer than the receive buffer: the responder completes the
+	 * receive with a local length error and NAKs; the requester sees a
+	 * remote invalid request; the next receive is flushed.
+	 */
+	CHECK(!std_pair(&t, &a, &b, &default_opts, &default_opts), "pair");
+	CHECK(!post_recv(&b, 1, 0, 100) && !post_recv(&b, 2, 4096, 4096), "recv");
+	CHECK(!post_send(&a, 3, 0, 200, IBV_SEND_SIGNALED), "send");
+	CHECK(expect_wc(a.scq, 3, IBV_WC_REM_INV_REQ_ERR, NULL), "requester");
+	CHECK(expect_wc(b.rcq, 1, IBV_WC_LOC_LEN_ERR, &wc), "responder");
+	CHECK(wc.qp_num == b.qp->qp_num, "qp_num 0x%x", wc.qp_num);
+	CHECK(expect_wc(b.rcq, 2, IBV_WC_WR_FLUSH_ERR, NULL), "second receive");
+	CHECK(qp_wait_state(a.qp, IBV_QPS_ERR, wait_ms) && qp_wait_state(b.qp, IBV_QPS_ERR, wait_ms),
+	      "states %s / %s", qps_name(qp_state(a.qp)), qps_name(qp_state(b.qp)));
+	ep_destroy(&a);
+	ep_destroy(&b);
+
+	/* Nobody answers (the peer QP number does not exist): after the ACK
+	 * timeout and retry_cnt retries, RETRY_EXC.
+	 */
+	oa.timeout = 8;		/* about 1 ms */
+	oa.retry_cnt = 2;
+	CHECK(!ep_create(&a, &t.d[0], NULL, NULL, MR_ALL, &oa), "QP a");
+	CHECK(!ep_create(&b, &t.d[1], NULL, NULL, MR_ALL, &default_opts), "QP b");
+	oa.dest_qpn = b.qp->qp_num ^ 0x800000;
+	CHECK(!ep_connect(&a, &b, &oa), "connect a");
+	t0 = now_ms();
+	CHECK(!post_rdma(&a, IBV_WR_RDMA_WRITE, 4, 0, a.m.mr->lkey, 64, (uintptr_t)b.m.buf,
+			 b.m.mr->rkey), "write");
+	CHECK(!post_send(&a, 5, 0, 64, IBV_SEND_SIGNALED), "send");
+	CHECK(expect_wc(a.scq, 4, IBV_WC_RETRY_EXC_ERR, NULL), "WRITE to nobody");
+	diag("RETRY_EXC after %lld ms", now_ms() - t0);
+	CHECK(expect_wc(a.scq, 5, IBV_WC_WR_FLUSH_ERR, NULL), "SEND behind it");
+	CHECK(qp_wait_state(a.qp, IBV_QPS_ERR, wait_ms), "state %s", qps_name(qp_state(a.qp)));
+out:
+	ep_destroy(&a);
+	ep_destroy(&b);
+	two_close(&t);
+	return rc;
+}
+
 static const struct {
 	const char *name, *title;
 	int (*fn)(void);
@@ -1851,6 +1905,8 @@ static const struct {
 	{ "srq", "SRQ: limit event, last-WQE event, WQEs outlive a QP in error", case_srq },
 	{ "ud", "UD: datagrams up to the MTU (GRH room, immediate, source), Q_Key mismatch",
 	  case_ud },
+	{ "errors", "receive too small (LOC_LEN / REM_INV_REQ), transport retries exhausted",
+	  case_errors },
 };
 
 #define NCASES ((int)(sizeof(cases) / sizeof(cases[0])))
