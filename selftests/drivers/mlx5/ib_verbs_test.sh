@@ -11,7 +11,8 @@
 # emulator while it was loaded (the test's and the driver's own, e.g. the
 # in-tree driver's UMR QP) has been destroyed again.
 #
-# MLX5_VERBS_DRIVERS="in-tree ours" (default) picks the drivers.
+# MLX5_VERBS_DRIVERS="in-tree ours" (default) picks the drivers,
+# MLX5_VERBS_CASES="srq ud" some cases (default: all, ib_verbs_test -l).
 dir=$(cd "$(dirname "$0")" && pwd)
 . "$dir/ktap.sh"
 top=${MLX5_SRC:-$(cd "$dir/../../.." && pwd)}
@@ -161,7 +162,7 @@ t_unload()
 }
 
 # The case list comes from the binary (prebuilt or built by the first case).
-cases=$("$bin" -l 2>/dev/null | cut -f1)
+cases=${MLX5_VERBS_CASES:-$("$bin" -l 2>/dev/null | cut -f1)}
 [ -n "$cases" ] || cases="cq_overflow rnr_retry flush mr_access comp_channel solicited data query_qp srq ud errors"
 ncases=$(echo $cases | wc -w)
 ndrv=$(echo $drivers | wc -w)
