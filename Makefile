@@ -11,24 +11,31 @@
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 TOOLBOX_DIR = $(shell $(TOP)/scripts/toolbox --print-dir)
 TOOLBOX_KVER = $(shell ls $(TOOLBOX_DIR)/lib/modules 2>/dev/null | sort -V | tail -n1)
-W ?= 1
 DKMS_NAME := $(shell sed -n 's/^PACKAGE_NAME="\(.*\)"/\1/p' $(TOP)/dkms.conf)
 DKMS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(TOP)/dkms.conf)
 # What DKMS needs of the tree: the module sources and their build files.
 DKMS_FILES := Makefile Kbuild dkms.conf core ib include scripts/kcompat
 
 ifeq ($(KDIR),)
-# Default: the toolbox kernel, built inside the toolbox with its own gcc.
+# Default: the toolbox kernel, built inside the toolbox with its own gcc,
+# with the extra warnings (W=1).
+W ?= 1
 KBUILD_RUN = $(TOP)/scripts/in-toolbox
 KDIR_USED = /lib/modules/$(TOOLBOX_KVER)/build
 MODULES_DEP = toolbox
 else
+# A given kernel (a real host, DKMS): no extra warnings unless W is set
+# (scripts/build-matrix sets W=1 in the environment of its DKMS builds).
+W ?=
 KBUILD_RUN =
 KDIR_USED = $(KDIR)
 MODULES_DEP =
 endif
 
 JOBS ?= $(shell nproc)
+# -jJOBS, unless make already runs parallel (DKMS calls make -jN): a -j given
+# to a sub-make again makes it warn and leave the jobserver.
+JOBS_FLAG = $(if $(filter -j% --jobserver%,$(MAKEFLAGS)),,-j$(JOBS))
 
 .PHONY: all modules clean emu emu-test toolbox selftests check run install dkms-src dkms-install dkms-remove
 
@@ -38,7 +45,7 @@ KCOMPAT_H := $(TOP)/include/mlx5c/kcompat_generated.h
 
 modules: $(MODULES_DEP)
 	$(KBUILD_RUN) sh $(TOP)/scripts/kcompat/gen $(KDIR_USED) $(KCOMPAT_H)
-	$(KBUILD_RUN) $(MAKE) -C $(KDIR_USED) M=$(TOP) W=$(W) -j$(JOBS) modules
+	$(KBUILD_RUN) $(MAKE) -C $(KDIR_USED) M=$(TOP) W=$(W) $(JOBS_FLAG) modules
 
 clean:
 	-$(KBUILD_RUN) $(MAKE) -C $(KDIR_USED) M=$(TOP) clean
