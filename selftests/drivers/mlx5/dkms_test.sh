@@ -1,24 +1,39 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# DKMS round trip: build and install our modules for the running kernel into
-# updates/dkms, check that modprobe picks them over the in-tree ones, then
-# remove them and check that modprobe loads the in-tree modules again.
+# DKMS round trip for the running kernel: install our modules into
+# updates/dkms, check that modprobe picks them over the in-tree ones and that
+# libibverbs sees their devices, then remove them and check that modprobe
+# loads the in-tree modules again.
+#
+# Two ways in, both ending in `dkms install`:
+#   MLX5_DKMS_TARBALL=FILE  a DKMS tarball with the modules built for this
+#                           kernel (scripts/build-matrix makes one per kernel
+#                           on the host, at native speed): dkms ldtarball,
+#                           then dkms install finds them built
+#   MLX5_DKMS_TEST=1        the sources of this tree: dkms add and build
+#                           (make dkms-install; needs the kernel headers)
+# Without either the test skips: it changes the system's modules.
 dir=$(cd "$(dirname "$0")" && pwd)
 . "$dir/ktap.sh"
 top=${MLX5_SRC:-$(cd "$dir/../../.." && pwd)}
 kver=$(uname -r)
+name=$(sed -n 's/^PACKAGE_NAME="\(.*\)"/\1/p' "$top/dkms.conf")
+version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
+tarball=${MLX5_DKMS_TARBALL:-}
 
-if ! command -v dkms >/dev/null || [ ! -d "/lib/modules/$kver/build" ]; then
-	ktap_begin 0
-	echo "# SKIP: needs dkms and the headers of $kver"
-	exit $KSFT_SKIP
+skip() { ktap_begin 0; echo "# SKIP: $*"; exit $KSFT_SKIP; }
+command -v dkms >/dev/null || skip "needs dkms"
+if [ -n "$tarball" ]; then
+	[ -f "$tarball" ] || skip "no tarball $tarball (scripts/build-matrix makes them)"
+	tar -tzf "$tarball" | grep -q "dkms_main_tree/$kver/" || skip "$tarball has no modules for $kver"
+elif [ "${MLX5_DKMS_TEST:-}" = 1 ]; then
+	[ -d "/lib/modules/$kver/build" ] || skip "needs the headers of $kver"
+else
+	skip "changes the system's modules: set MLX5_DKMS_TARBALL=FILE or MLX5_DKMS_TEST=1"
 fi
-if [ -z "${MLX5_DKMS_TEST:-}" ] && [ -n "${MLX5_TEST_DEV:-}" ]; then
-	ktap_begin 0
-	echo "# SKIP: would change the host's modules; set MLX5_DKMS_TEST=1 to run"
-	exit $KSFT_SKIP
-fi
+grep -q -E '^mlx5_(ib|core) ' /proc/modules && { ktap_begin 0; echo "# an mlx5 driver is loaded"; exit $KSFT_FAIL; }
 devs=$(mlx5_pci_devs)
+ndev=$(echo $devs | wc -w)
 
 all_bound()
 {
@@ -26,50 +41,104 @@ all_bound()
 		[ "$(basename "$(readlink /sys/bus/pci/devices/$d/driver)")" = mlx5_core ] || return 1
 	done
 }
+ours_loaded() { grep -q O /sys/module/mlx5_core/taint && grep -q O /sys/module/mlx5_ib/taint; }
+nibdev() { ls /sys/class/infiniband 2>/dev/null | grep -c '^mlx5_'; }
 
 t_dkms_install()
 {
-	make -s -C "$top" dkms-install || return 1
-	dkms status mlx5-clone
-	dkms status mlx5-clone | grep -q "$kver.*installed"
+	if [ -n "$tarball" ]; then
+		dkms ldtarball "$tarball" || return 1
+		dkms status "$name" | grep -q "$kver.*built" || { dkms status; return 1; }
+		dkms install -m "$name" -v "$version" -k "$kver" || return 1
+		# Installed from the tarball, not compiled here.
+		[ ! -e "/var/lib/dkms/$name/$version/build/make.log" ] || { echo "dkms compiled in the guest"; return 1; }
+	else
+		make -s -C "$top" dkms-install || return 1
+	fi
+	dkms status "$name"
+	dkms status "$name" | grep -q "$kver.*installed"
 }
 
 t_modinfo_updates()
 {
 	p=$(modinfo -n mlx5_core); q=$(modinfo -n mlx5_ib)
 	echo "$p"; echo "$q"
-	case "$p$q" in
-	*/updates/dkms/mlx5_core.ko*/updates/dkms/mlx5_ib.ko*) return 0 ;;
-	esac
-	return 1
+	case "$p" in "/lib/modules/$kver/updates/dkms/mlx5_core.ko"*) ;; *) return 1 ;; esac
+	case "$q" in "/lib/modules/$kver/updates/dkms/mlx5_ib.ko"*) ;; *) return 1 ;; esac
+	# The very modules DKMS built (or loaded from the tarball).
+	for m in mlx5_core mlx5_ib; do
+		b=$(ls /var/lib/dkms/$name/$version/$kver/*/module/$m.ko* 2>/dev/null | head -n 1)
+		[ -n "$b" ] || { echo "$m: not in the DKMS tree"; return 1; }
+		a=$(modinfo -F srcversion $m) b=$(modinfo -F srcversion "$b")
+		echo "$m srcversion $a"
+		[ -n "$a" ] && [ "$a" = "$b" ] || { echo "$m: installed $a, built $b"; return 1; }
+	done
 }
 
 t_modprobe_ours()
 {
 	modprobe mlx5_core && modprobe mlx5_ib || return 1
-	# Ours is out-of-tree: taint flag O.
-	grep -q O /sys/module/mlx5_core/taint || { cat /sys/module/mlx5_core/taint; return 1; }
+	# Ours are out of tree: taint flag O on both.
+	ours_loaded || { cat /sys/module/mlx5_core/taint /sys/module/mlx5_ib/taint; return 1; }
 	wait_for 30 all_bound || return 1
 	ls /sys/bus/auxiliary/drivers/
-	[ -d /sys/bus/auxiliary/drivers/mlx5_ib.rdma ]
+	[ -d /sys/bus/auxiliary/drivers/mlx5_ib.rdma ] || return 1
+	wait_for 30 sh -c "[ \$(ls /sys/class/infiniband | grep -c '^mlx5_') -eq $ndev ]" ||
+		{ ls /sys/class/infiniband; return 1; }
+}
+
+t_ibv_devinfo()
+{
+	ours_loaded || { echo "our modules are not loaded"; return 1; }
+	command -v ibv_devinfo >/dev/null || return $KSFT_SKIP
+	ibv_devinfo >/tmp/dkms_devinfo.txt 2>&1
+	rc=$?
+	cat /tmp/dkms_devinfo.txt
+	[ "$rc" -eq 0 ] || return 1
+	[ "$(grep -c 'hca_id:[[:space:]]*mlx5_' /tmp/dkms_devinfo.txt)" -eq "$ndev" ] || return 1
+	[ "$(grep -c 'state:[[:space:]]*PORT_ACTIVE' /tmp/dkms_devinfo.txt)" -eq "$ndev" ] || return 1
+	# iproute2's view (netlink) where it is installed.
+	command -v rdma >/dev/null || return 0
+	rdma dev >/tmp/dkms_rdma.txt 2>&1 || { cat /tmp/dkms_rdma.txt; return 1; }
+	cat /tmp/dkms_rdma.txt
+	[ "$(grep -c -E '^[0-9]+: mlx5_[0-9]+: node_type ca ' /tmp/dkms_rdma.txt)" -eq "$ndev" ]
 }
 
 t_dkms_remove()
 {
 	modprobe -r mlx5_ib mlx5_core || return 1
-	make -s -C "$top" dkms-remove || return 1
-	p=$(modinfo -n mlx5_core)
-	echo "$p"
-	case "$p" in */kernel/drivers/net/ethernet/mellanox/*) ;; *) return 1 ;; esac
+	if [ -n "$tarball" ]; then
+		dkms remove -m "$name" -v "$version" --all || return 1
+	else
+		make -s -C "$top" dkms-remove || return 1
+	fi
+	dkms status "$name" | grep . && return 1
+	for m in mlx5_core mlx5_ib; do
+		p=$(modinfo -n $m)
+		echo "$p"
+		case "$p" in "/lib/modules/$kver/kernel/drivers/"*) ;; *) return 1 ;; esac
+	done
+	[ ! -e "/lib/modules/$kver/updates/dkms/mlx5_core.ko" ] || return 1
+}
+
+t_modprobe_intree()
+{
 	modprobe mlx5_core || return 1
 	grep -q O /sys/module/mlx5_core/taint && { echo "still ours"; return 1; }
 	wait_for 30 all_bound || return 1
+	grep -q '^mlx5_ib ' /proc/modules && { modprobe -r mlx5_ib || return 1; }
 	modprobe -r mlx5_core
 }
 
-ktap_begin 4
-ktap_case "dkms add/build/install" t_dkms_install
+ktap_begin 6
+if [ -n "$tarball" ]; then
+	ktap_case "dkms ldtarball + install for $kver" t_dkms_install
+else
+	ktap_case "dkms add/build/install for $kver" t_dkms_install
+fi
 ktap_case "modinfo -n shows updates/dkms" t_modinfo_updates
 ktap_case "modprobe loads ours and binds the functions" t_modprobe_ours
-ktap_case "dkms remove restores the in-tree modules" t_dkms_remove
+ktap_case "ibv_devinfo and rdma dev: every device, port active" t_ibv_devinfo
+ktap_case "dkms remove: modinfo -n shows the in-tree modules" t_dkms_remove
+ktap_case "modprobe loads the in-tree mlx5_core again" t_modprobe_intree
 ktap_end
