@@ -19,7 +19,7 @@
 #include "bh.h"
 
 #define MLX5C_DRV_NAME "mlx5_core"
-#define MLX5C_DRV_VERSION "1.0.0"
+#define MLX5C_DRV_VERSION "0.1.0"	/* = PACKAGE_VERSION in dkms.conf */
 
 /* Initialization segment offsets (BAR0, big-endian registers). */
 #define MLX5C_ISEG_FW_REV		0x000
