@@ -80,7 +80,8 @@ selftests: toolbox
 		-fno-pie -no-pie -nostdlib -static \
 		-o $(SELFTESTS_DIR)/ib_udata_test $(SELFTESTS_DIR)/ib_udata_test.c
 	$(TOP)/scripts/in-toolbox gcc -O2 -Wall -Wextra \
-		-o $(SELFTESTS_DIR)/ib_verbs_test $(SELFTESTS_DIR)/ib_verbs_test.c -libverbs
+		-o $(SELFTESTS_DIR)/ib_verbs_test $(SELFTESTS_DIR)/ib_verbs_test.c \
+		$(SELFTESTS_DIR)/ib_verbs_lib.c $(wildcard $(SELFTESTS_DIR)/ib_verbs_cases_*.c) -libverbs
 
 check: toolbox emu selftests
 	$(TOP)/scripts/check

@@ -19,7 +19,7 @@ top=${MLX5_SRC:-$(cd "$dir/../../.." && pwd)}
 core_ko=${MLX5_CORE_KO:-$top/core/mlx5_core.ko}
 ib_ko=${MLX5_IB_KO:-$top/ib/mlx5_ib.ko}
 out=${MLX5_OUT:-/tmp}
-src=$dir/ib_verbs_test.c
+srcs="$dir/ib_verbs_test.c $dir/ib_verbs_lib.c $(ls "$dir"/ib_verbs_cases_*.c)"
 bin=$dir/ib_verbs_test
 drivers=${MLX5_VERBS_DRIVERS:-in-tree ours}
 # TCG is slow: a completion that must come may take seconds.
@@ -33,13 +33,15 @@ fi
 
 t_build()
 {
-	if [ -x "$bin" ] && [ ! "$src" -nt "$bin" ]; then
+	fresh=1
+	for f in $srcs "$dir/ib_verbs.h"; do [ "$f" -nt "$bin" ] && fresh=0; done
+	if [ -x "$bin" ] && [ "$fresh" = 1 ]; then
 		echo "using $bin"
 		return 0
 	fi
 	command -v cc >/dev/null || { echo "no compiler and no prebuilt $bin"; return $KSFT_SKIP; }
 	bin=$out/ib_verbs_test
-	cc -O2 -Wall -Wextra -o "$bin" "$src" -libverbs
+	cc -O2 -Wall -Wextra -o "$bin" $srcs -libverbs
 }
 
 mlx5_loaded() { grep -q -E '^mlx5_(ib|core) ' /proc/modules; }
