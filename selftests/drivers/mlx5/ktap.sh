@@ -21,16 +21,21 @@ ktap_diag() { echo "# $*"; }
 
 ktap_dmesg_mark() { dmesg | wc -l; }
 
+# ktap_now: seconds since boot, with hundredths.
+ktap_now() { cut -d' ' -f1 /proc/uptime; }
+
 # ktap_case NAME CMD...: run CMD; report ok / not ok / skip (CMD exits 4).
 ktap_case()
 {
 	_ktap_name=$1; shift
 	ktap_n=$((ktap_n + 1))
 	_ktap_mark=$(ktap_dmesg_mark)
+	_ktap_t0=$(ktap_now)
 	# The case's output goes through a file so that the case runs in this
 	# shell (its variables stay visible to later cases).
 	"$@" >/tmp/ktap_case.$$ 2>&1
 	_ktap_rc=$?
+	_ktap_t1=$(ktap_now)
 	sed 's/^/# /' /tmp/ktap_case.$$
 	rm -f /tmp/ktap_case.$$
 	_ktap_splat=$(dmesg | tail -n +$((_ktap_mark + 1)) | grep -E "$KTAP_SPLAT" | head -n 3)
@@ -38,6 +43,7 @@ ktap_case()
 		printf '%s\n' "$_ktap_splat" | sed 's/^/# dmesg: /'
 		_ktap_rc=$KSFT_FAIL
 	fi
+	awk -v a="$_ktap_t0" -v b="$_ktap_t1" 'BEGIN { printf "# time: %.1f s\n", b - a }'
 	case $_ktap_rc in
 	0) echo "ok $ktap_n $_ktap_name"; ktap_pass=$((ktap_pass + 1)) ;;
 	"$KSFT_SKIP") echo "ok $ktap_n $_ktap_name # SKIP"; ktap_skip=$((ktap_skip + 1)) ;;

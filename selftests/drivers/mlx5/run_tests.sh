@@ -8,8 +8,11 @@ progs=$(sed -n 's/^TEST_PROGS *:= *//p' "$dir/Makefile")
 rc=0
 for p in $progs; do
 	echo "# selftests: drivers/mlx5: $p"
+	t0=$(cut -d' ' -f1 /proc/uptime)
 	timeout "$(sed -n 's/^timeout=//p' "$dir/settings")" sh "$dir/$p"
 	r=$?
+	awk -v a="$t0" -v b="$(cut -d' ' -f1 /proc/uptime)" \
+		'BEGIN { printf "# time: %.1f s\n", b - a }'
 	case $r in
 	0|4) ;;
 	124) echo "not ok 1 $p # timed out"; rc=1 ;;
