@@ -41,6 +41,10 @@ if wait_file_grep 240 "$out/kill/console.log" guest-ready "$vm_pid"; then
 		"runner fails with a clear message when the emulator dies"
 	left=0
 	for p in "$emu" "$qemu"; do kill -0 "$p" 2>/dev/null && { echo "# pid $p still running"; left=1; }; done
+	# Also by command line: QEMU's names the run's directory.
+	for p in $(pgrep -f -- "$out/kill"); do
+		echo "# left behind: $(tr '\0' ' ' </proc/$p/cmdline | cut -c1-200)"; left=1
+	done
 	report $left "no QEMU or emulator process left behind"
 else
 	kill "$vm_pid" 2>/dev/null; wait "$vm_pid"
