@@ -565,6 +565,9 @@ static int ent_run(struct mlx5c_dev *mdev, struct mlx5c_cmd_ent *ent,
 		mlx5c_opcode_name(opcode), opcode, op_mod,
 		cmd->timeout_ms, slot, token,
 		mode == MLX5C_CMD_POLLING ? "polling" : "event");
+	/* No answer and no heartbeat: later commands would wait in vain. */
+	if (mlx5c_health_heartbeat_stopped(mdev, cmd->timeout_ms))
+		mlx5c_enter_error(mdev, "command timed out and the firmware heartbeat stopped");
 	return -ETIMEDOUT;
 }
 

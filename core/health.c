@@ -92,6 +92,39 @@ static void health_schedule(struct mlx5c_dev *mdev)
 				   delay + get_random_u32_below(delay / 2 + 1));
 }
 
+/* Note when the heartbeat counter moved (the poller and timed-out commands). */
+static void heartbeat_seen(struct mlx5c_health *h, u32 counter)
+{
+	if (counter != READ_ONCE(h->hb_counter) || !READ_ONCE(h->hb_seen)) {
+		WRITE_ONCE(h->hb_counter, counter);
+		WRITE_ONCE(h->hb_seen, jiffies ?: 1);
+	}
+}
+
+/**
+ * mlx5c_health_heartbeat_stopped() - has the firmware heartbeat stood still
+ * @mdev: core device
+ * @ms: for at least this long
+ *
+ * Reads the heartbeat counter of the initialization segment. A command that
+ * timed out on firmware whose heartbeat also stopped means the firmware is
+ * gone: the caller can stop waiting for every later command.
+ *
+ * Return: true when the counter has not moved for @ms or longer; false when
+ * it moved, or when the health poller has not started (nothing to compare).
+ */
+bool mlx5c_health_heartbeat_stopped(struct mlx5c_dev *mdev, unsigned int ms)
+{
+	struct mlx5c_health *h = &mdev->health;
+	unsigned long seen = READ_ONCE(h->hb_seen);
+
+	if (!seen)
+		return false;
+	heartbeat_seen(h, mlx5c_iseg_read(mdev, MLX5C_ISEG_HEALTH_COUNTER));
+	seen = READ_ONCE(h->hb_seen);
+	return time_after_eq(jiffies, seen + msecs_to_jiffies(ms));
+}
+
 static void health_poll(struct work_struct *work)
 {
 	struct mlx5c_dev *mdev = container_of(to_delayed_work(work), struct mlx5c_dev,
@@ -118,6 +151,7 @@ static void health_poll(struct work_struct *work)
 	}
 
 	counter = mlx5c_iseg_read(mdev, MLX5C_ISEG_HEALTH_COUNTER);
+	heartbeat_seen(h, counter);
 	if (counter == h->last_counter) {
 		if (++h->misses == MLX5C_HEALTH_MAX_MISSES)
 			dev_err(&mdev->pdev->dev,
@@ -170,6 +204,8 @@ void mlx5c_health_start(struct mlx5c_dev *mdev)
 	struct mlx5c_health *h = &mdev->health;
 
 	h->last_counter = mlx5c_iseg_read(mdev, MLX5C_ISEG_HEALTH_COUNTER);
+	WRITE_ONCE(h->hb_counter, h->last_counter);
+	WRITE_ONCE(h->hb_seen, jiffies ?: 1);
 	h->last_synd = 0;
 	h->misses = 0;
 	WRITE_ONCE(h->stopped, false);

@@ -258,6 +258,8 @@ struct mlx5c_eq {
  * @last_counter: health counter at the previous poll
  * @misses: consecutive polls without a counter change
  * @last_synd: syndrome at the previous poll
+ * @hb_counter: health counter when it was last seen moving
+ * @hb_seen: jiffies of that observation (0: not polling yet)
  * @polls: number of polls
  * @fatal_reason: why the device was declared failed, or NULL
  * @stopped: no more polls
@@ -268,6 +270,8 @@ struct mlx5c_health {
 	u32 last_counter;
 	unsigned int misses;
 	u8 last_synd;
+	u32 hb_counter;
+	unsigned long hb_seen;
 	u64 polls;
 	const char *fatal_reason;
 	bool stopped;
@@ -414,6 +418,7 @@ void mlx5c_health_cleanup(struct mlx5c_dev *mdev);
 void mlx5c_health_start(struct mlx5c_dev *mdev);
 void mlx5c_health_stop(struct mlx5c_dev *mdev);
 void mlx5c_health_print(struct mlx5c_dev *mdev);
+bool mlx5c_health_heartbeat_stopped(struct mlx5c_dev *mdev, unsigned int ms);
 
 /* cq.c */
 struct mlx5c_eq *mlx5c_comp_eq_by_eqn(struct mlx5c_dev *mdev, u32 eqn);
