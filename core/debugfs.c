@@ -112,7 +112,9 @@ static int health_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(health);
 
-static ssize_t test_cq_read(struct file *f, char __user *buf, size_t len, loff_t *pos)
+/* Reading any test file shows the result of the last test run. */
+static ssize_t test_result_read(struct file *f, char __user *buf, size_t len,
+				loff_t *pos)
 {
 	struct mlx5c_dev *mdev = f->private_data;
 	char res[sizeof(mdev->test.result)];
@@ -123,68 +125,36 @@ static ssize_t test_cq_read(struct file *f, char __user *buf, size_t len, loff_t
 	return simple_read_from_buffer(buf, len, pos, res, strlen(res));
 }
 
-static ssize_t test_cq_write(struct file *f, const char __user *buf, size_t len,
-			     loff_t *pos)
+/* Writing N to a test file runs that test with N as its count. */
+static ssize_t test_run_write(struct file *f, const char __user *buf, size_t len,
+			      int (*run)(struct mlx5c_dev *mdev, int n))
 {
-	struct mlx5c_dev *mdev = f->private_data;
 	int n, err;
 
 	err = kstrtoint_from_user(buf, len, 0, &n);
 	if (err)
 		return err;
-	err = mlx5c_test_cq_run(mdev, n);
+	err = run(f->private_data, n);
 	return err ? err : len;
 }
 
-static const struct file_operations test_cq_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.read = test_cq_read,
-	.write = test_cq_write,
-	.llseek = default_llseek,
-};
-
-static ssize_t test_async_write(struct file *f, const char __user *buf, size_t len,
-				loff_t *pos)
-{
-	struct mlx5c_dev *mdev = f->private_data;
-	int n, err;
-
-	err = kstrtoint_from_user(buf, len, 0, &n);
-	if (err)
-		return err;
-	err = mlx5c_test_async_run(mdev, n);
-	return err ? err : len;
+#define MLX5C_TEST_FILE(name, run)					\
+static ssize_t name##_write(struct file *f, const char __user *buf,	\
+			    size_t len, loff_t *pos)			\
+{									\
+	return test_run_write(f, buf, len, run);			\
+}									\
+static const struct file_operations name##_fops = {			\
+	.owner = THIS_MODULE,						\
+	.open = simple_open,						\
+	.read = test_result_read,					\
+	.write = name##_write,						\
+	.llseek = default_llseek,					\
 }
 
-static ssize_t test_event_write(struct file *f, const char __user *buf, size_t len,
-				loff_t *pos)
-{
-	struct mlx5c_dev *mdev = f->private_data;
-	int n, err;
-
-	err = kstrtoint_from_user(buf, len, 0, &n);
-	if (err)
-		return err;
-	err = mlx5c_test_event_run(mdev, n);
-	return err ? err : len;
-}
-
-static const struct file_operations test_event_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.read = test_cq_read,
-	.write = test_event_write,
-	.llseek = default_llseek,
-};
-
-static const struct file_operations test_async_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.read = test_cq_read,
-	.write = test_async_write,
-	.llseek = default_llseek,
-};
+MLX5C_TEST_FILE(test_cq, mlx5c_test_cq_run);
+MLX5C_TEST_FILE(test_async, mlx5c_test_async_run);
+MLX5C_TEST_FILE(test_event, mlx5c_test_event_run);
 
 /**
  * mlx5c_debugfs_init() - create the device's debugfs directory
