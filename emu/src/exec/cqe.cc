@@ -108,4 +108,43 @@ uint32_t DataPath::cqe_srqn_uidx(const Qp &qp, const Srq *srq) const
 	return srq ? srq->number : 0xffffff;
 }
 
+CqeInfo DataPath::req_cqe(const Qp &qp, const SendWr &wr) const
+{
+	CqeInfo ci;
+	ci.qpn = qp.qpn;
+	ci.wqe_counter = wr.index;
+	ci.wqe_opcode = wr.opcode;
+	ci.srqn_uidx = cqe_srqn_uidx(qp, nullptr);
+	return ci;
+}
+
+CqeInfo DataPath::resp_cqe(const Qp &qp, const RecvWqe &rw) const
+{
+	CqeInfo ci;
+	ci.qpn = qp.qpn;
+	ci.wqe_counter = rw.counter;
+	ci.srqn_uidx = cqe_srqn_uidx(qp, rw.from_srq ? res_.srq(qp.cfg.srqn) : nullptr);
+	return ci;
+}
+
+void DataPath::complete_send_error(Qp &qp, const SendWr &wr, uint8_t syndrome)
+{
+	CqeInfo ci = req_cqe(qp, wr);
+	ci.opcode = op::REQ_ERR;
+	ci.syndrome = syndrome;
+	++qp.ctr.cqes;
+	complete(qp.cfg.cqn_snd, ci, true);
+}
+
+void DataPath::complete_send(Qp &qp, const SendWr &wr, uint32_t byte_cnt)
+{
+	if (!wr.signaled)
+		return;
+	CqeInfo ci = req_cqe(qp, wr);
+	ci.opcode = op::REQ;
+	ci.byte_cnt = byte_cnt;
+	++qp.ctr.cqes;
+	complete(qp.cfg.cqn_snd, ci, false);
+}
+
 } // namespace mlx5emu

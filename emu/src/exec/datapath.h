@@ -111,6 +111,16 @@ public:
 	void cq_error_fatal(uint32_t qpn);
 	// The srqn/user-index field of a CQE for `qp` (and the SRQ it used).
 	uint32_t cqe_srqn_uidx(const Qp &qp, const Srq *srq) const;
+	// The requester CQE of send WR `wr` taken from `qp`'s SQ: QP, WQE
+	// counter and opcode, user index; the caller sets the rest.
+	CqeInfo req_cqe(const Qp &qp, const SendWr &wr) const;
+	// The responder CQE of receive WQE `rw` of `qp`: QP, WQE counter, SRQ
+	// number or user index.
+	CqeInfo resp_cqe(const Qp &qp, const RecvWqe &rw) const;
+	// A REQ_ERR CQE for `wr` with `syndrome` on the send CQ (solicited).
+	void complete_send_error(Qp &qp, const SendWr &wr, uint8_t syndrome);
+	// A REQ CQE with `byte_cnt` on the send CQ, if `wr` is signaled.
+	void complete_send(Qp &qp, const SendWr &wr, uint32_t byte_cnt);
 
 private:
 	// datapath.cc

@@ -14,16 +14,8 @@ constexpr uint64_t kFlushPollUsec = 10000; // RQ doorbell records have no MMIO d
 
 void DataPath::flush_wr(Qp &qp, const SendWr &wr, uint8_t syndrome)
 {
-	CqeInfo ci;
-	ci.opcode = prm::cqe_opcode::REQ_ERR;
-	ci.syndrome = syndrome;
-	ci.qpn = qp.qpn;
-	ci.wqe_counter = wr.index;
-	ci.wqe_opcode = wr.opcode;
-	ci.srqn_uidx = cqe_srqn_uidx(qp, nullptr);
 	++qp.ctr.flushed;
-	++qp.ctr.cqes;
-	complete(qp.cfg.cqn_snd, ci, true);
+	complete_send_error(qp, wr, syndrome);
 }
 
 void DataPath::flush_sq(Qp &qp)

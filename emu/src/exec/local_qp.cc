@@ -15,26 +15,13 @@ void DataPath::local_send(Qp &qp)
 	UdAddress av;
 	uint8_t s;
 	while (qp.state == prm::qp_state::RTS && take_send_wqe(qp, &wr, &av, &s)) {
-		CqeInfo ci;
-		ci.qpn = qp.qpn;
-		ci.wqe_counter = wr.index;
-		ci.wqe_opcode = wr.opcode;
-		ci.srqn_uidx = cqe_srqn_uidx(qp, nullptr);
 		if (s || wr.opcode != prm::wqe::OP_NOP) {
-			s = s ? s : static_cast<uint8_t>(prm::cqe_syndrome::LOCAL_QP_OP);
-			ci.opcode = prm::cqe_opcode::REQ_ERR;
-			ci.syndrome = s;
 			++qp.ctr.errors;
-			++qp.ctr.cqes;
-			complete(qp.cfg.cqn_snd, ci, true);
+			complete_send_error(qp, wr, s ? s : static_cast<uint8_t>(prm::cqe_syndrome::LOCAL_QP_OP));
 			enter_error(qp);
 			return;
 		}
-		if (wr.signaled) {
-			ci.opcode = prm::cqe_opcode::REQ;
-			++qp.ctr.cqes;
-			complete(qp.cfg.cqn_snd, ci, false);
-		}
+		complete_send(qp, wr, 0);
 	}
 }
 

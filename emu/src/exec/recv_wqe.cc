@@ -126,20 +126,16 @@ DataPath::Scatter DataPath::scatter(const Qp &qp, const RecvWqe &r, uint64_t off
 
 void DataPath::flush_rq(Qp &qp)
 {
-	CqeInfo ci;
-	ci.opcode = prm::cqe_opcode::RESP_ERR;
-	ci.syndrome = prm::cqe_syndrome::WR_FLUSH;
-	ci.qpn = qp.qpn;
-	ci.srqn_uidx = cqe_srqn_uidx(qp, nullptr);
-	if (qp.resp.recv.valid) {
-		// A receive WQE taken by a message that will never finish.
-		const Srq *srq = qp.resp.recv.from_srq ? res_.srq(qp.cfg.srqn) : nullptr;
-		ci.srqn_uidx = cqe_srqn_uidx(qp, srq);
-		ci.wqe_counter = qp.resp.recv.counter;
+	auto flush = [&](const RecvWqe &rw) {
+		CqeInfo ci = resp_cqe(qp, rw);
+		ci.opcode = prm::cqe_opcode::RESP_ERR;
+		ci.syndrome = prm::cqe_syndrome::WR_FLUSH;
 		complete(qp.cfg.cqn_rcv, ci, true);
-		ci.srqn_uidx = cqe_srqn_uidx(qp, nullptr);
 		++qp.ctr.flushed;
-	}
+	};
+	// A receive WQE taken by a message that will never finish.
+	if (qp.resp.recv.valid)
+		flush(qp.resp.recv);
 	qp.resp.recv.valid = false;
 	qp.resp.in_progress = 0;
 	if (!qp.cfg.has_rq())
@@ -148,10 +144,10 @@ void DataPath::flush_rq(Qp &qp)
 	uint16_t avail = static_cast<uint16_t>(pi - qp.resp.rq_ci);
 	if (avail > qp.cfg.rq_wqes())
 		return;
+	RecvWqe rw; // an RQ WQE not taken yet: only its counter matters
 	while (qp.resp.rq_ci != pi) {
-		ci.wqe_counter = qp.resp.rq_ci++;
-		complete(qp.cfg.cqn_rcv, ci, true);
-		++qp.ctr.flushed;
+		rw.counter = qp.resp.rq_ci++;
+		flush(rw);
 	}
 }
 

@@ -188,29 +188,16 @@ void DataPath::rc_complete(Qp &qp)
 	bool freed = false;
 	while (!r.wrs.empty()) {
 		SendWr &wr = r.wrs.front();
-		CqeInfo ci;
-		ci.qpn = qp.qpn;
-		ci.wqe_counter = wr.index;
-		ci.wqe_opcode = wr.opcode;
-		ci.srqn_uidx = cqe_srqn_uidx(qp, nullptr);
 		if (wr.error) {
-			ci.opcode = prm::cqe_opcode::REQ_ERR;
-			ci.syndrome = static_cast<uint8_t>(wr.error);
 			++qp.ctr.errors;
-			++qp.ctr.cqes;
-			complete(qp.cfg.cqn_snd, ci, true);
+			complete_send_error(qp, wr, static_cast<uint8_t>(wr.error));
 			r.wrs.pop_front();
 			enter_error(qp);
 			return;
 		}
 		if (!wr.done)
 			break;
-		if (wr.signaled) {
-			ci.opcode = prm::cqe_opcode::REQ;
-			ci.byte_cnt = static_cast<uint32_t>(wr.length);
-			++qp.ctr.cqes;
-			complete(qp.cfg.cqn_snd, ci, false);
-		}
+		complete_send(qp, wr, static_cast<uint32_t>(wr.length));
 		if (is_rd_atomic(wr.opcode)) {
 			--r.rd_atomic_outstanding;
 			freed = true;

@@ -121,12 +121,9 @@ void DataPath::responder_error(Qp &qp, const Packet &req, uint8_t nak_code, uint
 	send_ack(qp, req, aeth::NAK | nak_code, req.psn);
 	++qp.ctr.errors;
 	if (consume_recv && r.recv.valid) {
-		CqeInfo ci;
+		CqeInfo ci = resp_cqe(qp, r.recv);
 		ci.opcode = prm::cqe_opcode::RESP_ERR;
 		ci.syndrome = cqe_syndrome;
-		ci.qpn = qp.qpn;
-		ci.wqe_counter = r.recv.counter;
-		ci.srqn_uidx = cqe_srqn_uidx(qp, r.recv.from_srq ? res_.srq(qp.cfg.srqn) : nullptr);
 		++qp.ctr.cqes;
 		complete(qp.cfg.cqn_rcv, ci, true);
 		r.recv.valid = false;
@@ -142,14 +139,12 @@ bool DataPath::check_rkey(Qp &qp, uint32_t rkey, uint64_t va, uint64_t len, unsi
 	return res_.mkeys.check(rkey, qp.cfg.pd, va, len, need, out) == KeyStatus::Ok;
 }
 
-// The receive WQE in use completes: `ci` has the opcode and immediate.
+// The receive WQE in use completes: `ci` (from resp_cqe) has the opcode
+// and immediate.
 void DataPath::complete_recv(Qp &qp, const Packet &p, CqeInfo &ci, uint64_t byte_cnt)
 {
 	Responder &r = qp.resp;
-	ci.qpn = qp.qpn;
 	ci.byte_cnt = static_cast<uint32_t>(byte_cnt);
-	ci.wqe_counter = r.recv.counter;
-	ci.srqn_uidx = cqe_srqn_uidx(qp, r.recv.from_srq ? res_.srq(qp.cfg.srqn) : nullptr);
 	ci.flags_rqpn = p.sqpn & 0xffffff;
 	ci.slid = p.slid;
 	++qp.ctr.cqes;
@@ -181,7 +176,7 @@ void DataPath::rc_send_request(Qp &qp, const Packet &p)
 	r.recv_off += p.payload.size();
 	r.epsn = psn_add(r.epsn, 1);
 	if (last) {
-		CqeInfo ci;
+		CqeInfo ci = resp_cqe(qp, r.recv);
 		ci.opcode = prm::cqe_opcode::RESP_SEND;
 		if (p.opcode == ibop::RC_SEND_LAST_IMM || p.opcode == ibop::RC_SEND_ONLY_IMM) {
 			ci.opcode = prm::cqe_opcode::RESP_SEND_IMM;
@@ -248,7 +243,7 @@ void DataPath::rc_write_request(Qp &qp, const Packet &p)
 		if (r.write_done != r.write_len)
 			return responder_error(qp, p, aeth::NAK_INVALID_REQUEST, syn::REMOTE_INVAL_REQ, imm);
 		if (imm) {
-			CqeInfo ci;
+			CqeInfo ci = resp_cqe(qp, r.recv);
 			ci.opcode = prm::cqe_opcode::RESP_WR_IMM;
 			ci.imm = p.imm;
 			ci.has_imm = true;

@@ -35,11 +35,6 @@ void DataPath::ud_send(Qp &qp)
 	UdAddress av;
 	uint8_t s;
 	while (qp.state == prm::qp_state::RTS && take_send_wqe(qp, &wr, &av, &s)) {
-		CqeInfo ci;
-		ci.qpn = qp.qpn;
-		ci.wqe_counter = wr.index;
-		ci.wqe_opcode = wr.opcode;
-		ci.srqn_uidx = cqe_srqn_uidx(qp, nullptr);
 		if (!s)
 			s = check_local_sgl(qp, wr);
 		if (!s && wr.length > prm::mtu_bytes(cfg_.port_mtu))
@@ -60,22 +55,14 @@ void DataPath::ud_send(Qp &qp)
 				s = syn::LOCAL_PROT;
 		}
 		if (s) {
-			ci.opcode = prm::cqe_opcode::REQ_ERR;
-			ci.syndrome = s;
 			++qp.ctr.errors;
-			++qp.ctr.cqes;
-			complete(qp.cfg.cqn_snd, ci, true);
+			complete_send_error(qp, wr, s);
 			enter_sq_error(qp);
 			return;
 		}
 		if (wr.opcode != w::OP_NOP)
 			transmit(qp, std::move(p));
-		if (wr.signaled) {
-			ci.opcode = prm::cqe_opcode::REQ;
-			ci.byte_cnt = static_cast<uint32_t>(wr.length);
-			++qp.ctr.cqes;
-			complete(qp.cfg.cqn_snd, ci, false);
-		}
+		complete_send(qp, wr, static_cast<uint32_t>(wr.length));
 	}
 }
 
@@ -95,11 +82,7 @@ void DataPath::ud_receive(Qp &qp, const Packet &p)
 		++qp.ctr.out_of_buffer;
 		return;
 	}
-	const Srq *srq = rw.from_srq ? res_.srq(qp.cfg.srqn) : nullptr;
-	CqeInfo ci;
-	ci.qpn = qp.qpn;
-	ci.wqe_counter = rw.counter;
-	ci.srqn_uidx = cqe_srqn_uidx(qp, srq);
+	CqeInfo ci = resp_cqe(qp, rw);
 	Scatter s = rw.capacity < kGrhBytes ? Scatter::Length
 		    : p.payload.empty()     ? Scatter::Ok
 					    : scatter(qp, rw, kGrhBytes, p.payload.data(), p.payload.size());
