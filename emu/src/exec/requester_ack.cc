@@ -24,6 +24,26 @@ bool covers(const SendWr &wr, uint32_t psn)
 	return wr.npsn && psn_diff(psn, wr.first_psn) >= 0 && psn_diff(psn, psn_add(wr.first_psn, wr.npsn - 1)) <= 0;
 }
 
+// The WR that a READ response or atomic ACK with `psn` answers; the WRs
+// before it (SENDs and WRITEs) are implicitly acknowledged on the way.
+// Null for a stale response, or one beyond an earlier READ/atomic whose
+// own response is missing.
+SendWr *responded_wr(Requester &r, uint32_t psn)
+{
+	for (SendWr &wr : r.wrs) {
+		if (!wr.sent)
+			return nullptr;
+		if (wr.done || wr.error || !wr.npsn)
+			continue;
+		if (covers(wr, psn))
+			return &wr;
+		if (psn_diff(psn, wr.first_psn) < 0 || is_rd_atomic(wr.opcode))
+			return nullptr;
+		wr.done = true;
+	}
+	return nullptr;
+}
+
 } // namespace
 
 void DataPath::rc_response(Qp &qp, const Packet &p)
@@ -135,80 +155,60 @@ void DataPath::rc_fail_at(Qp &qp, uint32_t psn, uint8_t syndrome)
 
 void DataPath::rc_read_response(Qp &qp, const Packet &p)
 {
-	uint32_t m = mtu(qp);
-	for (SendWr &wr : qp.req.wrs) {
-		if (!wr.sent)
-			return;
-		if (wr.done || wr.error || !wr.npsn)
-			continue;
-		if (!covers(wr, p.psn)) {
-			if (psn_diff(p.psn, wr.first_psn) < 0)
-				return; // stale response
-			if (is_rd_atomic(wr.opcode))
-				return; // an earlier READ/atomic is missing its response
-			wr.done = true; // implicitly acknowledged
-			continue;
-		}
-		if (wr.opcode != w::OP_RDMA_READ) {
-			wr.error = syn::BAD_RESP;
-			return;
-		}
-		uint32_t expected = psn_add(wr.first_psn, static_cast<uint32_t>(wr.read_done / m));
-		if (p.psn != expected)
-			return; // duplicate, or a gap the retransmission timer repairs
-		bool last = p.opcode == ibop::RC_READ_RESPONSE_LAST || p.opcode == ibop::RC_READ_RESPONSE_ONLY;
-		if (wr.read_done + p.payload.size() > wr.length || (!last && p.payload.size() != m)) {
-			wr.error = syn::BAD_RESP;
-			return;
-		}
-		if (!p.payload.empty() && !scatter_local(qp, wr, wr.read_done, p.payload.data(), p.payload.size())) {
-			wr.error = syn::LOCAL_PROT;
-			return;
-		}
-		wr.read_done += p.payload.size();
-		qp.req.retry_left = qp.cfg.retry_count;
-		stop_timer(&qp.req.timer);
-		if (last) {
-			if (wr.read_done != wr.length)
-				wr.error = syn::BAD_RESP;
-			else
-				wr.done = true;
-		}
+	SendWr *found = responded_wr(qp.req, p.psn);
+	if (!found)
 		return;
+	SendWr &wr = *found;
+	if (wr.opcode != w::OP_RDMA_READ) {
+		wr.error = syn::BAD_RESP;
+		return;
+	}
+	uint32_t m = mtu(qp);
+	uint32_t expected = psn_add(wr.first_psn, static_cast<uint32_t>(wr.read_done / m));
+	if (p.psn != expected)
+		return; // duplicate, or a gap the retransmission timer repairs
+	bool last = p.opcode == ibop::RC_READ_RESPONSE_LAST || p.opcode == ibop::RC_READ_RESPONSE_ONLY;
+	if (wr.read_done + p.payload.size() > wr.length || (!last && p.payload.size() != m)) {
+		wr.error = syn::BAD_RESP;
+		return;
+	}
+	if (!p.payload.empty() && !scatter_local(qp, wr, wr.read_done, p.payload.data(), p.payload.size())) {
+		wr.error = syn::LOCAL_PROT;
+		return;
+	}
+	wr.read_done += p.payload.size();
+	qp.req.retry_left = qp.cfg.retry_count;
+	stop_timer(&qp.req.timer);
+	if (last) {
+		if (wr.read_done != wr.length)
+			wr.error = syn::BAD_RESP;
+		else
+			wr.done = true;
 	}
 }
 
 void DataPath::rc_atomic_ack(Qp &qp, const Packet &p)
 {
-	for (SendWr &wr : qp.req.wrs) {
-		if (!wr.sent)
-			return;
-		if (wr.done || wr.error || !wr.npsn)
-			continue;
-		if (!covers(wr, p.psn)) {
-			if (psn_diff(p.psn, wr.first_psn) < 0 || is_rd_atomic(wr.opcode))
-				return;
-			wr.done = true;
-			continue;
-		}
-		if (wr.opcode != w::OP_ATOMIC_CS && wr.opcode != w::OP_ATOMIC_FA) {
-			wr.error = syn::BAD_RESP;
-			return;
-		}
-		uint8_t v[8];
-		for (int i = 0; i < 8; ++i) {
-			int shift = atomic_le_ ? 8 * i : 56 - 8 * i;
-			v[i] = static_cast<uint8_t>(p.orig >> shift);
-		}
-		if (!scatter_local(qp, wr, 0, v, sizeof v)) {
-			wr.error = syn::LOCAL_PROT;
-			return;
-		}
-		wr.done = true;
-		qp.req.retry_left = qp.cfg.retry_count;
-		stop_timer(&qp.req.timer);
+	SendWr *found = responded_wr(qp.req, p.psn);
+	if (!found)
+		return;
+	SendWr &wr = *found;
+	if (wr.opcode != w::OP_ATOMIC_CS && wr.opcode != w::OP_ATOMIC_FA) {
+		wr.error = syn::BAD_RESP;
 		return;
 	}
+	uint8_t v[8];
+	for (int i = 0; i < 8; ++i) {
+		int shift = atomic_le_ ? 8 * i : 56 - 8 * i;
+		v[i] = static_cast<uint8_t>(p.orig >> shift);
+	}
+	if (!scatter_local(qp, wr, 0, v, sizeof v)) {
+		wr.error = syn::LOCAL_PROT;
+		return;
+	}
+	wr.done = true;
+	qp.req.retry_left = qp.cfg.retry_count;
+	stop_timer(&qp.req.timer);
 }
 
 } // namespace mlx5emu
