@@ -142,7 +142,9 @@ private:
 	bool take_send_wqe(Qp &qp, SendWr *wr, UdAddress *av, uint8_t *syndrome);
 	uint8_t check_local_sgl(const Qp &qp, const SendWr &wr) const;
 	bool gather(const Qp &qp, const SendWr &wr, uint64_t off, uint8_t *dst, size_t len);
-	bool scatter_local(const Qp &qp, const SendWr &wr, uint64_t off, const uint8_t *src, size_t len);
+	// Writes into a scatter list (READ/atomic results, receive WQEs)
+	// through the local keys; false on a protection error.
+	bool scatter_local(const Qp &qp, const std::vector<Sge> &sgl, uint64_t off, const uint8_t *src, size_t len);
 
 	// recv_wqe.cc
 	bool take_recv_wqe(Qp &qp, RecvWqe *out);

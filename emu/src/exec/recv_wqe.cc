@@ -104,24 +104,7 @@ DataPath::Scatter DataPath::scatter(const Qp &qp, const RecvWqe &r, uint64_t off
 {
 	if (off + len > r.capacity)
 		return Scatter::Length;
-	size_t done = 0;
-	uint64_t skip = off;
-	for (const Sge &s : r.sgl) {
-		if (done == len)
-			break;
-		if (skip >= s.len) {
-			skip -= s.len;
-			continue;
-		}
-		size_t n = static_cast<size_t>(std::min<uint64_t>(s.len - skip, len - done));
-		const Mkey *mk = nullptr;
-		if (res_.mkeys.check(s.lkey, qp.cfg.pd, s.addr + skip, n, ACC_LOCAL_WRITE, &mk) != KeyStatus::Ok ||
-		    !MkeyTable::write(mem_, *mk, s.addr + skip, src + done, n))
-			return Scatter::Protection;
-		done += n;
-		skip = 0;
-	}
-	return Scatter::Ok;
+	return scatter_local(qp, r.sgl, off, src, len) ? Scatter::Ok : Scatter::Protection;
 }
 
 void DataPath::flush_rq(Qp &qp)

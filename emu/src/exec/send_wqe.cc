@@ -152,31 +152,6 @@ uint8_t DataPath::check_local_sgl(const Qp &qp, const SendWr &wr) const
 	return 0;
 }
 
-namespace {
-
-// Calls fn(sge, offset inside the sge, offset in the request, n) for the
-// part of the list covering [off, off+len).
-template <class Fn> bool walk(const std::vector<Sge> &sgl, uint64_t off, size_t len, Fn fn)
-{
-	size_t done = 0;
-	for (const Sge &s : sgl) {
-		if (done == len)
-			break;
-		if (off >= s.len) {
-			off -= s.len;
-			continue;
-		}
-		size_t n = static_cast<size_t>(std::min<uint64_t>(s.len - off, len - done));
-		if (!fn(s, off, done, n))
-			return false;
-		done += n;
-		off = 0;
-	}
-	return done == len;
-}
-
-} // namespace
-
 bool DataPath::gather(const Qp &qp, const SendWr &wr, uint64_t off, uint8_t *dst, size_t len)
 {
 	if (wr.is_inline) {
@@ -185,16 +160,16 @@ bool DataPath::gather(const Qp &qp, const SendWr &wr, uint64_t off, uint8_t *dst
 		std::memcpy(dst, wr.inline_data.data() + off, len);
 		return true;
 	}
-	return walk(wr.sgl, off, len, [&](const Sge &s, uint64_t in, size_t at, size_t n) {
+	return walk_sgl(wr.sgl, off, len, [&](const Sge &s, uint64_t in, size_t at, size_t n) {
 		const Mkey *mk = nullptr;
 		return res_.mkeys.check(s.lkey, qp.cfg.pd, s.addr + in, n, ACC_LOCAL_READ, &mk) == KeyStatus::Ok &&
 		       MkeyTable::read(mem_, *mk, s.addr + in, dst + at, n);
 	});
 }
 
-bool DataPath::scatter_local(const Qp &qp, const SendWr &wr, uint64_t off, const uint8_t *src, size_t len)
+bool DataPath::scatter_local(const Qp &qp, const std::vector<Sge> &sgl, uint64_t off, const uint8_t *src, size_t len)
 {
-	return walk(wr.sgl, off, len, [&](const Sge &s, uint64_t in, size_t at, size_t n) {
+	return walk_sgl(sgl, off, len, [&](const Sge &s, uint64_t in, size_t at, size_t n) {
 		const Mkey *mk = nullptr;
 		return res_.mkeys.check(s.lkey, qp.cfg.pd, s.addr + in, n, ACC_LOCAL_WRITE, &mk) == KeyStatus::Ok &&
 		       MkeyTable::write(mem_, *mk, s.addr + in, src + at, n);

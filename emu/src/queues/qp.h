@@ -4,6 +4,8 @@
 // side (responder) that exec/ drives.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -20,6 +22,28 @@ struct Sge {
 	uint32_t len = 0;
 	uint32_t lkey = 0;
 };
+
+// Calls fn(sge, offset inside the sge, offset in the request, n) for the
+// part of the list covering [off, off+len); stops at the first false.
+// True when fn accepted the whole range.
+template <class Fn> bool walk_sgl(const std::vector<Sge> &sgl, uint64_t off, size_t len, Fn fn)
+{
+	size_t done = 0;
+	for (const Sge &s : sgl) {
+		if (done == len)
+			break;
+		if (off >= s.len) {
+			off -= s.len;
+			continue;
+		}
+		size_t n = static_cast<size_t>(std::min<uint64_t>(s.len - off, len - done));
+		if (!fn(s, off, done, n))
+			return false;
+		done += n;
+		off = 0;
+	}
+	return done == len;
+}
 
 struct PathConfig {
 	uint16_t rlid = 0;
