@@ -26,6 +26,25 @@ bool own_vport(CmdCtx &c, bool has_port)
 	return true;
 }
 
+// The entries a table query asks for: `index` 0xffff is the whole table
+// of `len`, each entry `size` bytes from `at` in the output. False, with
+// the command failed, beyond the table or the output.
+bool table_entries(CmdCtx &c, unsigned len, uint32_t index, unsigned at, unsigned size, unsigned *first,
+		   unsigned *count)
+{
+	*first = index == 0xffff ? 0 : index;
+	*count = index == 0xffff ? len : 1;
+	if (*first >= len) {
+		c.fail(status::BAD_PARAM, 3);
+		return false;
+	}
+	if (at + static_cast<uint64_t>(size) * *count > c.outlen) {
+		c.fail(status::BAD_OUTPUT_LEN, 4);
+		return false;
+	}
+	return true;
+}
+
 void query_vport_state(CmdCtx &c)
 {
 	if (!own_vport(c, false))
@@ -61,14 +80,9 @@ void query_hca_vport_gid(CmdCtx &c)
 	namespace qg = query_hca_vport_gid;
 	if (!own_vport(c, true))
 		return;
-	unsigned len = c.fw.caps.gid_table_len();
-	uint32_t index = c.get(qg::gid_index);
-	unsigned first = index == 0xffff ? 0 : index;
-	unsigned count = index == 0xffff ? len : 1;
-	if (first >= len)
-		return c.fail(status::BAD_PARAM, 3);
-	if (qg::kGids + 16ull * count > c.outlen)
-		return c.fail(status::BAD_OUTPUT_LEN, 4);
+	unsigned first, count;
+	if (!table_entries(c, c.fw.caps.gid_table_len(), c.get(qg::gid_index), qg::kGids, 16, &first, &count))
+		return;
 	const PortAttrs &p = c.fw.port();
 	for (unsigned i = 0; i < count; ++i) {
 		if (first + i == 0) {
@@ -84,14 +98,9 @@ void query_hca_vport_pkey(CmdCtx &c)
 	namespace qp = query_hca_vport_pkey;
 	if (!own_vport(c, true))
 		return;
-	unsigned len = c.fw.caps.pkey_table_len();
-	uint32_t index = c.get(qp::pkey_index);
-	unsigned first = index == 0xffff ? 0 : index;
-	unsigned count = index == 0xffff ? len : 1;
-	if (first >= len)
-		return c.fail(status::BAD_PARAM, 3);
-	if (qp::kPkeys + 4ull * count > c.outlen)
-		return c.fail(status::BAD_OUTPUT_LEN, 4);
+	unsigned first, count;
+	if (!table_entries(c, c.fw.caps.pkey_table_len(), c.get(qp::pkey_index), qp::kPkeys, 4, &first, &count))
+		return;
 	if (first == 0)
 		bits::store_be32(c.out + qp::kPkeys, c.fw.port().pkey0);
 }

@@ -7,6 +7,25 @@
 
 namespace mlx5emu {
 
+namespace {
+
+// A per-key setting: `v` replaces it, 0 removes it.
+template <typename Map> void set_or_erase(Map &m, typename Map::key_type k, uint32_t v)
+{
+	if (v)
+		m[k] = v;
+	else
+		m.erase(k);
+}
+
+template <typename Map> uint32_t value_or_zero(const Map &m, typename Map::key_type k)
+{
+	auto it = m.find(k);
+	return it == m.end() ? 0 : it->second;
+}
+
+} // namespace
+
 void Faults::fail_cmd(uint16_t opcode, uint8_t status, uint32_t syndrome, uint32_t count)
 {
 	std::lock_guard<std::mutex> lk(mu_);
@@ -28,26 +47,19 @@ std::optional<Faults::CmdFailure> Faults::take_cmd_failure(uint16_t opcode)
 void Faults::delay_cmd(uint16_t opcode, uint32_t ms)
 {
 	std::lock_guard<std::mutex> lk(mu_);
-	if (ms)
-		cmd_delay_[opcode] = ms;
-	else
-		cmd_delay_.erase(opcode);
+	set_or_erase(cmd_delay_, opcode, ms);
 }
 
 uint32_t Faults::cmd_delay_ms(uint16_t opcode) const
 {
 	std::lock_guard<std::mutex> lk(mu_);
-	auto it = cmd_delay_.find(opcode);
-	return it == cmd_delay_.end() ? 0 : it->second;
+	return value_or_zero(cmd_delay_, opcode);
 }
 
 void Faults::drop_eqe(uint8_t type, uint32_t count)
 {
 	std::lock_guard<std::mutex> lk(mu_);
-	if (count)
-		eqe_drop_[type] = count;
-	else
-		eqe_drop_.erase(type);
+	set_or_erase(eqe_drop_, type, count);
 }
 
 bool Faults::take_eqe_drop(uint8_t type)
@@ -64,17 +76,13 @@ bool Faults::take_eqe_drop(uint8_t type)
 void Faults::delay_eqe(uint8_t type, uint32_t ms)
 {
 	std::lock_guard<std::mutex> lk(mu_);
-	if (ms)
-		eqe_delay_[type] = ms;
-	else
-		eqe_delay_.erase(type);
+	set_or_erase(eqe_delay_, type, ms);
 }
 
 uint32_t Faults::eqe_delay_ms(uint8_t type) const
 {
 	std::lock_guard<std::mutex> lk(mu_);
-	auto it = eqe_delay_.find(type);
-	return it == eqe_delay_.end() ? 0 : it->second;
+	return value_or_zero(eqe_delay_, type);
 }
 
 void Faults::clear()
