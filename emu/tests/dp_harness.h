@@ -283,6 +283,24 @@ public:
 		uint32_t dqpn = 0, qkey = 0;
 	};
 
+	// A signaled SEND of `len` bytes at `off` in `m`.
+	static Wr send_wr(const Mr &m, uint32_t len, uint64_t off = 0)
+	{
+		Wr w;
+		w.sgl = {{m.addr + off, len, m.key}};
+		return w;
+	}
+	// A signaled RDMA WRITE/READ or atomic on (`raddr`, `rkey`) with
+	// `len` bytes at `off` in `m` on the local side.
+	static Wr rdma_wr(uint8_t opcode, const Mr &m, uint32_t len, uint64_t raddr, uint32_t rkey, uint64_t off = 0)
+	{
+		Wr w = send_wr(m, len, off);
+		w.opcode = opcode;
+		w.raddr = raddr;
+		w.rkey = rkey;
+		return w;
+	}
+
 	// Writes the WQE at sq_pi and rings the doorbell (unless `ring` is
 	// false). Returns the WQE index.
 	uint16_t post_send(Qp &q, const Wr &w, bool ring = true)
@@ -368,6 +386,9 @@ public:
 		h.mem.write(q.dbr, db, 4);
 	}
 
+	// A receive WQE of one SGE: `len` bytes at `off` in `m`.
+	void post_recv(Qp &q, const Mr &m, uint32_t len, uint64_t off = 0) { post_recv(q, {{m.addr + off, len, m.key}}); }
+
 	// A basic SRQ through CREATE_RMP (what ISSI 1 drivers send): WQEs of
 	// 64 bytes with a "next" segment, linked 0 -> 1 -> ... -> n-1.
 	Srq create_rmp(unsigned log)
@@ -423,8 +444,41 @@ public:
 	uint32_t pd = 0;
 };
 
-// Two HCAs on one fabric with an RC QP pair connected.
-// Two connected QPs (RC, or UC with `type`), a on HCA 0 and b on HCA 1.
+// The connection parameters of QP `aqp` on `a` and `bqp` on `b` aimed at
+// each other: addresses, and each side's receive PSN the other's send PSN.
+inline void aim_rc(const DpHca &a, const DpHca::Qp &aqp, const DpHca &b, const DpHca::Qp &bqp, DpHca::RcParams *pa,
+		   DpHca::RcParams *pb)
+{
+	pa->dlid = b.lid();
+	pa->dqpn = bqp.qpn;
+	pb->dlid = a.lid();
+	pb->dqpn = aqp.qpn;
+	pb->sq_psn = pa->rq_psn;
+	pb->rq_psn = pa->sq_psn;
+}
+
+// Connects the two QPs (a may be b: loopback) and moves both to RTS.
+inline void connect_rc(DpHca &a, const DpHca::Qp &aqp, DpHca &b, const DpHca::Qp &bqp, DpHca::RcParams pa = {},
+		       DpHca::RcParams pb = {})
+{
+	aim_rc(a, aqp, b, bqp, &pa, &pb);
+	a.to_rts_rc(aqp, pa);
+	b.to_rts_rc(bqp, pb);
+}
+
+// Polls one CQE from each of two CQs (the requester's, then the
+// responder's); says which one timed out.
+inline ::testing::AssertionResult poll_both(DpHca &a, DpHca::Cq &acq, Cqe *ae, DpHca &b, DpHca::Cq &bcq, Cqe *be)
+{
+	if (!a.poll(acq, ae))
+		return ::testing::AssertionFailure() << "no CQE on CQ 0x" << std::hex << acq.cqn << " of HCA " << a.h.cfg.index;
+	if (!b.poll(bcq, be))
+		return ::testing::AssertionFailure() << "no CQE on CQ 0x" << std::hex << bcq.cqn << " of HCA " << b.h.cfg.index;
+	return ::testing::AssertionSuccess();
+}
+
+// Two connected QPs (RC, or UC with `type`), a on HCA 0 and b on HCA 1,
+// on one fabric.
 struct RcPair {
 	uint8_t type;
 	std::shared_ptr<Fabric> fabric = std::make_shared<Fabric>();
@@ -436,14 +490,27 @@ struct RcPair {
 
 	explicit RcPair(DpHca::RcParams pa = {}, DpHca::RcParams pb = {}, uint8_t st = ST_RC) : type(st)
 	{
-		pa.dlid = b.lid();
-		pa.dqpn = bqp.qpn;
-		pb.dlid = a.lid();
-		pb.dqpn = aqp.qpn;
-		pb.sq_psn = pa.rq_psn;
-		pb.rq_psn = pa.sq_psn;
-		a.to_rts_rc(aqp, pa);
-		b.to_rts_rc(bqp, pb);
+		connect_rc(a, aqp, b, bqp, pa, pb);
+	}
+
+	// b posts a receive of `len` bytes at `off` in `m`.
+	void recv(const DpHca::Mr &m, uint32_t len, uint64_t off = 0) { b.post_recv(bqp, m, len, off); }
+	// a posts `w`; returns the WQE index.
+	uint16_t send(const DpHca::Wr &w) { return a.post_send(aqp, w); }
+	// a posts `w`, then the requester CQE is polled on a and the responder
+	// CQE on b.
+	::testing::AssertionResult send_and_poll(const DpHca::Wr &w, Cqe *req, Cqe *resp, uint16_t *idx = nullptr)
+	{
+		uint16_t i = send(w);
+		if (idx)
+			*idx = i;
+		return poll_both(a, acq, req, b, bcq, resp);
+	}
+	// The same for a SEND of `len` bytes at `off` in `src`.
+	::testing::AssertionResult send_and_poll(const DpHca::Mr &src, uint32_t len, Cqe *req, Cqe *resp,
+						 uint64_t off = 0)
+	{
+		return send_and_poll(DpHca::send_wr(src, len, off), req, resp);
 	}
 };
 

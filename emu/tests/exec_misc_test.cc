@@ -22,25 +22,17 @@ TEST(ExecMisc, SendWithInvalidate)
 	c.set({ctx_dw(0xe), 5, 0}, 12).set({0x18, 31, 0}, 1).be64(0x110, buf);
 	auto out = p.b.h.ok(c, 16);
 	uint32_t inv_key = (be32_at(out, 8) & 0xffffff) << 8 | 7;
-	p.b.post_recv(p.bqp, {{dst.addr, 64, dst.key}});
-	DpHca::Wr w;
+	p.recv(dst, 64);
+	DpHca::Wr w = DpHca::send_wr(src, 8);
 	w.opcode = OP_SEND_INV;
 	w.imm = inv_key; // the WQE carries the rkey to invalidate
-	w.sgl = {{src.addr, 8, src.key}};
-	p.a.post_send(p.aqp, w);
-	Cqe e;
-	ASSERT_TRUE(p.b.poll(p.bcq, &e));
-	EXPECT_EQ(e.opcode, kRespSendInv);
-	EXPECT_EQ(bits::load_be32(reinterpret_cast<uint8_t *>(&e.imm)), inv_key);
-	ASSERT_TRUE(p.a.poll(p.acq, &e));
+	Cqe e, r;
+	ASSERT_TRUE(p.send_and_poll(w, &e, &r));
+	EXPECT_EQ(r.opcode, kRespSendInv);
+	EXPECT_EQ(bits::load_be32(reinterpret_cast<uint8_t *>(&r.imm)), inv_key);
 	EXPECT_EQ(e.opcode, kReq);
 	// The key is gone: a WRITE through it is a remote access error.
-	DpHca::Wr wr;
-	wr.opcode = OP_WRITE;
-	wr.raddr = buf;
-	wr.rkey = inv_key;
-	wr.sgl = {{src.addr, 8, src.key}};
-	p.a.post_send(p.aqp, wr);
+	p.send(DpHca::rdma_wr(OP_WRITE, src, 8, buf, inv_key));
 	ASSERT_TRUE(p.a.poll(p.acq, &e));
 	EXPECT_EQ(e.opcode, kReqErr);
 	EXPECT_EQ(e.syndrome, 0x13);
@@ -50,16 +42,13 @@ TEST(ExecMisc, InvalidatingAKeyWithoutTheRightFails)
 {
 	RcPair p;
 	auto src = p.a.reg_mr(4096), dst = p.b.reg_mr(4096);
-	p.b.post_recv(p.bqp, {{dst.addr, 64, dst.key}});
-	DpHca::Wr w;
+	p.recv(dst, 64);
+	DpHca::Wr w = DpHca::send_wr(src, 8);
 	w.opcode = OP_SEND_INV;
 	w.imm = dst.key; // registered without en_rinval
-	w.sgl = {{src.addr, 8, src.key}};
-	p.a.post_send(p.aqp, w);
-	Cqe e;
-	ASSERT_TRUE(p.b.poll(p.bcq, &e));
-	EXPECT_EQ(e.opcode, kRespErr);
-	ASSERT_TRUE(p.a.poll(p.acq, &e));
+	Cqe e, r;
+	ASSERT_TRUE(p.send_and_poll(w, &e, &r));
+	EXPECT_EQ(r.opcode, kRespErr);
 	EXPECT_EQ(e.syndrome, 0x12) << "remote invalid request";
 }
 
@@ -72,14 +61,8 @@ TEST(ExecMisc, ReadAtomicLimitAndFence)
 	// 40 READs, a doorbell each: the limit holds back all but 16
 	// until responses arrive; all complete in order.
 	std::vector<uint16_t> idx;
-	for (int i = 0; i < 40; ++i) {
-		DpHca::Wr r;
-		r.opcode = OP_READ;
-		r.raddr = rem.addr + 1024ull * i;
-		r.rkey = rem.key;
-		r.sgl = {{loc.addr + 1024ull * i, 1024, loc.key}};
-		idx.push_back(p.a.post_send(p.aqp, r)); // the device takes each at once
-	}
+	for (int i = 0; i < 40; ++i) // the device takes each at once
+		idx.push_back(p.send(DpHca::rdma_wr(OP_READ, loc, 1024, rem.addr + 1024ull * i, rem.key, 1024ull * i)));
 	Cqe e;
 	for (int i = 0; i < 40; ++i) {
 		ASSERT_TRUE(p.a.poll(p.acq, &e)) << i;
@@ -88,17 +71,11 @@ TEST(ExecMisc, ReadAtomicLimitAndFence)
 	EXPECT_EQ(p.a.mem().bytes(loc.addr, 40 * 1024), p.b.mem().bytes(rem.addr, 40 * 1024));
 	// A fenced SEND after a READ waits for the READ's data.
 	auto dst = p.b.reg_mr(4096);
-	p.b.post_recv(p.bqp, {{dst.addr, 1024, dst.key}});
-	DpHca::Wr r;
-	r.opcode = OP_READ;
-	r.raddr = rem.addr;
-	r.rkey = rem.key;
-	r.sgl = {{loc.addr + 60000, 1024, loc.key}};
-	p.a.post_send(p.aqp, r, false);
-	DpHca::Wr s;
+	p.recv(dst, 1024);
+	p.a.post_send(p.aqp, DpHca::rdma_wr(OP_READ, loc, 1024, rem.addr, rem.key, 60000), false);
+	DpHca::Wr s = DpHca::send_wr(loc, 1024, 60000);
 	s.flags = F_SIGNALED | F_FENCE;
-	s.sgl = {{loc.addr + 60000, 1024, loc.key}};
-	p.a.post_send(p.aqp, s);
+	p.send(s);
 	ASSERT_TRUE(p.b.poll(p.bcq, &e));
 	EXPECT_EQ(e.opcode, kRespSend);
 	EXPECT_EQ(p.b.mem().bytes(dst.addr, 1024), p.b.mem().bytes(rem.addr, 1024)) << "sent what the READ fetched";
@@ -144,27 +121,13 @@ TEST(ExecMisc, CqOverrunPutsTheQpInError)
 	a.h.eq_doorbell(async, 0, true);
 	auto scq = a.create_cq(1), rcq = a.create_cq(4), bcq = b.create_cq(6);
 	auto aqp = a.create_qp(ST_RC, scq, rcq, 4, 6), bqp = b.create_qp(ST_RC, bcq, bcq, 4, 6);
-	DpHca::RcParams pa, pb;
-	pa.dlid = b.lid();
-	pa.dqpn = bqp.qpn;
-	pb.dlid = a.lid();
-	pb.dqpn = aqp.qpn;
-	pb.sq_psn = pa.rq_psn;
-	pb.rq_psn = pa.sq_psn;
-	a.to_rts_rc(aqp, pa);
-	b.to_rts_rc(bqp, pb);
+	connect_rc(a, aqp, b, bqp);
 	auto src = a.reg_mr(4096), dst = b.reg_mr(4096);
-	a.post_recv(aqp, {{src.addr + 2048, 64, src.key}});
+	a.post_recv(aqp, src, 64, 2048);
 
 	// Six signaled WRITEs into a CQ of two entries nobody consumes.
-	for (int i = 0; i < 6; ++i) {
-		DpHca::Wr w;
-		w.opcode = OP_WRITE;
-		w.raddr = dst.addr + 8 * i;
-		w.rkey = dst.key;
-		w.sgl = {{src.addr, 8, src.key}};
-		a.post_send(aqp, w);
-	}
+	for (int i = 0; i < 6; ++i)
+		a.post_send(aqp, DpHca::rdma_wr(OP_WRITE, src, 8, dst.addr + 8 * i, dst.key));
 	ASSERT_TRUE(a.h.wait_eqe(async, 0));
 	auto e0 = a.h.eqe(async, 0);
 	EXPECT_EQ(e0[1], 0x04) << "CQ error first";
@@ -191,23 +154,13 @@ TEST(ExecMisc, LoopbackOnOneHca)
 	DpHca a(f, 0);
 	auto cq = a.create_cq(5);
 	auto q1 = a.create_qp(ST_RC, cq, cq), q2 = a.create_qp(ST_RC, cq, cq);
-	DpHca::RcParams p1, p2;
-	p1.dlid = p2.dlid = a.lid();
-	p1.dqpn = q2.qpn;
-	p2.dqpn = q1.qpn;
-	p2.sq_psn = p1.rq_psn;
-	p2.rq_psn = p1.sq_psn;
-	a.to_rts_rc(q1, p1);
-	a.to_rts_rc(q2, p2);
+	connect_rc(a, q1, a, q2);
 	auto m = a.reg_mr(8192);
 	fill(a.mem(), m.addr, 100, 6);
-	a.post_recv(q2, {{m.addr + 4096, 100, m.key}});
-	DpHca::Wr w;
-	w.sgl = {{m.addr, 100, m.key}};
-	a.post_send(q1, w);
+	a.post_recv(q2, m, 100, 4096);
+	a.post_send(q1, DpHca::send_wr(m, 100));
 	Cqe e1, e2;
-	ASSERT_TRUE(a.poll(cq, &e1));
-	ASSERT_TRUE(a.poll(cq, &e2));
+	ASSERT_TRUE(poll_both(a, cq, &e1, a, cq, &e2));
 	EXPECT_EQ(a.mem().bytes(m.addr + 4096, 100), a.mem().bytes(m.addr, 100));
 }
 

@@ -29,18 +29,15 @@ TEST(ExecRcError, RnrNakThenReceivePosted)
 {
 	RcPair p; // rnr_retry 7: retry forever, min_rnr_timer 1 (10 us)
 	auto src = p.a.reg_mr(4096), dst = p.b.reg_mr(4096);
-	DpHca::Wr w;
-	w.sgl = {{src.addr, 32, src.key}};
-	p.a.post_send(p.aqp, w);
+	p.send(DpHca::send_wr(src, 32));
 	std::this_thread::sleep_for(20ms);
 	EXPECT_TRUE(p.a.empty(p.acq)) << "waiting: no receive WQE on the responder";
 	EXPECT_GT(counters(p.b, p.bqp).rnr_naks_sent, 0u);
-	p.b.post_recv(p.bqp, {{dst.addr, 64, dst.key}});
-	Cqe e;
-	ASSERT_TRUE(p.a.poll(p.acq, &e));
+	p.recv(dst, 64);
+	Cqe e, r;
+	ASSERT_TRUE(poll_both(p.a, p.acq, &e, p.b, p.bcq, &r));
 	EXPECT_EQ(e.opcode, kReq);
-	ASSERT_TRUE(p.b.poll(p.bcq, &e));
-	EXPECT_EQ(e.opcode, kRespSend);
+	EXPECT_EQ(r.opcode, kRespSend);
 	EXPECT_GT(counters(p.a, p.aqp).rnr_naks_rcvd, 0u);
 }
 
@@ -50,9 +47,7 @@ TEST(ExecRcError, RnrRetryExceeded)
 	pa.rnr_retry = 2;
 	RcPair p(pa);
 	auto src = p.a.reg_mr(4096);
-	DpHca::Wr w;
-	w.sgl = {{src.addr, 32, src.key}};
-	uint16_t idx = p.a.post_send(p.aqp, w);
+	uint16_t idx = p.send(DpHca::send_wr(src, 32));
 	Cqe e;
 	ASSERT_TRUE(p.a.poll(p.acq, &e));
 	EXPECT_EQ(e.opcode, kReqErr);
@@ -67,17 +62,13 @@ TEST(ExecRcError, DroppedPacketIsRetransmitted)
 	RcPair p; // ack_timeout 10: ~4 ms
 	auto src = p.a.reg_mr(16384), dst = p.b.reg_mr(16384);
 	fill(p.a.mem(), src.addr, 16384, 11);
-	p.b.post_recv(p.bqp, {{dst.addr, 16384, dst.key}});
+	p.recv(dst, 16384);
 	p.fabric->drop_next(1); // the first packet of the message
-	DpHca::Wr w;
-	w.sgl = {{src.addr, 16384, src.key}};
-	p.a.post_send(p.aqp, w);
-	Cqe e;
-	ASSERT_TRUE(p.b.poll(p.bcq, &e));
-	EXPECT_EQ(e.opcode, kRespSend);
-	EXPECT_EQ(e.byte_cnt, 16384u);
+	Cqe e, r;
+	ASSERT_TRUE(p.send_and_poll(src, 16384, &e, &r));
+	EXPECT_EQ(r.opcode, kRespSend);
+	EXPECT_EQ(r.byte_cnt, 16384u);
 	EXPECT_EQ(p.b.mem().bytes(dst.addr, 16384), p.a.mem().bytes(src.addr, 16384));
-	ASSERT_TRUE(p.a.poll(p.acq, &e));
 	EXPECT_EQ(e.opcode, kReq);
 	EXPECT_EQ(p.fabric->counters().dropped, 1u);
 	EXPECT_GE(counters(p.a, p.aqp).retransmits, 1u);
@@ -88,12 +79,10 @@ TEST(ExecRcError, LostAckMakesADuplicateThatIsAcknowledgedAgain)
 {
 	RcPair p;
 	auto src = p.a.reg_mr(4096), dst = p.b.reg_mr(4096);
-	p.b.post_recv(p.bqp, {{dst.addr, 64, dst.key}});
-	p.b.post_recv(p.bqp, {{dst.addr + 64, 64, dst.key}});
+	p.recv(dst, 64);
+	p.recv(dst, 64, 64);
 	p.fabric->drop_next(1, 1); // the SEND passes, its ACK is lost
-	DpHca::Wr w;
-	w.sgl = {{src.addr, 8, src.key}};
-	p.a.post_send(p.aqp, w);
+	p.send(DpHca::send_wr(src, 8));
 	Cqe e;
 	ASSERT_TRUE(p.a.poll(p.acq, &e));
 	EXPECT_EQ(e.opcode, kReq);
@@ -111,10 +100,9 @@ TEST(ExecRcError, TransportRetriesExhausted)
 	RcPair p(pa);
 	auto src = p.a.reg_mr(4096);
 	p.fabric->drop_next(1000);
-	DpHca::Wr w;
-	w.sgl = {{src.addr, 32, src.key}};
-	p.a.post_send(p.aqp, w);
-	p.a.post_send(p.aqp, w);
+	DpHca::Wr w = DpHca::send_wr(src, 32);
+	p.send(w);
+	p.send(w);
 	Cqe e;
 	ASSERT_TRUE(p.a.poll(p.acq, &e));
 	EXPECT_EQ(e.opcode, kReqErr);
@@ -132,7 +120,7 @@ TEST(ExecRcError, LocalProtectionError)
 	auto dst = p.b.reg_mr(4096);
 	DpHca::Wr w;
 	w.sgl = {{src.addr, 8, src.key ^ 0x1}}; // wrong variant
-	p.a.post_send(p.aqp, w);
+	p.send(w);
 	Cqe e;
 	ASSERT_TRUE(p.a.poll(p.acq, &e));
 	EXPECT_EQ(e.opcode, kReqErr);
@@ -141,8 +129,7 @@ TEST(ExecRcError, LocalProtectionError)
 	// In another PD / out of bounds: same error (on a fresh pair).
 	RcPair q;
 	auto mr = q.a.reg_mr(4096, A_ALL, q.a.alloc_pd());
-	w.sgl = {{mr.addr, 8, mr.key}};
-	q.a.post_send(q.aqp, w);
+	q.send(DpHca::send_wr(mr, 8));
 	ASSERT_TRUE(q.a.poll(q.acq, &e));
 	EXPECT_EQ(e.syndrome, kLocalProt) << "MR of another PD";
 	(void)other_pd;
@@ -153,12 +140,7 @@ TEST(ExecRcError, RemoteAccessErrors)
 {
 	RcPair p;
 	auto src = p.a.reg_mr(4096), ro = p.b.reg_mr(4096, A_LR | A_LW | A_RR);
-	DpHca::Wr w;
-	w.opcode = OP_WRITE;
-	w.raddr = ro.addr;
-	w.rkey = ro.key; // no remote write right
-	w.sgl = {{src.addr, 16, src.key}};
-	p.a.post_send(p.aqp, w);
+	p.send(DpHca::rdma_wr(OP_WRITE, src, 16, ro.addr, ro.key)); // no remote write right
 	Cqe e;
 	ASSERT_TRUE(p.a.poll(p.acq, &e));
 	EXPECT_EQ(e.opcode, kReqErr);
@@ -169,12 +151,7 @@ TEST(ExecRcError, RemoteAccessErrors)
 	for (int k = 0; k < 2; ++k) {
 		RcPair q;
 		auto s = q.a.reg_mr(4096), t = q.b.reg_mr(4096, A_LR | A_LW | A_RR | A_RW);
-		DpHca::Wr x;
-		x.opcode = k ? OP_CAS : OP_READ;
-		x.raddr = k ? t.addr : t.addr + 4000;
-		x.rkey = t.key;
-		x.sgl = {{s.addr, k ? 8u : 200u, s.key}};
-		q.a.post_send(q.aqp, x);
+		q.send(DpHca::rdma_wr(k ? OP_CAS : OP_READ, s, k ? 8u : 200u, k ? t.addr : t.addr + 4000, t.key));
 		ASSERT_TRUE(q.a.poll(q.acq, &e));
 		EXPECT_EQ(e.syndrome, kRemoteAccess) << (k ? "atomic right" : "READ beyond the MR");
 	}
@@ -184,11 +161,9 @@ TEST(ExecRcError, ReceiveBufferTooSmall)
 {
 	RcPair p;
 	auto src = p.a.reg_mr(4096), dst = p.b.reg_mr(4096);
-	p.b.post_recv(p.bqp, {{dst.addr, 16, dst.key}});
-	p.b.post_recv(p.bqp, {{dst.addr, 64, dst.key}});
-	DpHca::Wr w;
-	w.sgl = {{src.addr, 17, src.key}};
-	p.a.post_send(p.aqp, w);
+	p.recv(dst, 16);
+	p.recv(dst, 64);
+	p.send(DpHca::send_wr(src, 17));
 	Cqe e;
 	ASSERT_TRUE(p.b.poll(p.bcq, &e));
 	EXPECT_EQ(e.opcode, kRespErr);
@@ -207,14 +182,13 @@ TEST(ExecRcError, ErrorStateFlushesEverythingAndLaterPosts)
 	DpHca::RcParams pa;
 	RcPair p(pa);
 	auto src = p.a.reg_mr(4096), dst = p.a.reg_mr(4096);
-	p.a.post_recv(p.aqp, {{dst.addr, 64, dst.key}});
-	p.a.post_recv(p.aqp, {{dst.addr, 64, dst.key}});
+	p.a.post_recv(p.aqp, dst, 64);
+	p.a.post_recv(p.aqp, dst, 64);
 	// Sends posted but held: the QP goes to ERR before they run.
 	EXPECT_EQ(p.a.modify_status(0x507, p.aqp), 0);
-	DpHca::Wr w;
-	w.sgl = {{src.addr, 8, src.key}};
+	DpHca::Wr w = DpHca::send_wr(src, 8);
 	w.flags = 0; // unsignaled WQEs are flushed with a CQE as well
-	uint16_t s0 = p.a.post_send(p.aqp, w);
+	uint16_t s0 = p.send(w);
 	int sends = 0, recvs = 0;
 	Cqe e;
 	for (int i = 0; i < 3; ++i) {
@@ -231,7 +205,7 @@ TEST(ExecRcError, ErrorStateFlushesEverythingAndLaterPosts)
 	EXPECT_EQ(sends, 1);
 	EXPECT_EQ(recvs, 2);
 	// A receive posted in ERR is flushed too (no doorbell: found by polling).
-	p.a.post_recv(p.aqp, {{dst.addr, 64, dst.key}});
+	p.a.post_recv(p.aqp, dst, 64);
 	ASSERT_TRUE(p.a.poll(p.acq, &e));
 	EXPECT_EQ(e.opcode, kRespErr);
 	EXPECT_EQ(e.syndrome, kFlush);
@@ -249,18 +223,11 @@ TEST(ExecRcError, WqesPostedBeforeRtsRunAtRts)
 	auto aqp = a.create_qp(ST_RC, acq, acq), bqp = b.create_qp(ST_RC, bcq, bcq);
 	auto src = a.reg_mr(4096), dst = b.reg_mr(4096);
 	DpHca::RcParams pa, pb;
-	pa.dlid = b.lid();
-	pa.dqpn = bqp.qpn;
-	pb.dlid = a.lid();
-	pb.dqpn = aqp.qpn;
-	pb.sq_psn = pa.rq_psn;
-	pb.rq_psn = pa.sq_psn;
+	aim_rc(a, aqp, b, bqp, &pa, &pb);
 	b.to_rts_rc(bqp, pb);
-	b.post_recv(bqp, {{dst.addr, 64, dst.key}});
+	b.post_recv(bqp, dst, 64);
 	a.h.ok(a.modify_msg(0x502, aqp).set({qpc_dw(0xf), 23, 16}, 1), 16);
-	DpHca::Wr w;
-	w.sgl = {{src.addr, 8, src.key}};
-	a.post_send(aqp, w); // in INIT: accepted, not executed
+	a.post_send(aqp, DpHca::send_wr(src, 8)); // in INIT: accepted, not executed
 	Cqe e;
 	EXPECT_TRUE(a.empty(acq));
 	a.h.ok(a.modify_msg(0x503, aqp)
@@ -270,10 +237,10 @@ TEST(ExecRcError, WqesPostedBeforeRtsRunAtRts)
 		       .set({qpc_dw(0x25), 23, 0}, pa.rq_psn),
 	       16);
 	a.h.ok(a.modify_msg(0x504, aqp).set({qpc_dw(0x1e), 23, 0}, pa.sq_psn).set({qpc_dw(8), 31, 27}, 10), 16);
-	ASSERT_TRUE(a.poll(acq, &e));
+	Cqe r;
+	ASSERT_TRUE(poll_both(a, acq, &e, b, bcq, &r));
 	EXPECT_EQ(e.opcode, kReq);
-	ASSERT_TRUE(b.poll(bcq, &e));
-	EXPECT_EQ(e.opcode, kRespSend);
+	EXPECT_EQ(r.opcode, kRespSend);
 }
 
 } // namespace

@@ -23,29 +23,21 @@ TEST(ExecUc, SendAndWriteImmWithoutAcks)
 	RcPair p({}, {}, ST_UC);
 	auto src = p.a.reg_mr(16384), dst = p.b.reg_mr(16384);
 	fill(p.a.mem(), src.addr, 16384, 5);
-	p.b.post_recv(p.bqp, {{dst.addr, 16384, dst.key}});
+	p.recv(dst, 16384);
 	p.b.post_recv(p.bqp, {});
-	DpHca::Wr s;
-	s.sgl = {{src.addr, 10000, src.key}}; // 3 packets at MTU 4096
-	p.a.post_send(p.aqp, s);
-	DpHca::Wr w;
-	w.opcode = OP_WRITE_IMM;
+	p.send(DpHca::send_wr(src, 10000)); // 3 packets at MTU 4096
+	DpHca::Wr w = DpHca::rdma_wr(OP_WRITE_IMM, src, 4000, dst.addr + 12000, dst.key, 12000);
 	w.imm = 7;
-	w.raddr = dst.addr + 12000;
-	w.rkey = dst.key;
-	w.sgl = {{src.addr + 12000, 4000, src.key}};
-	p.a.post_send(p.aqp, w);
-	Cqe e;
-	ASSERT_TRUE(p.a.poll(p.acq, &e));
+	p.send(w);
+	Cqe e, r;
+	ASSERT_TRUE(poll_both(p.a, p.acq, &e, p.b, p.bcq, &r));
 	EXPECT_EQ(e.opcode, kReq);
-	ASSERT_TRUE(p.a.poll(p.acq, &e));
+	EXPECT_EQ(r.opcode, kRespSend);
+	EXPECT_EQ(r.byte_cnt, 10000u);
+	ASSERT_TRUE(poll_both(p.a, p.acq, &e, p.b, p.bcq, &r));
 	EXPECT_EQ(e.opcode, kReq);
-	ASSERT_TRUE(p.b.poll(p.bcq, &e));
-	EXPECT_EQ(e.opcode, kRespSend);
-	EXPECT_EQ(e.byte_cnt, 10000u);
-	ASSERT_TRUE(p.b.poll(p.bcq, &e));
-	EXPECT_EQ(e.opcode, kRespWrImm);
-	EXPECT_EQ(e.byte_cnt, 4000u);
+	EXPECT_EQ(r.opcode, kRespWrImm);
+	EXPECT_EQ(r.byte_cnt, 4000u);
 	EXPECT_EQ(p.b.mem().bytes(dst.addr, 10000), p.a.mem().bytes(src.addr, 10000));
 	EXPECT_EQ(p.b.mem().bytes(dst.addr + 12000, 4000), p.a.mem().bytes(src.addr + 12000, 4000));
 	ASSERT_TRUE(p.a.settle());
@@ -56,12 +48,7 @@ TEST(ExecUc, ReadAndAtomicsAreLocalErrors)
 {
 	RcPair p({}, {}, ST_UC);
 	auto loc = p.a.reg_mr(4096), rem = p.b.reg_mr(4096);
-	DpHca::Wr r;
-	r.opcode = OP_READ;
-	r.raddr = rem.addr;
-	r.rkey = rem.key;
-	r.sgl = {{loc.addr, 64, loc.key}};
-	p.a.post_send(p.aqp, r);
+	p.send(DpHca::rdma_wr(OP_READ, loc, 64, rem.addr, rem.key));
 	Cqe e;
 	ASSERT_TRUE(p.a.poll(p.acq, &e));
 	EXPECT_EQ(e.opcode, kReqErr);
@@ -75,12 +62,10 @@ TEST(ExecUc, LostPacketDropsTheMessageOnly)
 	RcPair p({}, {}, ST_UC);
 	auto src = p.a.reg_mr(16384), dst = p.b.reg_mr(16384);
 	fill(p.a.mem(), src.addr, 16384, 9);
-	p.b.post_recv(p.bqp, {{dst.addr, 16384, dst.key}});
+	p.recv(dst, 16384);
 	// The middle packet of the first 3-packet SEND is lost.
 	p.fabric->drop_next(1, 1);
-	DpHca::Wr s;
-	s.sgl = {{src.addr, 10000, src.key}};
-	p.a.post_send(p.aqp, s);
+	p.send(DpHca::send_wr(src, 10000));
 	Cqe e;
 	ASSERT_TRUE(p.a.poll(p.acq, &e));
 	EXPECT_EQ(e.opcode, kReq) << "UC requesters never learn of the loss";
@@ -88,8 +73,7 @@ TEST(ExecUc, LostPacketDropsTheMessageOnly)
 	EXPECT_FALSE(p.b.poll(p.bcq, &e, 50ms)) << "no completion for a partial message";
 	EXPECT_EQ(uc_dropped(p.b, p.bqp.qpn), 1u);
 	// The next message lands in the same receive WQE.
-	s.sgl = {{src.addr + 100, 5000, src.key}};
-	p.a.post_send(p.aqp, s);
+	p.send(DpHca::send_wr(src, 5000, 100));
 	ASSERT_TRUE(p.b.poll(p.bcq, &e));
 	EXPECT_EQ(e.opcode, kRespSend);
 	EXPECT_EQ(e.wqe_counter, 0);
@@ -102,17 +86,14 @@ TEST(ExecUc, NoReceiveWqeDropsTheMessage)
 	RcPair p({}, {}, ST_UC);
 	auto src = p.a.reg_mr(4096), dst = p.b.reg_mr(4096);
 	fill(p.a.mem(), src.addr, 4096, 1);
-	DpHca::Wr s;
-	s.sgl = {{src.addr, 100, src.key}};
-	p.a.post_send(p.aqp, s);
+	p.send(DpHca::send_wr(src, 100));
 	Cqe e;
 	ASSERT_TRUE(p.a.poll(p.acq, &e));
 	EXPECT_EQ(e.opcode, kReq);
 	ASSERT_TRUE(p.a.settle());
 	EXPECT_EQ(uc_dropped(p.b, p.bqp.qpn), 1u);
-	p.b.post_recv(p.bqp, {{dst.addr, 4096, dst.key}});
-	s.sgl = {{src.addr + 1, 50, src.key}};
-	p.a.post_send(p.aqp, s);
+	p.recv(dst, 4096);
+	p.send(DpHca::send_wr(src, 50, 1));
 	ASSERT_TRUE(p.b.poll(p.bcq, &e));
 	EXPECT_EQ(e.opcode, kRespSend);
 	EXPECT_EQ(e.byte_cnt, 50u);

@@ -20,6 +20,15 @@ struct UdPair {
 		a.to_rts_ud(aqp, 0x1111);
 		b.to_rts_ud(bqp, 0x2222);
 	}
+	// A SEND from a to b's QP with `qkey`: `len` bytes in `src`.
+	DpHca::Wr to_b(const DpHca::Mr &src, uint32_t len, uint32_t qkey = 0x2222)
+	{
+		DpHca::Wr w = DpHca::send_wr(src, len);
+		w.dlid = b.lid();
+		w.dqpn = bqp.qpn;
+		w.qkey = qkey;
+		return w;
+	}
 };
 
 TEST(ExecUd, SendWithAddressVector)
@@ -27,23 +36,18 @@ TEST(ExecUd, SendWithAddressVector)
 	UdPair p;
 	auto src = p.a.reg_mr(4096), dst = p.b.reg_mr(4096);
 	fill(p.a.mem(), src.addr, 300, 4);
-	p.b.post_recv(p.bqp, {{dst.addr, 40 + 300, dst.key}});
-	DpHca::Wr w;
+	p.b.post_recv(p.bqp, dst, 40 + 300);
+	DpHca::Wr w = p.to_b(src, 300);
 	w.opcode = OP_SEND_IMM;
 	w.imm = 77;
-	w.dlid = p.b.lid();
-	w.dqpn = p.bqp.qpn;
-	w.qkey = 0x2222;
-	w.sgl = {{src.addr, 300, src.key}};
 	p.a.post_send(p.aqp, w);
-	Cqe e;
-	ASSERT_TRUE(p.a.poll(p.acq, &e));
+	Cqe e, r;
+	ASSERT_TRUE(poll_both(p.a, p.acq, &e, p.b, p.bcq, &r));
 	EXPECT_EQ(e.opcode, kReq);
-	ASSERT_TRUE(p.b.poll(p.bcq, &e));
-	EXPECT_EQ(e.opcode, kRespSendImm);
-	EXPECT_EQ(e.byte_cnt, 340u) << "payload + 40-byte GRH room";
-	EXPECT_EQ(e.flags_rqpn & 0xffffff, p.aqp.qpn);
-	EXPECT_EQ(e.slid, p.a.lid());
+	EXPECT_EQ(r.opcode, kRespSendImm);
+	EXPECT_EQ(r.byte_cnt, 340u) << "payload + 40-byte GRH room";
+	EXPECT_EQ(r.flags_rqpn & 0xffffff, p.aqp.qpn);
+	EXPECT_EQ(r.slid, p.a.lid());
 	EXPECT_EQ(p.b.mem().bytes(dst.addr + 40, 300), p.a.mem().bytes(src.addr, 300));
 }
 
@@ -51,12 +55,8 @@ TEST(ExecUd, QkeyMismatchAndNoReceiveAreDropped)
 {
 	UdPair p;
 	auto src = p.a.reg_mr(4096), dst = p.b.reg_mr(4096);
-	p.b.post_recv(p.bqp, {{dst.addr, 100, dst.key}});
-	DpHca::Wr w;
-	w.dlid = p.b.lid();
-	w.dqpn = p.bqp.qpn;
-	w.qkey = 0x9999;
-	w.sgl = {{src.addr, 8, src.key}};
+	p.b.post_recv(p.bqp, dst, 100);
+	DpHca::Wr w = p.to_b(src, 8, 0x9999);
 	p.a.post_send(p.aqp, w);
 	Cqe e;
 	ASSERT_TRUE(p.a.poll(p.acq, &e));
@@ -78,12 +78,7 @@ TEST(ExecUd, MessageLargerThanTheMtuIsALocalLengthError)
 {
 	UdPair p;
 	auto src = p.a.reg_mr(8192);
-	DpHca::Wr w;
-	w.dlid = p.b.lid();
-	w.dqpn = p.bqp.qpn;
-	w.qkey = 0x2222;
-	w.sgl = {{src.addr, 4097, src.key}};
-	p.a.post_send(p.aqp, w);
+	p.a.post_send(p.aqp, p.to_b(src, 4097));
 	Cqe e;
 	ASSERT_TRUE(p.a.poll(p.acq, &e));
 	EXPECT_EQ(e.opcode, kReqErr);
@@ -102,12 +97,11 @@ TEST(ExecUd, GsiQpAnswersQpOne)
 	a.to_rts_ud(aqp, 0x80010000);
 	b.to_rts_ud(bqp, 0x80010000);
 	auto src = a.reg_mr(4096), dst = b.reg_mr(4096);
-	b.post_recv(bqp, {{dst.addr, 40 + 256, dst.key}});
-	DpHca::Wr w;
+	b.post_recv(bqp, dst, 40 + 256);
+	DpHca::Wr w = DpHca::send_wr(src, 256);
 	w.dlid = b.lid();
 	w.dqpn = 1;
 	w.qkey = 0x80010000;
-	w.sgl = {{src.addr, 256, src.key}};
 	a.post_send(aqp, w);
 	Cqe e;
 	ASSERT_TRUE(b.poll(bcq, &e));
@@ -126,21 +120,12 @@ TEST(ExecSrq, RmpReceivesWithUserIndex)
 	DpHca::Srq srq = b.create_rmp(3);
 	auto aqp = a.create_qp(ST_RC, acq, acq);
 	auto bqp = b.create_qp(ST_RC, bcq, bcq, 0, 4, &srq, 0x42);
-	DpHca::RcParams pa, pb;
-	pa.dlid = b.lid();
-	pa.dqpn = bqp.qpn;
-	pb.dlid = a.lid();
-	pb.dqpn = aqp.qpn;
-	pb.sq_psn = pa.rq_psn;
-	pb.rq_psn = pa.sq_psn;
-	a.to_rts_rc(aqp, pa);
-	b.to_rts_rc(bqp, pb);
+	connect_rc(a, aqp, b, bqp);
 	auto src = a.reg_mr(4096), dst = b.reg_mr(4096);
 	fill(a.mem(), src.addr, 64, 8);
 	for (int i = 0; i < 3; ++i)
 		b.post_srq_recv(srq, {dst.addr + 512ull * i, 512, dst.key});
-	DpHca::Wr w;
-	w.sgl = {{src.addr, 64, src.key}};
+	DpHca::Wr w = DpHca::send_wr(src, 64);
 	for (int i = 0; i < 3; ++i)
 		a.post_send(aqp, w);
 	Cqe e;
