@@ -95,7 +95,7 @@ static void health_schedule(struct mlx5c_dev *mdev)
 /* Note when the heartbeat counter moved (the poller and timed-out commands). */
 static void heartbeat_seen(struct mlx5c_health *h, u32 counter)
 {
-	if (counter != READ_ONCE(h->hb_counter) || !READ_ONCE(h->hb_seen)) {
+	if (counter != READ_ONCE(h->hb_counter)) {
 		WRITE_ONCE(h->hb_counter, counter);
 		WRITE_ONCE(h->hb_seen, jiffies ?: 1);
 	}
