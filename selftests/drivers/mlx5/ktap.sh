@@ -24,6 +24,12 @@ ktap_dmesg_mark() { dmesg | wc -l; }
 # ktap_now: seconds since boot, with hundredths.
 ktap_now() { cut -d' ' -f1 /proc/uptime; }
 
+# ktap_time T0: a diagnostic line with the seconds since ktap_now said T0.
+ktap_time()
+{
+	awk -v a="$1" -v b="$(ktap_now)" 'BEGIN { printf "# time: %.1f s\n", b - a }'
+}
+
 # ktap_case NAME CMD...: run CMD; report ok / not ok / skip (CMD exits 4).
 ktap_case()
 {
@@ -35,7 +41,7 @@ ktap_case()
 	# shell (its variables stay visible to later cases).
 	"$@" >/tmp/ktap_case.$$ 2>&1
 	_ktap_rc=$?
-	_ktap_t1=$(ktap_now)
+	_ktap_time=$(ktap_time "$_ktap_t0")
 	sed 's/^/# /' /tmp/ktap_case.$$
 	rm -f /tmp/ktap_case.$$
 	_ktap_splat=$(dmesg | tail -n +$((_ktap_mark + 1)) | grep -E "$KTAP_SPLAT" | head -n 3)
@@ -43,7 +49,7 @@ ktap_case()
 		printf '%s\n' "$_ktap_splat" | sed 's/^/# dmesg: /'
 		_ktap_rc=$KSFT_FAIL
 	fi
-	awk -v a="$_ktap_t0" -v b="$_ktap_t1" 'BEGIN { printf "# time: %.1f s\n", b - a }'
+	echo "$_ktap_time"
 	case $_ktap_rc in
 	0) echo "ok $ktap_n $_ktap_name"; ktap_pass=$((ktap_pass + 1)) ;;
 	"$KSFT_SKIP") echo "ok $ktap_n $_ktap_name # SKIP"; ktap_skip=$((ktap_skip + 1)) ;;
