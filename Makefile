@@ -76,9 +76,9 @@ emu-test: emu
 # would compile them under TCG).
 SELFTESTS_DIR := $(TOP)/selftests/drivers/mlx5
 selftests: toolbox
-	$(TOP)/scripts/in-toolbox gcc -O2 -Wall -Wextra -ffreestanding -fno-stack-protector \
-		-fno-pie -no-pie -nostdlib -static \
-		-o $(SELFTESTS_DIR)/ib_udata_test $(SELFTESTS_DIR)/ib_udata_test.c
+	$(TOP)/scripts/in-toolbox gcc -O2 -Wall -Wextra \
+		-o $(SELFTESTS_DIR)/ib_udata_test $(SELFTESTS_DIR)/ib_udata_test.c \
+		$(SELFTESTS_DIR)/ib_udata_lib.c $(wildcard $(SELFTESTS_DIR)/ib_udata_cases_*.c)
 	$(TOP)/scripts/in-toolbox gcc -O2 -Wall -Wextra \
 		-o $(SELFTESTS_DIR)/ib_verbs_test $(SELFTESTS_DIR)/ib_verbs_test.c \
 		$(SELFTESTS_DIR)/ib_verbs_lib.c $(wildcard $(SELFTESTS_DIR)/ib_verbs_cases_*.c) -libverbs

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Malformed driver data through raw uverbs write() and mmap() on our mlx5_ib
+# Malformed driver data through raw uverbs write(), ioctl() and mmap() on our mlx5_ib
 # (ib_udata_test.c): every invalid request is rejected with a clear errno by
 # the driver itself (the firmware never sees it), valid ones still work,
 # closing the file frees every object, and the kernel log stays clean.
@@ -10,21 +10,20 @@ top=${MLX5_SRC:-$(cd "$dir/../../.." && pwd)}
 core_ko=${MLX5_CORE_KO:-$top/core/mlx5_core.ko}
 ib_ko=${MLX5_IB_KO:-$top/ib/mlx5_ib.ko}
 out=${MLX5_OUT:-/tmp}
-src=$dir/ib_udata_test.c
+srcs="$dir/ib_udata_test.c $dir/ib_udata_lib.c $(ls "$dir"/ib_udata_cases_*.c)"
 bin=$dir/ib_udata_test
-
-# Freestanding: the guest has gcc but no C library headers.
-CFLAGS_UDATA="-O2 -Wall -Wextra -ffreestanding -fno-stack-protector -fno-pie -no-pie -nostdlib -static"
 
 t_build()
 {
-	if [ -x "$bin" ] && [ ! "$src" -nt "$bin" ]; then
+	fresh=1
+	for f in $srcs "$dir/ib_udata.h"; do [ "$f" -nt "$bin" ] && fresh=0; done
+	if [ -x "$bin" ] && [ "$fresh" = 1 ]; then
 		echo "using $bin"
 		return 0
 	fi
 	command -v cc >/dev/null || { echo "no compiler and no prebuilt $bin"; return $KSFT_SKIP; }
 	bin=$out/ib_udata_test
-	cc $CFLAGS_UDATA -o "$bin" "$src"
+	cc -O2 -Wall -Wextra -o "$bin" $srcs
 }
 
 t_load()
