@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Host-side tests of scripts/vm (KTAP): the runner fails with a clear message
-# when the emulator dies under a running guest, and leaves no QEMU or
-# emulator process behind; a guest command's exit status is returned.
+# Host-side tests of scripts/vm (KTAP): a guest command's exit status is
+# returned; when the emulator dies under a running guest the runner fails
+# naming the emulator as the process that died first, with its signal
+# (whatever QEMU did after: it may abort on the closed socket), and leaves
+# no QEMU or emulator process behind; when QEMU dies first the runner names
+# QEMU, and leaves nothing behind either.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$(mktemp -d)}
@@ -19,7 +22,7 @@ wait_file_grep() { # SECONDS FILE PATTERN PID: poll while PID lives
 }
 
 echo "TAP version 13"
-echo "1..3"
+echo "1..5"
 
 # 1. The guest command's exit status comes back.
 "$here/vm" --hca 1 --quiet --timeout 300 --out "$out/status" -- 'exit 3' 2>"$out/status.err"
@@ -27,29 +30,46 @@ rc=$?
 [ "$rc" -eq 3 ] || { echo "# expected exit status 3, got $rc"; sed 's/^/# /' "$out/status.err"; }
 report $([ "$rc" -eq 3 ]; echo $?) "guest exit status is returned"
 
-# 2./3. Kill the emulator while the guest runs.
-"$here/vm" --hca 1 --quiet --timeout 300 --out "$out/kill" -- \
-	'echo guest-ready; lspci -d 15b3: ; while :; do cat /sys/bus/pci/devices/*/vendor >/dev/null; sleep 0.2; done' \
-	2>"$out/kill.err" &
-vm_pid=$!
-if wait_file_grep 240 "$out/kill/console.log" guest-ready "$vm_pid"; then
-	emu=$(cat "$out/kill/emu.pid"); qemu=$(cat "$out/kill/qemu.pid")
-	kill -9 "$emu"
-	wait "$vm_pid"; rc=$?
-	sed 's/^/# /' "$out/kill.err"
-	report $([ "$rc" -ne 0 ] && grep -q 'emulator (pid [0-9]*) died' "$out/kill.err"; echo $?) \
-		"runner fails with a clear message when the emulator dies"
-	left=0
-	for p in "$emu" "$qemu"; do kill -0 "$p" 2>/dev/null && { echo "# pid $p still running"; left=1; }; done
+# no_leftovers DIR PID...: none of PIDs runs, no process names DIR.
+no_leftovers() {
+	local dir=$1 p left=0
+	shift
+	for p in "$@"; do kill -0 "$p" 2>/dev/null && { echo "# pid $p still running"; left=1; }; done
 	# Also by command line: QEMU's names the run's directory.
-	for p in $(pgrep -f -- "$out/kill"); do
+	for p in $(pgrep -f -- "$dir"); do
 		echo "# left behind: $(tr '\0' ' ' </proc/$p/cmdline | cut -c1-200)"; left=1
 	done
-	report $left "no QEMU or emulator process left behind"
-else
-	kill "$vm_pid" 2>/dev/null; wait "$vm_pid"
-	echo "# guest never became ready"; sed 's/^/# /' "$out/kill.err"
-	report 1 "runner fails with a clear message when the emulator dies"
-	report 1 "no QEMU or emulator process left behind"
-fi
+	return $left
+}
+
+# kill_one NAME WHICH PATTERN: boot a guest, kill -9 WHICH (emu or qemu)
+# once it runs; the runner must fail with a message matching PATTERN.
+kill_one() {
+	local name=$1 which=$2 pattern=$3 vm_pid rc emu qemu who=QEMU
+	[ "$which" = emu ] && who="the emulator"
+	"$here/vm" --hca 1 --quiet --timeout 300 --out "$out/$name" -- \
+		'echo guest-ready; lspci -d 15b3: ; while :; do cat /sys/bus/pci/devices/*/vendor >/dev/null; sleep 0.2; done' \
+		2>"$out/$name.err" &
+	vm_pid=$!
+	if wait_file_grep 240 "$out/$name/console.log" guest-ready "$vm_pid"; then
+		emu=$(cat "$out/$name/emu.pid"); qemu=$(cat "$out/$name/qemu.pid")
+		if [ "$which" = emu ]; then kill -9 "$emu"; else kill -9 "$qemu"; fi
+		wait "$vm_pid"; rc=$?
+		sed 's/^/# /' "$out/$name.err"
+		report $([ "$rc" -ne 0 ] && grep -q -E "$pattern" "$out/$name.err"; echo $?) \
+			"runner fails naming $who as the process that died first"
+		no_leftovers "$out/$name" "$emu" "$qemu"
+		report $? "no QEMU or emulator process left behind ($who died)"
+	else
+		kill "$vm_pid" 2>/dev/null; wait "$vm_pid"
+		echo "# guest never became ready"; sed 's/^/# /' "$out/$name.err"
+		report 1 "runner fails naming $who as the process that died first"
+		report 1 "no QEMU or emulator process left behind ($who died)"
+	fi
+}
+
+# 2./3. Kill the emulator while the guest runs.
+kill_one kill-emu emu 'FAIL: the emulator \(pid [0-9]+\) died first: it was killed by signal KILL'
+# 4./5. Kill QEMU while the guest runs: the emulator was fine.
+kill_one kill-qemu qemu 'FAIL: QEMU \(pid [0-9]+\) died first: it was killed by signal KILL; the emulator was still running'
 [ "$fails" -eq 0 ]

@@ -1,20 +1,39 @@
 # SPDX-License-Identifier: GPL-2.0
 # KTAP output helpers for the mlx5 selftests, and a dmesg watch: a test case
-# whose run adds a WARN, BUG, Oops, lockdep report or call trace to the kernel
-# log fails even when its own checks passed.
+# whose run adds a kernel splat (splat.re beside this file: WARN, BUG, Oops,
+# KFENCE and SLUB reports, lockdep, UBSAN, call traces...) to the kernel log
+# fails even when its own checks passed.
 #
 # Usage: . ktap.sh; ktap_begin N; ktap_case NAME CMD...; ...; ktap_end
+# A program that cannot run at all: ktap_skip_all REASON (plan 1..0).
+# ktap_end fails a program that ran fewer or more cases than it planned.
 
 KSFT_PASS=0
 KSFT_FAIL=1
 KSFT_SKIP=4
-ktap_n=0 ktap_pass=0 ktap_fail=0 ktap_skip=0
-KTAP_SPLAT='BUG:|WARNING:|Oops|Call Trace|lockdep|possible circular locking|general protection fault|UBSAN:|KASAN:|Kernel panic'
+ktap_n=0 ktap_pass=0 ktap_fail=0 ktap_skip=0 ktap_plan=0
+
+# ktap_splat_re FILE: the patterns of FILE (one per line, # comments) as one
+# extended regular expression. scripts/vm reads the same file on the host.
+ktap_splat_re()
+{
+	awk '!/^#/ && NF { r = r (r == "" ? "" : "|") $0 } END { print r }' "$1" 2>/dev/null
+}
+KTAP_SPLAT=$(ktap_splat_re "${dir:-$(dirname "$0")}/splat.re")
 
 ktap_begin()
 {
+	ktap_plan=$1
 	echo "TAP version 13"
 	echo "1..$1"
+}
+
+# ktap_skip_all REASON: the whole program skips (plan 1..0, exit 4).
+ktap_skip_all()
+{
+	echo "TAP version 13"
+	echo "1..0 # SKIP $*"
+	exit $KSFT_SKIP
 }
 
 ktap_diag() { echo "# $*"; }
@@ -42,23 +61,36 @@ ktap_case()
 	"$@" >/tmp/ktap_case.$$ 2>&1
 	_ktap_rc=$?
 	_ktap_time=$(ktap_time "$_ktap_t0")
+	_ktap_out=$(cat /tmp/ktap_case.$$)
 	sed 's/^/# /' /tmp/ktap_case.$$
 	rm -f /tmp/ktap_case.$$
+	if [ -z "$KTAP_SPLAT" ]; then
+		echo "# no splat.re beside ktap.sh: the kernel log cannot be checked"
+		_ktap_rc=$KSFT_FAIL
+	fi
 	_ktap_splat=$(dmesg | tail -n +$((_ktap_mark + 1)) | grep -E "$KTAP_SPLAT" | head -n 3)
-	if [ -n "$_ktap_splat" ] && [ "$_ktap_rc" -ne "$KSFT_SKIP" ]; then
+	if [ -n "$_ktap_splat" ]; then
 		printf '%s\n' "$_ktap_splat" | sed 's/^/# dmesg: /'
 		_ktap_rc=$KSFT_FAIL
 	fi
 	echo "$_ktap_time"
 	case $_ktap_rc in
 	0) echo "ok $ktap_n $_ktap_name"; ktap_pass=$((ktap_pass + 1)) ;;
-	"$KSFT_SKIP") echo "ok $ktap_n $_ktap_name # SKIP"; ktap_skip=$((ktap_skip + 1)) ;;
+	"$KSFT_SKIP")
+		# The reason: the case's last line of output.
+		echo "ok $ktap_n $_ktap_name # SKIP $(printf '%s' "$_ktap_out" | tail -n 1)"
+		ktap_skip=$((ktap_skip + 1)) ;;
 	*) echo "not ok $ktap_n $_ktap_name"; ktap_fail=$((ktap_fail + 1)) ;;
 	esac
 }
 
 ktap_end()
 {
+	if [ "$ktap_n" -ne "$ktap_plan" ]; then
+		echo "# planned $ktap_plan cases, ran $ktap_n"
+		[ "$ktap_n" -gt "$ktap_plan" ] || ktap_fail=$((ktap_fail + ktap_plan - ktap_n))
+		[ "$ktap_n" -lt "$ktap_plan" ] || ktap_fail=$((ktap_fail + 1))
+	fi
 	echo "# Totals: pass:$ktap_pass fail:$ktap_fail xfail:0 xpass:0 skip:$ktap_skip error:0"
 	[ "$ktap_fail" -eq 0 ] || exit $KSFT_FAIL
 	[ "$ktap_pass" -gt 0 ] || exit $KSFT_SKIP
