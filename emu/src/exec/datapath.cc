@@ -78,20 +78,31 @@ DataPath::~DataPath()
 // ---------------------------------------------------------------------------
 // Doorbells (BAR path)
 
-void DataPath::sq_doorbell(uint32_t uar, uint32_t dw0, uint32_t dw1)
+bool DataPath::sq_doorbell(uint32_t uar, uint32_t dw0, uint32_t dw1)
 {
-	++c_.sq_doorbells;
+	using K = DoorbellOwners::Kind;
 	uint32_t qpn = dw1 >> 8;
-	uint16_t end = static_cast<uint16_t>(((dw0 >> 8) & 0xffff) + ((dw1 & 0x3f) + 3) / 4);
-	fabric_.engine().post([this, uar, qpn, end] {
+	DoorbellOwners::Ring r = owners_.ring(K::Sq, qpn, uar, dw0, dw1);
+	if (r == DoorbellOwners::Ring::Dropped) {
+		++c_.sq_doorbells_dropped;
+		return false;
+	}
+	++c_.sq_doorbells;
+	if (r == DoorbellOwners::Ring::Merged) {
+		++c_.doorbells_merged;
+		return true;
+	}
+	fabric_.engine().post([this, qpn] {
+		uint32_t d0, d1;
+		if (!owners_.take(K::Sq, qpn, &d0, &d1))
+			return;
 		Qp *qp = res_.qp(qpn);
 		if (!qp || qp->cfg.no_sq) {
 			++c_.bad_doorbells;
 			return;
 		}
 		++qp->ctr.doorbells;
-		if (uar != qp->cfg.uar_page)
-			++qp->ctr.uar_mismatch; // counted, still honoured
+		uint16_t end = static_cast<uint16_t>(((d0 >> 8) & 0xffff) + ((d1 & 0x3f) + 3) / 4);
 		// Only move the producer forward, within one queue length.
 		uint16_t ahead = static_cast<uint16_t>(end - qp->req.sq_ci);
 		uint16_t cur = static_cast<uint16_t>(qp->req.sq_pi - qp->req.sq_ci);
@@ -99,24 +110,38 @@ void DataPath::sq_doorbell(uint32_t uar, uint32_t dw0, uint32_t dw1)
 			qp->req.sq_pi = end;
 		run_sq(*qp);
 	});
+	return true;
 }
 
-void DataPath::cq_doorbell(uint32_t uar, uint32_t dw0, uint32_t dw1)
+bool DataPath::cq_doorbell(uint32_t uar, uint32_t dw0, uint32_t dw1)
 {
-	++c_.cq_doorbells;
+	using K = DoorbellOwners::Kind;
 	uint32_t cqn = dw1 & 0xffffff;
-	fabric_.engine().post([this, uar, cqn, dw0] {
+	DoorbellOwners::Ring r = owners_.ring(K::Cq, cqn, uar, dw0, dw1);
+	if (r == DoorbellOwners::Ring::Dropped) {
+		++c_.cq_doorbells_dropped;
+		return false;
+	}
+	++c_.cq_doorbells;
+	if (r == DoorbellOwners::Ring::Merged) {
+		++c_.doorbells_merged;
+		return true;
+	}
+	fabric_.engine().post([this, cqn] {
+		uint32_t d0, d1;
+		if (!owners_.take(K::Cq, cqn, &d0, &d1))
+			return;
 		Cq *cq = res_.cq(cqn);
 		if (!cq) {
 			++c_.bad_doorbells;
 			return;
 		}
-		(void)uar;
-		if (cq->arm(dw0)) {
+		if (cq->arm(d0)) {
 			++c_.comp_events;
 			events_.completion_event(cq->config().c_eqn, cqn);
 		}
 	});
+	return true;
 }
 
 void DataPath::run_sq(Qp &qp)
@@ -285,6 +310,7 @@ void DataPath::clear()
 	for (auto &[n, qp] : res_.qps)
 		qp_destroying(*qp);
 	res_.clear();
+	owners_.clear();
 }
 
 // ---------------------------------------------------------------------------
@@ -316,6 +342,9 @@ std::vector<std::string> DataPath::stats_lines()
 	std::vector<std::string> v;
 	v.push_back(fmt("sq_doorbells %llu", u(c_.sq_doorbells.load())));
 	v.push_back(fmt("cq_doorbells %llu", u(c_.cq_doorbells.load())));
+	v.push_back(fmt("sq_doorbells_dropped %llu", u(c_.sq_doorbells_dropped.load())));
+	v.push_back(fmt("cq_doorbells_dropped %llu", u(c_.cq_doorbells_dropped.load())));
+	v.push_back(fmt("doorbells_merged %llu", u(c_.doorbells_merged.load())));
 	v.push_back(fmt("bad_doorbells %llu", u(c_.bad_doorbells)));
 	v.push_back(fmt("cqes %llu", u(c_.cqes)));
 	v.push_back(fmt("cqe_drops %llu", u(c_.cqe_drops)));

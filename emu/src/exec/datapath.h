@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "fabric/fabric.h"
+#include "queues/doorbell_owners.h"
 #include "queues/resources.h"
 
 namespace mlx5emu {
@@ -68,9 +69,13 @@ public:
 	// --- BAR path (any thread, never blocks on the state lock) -----------
 	// 8 bytes written at a send doorbell / BlueFlame register offset 0:
 	// dword0 = opmod/index/opcode, dword1 = qpn/ds (host-order values).
-	void sq_doorbell(uint32_t uar, uint32_t dw0, uint32_t dw1);
-	// The CQ arm doorbell at UAR + 0x20.
-	void cq_doorbell(uint32_t uar, uint32_t dw0, uint32_t dw1);
+	// False (dropped) unless UAR page `uar` is the one in the QP's context.
+	bool sq_doorbell(uint32_t uar, uint32_t dw0, uint32_t dw1);
+	// The CQ arm doorbell at UAR + 0x20; false (dropped) unless `uar` is
+	// the CQ's UAR page.
+	bool cq_doorbell(uint32_t uar, uint32_t dw0, uint32_t dw1);
+	// Who may ring what: commands add and remove CQs and QPs here.
+	DoorbellOwners &owners() { return owners_; }
 
 	// --- commands (take the state lock through lock()) -------------------
 	std::unique_lock<std::mutex> lock() { return std::unique_lock<std::mutex>(fabric_.engine().state_mutex()); }
@@ -97,6 +102,10 @@ public:
 
 	struct Counters {
 		std::atomic<uint64_t> sq_doorbells{0}, cq_doorbells{0};
+		// Dropped: not through the object's UAR page, or no such object.
+		std::atomic<uint64_t> sq_doorbells_dropped{0}, cq_doorbells_dropped{0};
+		// Folded into a doorbell of the same object still queued.
+		std::atomic<uint64_t> doorbells_merged{0};
 		uint64_t bad_doorbells = 0, no_qp_packets = 0, dropped_packets = 0;
 		uint64_t cqes = 0, cqe_drops = 0, comp_events = 0, async_events = 0, cq_overruns = 0;
 	};
@@ -208,6 +217,7 @@ private:
 	Fabric &fabric_;
 	EventSink &events_;
 	Resources res_;
+	DoorbellOwners owners_;
 	bool atomic_le_ = true;
 	std::set<uint64_t> timers_;
 	Counters c_;

@@ -65,6 +65,7 @@ void create_cq(CmdCtx &c)
 	uint32_t cqn;
 	if (!r.cqns.alloc(&cqn))
 		return c.fail(status::NO_RESOURCES, kFull);
+	fw.dp().owners().add(DoorbellOwners::Kind::Cq, cqn, cfg.uar_page);
 	r.cqs.emplace(cqn, std::make_unique<Cq>(cqn, cfg));
 	c.put(cq_cmd::cqn, cqn);
 }
@@ -76,6 +77,7 @@ void destroy_cq(CmdCtx &c)
 	uint32_t cqn = c.get(cq_cmd::cqn);
 	if (!r.cqs.erase(cqn))
 		return c.fail(status::BAD_PARAM, kNoCq);
+	c.fw.dp().owners().remove(DoorbellOwners::Kind::Cq, cqn);
 	r.cqns.release(cqn);
 }
 

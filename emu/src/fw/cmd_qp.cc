@@ -92,6 +92,8 @@ void create_qp(CmdCtx &c)
 		r.qp0 = qpn;
 	if (qp->cfg.st == qp_st::QP1)
 		r.qp1 = qpn;
+	if (!qp->cfg.no_sq)
+		fw.dp().owners().add(DoorbellOwners::Kind::Sq, qpn, qp->cfg.uar_page);
 	r.qps.emplace(qpn, std::move(qp));
 	c.put(create_qp_out::qpn, qpn);
 }
@@ -109,6 +111,7 @@ void destroy_qp(CmdCtx &c)
 		r.qp0 = 0;
 	if (r.qp1 == qpn)
 		r.qp1 = 0;
+	c.fw.dp().owners().remove(DoorbellOwners::Kind::Sq, qpn);
 	r.qps.erase(qpn);
 	r.qpns.release(qpn);
 }

@@ -184,25 +184,30 @@ EqTable::Post EqTable::post(uint8_t eqn, const uint8_t *eqe64)
 	return Post::Written;
 }
 
-void EqTable::doorbell(uint32_t uar_index, uint32_t value, bool arm)
+bool EqTable::doorbell(uint32_t uar_index, uint32_t value, bool arm)
 {
 	uint8_t eqn = static_cast<uint8_t>(value >> 24);
 	uint32_t ci = value & kCiMask;
 	int vector = -1;
 	{
 		std::lock_guard<std::mutex> lk(mu_);
+		auto it = eqs_.find(eqn);
+		if (it == eqs_.end()) {
+			++c_.bad_doorbells;
+			return false;
+		}
+		Eq &eq = it->second;
+		// Only the UAR page in the EQ's context moves its consumer index
+		// or arms it: anyone else's write would fake the CI, overrun the
+		// EQ and silence its events.
+		if (eq.ctx.uar_page != uar_index) {
+			++c_.uar_mismatch;
+			return false;
+		}
 		if (arm)
 			++c_.arm_doorbells;
 		else
 			++c_.ci_doorbells;
-		auto it = eqs_.find(eqn);
-		if (it == eqs_.end()) {
-			++c_.bad_doorbells;
-			return;
-		}
-		Eq &eq = it->second;
-		if (eq.ctx.uar_page != uar_index)
-			++c_.uar_mismatch;
 		eq.consumer = ci;
 		if (arm) {
 			if (((eq.producer - ci) & kCiMask) != 0) {
@@ -219,6 +224,7 @@ void EqTable::doorbell(uint32_t uar_index, uint32_t value, bool arm)
 	}
 	if (vector >= 0)
 		irq_.raise(static_cast<uint32_t>(vector));
+	return true;
 }
 
 EqTable::Counters EqTable::counters() const

@@ -70,13 +70,17 @@ public:
 	// Write one EQE (the owner bit is filled in) and interrupt if armed.
 	Post post(uint8_t eqn, const uint8_t *eqe64);
 
-	// UAR doorbell at +0x40 (arm) or +0x48 (update CI only).
-	void doorbell(uint32_t uar_index, uint32_t value, bool arm);
+	// UAR doorbell at +0x40 (arm) or +0x48 (update CI only). False
+	// (dropped, counted) for an EQ that does not exist or whose context
+	// names another UAR page.
+	bool doorbell(uint32_t uar_index, uint32_t value, bool arm);
 
 	struct Counters {
 		uint64_t eqes = 0, irqs = 0, overruns = 0, dropped_overrun = 0;
-		uint64_t arm_doorbells = 0, ci_doorbells = 0, bad_doorbells = 0;
-		uint64_t uar_mismatch = 0, dma_errors = 0;
+		uint64_t arm_doorbells = 0, ci_doorbells = 0; // honoured
+		uint64_t bad_doorbells = 0; // no such EQ
+		uint64_t uar_mismatch = 0;  // not through the EQ's UAR page
+		uint64_t dma_errors = 0;
 	};
 	Counters counters() const;
 

@@ -115,63 +115,6 @@ void Firmware::bar_write(uint64_t offset, unsigned size, uint64_t value)
 	uar_write(index, static_cast<uint32_t>(offset & 0xfff), size, value);
 }
 
-void Firmware::uar_write(uint32_t index, uint32_t off, unsigned size, uint64_t value)
-{
-	namespace up = prm::uar_page;
-	if ((off == up::kEqArm || off == up::kEqUpdateCi) && size == 4) {
-		eqs.doorbell(index, be32toh(static_cast<uint32_t>(value)), off == up::kEqArm);
-		return;
-	}
-	if (off == up::kCqDoorbell || off == up::kCqDoorbell + 4) {
-		// dword0 = sn/cmd/ci, dword1 = cqn.
-		++bar.cq_doorbells;
-		bar.last_cq_doorbell = value;
-		doorbell_piece(index, off - up::kCqDoorbell, size, value, true);
-		return;
-	}
-	if (off >= up::kBlueFlame) {
-		// Send doorbells and BlueFlame: the first 8 bytes of each half of
-		// a register are the control segment's first 8 bytes; the rest of
-		// a BlueFlame copy repeats the WQE that is also in memory.
-		++bar.bf_writes;
-		uint32_t rel = (off - up::kBlueFlame) % prm::bf::kHalf;
-		if (rel == 0 || rel == 4)
-			doorbell_piece(index, rel, size, value, false);
-		return;
-	}
-	++bar.other_uar_writes;
-}
-
-void Firmware::doorbell_piece(uint32_t index, uint32_t rel, unsigned size, uint64_t value, bool cq)
-{
-	// `value` holds the bytes in address order (little-endian host).
-	uint32_t dw0, dw1;
-	if (rel == 0 && size == 8) {
-		dw0 = be32toh(static_cast<uint32_t>(value));
-		dw1 = be32toh(static_cast<uint32_t>(value >> 32));
-	} else if (size == 4) {
-		uint64_t key = static_cast<uint64_t>(index) << 1 | cq;
-		std::lock_guard<std::mutex> lk(split_mu_);
-		if (rel == 0) {
-			split_dw0_[key] = be32toh(static_cast<uint32_t>(value));
-			return;
-		}
-		auto it = split_dw0_.find(key);
-		if (it == split_dw0_.end())
-			return;
-		dw0 = it->second;
-		dw1 = be32toh(static_cast<uint32_t>(value));
-		split_dw0_.erase(it);
-	} else {
-		++bar.other_uar_writes;
-		return;
-	}
-	if (cq)
-		dp_->cq_doorbell(index, dw0, dw1);
-	else
-		dp_->sq_doorbell(index, dw0, dw1);
-}
-
 void Firmware::configure_datapath()
 {
 	// Atomic mode 1 ("host endianness") on a little-endian host: 8-byte
@@ -354,6 +297,7 @@ std::vector<std::string> Firmware::stats_lines() const
 	v.push_back(fmt("eq_arm_doorbells %llu", u(qc.arm_doorbells)));
 	v.push_back(fmt("eq_ci_doorbells %llu", u(qc.ci_doorbells)));
 	v.push_back(fmt("eq_bad_doorbells %llu", u(qc.bad_doorbells)));
+	v.push_back(fmt("eq_uar_mismatch %llu", u(qc.uar_mismatch)));
 	v.push_back(fmt("eqes %llu", u(qc.eqes)));
 	v.push_back(fmt("irqs %llu", u(qc.irqs)));
 	v.push_back(fmt("eq_overruns %llu", u(qc.overruns)));
@@ -361,6 +305,11 @@ std::vector<std::string> Firmware::stats_lines() const
 	v.push_back(fmt("cq_doorbells %llu", u(bar.cq_doorbells.load())));
 	v.push_back(fmt("bf_writes %llu", u(bar.bf_writes.load())));
 	v.push_back(fmt("other_uar_writes %llu", u(bar.other_uar_writes.load())));
+	// Doorbells a ConnectX drops: not through the object's own UAR page
+	// (or for no object at all).
+	v.push_back(fmt("doorbells_dropped_eq %llu", u(bar.doorbells_dropped_eq.load())));
+	v.push_back(fmt("doorbells_dropped_cq %llu", u(bar.doorbells_dropped_cq.load())));
+	v.push_back(fmt("doorbells_dropped_sq %llu", u(bar.doorbells_dropped_sq.load())));
 	for (const auto &[op, cnt] : opstats.snapshot())
 		v.push_back(fmt("op %s 0x%x total=%llu failed=%llu", opcode_name(op), op, u(cnt.total), u(cnt.failed)));
 	{

@@ -170,7 +170,7 @@ struct QpCounters {
 	uint64_t rx_packets = 0, rx_bytes = 0, recv_wqes = 0;
 	uint64_t retransmits = 0, timeouts = 0, rnr_naks_sent = 0, rnr_naks_rcvd = 0;
 	uint64_t seq_naks = 0, duplicates = 0, errors = 0, flushed = 0;
-	uint64_t qkey_violations = 0, cqes = 0, doorbells = 0, bad_wqes = 0, uar_mismatch = 0;
+	uint64_t qkey_violations = 0, cqes = 0, doorbells = 0, bad_wqes = 0;
 	uint64_t rx_write_requests = 0, rx_read_requests = 0, rx_atomic_requests = 0, out_of_buffer = 0;
 	uint64_t uc_dropped_msgs = 0; // UC messages the responder dropped (PSN gap, no WQE, errors)
 
