@@ -280,7 +280,7 @@ void DataPath::qp_state_changed(Qp &qp, uint8_t from)
 	}
 	if (qp.state == qs::RTS && from != qs::RTS) {
 		if (from == qs::RTR)
-			qp.req.next_psn = qp.cfg.next_send_psn;
+			qp.req.una = qp.req.next_psn = qp.cfg.next_send_psn;
 		qp.req.retry_left = qp.cfg.retry_count;
 		qp.req.rnr_left = qp.cfg.rnr_retry;
 		// WQEs posted before RTS (or in SQER) run now, on the engine.

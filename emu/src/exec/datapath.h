@@ -107,6 +107,7 @@ public:
 		// Folded into a doorbell of the same object still queued.
 		std::atomic<uint64_t> doorbells_merged{0};
 		uint64_t bad_doorbells = 0, no_qp_packets = 0, dropped_packets = 0;
+		uint64_t rd_limit_naks = 0, acks_merged = 0;
 		uint64_t cqes = 0, cqe_drops = 0, comp_events = 0, async_events = 0, cq_overruns = 0;
 	};
 	const Counters &counters() const { return c_; }
@@ -165,7 +166,8 @@ private:
 	// requester.cc
 	void rc_take_wqes(Qp &qp);
 	void rc_transmit(Qp &qp);
-	void rc_send_packets(Qp &qp, SendWr &wr, uint32_t from_psn);
+	void rc_send_packets(Qp &qp, SendWr &wr, uint32_t from_psn, uint32_t end);
+	void rc_kick(Qp &qp);
 	void rc_retransmit(Qp &qp, uint32_t from_psn);
 	void rc_complete(Qp &qp);
 	void rc_arm_timer(Qp &qp);
@@ -195,6 +197,12 @@ private:
 	void rc_read_request(Qp &qp, const Packet &p, bool duplicate);
 	void rc_atomic_request(Qp &qp, const Packet &p, bool duplicate);
 	void send_ack(Qp &qp, const Packet &req, uint8_t syndrome, uint32_t psn);
+	// responses.cc: responses in PSN order, READs a burst per task.
+	void respond(Qp &qp, Packet p, bool rd_slot);
+	bool respond_read(Qp &qp, const ReadJob &job);
+	void responses_pump(Qp &qp);
+	void responses_kick(Qp &qp);
+	unsigned max_rd_queued(const Qp &qp) const;
 	void responder_error(Qp &qp, const Packet &req, uint8_t nak_code, uint8_t cqe_syndrome, bool consume_recv);
 	bool check_rkey(Qp &qp, uint32_t rkey, uint64_t va, uint64_t len, unsigned need, const Mkey **out);
 

@@ -43,6 +43,14 @@ uint8_t write_opcode(const SendWr &wr, bool first, bool last)
 	return ibop::RC_WRITE_MIDDLE;
 }
 
+// The RC requester's window: PSNs sent and not yet acknowledged (SENDs and
+// WRITEs; READs and atomics are bounded by the QP's sra instead). 128
+// packets: 512 KiB at MTU 4096.
+constexpr uint32_t kRcWindow = 128;
+constexpr uint32_t kRcAckEvery = kRcWindow / 4;
+// UC: packets a QP puts on the fabric per engine task.
+constexpr uint32_t kUcBurst = 128;
+
 uint32_t packets_for(uint64_t len, uint32_t mtu) { return len ? static_cast<uint32_t>((len + mtu - 1) / mtu) : 1; }
 
 } // namespace
@@ -52,7 +60,14 @@ void DataPath::rc_take_wqes(Qp &qp)
 	SendWr wr;
 	UdAddress av;
 	uint8_t syndrome;
-	while (take_send_wqe(qp, &wr, &av, &syndrome)) {
+	// A WQE stays in the SQ until it completes: never take one beyond a
+	// queue length past the oldest outstanding WQE, whatever producer
+	// index the doorbells claim (at most SQ-size WRs are outstanding).
+	auto room = [&qp] {
+		const Requester &r = qp.req;
+		return r.wrs.empty() || static_cast<uint16_t>(r.sq_ci - r.wrs.front().index) < qp.cfg.sq_wqebbs();
+	};
+	while (room() && take_send_wqe(qp, &wr, &av, &syndrome)) {
 		if (!syndrome)
 			syndrome = check_local_sgl(qp, wr);
 		wr.error = syndrome;
@@ -74,6 +89,7 @@ void DataPath::rc_transmit(Qp &qp)
 	r.stalled = false;
 	bool rd_pending = false;
 	uint32_t m = mtu(qp);
+	uint32_t budget = kUcBurst;
 	for (SendWr &wr : r.wrs) {
 		if (wr.error)
 			break; // nothing after a failed WQE goes out
@@ -89,18 +105,60 @@ void DataPath::rc_transmit(Qp &qp)
 			if (rd)
 				++r.rd_atomic_outstanding;
 			wr.sent = true;
-			rc_send_packets(qp, wr, wr.first_psn);
-			// UC: nothing acknowledges; the WQE is done once on the wire.
-			if (qp.cfg.is_uc() && !wr.error)
-				wr.done = true;
+			wr.tx = 0;
 		}
+		// A READ or atomic is one request packet (bounded by the
+		// read/atomic limit); SENDs and WRITEs go out as the window
+		// (RC: unacknowledged PSNs) or the burst (UC) allows.
+		uint32_t total = rd ? 1 : wr.npsn;
+		uint32_t end = total;
+		if (!rd && qp.cfg.is_uc()) {
+			end = std::min(total, wr.tx + budget);
+		} else if (!rd) {
+			int32_t used = std::max(0, psn_diff(psn_add(wr.first_psn, wr.tx), r.una));
+			uint32_t room = used >= static_cast<int32_t>(kRcWindow) ? 0 : kRcWindow - used;
+			end = std::min(total, wr.tx + room);
+		}
+		if (end > wr.tx) {
+			uint32_t from = wr.tx;
+			wr.tx = end;
+			rc_send_packets(qp, wr, psn_add(wr.first_psn, from), end);
+			if (qp.cfg.is_uc())
+				budget -= end - from;
+		}
+		if (wr.tx < total) {
+			// RC: an ACK reopens the window; UC: the next burst
+			// runs after the packets just queued.
+			if (qp.cfg.is_uc())
+				rc_kick(qp);
+			break;
+		}
+		// UC: nothing acknowledges; the WQE is done once on the wire.
+		if (qp.cfg.is_uc() && !wr.error)
+			wr.done = true;
 		if (rd && !wr.done)
 			rd_pending = true;
 	}
 	rc_arm_timer(qp);
 }
 
-void DataPath::rc_send_packets(Qp &qp, SendWr &wr, uint32_t from_psn)
+void DataPath::rc_kick(Qp &qp)
+{
+	if (qp.req.tx_kick)
+		return;
+	qp.req.tx_kick = true;
+	uint32_t qpn = qp.qpn;
+	fabric_.engine().post([this, qpn] {
+		Qp *q = res_.qp(qpn);
+		if (!q || !q->req.tx_kick)
+			return;
+		q->req.tx_kick = false;
+		rc_transmit(*q);
+		rc_complete(*q);
+	});
+}
+
+void DataPath::rc_send_packets(Qp &qp, SendWr &wr, uint32_t from_psn, uint32_t end)
 {
 	uint32_t m = mtu(qp);
 	uint32_t k0 = static_cast<uint32_t>(psn_diff(from_psn, wr.first_psn));
@@ -130,7 +188,7 @@ void DataPath::rc_send_packets(Qp &qp, SendWr &wr, uint32_t from_psn)
 		break;
 	}
 	bool write = wr.opcode == w::OP_RDMA_WRITE || wr.opcode == w::OP_RDMA_WRITE_IMM;
-	for (uint32_t k = k0; k < wr.npsn; ++k) {
+	for (uint32_t k = k0; k < std::min(end, wr.npsn); ++k) {
 		bool first = k == 0, last = k + 1 == wr.npsn;
 		uint64_t off = static_cast<uint64_t>(k) * m;
 		size_t n = static_cast<size_t>(std::min<uint64_t>(m, wr.length - std::min(off, wr.length)));
@@ -146,8 +204,10 @@ void DataPath::rc_send_packets(Qp &qp, SendWr &wr, uint32_t from_psn)
 			p.rkey = wr.rkey;
 			p.dma_len = static_cast<uint32_t>(wr.length);
 		}
+		// RC: the responder acknowledges every kRcAckEvery packets
+		// too, so that a message longer than the window moves on.
+		p.ack_req = !qp.cfg.is_uc() && (last || (k + 1) % kRcAckEvery == 0);
 		if (last) {
-			p.ack_req = !qp.cfg.is_uc();
 			p.solicited = wr.solicited;
 			if (wr.opcode == w::OP_SEND_INVAL)
 				p.inv_rkey = bits::load_be32(reinterpret_cast<const uint8_t *>(&wr.imm));
@@ -176,7 +236,8 @@ void DataPath::rc_retransmit(Qp &qp, uint32_t from_psn)
 				start = got;
 		}
 		++qp.ctr.retransmits;
-		rc_send_packets(qp, wr, start);
+		// Only what went out before: the window sends the rest.
+		rc_send_packets(qp, wr, start, wr.tx);
 	}
 	stop_timer(&qp.req.timer);
 	rc_arm_timer(qp);

@@ -44,6 +44,17 @@ SendWr *responded_wr(Requester &r, uint32_t psn)
 	return nullptr;
 }
 
+// PSNs up to `psn` are acknowledged (if that is news, and not beyond what
+// was sent): true when the window moved.
+bool advance_una(Requester &r, uint32_t psn)
+{
+	uint32_t next = psn_add(psn, 1);
+	if (psn_diff(next, r.una) <= 0 || psn_diff(next, r.next_psn) > 0)
+		return false;
+	r.una = next;
+	return true;
+}
+
 } // namespace
 
 void DataPath::rc_response(Qp &qp, const Packet &p)
@@ -88,13 +99,19 @@ void DataPath::rc_response(Qp &qp, const Packet &p)
 		break;
 	}
 	rc_complete(qp);
-	rc_transmit(qp);
+	// Completions make room in the SQ: WQEs rung beyond it are taken now.
+	if (qp.state == prm::qp_state::RTS && r.sq_ci != r.sq_pi)
+		rc_take_wqes(qp);
+	else
+		rc_transmit(qp);
 }
 
+// Every PSN up to `psn` acknowledged: moves the window, completes the WRs
+// it covers.
 void DataPath::rc_ack_upto(Qp &qp, uint32_t psn)
 {
 	Requester &r = qp.req;
-	bool progress = false;
+	bool progress = advance_una(r, psn);
 	for (SendWr &wr : r.wrs) {
 		if (!wr.sent)
 			break;
@@ -177,6 +194,7 @@ void DataPath::rc_read_response(Qp &qp, const Packet &p)
 		return;
 	}
 	wr.read_done += p.payload.size();
+	advance_una(qp.req, p.psn);
 	qp.req.retry_left = qp.cfg.retry_count;
 	stop_timer(&qp.req.timer);
 	if (last) {
@@ -207,6 +225,7 @@ void DataPath::rc_atomic_ack(Qp &qp, const Packet &p)
 		return;
 	}
 	wr.done = true;
+	advance_una(qp.req, p.psn);
 	qp.req.retry_left = qp.cfg.retry_count;
 	stop_timer(&qp.req.timer);
 }

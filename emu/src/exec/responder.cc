@@ -108,7 +108,7 @@ void DataPath::send_ack(Qp &qp, const Packet &req, uint8_t syndrome, uint32_t ps
 	a.dqpn = req.sqpn;
 	a.syndrome = syndrome;
 	a.msn = qp.resp.msn & 0xffffff;
-	transmit(qp, std::move(a));
+	respond(qp, std::move(a), false);
 }
 
 void DataPath::responder_error(Qp &qp, const Packet &req, uint8_t nak_code, uint8_t cqe_syndrome, bool consume_recv)
@@ -268,29 +268,38 @@ void DataPath::rc_read_request(Qp &qp, const Packet &p, bool duplicate)
 	}
 	uint32_t m = mtu(qp);
 	uint32_t n = p.dma_len ? (p.dma_len + m - 1) / m : 1;
+	if (duplicate) {
+		// The requester goes back to this PSN: the READs still being
+		// answered from here on start over with this request.
+		for (auto it = r.responses.begin(); it != r.responses.end();) {
+			if (it->is_read && psn_diff(psn_add(it->read.first_psn, it->read.npkt - 1), p.psn) >= 0) {
+				--r.rd_queued;
+				it = r.responses.erase(it);
+			} else {
+				++it;
+			}
+		}
+	}
+	ReadJob j;
+	j.first_psn = p.psn;
+	j.npkt = n;
+	j.va = p.va;
+	j.rkey = p.rkey;
+	j.len = p.dma_len;
+	j.dlid = p.slid;
+	j.dqpn = p.sqpn;
+	j.msn = duplicate ? r.msn : psn_add(r.msn, 1);
 	if (!duplicate) {
 		r.epsn = psn_add(r.epsn, n);
-		r.msn = psn_add(r.msn, 1);
+		r.msn = j.msn;
 		++qp.ctr.rx_read_requests;
 	}
-	for (uint32_t k = 0; k < n; ++k) {
-		bool first = k == 0, last = k + 1 == n;
-		uint8_t op = first && last ? ibop::RC_READ_RESPONSE_ONLY
-			     : first       ? ibop::RC_READ_RESPONSE_FIRST
-			     : last        ? ibop::RC_READ_RESPONSE_LAST
-					   : ibop::RC_READ_RESPONSE_MIDDLE;
-		Packet rsp = rc_packet(qp, op, psn_add(p.psn, k));
-		rsp.dlid = p.slid;
-		rsp.dqpn = p.sqpn;
-		rsp.syndrome = aeth::ACK;
-		rsp.msn = r.msn & 0xffffff;
-		uint64_t off = static_cast<uint64_t>(k) * m;
-		size_t len = static_cast<size_t>(std::min<uint64_t>(m, p.dma_len - std::min<uint64_t>(off, p.dma_len)));
-		rsp.payload.resize(len);
-		if (len && !MkeyTable::read(mem_, *mk, p.va + off, rsp.payload.data(), len)) {
-			return responder_error(qp, p, aeth::NAK_REMOTE_ACCESS, 0, false);
-		}
-		transmit(qp, std::move(rsp));
+	if (!respond_read(qp, j)) {
+		if (duplicate)
+			return; // asked again later
+		// More READs/atomics than the responder resources (rra).
+		++c_.rd_limit_naks;
+		return responder_error(qp, p, aeth::NAK_INVALID_REQUEST, 0, false);
 	}
 }
 
@@ -305,6 +314,10 @@ void DataPath::rc_atomic_request(Qp &qp, const Packet &p, bool duplicate)
 		orig = it->second;
 	} else {
 		const Mkey *mk = nullptr;
+		if (r.rd_queued >= max_rd_queued(qp)) {
+			++c_.rd_limit_naks;
+			return responder_error(qp, p, aeth::NAK_INVALID_REQUEST, 0, false);
+		}
 		if (p.va & 7)
 			return responder_error(qp, p, aeth::NAK_INVALID_REQUEST, 0, false);
 		if (!qp.cfg.rae || !check_rkey(qp, p.rkey, p.va, 8, ACC_ATOMIC, &mk))
@@ -335,7 +348,7 @@ void DataPath::rc_atomic_request(Qp &qp, const Packet &p, bool duplicate)
 	a.syndrome = aeth::ACK;
 	a.msn = r.msn & 0xffffff;
 	a.orig = orig;
-	transmit(qp, std::move(a));
+	respond(qp, std::move(a), true);
 }
 
 } // namespace mlx5emu

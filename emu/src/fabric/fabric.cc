@@ -36,6 +36,20 @@ void Fabric::transmit(Packet p)
 			++c_.dropped;
 			return;
 		}
+		// No port with that LID: the switch drops it now, instead of
+		// carrying it to a link that does not exist.
+		if (!ports_.count(p.dlid)) {
+			++c_.no_route;
+			return;
+		}
+		uint32_t &q = queued_[p.dlid];
+		if (q >= kLinkQueueCap) {
+			++c_.dropped_full;
+			return;
+		}
+		++q;
+		if (q > c_.queued_max)
+			c_.queued_max = q;
 		delay = delay_ms_;
 		if (delay)
 			++c_.delayed;
@@ -50,6 +64,12 @@ void Fabric::transmit(Packet p)
 
 void Fabric::deliver(const Packet &p)
 {
+	{
+		std::lock_guard<std::mutex> lk(cfg_mu_);
+		auto q = queued_.find(p.dlid);
+		if (q != queued_.end() && q->second && !--q->second)
+			queued_.erase(q);
+	}
 	auto it = ports_.find(p.dlid);
 	if (it == ports_.end()) {
 		std::lock_guard<std::mutex> lk(cfg_mu_);
@@ -80,6 +100,8 @@ Fabric::Counters Fabric::counters() const
 {
 	std::lock_guard<std::mutex> lk(cfg_mu_);
 	Counters c = c_;
+	for (const auto &[lid, n] : queued_)
+		c.queued += n;
 	c.drops_pending = drops_pending_;
 	c.delay_ms = delay_ms_;
 	return c;
@@ -100,6 +122,14 @@ std::vector<std::string> Fabric::describe() const
 	std::snprintf(b, sizeof b, "dropped %llu", u(c.dropped));
 	v.push_back(b);
 	std::snprintf(b, sizeof b, "no_route %llu", u(c.no_route));
+	v.push_back(b);
+	std::snprintf(b, sizeof b, "dropped_full %llu", u(c.dropped_full));
+	v.push_back(b);
+	std::snprintf(b, sizeof b, "queued %llu", u(c.queued));
+	v.push_back(b);
+	std::snprintf(b, sizeof b, "queued_max %llu", u(c.queued_max));
+	v.push_back(b);
+	std::snprintf(b, sizeof b, "link_queue_cap %u", kLinkQueueCap);
 	v.push_back(b);
 	std::snprintf(b, sizeof b, "delayed %llu", u(c.delayed));
 	v.push_back(b);

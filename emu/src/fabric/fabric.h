@@ -36,8 +36,12 @@ public:
 	void detach(uint16_t lid, FabricPort *port);
 
 	// Engine thread, state lock held: sends `p` to p.dlid (after the
-	// configured delay, or never if a drop is pending).
+	// configured delay, or never if a drop is pending). Packets to a LID
+	// no port has are dropped at once (no_route); at most kLinkQueueCap
+	// packets wait for each port, more are dropped (dropped_full), as a
+	// switch with full buffers does: the RC requester retransmits.
 	void transmit(Packet p);
+	static constexpr uint32_t kLinkQueueCap = 1024;
 
 	// Control channel (any thread).
 	// Drops `n` packets after letting `skip` more pass.
@@ -45,6 +49,9 @@ public:
 	void set_delay_ms(uint32_t ms);
 	struct Counters {
 		uint64_t packets = 0, bytes = 0, delivered = 0, dropped = 0, no_route = 0, delayed = 0;
+		uint64_t dropped_full = 0; // a port's queue held kLinkQueueCap packets
+		uint64_t queued = 0;       // waiting for delivery now, every port
+		uint64_t queued_max = 0;   // the most that waited for one port
 		uint32_t drops_pending = 0, delay_ms = 0;
 	};
 	Counters counters() const;
@@ -58,6 +65,7 @@ private:
 	uint32_t skip_pending_ = 0;
 	uint32_t delay_ms_ = 0;
 	Counters c_;
+	std::map<uint16_t, uint32_t> queued_;    // packets waiting, by LID (cfg_mu_)
 	std::map<uint16_t, FabricPort *> ports_; // by LID, under the state lock
 	Engine engine_;
 };

@@ -3,6 +3,9 @@
 
 #include <cstdio>
 #include <endian.h>
+#include <unistd.h>
+
+#include <algorithm>
 
 #include "exec/datapath.h"
 #include "fabric/fabric.h"
@@ -34,6 +37,24 @@ std::string fmt(const char *f, auto... a)
 	char b[256];
 	std::snprintf(b, sizeof b, f, a...);
 	return b;
+}
+
+// The emulator process's resident set from /proc/self/statm, in KiB: all
+// of it, and without shared pages (guest RAM the data path touched is a
+// shared memfd mapping), i.e. what the emulator's own queues hold.
+void process_rss_kib(unsigned long long *rss, unsigned long long *anon)
+{
+	*rss = *anon = 0;
+	FILE *f = std::fopen("/proc/self/statm", "r");
+	if (!f)
+		return;
+	unsigned long long size, res, shared;
+	if (std::fscanf(f, "%llu %llu %llu", &size, &res, &shared) == 3) {
+		unsigned long long kib = static_cast<unsigned long long>(sysconf(_SC_PAGESIZE)) / 1024;
+		*rss = res * kib;
+		*anon = (res - std::min(res, shared)) * kib;
+	}
+	std::fclose(f);
 }
 
 } // namespace
@@ -282,6 +303,10 @@ std::vector<std::string> Firmware::stats_lines() const
 	}
 	auto u = [](uint64_t x) { return static_cast<unsigned long long>(x); };
 	v.push_back(fmt("state %s", st));
+	unsigned long long rss, anon;
+	process_rss_kib(&rss, &anon);
+	v.push_back(fmt("process_rss_kib %llu", rss));
+	v.push_back(fmt("process_anon_kib %llu", anon));
 	v.push_back(fmt("hung %d", hung() ? 1 : 0));
 	v.push_back(fmt("health_syndrome 0x%x", health.syndrome()));
 	v.push_back(fmt("pages_outstanding %llu", u(held)));

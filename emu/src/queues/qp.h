@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "fabric/packet.h"
 #include "queues/page_list.h"
 
 namespace mlx5emu {
@@ -117,7 +118,8 @@ struct SendWr {
 	// Transport progress.
 	uint32_t first_psn = 0;
 	uint32_t npsn = 1;        // PSNs the request uses
-	bool sent = false;        // every packet transmitted at least once
+	bool sent = false;        // PSNs assigned, transmission started
+	uint32_t tx = 0;          // packets transmitted so far (READ/atomic: 1)
 	uint64_t read_done = 0;   // READ: response bytes placed
 	bool done = false;        // response or acknowledgement complete
 	int error = 0;            // CQE syndrome if it failed
@@ -128,6 +130,8 @@ struct Requester {
 	uint16_t sq_ci = 0; // next WQEBB to take
 	std::deque<SendWr> wrs; // taken, not completed, in order
 	uint32_t next_psn = 0;
+	uint32_t una = 0;       // oldest PSN not yet acknowledged
+	bool tx_kick = false;   // UC: a task to send the next burst is queued
 	unsigned rd_atomic_outstanding = 0;
 	uint8_t retry_left = 0, rnr_left = 0;
 	uint64_t timer = 0;     // retransmission timer (engine id, 0 = none)
@@ -144,6 +148,26 @@ struct RecvWqe {
 	bool from_srq = false;
 	std::vector<Sge> sgl;
 	uint64_t capacity = 0;
+};
+
+// An RDMA READ being answered: its response packets go out a burst per
+// engine task, in order with the responder's other responses.
+struct ReadJob {
+	uint32_t first_psn = 0; // the request's PSN
+	uint32_t k = 0, npkt = 1; // next response packet, packets in all
+	uint64_t va = 0;
+	uint32_t rkey = 0, len = 0, msn = 0;
+	uint16_t dlid = 0;
+	uint32_t dqpn = 0;
+};
+
+// What the responder sends, in PSN order: a READ being answered, or a
+// packet (ACK, NAK, atomic ACK) waiting behind one.
+struct Response {
+	bool is_read = false;
+	bool rd_slot = false; // a READ or atomic: counts against the QP's rra
+	ReadJob read;
+	Packet pkt;
 };
 
 struct Responder {
@@ -163,6 +187,11 @@ struct Responder {
 	// Results of executed atomics by PSN, replayed for duplicates.
 	std::map<uint32_t, uint64_t> atomic_replay;
 	bool comm_est = false;
+	// Responses not sent yet (only while a READ is being answered):
+	// at most 2^log_rra_max READs/atomics, ACKs merged.
+	std::deque<Response> responses;
+	unsigned rd_queued = 0;
+	bool resp_kick = false; // a task to send the next burst is queued
 };
 
 struct QpCounters {
