@@ -5,13 +5,10 @@
 # without leaks, every bring-up command failing, command timeouts, a hung
 # device and a fatal health syndrome.
 dir=$(cd "$(dirname "$0")" && pwd)
-. "$dir/ktap.sh"
-top=${MLX5_SRC:-$(cd "$dir/../../.." && pwd)}
-core_ko=${MLX5_CORE_KO:-$top/core/mlx5_core.ko}
+. "$dir/lib.sh"
 ctl=$top/scripts/lib/emu-ctl
 cycles=${MLX5_CORE_CYCLES:-30}
 
-devs=$(mlx5_pci_devs)
 dev=$(echo "$devs" | head -n 1)
 hca=0
 drv=/sys/bus/pci/drivers/mlx5_core
@@ -39,11 +36,9 @@ free_pages()
 
 t_insmod()
 {
-	[ -f "$core_ko" ] || { echo "module not built"; return 1; }
 	[ -e "$ctl" ] && "$ctl" help >/dev/null || { echo "no emulator control channel"; return 1; }
 	mount -t debugfs none /sys/kernel/debug 2>/dev/null
-	modprobe -q auxiliary 2>/dev/null
-	insmod "$core_ko" health_poll_ms=500 && bound
+	mlx5_load ours core health_poll_ms=500 && bound
 }
 
 t_event_mode()
@@ -276,7 +271,7 @@ t_health_fatal()
 t_rmmod()
 {
 	echo 0 >"$param/cmd_timeout_ms"
-	rmmod mlx5_core || return 1
+	mlx5_unload ours || return 1
 	! grep -q '^mlx5_core ' /proc/modules && ! grep -q 'mlx5_' /proc/interrupts &&
 		[ "$(emu_pages)" -eq 0 ]
 }

@@ -14,14 +14,13 @@
 #                           (make dkms-install; needs the kernel headers)
 # Without either the test skips: it changes the system's modules.
 dir=$(cd "$(dirname "$0")" && pwd)
-. "$dir/ktap.sh"
-top=${MLX5_SRC:-$(cd "$dir/../../.." && pwd)}
+. "$dir/lib.sh"
 kver=$(uname -r)
 name=$(sed -n 's/^PACKAGE_NAME="\(.*\)"/\1/p' "$top/dkms.conf")
 version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
 tarball=${MLX5_DKMS_TARBALL:-}
 
-skip() { ktap_begin 0; echo "# SKIP: $*"; exit $KSFT_SKIP; }
+skip() { ktap_skip_all "$*"; }
 command -v dkms >/dev/null || skip "needs dkms"
 if [ -n "$tarball" ]; then
 	[ -f "$tarball" ] || skip "no tarball $tarball (scripts/build-matrix makes them)"
@@ -31,9 +30,6 @@ elif [ "${MLX5_DKMS_TEST:-}" = 1 ]; then
 else
 	skip "changes the system's modules: set MLX5_DKMS_TARBALL=FILE or MLX5_DKMS_TEST=1"
 fi
-grep -q -E '^mlx5_(ib|core) ' /proc/modules && { ktap_begin 0; echo "# an mlx5 driver is loaded"; exit $KSFT_FAIL; }
-devs=$(mlx5_pci_devs)
-ndev=$(echo $devs | wc -w)
 
 all_bound()
 {
@@ -94,7 +90,7 @@ t_modprobe_ours()
 t_ibv_devinfo()
 {
 	ours_loaded || { echo "our modules are not loaded"; return 1; }
-	command -v ibv_devinfo >/dev/null || return $KSFT_SKIP
+	need_tool ibv_devinfo || return 1
 	ibv_devinfo >/tmp/dkms_devinfo.txt 2>&1
 	rc=$?
 	cat /tmp/dkms_devinfo.txt
@@ -159,6 +155,10 @@ reduce_module_tree()
 }
 
 ktap_begin 6
+if mlx5_loaded; then
+	echo "Bail out! an mlx5 driver is loaded"
+	exit $KSFT_FAIL
+fi
 if have_emu; then
 	reduce_module_tree || { echo "Bail out! reducing the module tree failed"; exit $KSFT_FAIL; }
 fi

@@ -6,14 +6,7 @@
 # sane, emulator-consistent values. Then the same ibv_devinfo -v of the
 # in-tree mlx5_ib on the same emulator is compared field by field.
 dir=$(cd "$(dirname "$0")" && pwd)
-. "$dir/ktap.sh"
-top=${MLX5_SRC:-$(cd "$dir/../../.." && pwd)}
-core_ko=${MLX5_CORE_KO:-$top/core/mlx5_core.ko}
-ib_ko=${MLX5_IB_KO:-$top/ib/mlx5_ib.ko}
-out=${MLX5_OUT:-/tmp}
-
-devs=$(mlx5_pci_devs)
-ndev=$(echo $devs | wc -w)
+. "$dir/lib.sh"
 
 # field DEVINFO-FILE NAME [N]: value of the Nth (default first) "NAME: value"
 # line of an ibv_devinfo -v output.
@@ -28,12 +21,7 @@ ibdevs() { ls /sys/class/infiniband 2>/dev/null | grep '^mlx5_'; }
 
 t_load()
 {
-	[ -f "$core_ko" ] && [ -f "$ib_ko" ] || { echo "modules not built"; return 1; }
-	grep -q -E '^mlx5_(ib|core) ' /proc/modules && { echo "an mlx5 driver is already loaded"; return 1; }
-	modprobe -q ib_uverbs || return 1
-	insmod "$core_ko" && insmod "$ib_ko" || return 1
-	wait_for 20 sh -c "[ \$(ls /sys/class/infiniband | grep -c '^mlx5_') -eq $ndev ]" ||
-		{ ls /sys/class/infiniband; return 1; }
+	mlx5_load ours || return 1
 	ibdevs
 }
 
@@ -49,6 +37,7 @@ t_names()
 
 t_ibv_devices()
 {
+	need_tool ibv_devices ibv_devinfo || return 1
 	ibv_devices >"$out/ib_devices.txt" 2>&1 || { cat "$out/ib_devices.txt"; return 1; }
 	cat "$out/ib_devices.txt"
 	for d in $(ibdevs); do
@@ -154,10 +143,9 @@ t_emulator_identity()
 
 uar_ops() # uar_ops HCA: "allocs deallocs": successful UAR commands
 {
-	emu_ctl hca "$1" stats | awk '
-		function ok() { split($4, t, "="); split($5, f, "="); return t[2] - f[2] }
-		$2 == "ALLOC_UAR" { al = ok() }
-		$2 == "DEALLOC_UAR" { de = ok() }
+	emu_ok_ops "$1" | awk '
+		$1 == "ALLOC_UAR" { al = $2 }
+		$1 == "DEALLOC_UAR" { de = $2 }
 		END { print al + 0, de + 0 }'
 }
 
@@ -200,7 +188,8 @@ t_async_event()
 {
 	bdf=$(basename "$(readlink /sys/class/infiniband/mlx5_0/device)")
 	f=/sys/kernel/debug/mlx5c/$bdf/test_event
-	[ -w "$f" ] || { echo "no $f"; return $KSFT_SKIP; }
+	[ -w "$f" ] || { echo "no $f"; return 1; }
+	need_tool ibv_asyncwatch || return 1
 	ibv_asyncwatch -d mlx5_0 >"$out/ib_asyncwatch.txt" 2>&1 &
 	pid=$!
 	# ibv_asyncwatch has opened the device once it holds a uverbs file.
@@ -216,11 +205,7 @@ t_async_event()
 	return $rc
 }
 
-t_unload()
-{
-	rmmod mlx5_ib && rmmod mlx5_core || return 1
-	! grep -q -E '^mlx5_(ib|core) ' /proc/modules
-}
+t_unload() { mlx5_unload ours; }
 
 # Fields that must agree with the in-tree driver: identity, port state and
 # the limits both derive from the same capabilities.
@@ -247,23 +232,18 @@ explain()
 	port_cap_flags*) echo "capability bits set by in-tree MAD agents (CM, SM client) that our kernel-verb-less device has not" ;;
 	*odp*|*timestamp*|*clock*|tso*|max_tso|rss*|max_rwq*|rx_hash*|max_wq_type_rq|packet_pacing*|qp_rate_limit*|tag*|cq_mod*|max_cq_moderation*|max_dm*|*completion*)
 		echo "offload not implemented (ODP, clock, TSO, RSS, pacing, tag matching, CQ moderation, device memory)" ;;
-	*) echo "unexplained" ;;
+	*) echo "unexplained"; return 1 ;;
 	esac
 }
 
 t_oracle()
 {
 	have_emu || return $KSFT_SKIP
-	grep -q -E '^mlx5_(ib|core) ' /proc/modules && { echo "a driver is still loaded"; return 1; }
 	mark=$(ktap_dmesg_mark)
-	modprobe mlx5_ib 2>&1
-	wait_for 20 sh -c "[ \$(ls /sys/class/infiniband 2>/dev/null | grep -c '^mlx5_') -eq $ndev ]"
-	n=$(ls /sys/class/infiniband 2>/dev/null | grep -c '^mlx5_')
-	if [ "$n" -ne "$ndev" ]; then
+	if ! mlx5_load in-tree; then
 		dmesg | tail -n +$((mark + 1)) | grep -E 'mlx5_ib|probe' | head -n 5
-		echo "SKIP: the in-tree mlx5_ib does not register on this emulator yet ($n of $ndev devices)"
-		rmmod mlx5_ib mlx5_core 2>/dev/null
-		return $KSFT_SKIP
+		mlx5_unload in-tree
+		return 1
 	fi
 	rc=0
 	for d in $(ibdevs); do
@@ -278,16 +258,19 @@ t_oracle()
 		grep 'GID\[' "$out/ib_devinfo_$d.txt" | sed 's/^[[:space:]]*//' >"$out/gids_ours.txt"
 		cmp -s "$out/gids_up.txt" "$out/gids_ours.txt" ||
 			{ echo "$d: GID tables differ"; diff "$out/gids_up.txt" "$out/gids_ours.txt"; rc=1; }
-		# Everything else: print each difference with its explanation.
-		sed 's/^[[:space:]]*//' "$out/ib_devinfo_$d.txt" | grep -E '^[a-zA-Z_]+:' |
-			cut -d: -f1 | sort -u | while read -r k; do
+		# Everything else, of either side: each difference with its
+		# explanation; one that explain() does not know fails.
+		for k in $(cat "$out/ib_devinfo_$d.txt" "$out/ib_devinfo_upstream_$d.txt" |
+			   sed 's/^[[:space:]]*//' | grep -E '^[a-zA-Z_]+:' | cut -d: -f1 | sort -u); do
 			case " $(echo $SAME_FIELDS) " in *" $k "*) continue ;; esac
 			a=$(field "$out/ib_devinfo_$d.txt" "$k")
 			b=$(field "$out/ib_devinfo_upstream_$d.txt" "$k")
-			[ "$a" = "$b" ] || echo "$d: $k ours '$a' in-tree '$b': $(explain "$k")"
+			[ "$a" = "$b" ] && continue
+			why=$(explain "$k") || rc=1
+			echo "$d: $k ours '$a' in-tree '$b': $why"
 		done
 	done
-	rmmod mlx5_ib && rmmod mlx5_core || rc=1
+	mlx5_unload in-tree || rc=1
 	return $rc
 }
 

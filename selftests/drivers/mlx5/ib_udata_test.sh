@@ -5,11 +5,7 @@
 # the driver itself (the firmware never sees it), valid ones still work,
 # closing the file frees every object, and the kernel log stays clean.
 dir=$(cd "$(dirname "$0")" && pwd)
-. "$dir/ktap.sh"
-top=${MLX5_SRC:-$(cd "$dir/../../.." && pwd)}
-core_ko=${MLX5_CORE_KO:-$top/core/mlx5_core.ko}
-ib_ko=${MLX5_IB_KO:-$top/ib/mlx5_ib.ko}
-out=${MLX5_OUT:-/tmp}
+. "$dir/lib.sh"
 srcs="$dir/ib_udata_test.c $dir/ib_udata_lib.c $(ls "$dir"/ib_udata_cases_*.c)"
 bin=$dir/ib_udata_test
 
@@ -21,48 +17,40 @@ t_build()
 		echo "using $bin"
 		return 0
 	fi
-	command -v cc >/dev/null || { echo "no compiler and no prebuilt $bin"; return $KSFT_SKIP; }
+	command -v cc >/dev/null || { echo "no compiler and no prebuilt $bin"; return 1; }
 	bin=$out/ib_udata_test
 	cc -O2 -Wall -Wextra -o "$bin" $srcs
 }
 
+# A case that cannot run because an earlier one failed fails too.
+have_bin() { [ -x "$bin" ] || { echo "not run: no ib_udata_test binary (see the build case)"; return 1; }; }
+
 t_load()
 {
-	[ -x "$bin" ] || return $KSFT_SKIP
-	[ -f "$core_ko" ] && [ -f "$ib_ko" ] || { echo "modules not built"; return 1; }
-	grep -q -E '^mlx5_(ib|core) ' /proc/modules && { echo "an mlx5 driver is already loaded"; return 1; }
-	modprobe -q ib_uverbs || return 1
-	insmod "$core_ko" && insmod "$ib_ko" || return 1
+	mlx5_load ours || return 1
 	wait_for 20 test -d /sys/class/infiniband/mlx5_0/device/infiniband_verbs
 }
 
 uverbs_of() { echo "/dev/infiniband/$(ls "/sys/class/infiniband/$1/device/infiniband_verbs")"; }
 
+# Its own sub-cases (KTAP, nested in this case's output) must all pass: a
+# sub-case that skips means a part of the device the test needs is missing.
 t_run()
 {
-	[ -x "$bin" ] || return $KSFT_SKIP
+	have_bin || return 1
 	if have_emu; then
 		emu_ctl hca 0 trace-clear >/dev/null
-		baseline=$(for p in $PAIRS; do
-			echo "${p%%:*} $(ok_ops 0 "${p%%:*}") ${p#*:} $(ok_ops 0 "${p#*:}")"
-		done)
+		baseline=$(emu_obj_snapshot 0)
 	fi
 	"$bin" "$(uverbs_of mlx5_0)" >"$out/ib_udata_test.txt" 2>&1
 	rc=$?
 	cat "$out/ib_udata_test.txt"
-	[ "$rc" -eq 0 ]
+	[ "$rc" -eq 0 ] || return 1
+	! grep -E '^ok [0-9]+ .*# SKIP' "$out/ib_udata_test.txt" | sed 's/^/skipped sub-case: /' | grep .
 }
 
-# Object-creating commands and the commands that free what they create.
-PAIRS="ALLOC_UAR:DEALLOC_UAR ALLOC_PD:DEALLOC_PD CREATE_MKEY:DESTROY_MKEY
-CREATE_CQ:DESTROY_CQ CREATE_QP:DESTROY_QP CREATE_SRQ:DESTROY_SRQ"
-
-ok_ops() # ok_ops HCA OPCODE-NAME: successful commands of that opcode
-{
-	emu_ctl hca "$1" stats | awk -v op="$2" '
-		$2 == op { split($4, t, "="); split($5, f, "="); n = t[2] - f[2] }
-		END { print n + 0 }'
-}
+# The UAR commands too: closing the file frees the context's UARs.
+EMU_OBJ_PAIRS="ALLOC_UAR:DEALLOC_UAR $EMU_OBJ_PAIRS"
 
 # After the file is closed, every object the run created is gone: the
 # run's creations equal its destructions. Counted from a baseline taken
@@ -70,17 +58,9 @@ ok_ops() # ok_ops HCA OPCODE-NAME: successful commands of that opcode
 # (a device unloaded in its error state frees nothing in firmware).
 t_no_leak()
 {
-	[ -x "$bin" ] && have_emu && [ -n "$baseline" ] || return $KSFT_SKIP
-	rc=0
-	for p in $PAIRS; do
-		a=${p%%:*} f=${p#*:}
-		a0=$(echo "$baseline" | awk -v op="$a" '$1 == op { print $2 }')
-		f0=$(echo "$baseline" | awk -v op="$f" '$3 == op { print $4 }')
-		c=$(($(ok_ops 0 "$a") - a0)) d=$(($(ok_ops 0 "$f") - f0))
-		echo "$a $c $f $d"
-		[ "$c" -eq "$d" ] || rc=1
-	done
-	return $rc
+	have_emu || return $KSFT_SKIP
+	have_bin && [ -n "$baseline" ] || { echo "not run: the run case did not run"; return 1; }
+	emu_obj_leaks "$baseline" 0
 }
 
 # The firmware only saw commands it could execute: every failure in the
@@ -88,7 +68,8 @@ t_no_leak()
 # request the driver should have refused.
 t_fw_saw_no_garbage()
 {
-	[ -x "$bin" ] && have_emu || return $KSFT_SKIP
+	have_emu || return $KSFT_SKIP
+	have_bin || return 1
 	emu_ctl hca 0 trace >"$out/ib_udata_trace.txt" || return 1
 	# status 0x2: BAD_OP, the opcode is not implemented; CREATE_QP syndrome
 	# 0x05000001: the emulator's "QP type not supported" (UC).
@@ -98,11 +79,7 @@ t_fw_saw_no_garbage()
 	grep -c . "$out/ib_udata_trace.txt" | sed 's/^/commands traced: /'
 }
 
-t_unload()
-{
-	rmmod mlx5_ib && rmmod mlx5_core || return 1
-	! grep -q -E '^mlx5_(ib|core) ' /proc/modules
-}
+t_unload() { mlx5_unload ours; }
 
 ktap_begin 6
 ktap_case "build ib_udata_test" t_build

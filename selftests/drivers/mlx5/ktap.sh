@@ -78,7 +78,7 @@ ktap_case()
 	0) echo "ok $ktap_n $_ktap_name"; ktap_pass=$((ktap_pass + 1)) ;;
 	"$KSFT_SKIP")
 		# The reason: the case's last line of output.
-		echo "ok $ktap_n $_ktap_name # SKIP $(printf '%s' "$_ktap_out" | tail -n 1)"
+		echo "ok $ktap_n $_ktap_name # SKIP $(printf '%s' "$_ktap_out" | tail -n 1 | sed 's/^SKIP:* *//')"
 		ktap_skip=$((ktap_skip + 1)) ;;
 	*) echo "not ok $ktap_n $_ktap_name"; ktap_fail=$((ktap_fail + 1)) ;;
 	esac

@@ -4,12 +4,7 @@
 # the initialization segment, publishes mlx5_core.rdma.N, which our mlx5_ib
 # binds; both modules unload cleanly.
 dir=$(cd "$(dirname "$0")" && pwd)
-. "$dir/ktap.sh"
-top=${MLX5_SRC:-$(cd "$dir/../../.." && pwd)}
-core_ko=${MLX5_CORE_KO:-$top/core/mlx5_core.ko}
-ib_ko=${MLX5_IB_KO:-$top/ib/mlx5_ib.ko}
-
-devs=$(mlx5_pci_devs)
+. "$dir/lib.sh"
 
 t_lspci()
 {
@@ -17,13 +12,7 @@ t_lspci()
 	lspci -nn -d 15b3:
 }
 
-t_insmod()
-{
-	[ -f "$core_ko" ] && [ -f "$ib_ko" ] || { echo "modules not built"; return 1; }
-	modprobe -q auxiliary 2>/dev/null
-	modprobe ib_uverbs 2>/dev/null
-	insmod "$core_ko" && insmod "$ib_ko"
-}
+t_insmod() { mlx5_load ours; }
 
 t_bound()
 {
@@ -56,11 +45,7 @@ t_aux_bound()
 	[ "$n" -eq "$(echo $devs | wc -w)" ]
 }
 
-t_rmmod()
-{
-	rmmod mlx5_ib && rmmod mlx5_core || return 1
-	! grep -q -E '^mlx5_(ib|core) ' /proc/modules
-}
+t_rmmod() { mlx5_unload ours; }
 
 ktap_begin 6
 ktap_case "lspci shows the ConnectX function" t_lspci

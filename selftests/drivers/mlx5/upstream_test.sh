@@ -6,37 +6,16 @@
 # page requests, unloads returning every firmware page, and fails its probe
 # cleanly when a bring-up command fails.
 dir=$(cd "$(dirname "$0")" && pwd)
-. "$dir/ktap.sh"
+. "$dir/lib.sh"
 
-if ! have_emu; then
-	ktap_begin 0
-	echo "# SKIP: needs the mlx5-emu control channel (runs in the project's QEMU guest)"
-	exit $KSFT_SKIP
-fi
-devs=$(mlx5_pci_devs)
-ndev=$(echo $devs | wc -w)
+have_emu || ktap_skip_all "needs the mlx5-emu control channel (runs in the project's QEMU guest)"
 dev0=$(echo $devs | cut -d' ' -f1)
-out=${MLX5_OUT:-/tmp}
-
-bound_count()
-{
-	n=0
-	for d in $devs; do
-		[ "$(basename "$(readlink /sys/bus/pci/devices/$d/driver)")" = mlx5_core ] && n=$((n + 1))
-	done
-	echo $n
-}
 
 t_modprobe()
 {
-	grep -q '^mlx5_core ' /proc/modules && { echo "a mlx5_core is already loaded"; return 1; }
 	emu_ctl hca 0 trace-clear >/dev/null
 	probe_mark=$(ktap_dmesg_mark)
-	modprobe mlx5_core || return 1
-	path=$(modinfo -n mlx5_core)
-	echo "module: $path"
-	case "$path" in */kernel/drivers/net/ethernet/mellanox/*) ;; *) return 1 ;; esac
-	[ "$(bound_count)" -eq "$ndev" ]
+	mlx5_load in-tree core
 }
 
 t_probe_clean()
@@ -102,7 +81,7 @@ t_fault_init_hca()
 	[ "$p" = 0 ] || return 1
 	# The injection was one-shot: a new probe succeeds.
 	echo "$dev0" >/sys/bus/pci/drivers/mlx5_core/bind || return 1
-	[ "$(bound_count)" -eq "$ndev" ] || return 1
+	[ "$(mlx5_bound_count)" -eq "$ndev" ] || return 1
 	rmmod mlx5_core && [ "$(emu_pages_outstanding 0)" = 0 ]
 }
 

@@ -9,66 +9,25 @@
 # fabric drops. Servers run on mlx5_0 in the background; the client on
 # mlx5_1 starts once `ss -ltn` shows the server's TCP port.
 dir=$(cd "$(dirname "$0")" && pwd)
-. "$dir/ktap.sh"
+. "$dir/lib.sh"
 # Kernel log lines before this point belong to earlier tests of the suite
 # (their fault injection logs failed commands on purpose).
 dmesg_start=$(ktap_dmesg_mark)
 
-if ! have_emu; then
-	ktap_begin 0
-	echo "# SKIP: needs the mlx5-emu control channel (runs in the project's QEMU guest)"
-	exit $KSFT_SKIP
-fi
-out=${MLX5_OUT:-/tmp}
-port=18515
+have_emu || ktap_skip_all "needs the mlx5-emu control channel (runs in the project's QEMU guest)"
 # TCG is slow: small iteration counts, generous timeouts.
 ITERS=${MLX5_TRAFFIC_ITERS:-20}
 PERF_ITERS=${MLX5_PERF_ITERS:-100}
-TMO=${MLX5_TRAFFIC_TIMEOUT:-180}
-host=localhost
+RDMA_PAIR_TIMEOUT=${MLX5_TRAFFIC_TIMEOUT:-180}
 
-# pair NAME SERVER-ARGS -- CLIENT-ARGS: "$tool" runs as server on mlx5_0
-# and as client on mlx5_1 (the client gets "$host" appended).
-pair()
-{
-	name=$1 tool=$2
-	shift 2
-	port=$((port + 1))
-	command -v "$tool" >/dev/null || { echo "$tool not installed"; return $KSFT_SKIP; }
-	timeout "$TMO" "$tool" -d mlx5_0 -p "$port" "$@" >"$out/up_$name.server" 2>&1 &
-	spid=$!
-	if ! wait_listen "$port" "$spid"; then
-		kill "$spid" 2>/dev/null
-		wait "$spid"
-		cat "$out/up_$name.server"
-		echo "server never listened on $port"
-		return 1
-	fi
-	timeout "$TMO" "$tool" -d mlx5_1 -p "$port" "$@" "$host" >"$out/up_$name.client" 2>&1
-	crc=$?
-	[ "$crc" -eq 0 ] || kill "$spid" 2>/dev/null
-	wait "$spid"
-	src=$?
-	echo "--- server (exit $src)"
-	cat "$out/up_$name.server"
-	echo "--- client (exit $crc)"
-	cat "$out/up_$name.client"
-	[ "$src" -eq 0 ] && [ "$crc" -eq 0 ]
-}
+# pair NAME TOOL ARGS...: TOOL as server on mlx5_0 and client on mlx5_1.
+pair() { _n=$1; shift; rdma_pair "up_$_n" "$@"; }
 
 t_modprobe()
 {
-	grep -q -E '^mlx5_(ib|core) ' /proc/modules && { echo "an mlx5 driver is already loaded"; return 1; }
 	ip link set lo up 2>/dev/null
-	getent hosts localhost >/dev/null 2>&1 || host=127.0.0.1
 	for h in 0 1; do emu_ctl hca $h trace-clear >/dev/null; done
-	modprobe mlx5_ib || return 1
-	for m in mlx5_core mlx5_ib; do
-		path=$(modinfo -n $m)
-		echo "$m: $path"
-		case "$path" in */kernel/drivers/*) ;; *) echo "not the in-tree $m"; return 1 ;; esac
-	done
-	wait_for 30 test -e /sys/class/infiniband/mlx5_1 || { dmesg | grep -E 'mlx5|infiniband' | tail; return 1; }
+	mlx5_load in-tree || { dmesg | grep -E 'mlx5|infiniband' | tail; return 1; }
 }
 
 t_devinfo()
@@ -96,7 +55,7 @@ perf()
 	name=$1
 	shift
 	pair "$name" "$@" -n "$PERF_ITERS" || return 1
-	grep -q -E '^ *[0-9]+ +[0-9]+ ' "$out/up_$name.client"
+	perf_result "$out/up_$name.client"
 }
 
 t_write_bw() { perf write_bw ib_write_bw; }
@@ -131,7 +90,7 @@ t_comp_irqs()
 
 t_unload()
 {
-	modprobe -r mlx5_ib && modprobe -r mlx5_core || return 1
+	mlx5_unload in-tree || return 1
 	for h in 0 1; do
 		p=$(emu_pages_outstanding $h)
 		echo "hca $h: $p pages outstanding"

@@ -1,0 +1,222 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared by the mlx5 selftests: the preamble, loading and unloading a driver
+# pair (ours or the in-tree one), a server/client pair of rdma-core or
+# perftest tools, and the emulator's object counts. Brings ktap.sh along.
+#
+# Usage, at the top of a test:
+#   dir=$(cd "$(dirname "$0")" && pwd)
+#   . "$dir/lib.sh"
+# Then: $top (the source tree), $core_ko and $ib_ko (our modules; override
+# with MLX5_CORE_KO / MLX5_IB_KO), $out (artifacts: MLX5_OUT or /tmp),
+# $devs / $ndev (the ConnectX PCI functions).
+
+. "$dir/ktap.sh"
+
+top=${MLX5_SRC:-$(cd "$dir/../../.." && pwd)}
+core_ko=${MLX5_CORE_KO:-$top/core/mlx5_core.ko}
+ib_ko=${MLX5_IB_KO:-$top/ib/mlx5_ib.ko}
+out=${MLX5_OUT:-/tmp}
+devs=$(mlx5_pci_devs)
+ndev=$(echo $devs | wc -w)
+
+# mlx5_loaded: a mlx5_core or mlx5_ib (ours or in-tree) is loaded.
+mlx5_loaded() { grep -q -E '^mlx5_(ib|core) ' /proc/modules; }
+
+# mlx5_bound_count: how many ConnectX functions mlx5_core drives.
+mlx5_bound_count()
+{
+	_n=0
+	for _d in $devs; do
+		[ "$(basename "$(readlink "/sys/bus/pci/devices/$_d/driver")")" = mlx5_core ] && _n=$((_n + 1))
+	done
+	echo $_n
+}
+
+# mlx5_ibdev_count: how many mlx5_N RDMA devices are registered.
+mlx5_ibdev_count() { ls /sys/class/infiniband 2>/dev/null | grep -c '^mlx5_'; }
+
+# mlx5_load DRIVER [WHAT [CORE-PARAMETER...]]: load DRIVER ("ours": insmod
+# of $core_ko/$ib_ko, "in-tree": modprobe of the guest kernel's modules).
+# WHAT is "ib" (default: mlx5_core and mlx5_ib, then one RDMA device per
+# function) or "core" (mlx5_core alone, bound to every function). Fails,
+# saying why, when an mlx5 driver is loaded already, a module is missing or
+# not the expected one, or the devices do not appear.
+mlx5_load()
+{
+	_drv=$1 _what=${2:-ib}
+	[ $# -ge 2 ] && shift 2 || shift $#
+	if mlx5_loaded; then
+		echo "an mlx5 driver is already loaded:"
+		grep -E '^mlx5_(ib|core) ' /proc/modules
+		return 1
+	fi
+	modprobe -q auxiliary 2>/dev/null
+	if [ "$_what" = ib ]; then
+		modprobe -q ib_uverbs || { echo "modprobe ib_uverbs failed"; return 1; }
+	fi
+	case $_drv in
+	ours)
+		_mods=$core_ko
+		[ "$_what" = ib ] && _mods="$core_ko $ib_ko"
+		for _m in $_mods; do
+			[ -f "$_m" ] || { echo "module not built: $_m"; return 1; }
+		done
+		insmod "$core_ko" "$@" || { echo "insmod $core_ko failed"; return 1; }
+		if [ "$_what" = ib ]; then
+			insmod "$ib_ko" || { echo "insmod $ib_ko failed"; return 1; }
+		fi
+		;;
+	in-tree)
+		_mods=mlx5_core
+		[ "$_what" = ib ] && _mods="mlx5_core mlx5_ib"
+		modprobe mlx5_core "$@" || { echo "modprobe mlx5_core failed"; return 1; }
+		if [ "$_what" = ib ]; then
+			modprobe mlx5_ib || { echo "modprobe mlx5_ib failed"; return 1; }
+		fi
+		for _m in $_mods; do
+			_p=$(modinfo -n $_m)
+			echo "$_m: $_p"
+			case "$_p" in */kernel/drivers/*) ;; *) echo "not the in-tree $_m"; return 1 ;; esac
+		done
+		;;
+	*) echo "mlx5_load: unknown driver $_drv"; return 1 ;;
+	esac
+	wait_for 30 sh -c "[ \$(ls -l /sys/bus/pci/drivers/mlx5_core 2>/dev/null | grep -c '0000:') -ge $ndev ]" ||
+		{ echo "mlx5_core bound $(mlx5_bound_count) of $ndev functions"; return 1; }
+	[ "$_what" = ib ] || return 0
+	wait_for 30 sh -c "[ \$(ls /sys/class/infiniband 2>/dev/null | grep -c '^mlx5_') -ge $ndev ]" ||
+		{ echo "$(mlx5_ibdev_count) of $ndev RDMA devices registered"; ls /sys/class/infiniband; return 1; }
+}
+
+# mlx5_unload DRIVER: unload the pair DRIVER loaded (mlx5_ib if loaded,
+# then mlx5_core); fails unless both are gone.
+mlx5_unload()
+{
+	case $1 in
+	ours)
+		if grep -q '^mlx5_ib ' /proc/modules; then
+			rmmod mlx5_ib || { echo "rmmod mlx5_ib failed"; return 1; }
+		fi
+		rmmod mlx5_core || { echo "rmmod mlx5_core failed"; return 1; }
+		;;
+	in-tree)
+		if grep -q '^mlx5_ib ' /proc/modules; then
+			modprobe -r mlx5_ib || { echo "modprobe -r mlx5_ib failed"; return 1; }
+		fi
+		if grep -q '^mlx5_core ' /proc/modules; then
+			modprobe -r mlx5_core || { echo "modprobe -r mlx5_core failed"; return 1; }
+		fi
+		;;
+	*) echo "mlx5_unload: unknown driver $1"; return 1 ;;
+	esac
+	! mlx5_loaded || { echo "still loaded:"; grep -E '^mlx5_(ib|core) ' /proc/modules; return 1; }
+}
+
+# mlx5_ports_active: both ports (mlx5_0, mlx5_1) ACTIVE with a LID.
+mlx5_ports_active()
+{
+	for _d in mlx5_0 mlx5_1; do
+		grep -q ACTIVE "/sys/class/infiniband/$_d/ports/1/state" 2>/dev/null || return 1
+		_lid=$(cat "/sys/class/infiniband/$_d/ports/1/lid")
+		[ "$((_lid))" -ne 0 ] || return 1
+	done
+}
+
+# need_tool TOOL...: every TOOL is installed (a missing one fails the case).
+need_tool()
+{
+	for _t in "$@"; do
+		command -v "$_t" >/dev/null || { echo "$_t is not installed"; return 1; }
+	done
+}
+
+rdma_port=18515
+RDMA_PAIR_TIMEOUT=${RDMA_PAIR_TIMEOUT:-180}
+
+# rdma_pair NAME TOOL ARGS...: TOOL ARGS as the server on mlx5_0 in the
+# background, on a fresh TCP port ($rdma_port), then, once the port
+# listens, TOOL ARGS as the client on mlx5_1 to 127.0.0.1 (the guest
+# resolves no host names). Each side has $RDMA_PAIR_TIMEOUT seconds. Their
+# output: $out/NAME.server and $out/NAME.client (also printed). Succeeds
+# when both exit 0.
+rdma_pair()
+{
+	_name=$1 _tool=$2
+	shift 2
+	rdma_port=$((rdma_port + 1))
+	need_tool "$_tool" || return 1
+	timeout "$RDMA_PAIR_TIMEOUT" "$_tool" -d mlx5_0 -p "$rdma_port" "$@" >"$out/$_name.server" 2>&1 &
+	_spid=$!
+	if ! wait_listen "$rdma_port" "$_spid"; then
+		kill "$_spid" 2>/dev/null
+		wait "$_spid"
+		cat "$out/$_name.server"
+		echo "server never listened on $rdma_port"
+		return 1
+	fi
+	timeout "$RDMA_PAIR_TIMEOUT" "$_tool" -d mlx5_1 -p "$rdma_port" "$@" 127.0.0.1 \
+		>"$out/$_name.client" 2>&1
+	_crc=$?
+	[ "$_crc" -eq 0 ] || kill "$_spid" 2>/dev/null
+	wait "$_spid"
+	_src=$?
+	echo "--- server (exit $_src)"
+	cat "$out/$_name.server"
+	echo "--- client (exit $_crc)"
+	cat "$out/$_name.client"
+	[ "$_src" -eq 0 ] && [ "$_crc" -eq 0 ]
+}
+
+# perf_result FILE: a perftest output holds its numeric result row (#bytes,
+# #iterations, then the figures), i.e. the run measured something.
+perf_result()
+{
+	grep -q -E '^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+' "$1" ||
+		{ echo "no numeric result row in $1"; return 1; }
+}
+
+# Object-creating firmware commands and the commands that free what they
+# create (emu_obj_*).
+EMU_OBJ_PAIRS="ALLOC_PD:DEALLOC_PD CREATE_MKEY:DESTROY_MKEY CREATE_CQ:DESTROY_CQ
+CREATE_QP:DESTROY_QP CREATE_SRQ:DESTROY_SRQ"
+
+# emu_ok_ops HCA: "OPCODE-NAME N" per opcode: the commands of that opcode
+# HCA completed successfully since the emulator started.
+emu_ok_ops()
+{
+	emu_ctl hca "$1" stats | awk '$1 == "op" {
+		split($4, t, "="); split($5, f, "="); print $2, t[2] - f[2] }'
+}
+
+# emu_ok_op HCA OPCODE-NAME: the successful commands of one opcode.
+emu_ok_op() { emu_ok_ops "$1" | awk -v op="$2" '$1 == op { n = $2 } END { print n + 0 }'; }
+
+# emu_obj_snapshot HCA...: the counts emu_obj_leaks compares with.
+emu_obj_snapshot()
+{
+	for _h in "$@"; do
+		emu_ok_ops "$_h" | sed "s/^/$_h /"
+	done
+}
+
+# emu_obj_leaks "SNAPSHOT" HCA...: every object of $EMU_OBJ_PAIRS created
+# since SNAPSHOT (empty: since the emulator started) was destroyed again:
+# as many successful creations as destructions. Prints the counts.
+emu_obj_leaks()
+{
+	_snap=$1 _rc=0
+	shift
+	for _h in "$@"; do
+		_now=$(emu_ok_ops "$_h")
+		for _p in $EMU_OBJ_PAIRS; do
+			_a=${_p%%:*} _f=${_p#*:}
+			_c=$(( $(echo "$_now" | awk -v o="$_a" '$1 == o { n = $2 } END { print n + 0 }') -
+			       $(echo "$_snap" | awk -v h="$_h" -v o="$_a" '$1 == h && $2 == o { n = $3 } END { print n + 0 }') ))
+			_d=$(( $(echo "$_now" | awk -v o="$_f" '$1 == o { n = $2 } END { print n + 0 }') -
+			       $(echo "$_snap" | awk -v h="$_h" -v o="$_f" '$1 == h && $2 == o { n = $3 } END { print n + 0 }') ))
+			echo "hca $_h: $_a $_c $_f $_d"
+			[ "$_c" -eq "$_d" ] || _rc=1
+		done
+	done
+	return $_rc
+}
