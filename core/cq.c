@@ -56,12 +56,12 @@ int mlx5c_cq_attach(struct mlx5c_dev *mdev, struct mlx5c_cq *cq, struct mlx5c_eq
 	init_completion(&cq->free);
 	INIT_LIST_HEAD(&cq->bh_entry);
 
-	err = xa_insert(&mdev->cqs, cq->cqn, cq, GFP_KERNEL);
+	err = xa_insert_irq(&mdev->cqs, cq->cqn, cq, GFP_KERNEL);
 	if (err)
 		return err;
 	err = xa_insert(&eq->cq_table, cq->cqn, cq, GFP_KERNEL);
 	if (err)
-		xa_erase(&mdev->cqs, cq->cqn);
+		xa_erase_irq(&mdev->cqs, cq->cqn);
 	return err;
 }
 
@@ -70,15 +70,21 @@ int mlx5c_cq_attach(struct mlx5c_dev *mdev, struct mlx5c_cq *cq, struct mlx5c_eq
  * @mdev: core device
  * @cq: CQ attached with mlx5c_cq_attach()
  *
- * Waits until no handler or callback uses @cq any more.
+ * Waits until no handler, callback or debugfs reader uses @cq any more, so
+ * that the caller may free it, whatever the device still does with its CQN.
+ *
+ * The two tables have different readers. @mdev->cqs is looked up under its
+ * lock (CQ errors, which the device may post on any EQ, and debugfs), with
+ * a reference taken inside the lock. The completion EQ's table is read
+ * without a lock, under RCU, only by that EQ's interrupt handler: once the
+ * entry is erased, synchronize_irq() waits for a handler that may have
+ * loaded it to finish taking its reference.
  */
 void mlx5c_cq_detach(struct mlx5c_dev *mdev, struct mlx5c_cq *cq)
 {
+	xa_erase_irq(&mdev->cqs, cq->cqn);
 	xa_erase(&cq->eq->cq_table, cq->cqn);
-	xa_erase(&mdev->cqs, cq->cqn);
-	/* No handler may still hold the CQ without a reference. */
 	synchronize_irq(cq->eq->irq->irqn);
-	synchronize_irq(mdev->irqs[0].irqn);
 	if (refcount_dec_and_test(&cq->refcount))
 		complete(&cq->free);
 	wait_for_completion(&cq->free);
@@ -124,20 +130,24 @@ EXPORT_SYMBOL_NS_GPL(mlx5c_cq_create, MLX5C_NS);
  * @mdev: core device
  * @cq: CQ
  *
- * When this returns 0 no callback of @cq runs any more. In the device's
- * internal-error state the CQ is released locally and 0 is returned.
+ * The CQ leaves the dispatch tables first: when this returns, no handler or
+ * callback uses @cq any more, whatever DESTROY_CQ answered, and events the
+ * device still posts for its CQN are dropped. In the device's
+ * internal-error state the CQ is gone with the device and 0 is returned.
  *
- * Return: 0, or the DESTROY_CQ error (the CQ then stays usable).
+ * Return: 0, or the DESTROY_CQ error: the firmware then may still own the
+ * CQ and write to its buffer, which the caller must keep until the CQ is
+ * destroyed or the function torn down. @cq itself is free either way.
  */
 int mlx5c_cq_destroy(struct mlx5c_dev *mdev, struct mlx5c_cq *cq)
 {
 	int err;
 
-	err = destroy_cq_cmd(mdev, cq);
-	if (err && !READ_ONCE(mdev->cmd.error))
-		return err;
 	mlx5c_cq_detach(mdev, cq);
-	return 0;
+	err = destroy_cq_cmd(mdev, cq);
+	if (err && READ_ONCE(mdev->cmd.error))
+		return 0;
+	return err;
 }
 EXPORT_SYMBOL_NS_GPL(mlx5c_cq_destroy, MLX5C_NS);
 

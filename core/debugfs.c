@@ -76,11 +76,12 @@ static int cqs_show(struct seq_file *s, void *unused)
 	unsigned long cqn;
 
 	seq_puts(s, "cqn eqn uid arm_sn comp_events\n");
-	rcu_read_lock();
+	/* The lock keeps mlx5c_cq_detach() from returning while a CQ is shown. */
+	xa_lock_irq(&mdev->cqs);
 	xa_for_each(&mdev->cqs, cqn, cq)
 		seq_printf(s, "0x%06lx %u %u %u %llu\n", cqn, cq->eqn, cq->uid,
 			   READ_ONCE(cq->arm_sn), READ_ONCE(cq->comp_events));
-	rcu_read_unlock();
+	xa_unlock_irq(&mdev->cqs);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(cqs);

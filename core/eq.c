@@ -81,6 +81,7 @@ static void cq_put(struct mlx5c_cq *cq)
 
 static void async_dispatch(struct mlx5c_dev *mdev, struct mlx5_eqe *eqe)
 {
+	unsigned long flags;
 	struct mlx5c_cq *cq;
 	u32 cqn;
 
@@ -95,11 +96,11 @@ static void async_dispatch(struct mlx5c_dev *mdev, struct mlx5_eqe *eqe)
 		cqn = be32_to_cpu(eqe->data.cq_err.cqn) & 0xffffff;
 		dev_warn_ratelimited(&mdev->pdev->dev, "CQ error on CQ 0x%x, syndrome 0x%x\n",
 				     cqn, eqe->data.cq_err.syndrome);
-		rcu_read_lock();
+		xa_lock_irqsave(&mdev->cqs, flags);
 		cq = xa_load(&mdev->cqs, cqn);
 		if (cq && !refcount_inc_not_zero(&cq->refcount))
 			cq = NULL;
-		rcu_read_unlock();
+		xa_unlock_irqrestore(&mdev->cqs, flags);
 		if (cq) {
 			if (cq->event)
 				cq->event(cq, eqe->type);

@@ -424,7 +424,7 @@ static int mlx5c_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (!mdev)
 		return -ENOMEM;
 	mdev->pdev = pdev;
-	xa_init(&mdev->cqs);
+	xa_init_flags(&mdev->cqs, XA_FLAGS_LOCK_IRQ);
 	ATOMIC_INIT_NOTIFIER_HEAD(&mdev->event_nh);
 	mutex_init(&mdev->test.lock);
 	pci_set_drvdata(pdev, mdev);

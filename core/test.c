@@ -38,9 +38,13 @@ static void test_cq_free(struct mlx5c_dev *mdev, struct mlx5c_test_cq *tcq)
 {
 	struct device *dev = &mdev->pdev->dev;
 
-	if (tcq->created)
-		mlx5c_cq_destroy(mdev, &tcq->cq);
-	else if (tcq->soft)
+	if (tcq->created && mlx5c_cq_destroy(mdev, &tcq->cq)) {
+		/* The device may still write the CQ: leave its memory to it. */
+		dev_err(dev, "test CQ 0x%x not destroyed; its 2 pages stay allocated\n",
+			tcq->cq.cqn);
+		return;
+	}
+	if (tcq->soft)
 		mlx5c_cq_detach(mdev, &tcq->cq);
 	if (tcq->buf)
 		dma_free_coherent(dev, MLX5_ADAPTER_PAGE_SIZE, tcq->buf, tcq->buf_dma);
