@@ -163,7 +163,8 @@ int mlx5c_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	return 0;
 
 err_cq:
-	mlx5c_cq_destroy(dev->mdev, &cq->mcq);
+	mlx5c_ib_orphan(dev, MLX5C_IB_OBJ_CQ, cq->mcq.cqn, &cq->umem,
+			mlx5c_cq_destroy(dev->mdev, &cq->mcq));
 err_db:
 	mlx5c_ib_db_unmap(ctx, &cq->db);
 err_umem:
@@ -176,17 +177,16 @@ err_umem:
  * @ibcq: CQ
  * @udata: the caller's driver data (user CQs)
  *
- * Return: 0 or a negative errno (the CQ then stays).
+ * Return: 0; a CQ the firmware refuses to destroy is kept, with its ring,
+ * as an orphan (its events are no longer delivered either way).
  */
 int mlx5c_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	struct mlx5c_ib_dev *dev = to_mdev(ibcq->device);
 	struct mlx5c_ib_cq *cq = to_mcq(ibcq);
-	int err;
 
-	err = mlx5c_cq_destroy(dev->mdev, &cq->mcq);
-	if (err)
-		return err;
+	mlx5c_ib_orphan(dev, MLX5C_IB_OBJ_CQ, cq->mcq.cqn, &cq->umem,
+			mlx5c_cq_destroy(dev->mdev, &cq->mcq));
 	mlx5c_ib_db_unmap(cq->ctx, &cq->db);
 	ib_umem_release(cq->umem);
 	return 0;

@@ -354,6 +354,8 @@ static int mlx5c_ib_probe(struct auxiliary_device *adev,
 	xa_init_flags(&dev->qps, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->srqs, XA_FLAGS_LOCK_IRQ);
 	atomic_set(&dev->mkey_variant, 0);
+	mutex_init(&dev->orphans_lock);
+	INIT_LIST_HEAD(&dev->orphans);
 
 	err = mlx5c_ib_dev_caps(dev);
 	if (err)
@@ -394,6 +396,7 @@ static int mlx5c_ib_probe(struct auxiliary_device *adev,
 err_events:
 	mlx5c_event_unregister(mdev, &dev->event_nb);
 err_dealloc:
+	mutex_destroy(&dev->orphans_lock);
 	ib_dealloc_device(&dev->ib);
 	return err;
 }
@@ -405,10 +408,12 @@ static void mlx5c_ib_remove(struct auxiliary_device *adev)
 	/* Destroys every user object through the driver's ops. */
 	ib_unregister_device(&dev->ib);
 	mlx5c_event_unregister(dev->mdev, &dev->event_nb);
+	mlx5c_ib_orphans_release(dev);
 	WARN_ON(!xa_empty(&dev->qps));
 	WARN_ON(!xa_empty(&dev->srqs));
 	xa_destroy(&dev->qps);
 	xa_destroy(&dev->srqs);
+	mutex_destroy(&dev->orphans_lock);
 	ib_dealloc_device(&dev->ib);
 }
 

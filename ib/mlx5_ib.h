@@ -90,6 +90,8 @@ struct mlx5c_ib_port {
  * @srqs: SRQs by SRQN, for asynchronous events
  * @mkey_variant: rolling low byte of the memory keys
  * @fatal: the device entered the internal-error state
+ * @orphans_lock: protects @orphans
+ * @orphans: objects the firmware refused to destroy (orphan.c)
  */
 struct mlx5c_ib_dev {
 	struct ib_device ib;
@@ -107,6 +109,8 @@ struct mlx5c_ib_dev {
 	struct xarray srqs;
 	atomic_t mkey_variant;
 	bool fatal;
+	struct mutex orphans_lock; /* protects orphans */
+	struct list_head orphans;
 };
 
 /**
@@ -324,6 +328,16 @@ static inline bool mlx5c_ib_gone(struct mlx5c_ib_dev *dev, int err)
 	return err && (dev->fatal || mlx5c_dev_is_error(dev->mdev));
 }
 
+/* Firmware objects, in the order their destroy is retried (orphan.c). */
+enum mlx5c_ib_obj {
+	MLX5C_IB_OBJ_QP,
+	MLX5C_IB_OBJ_SRQ,
+	MLX5C_IB_OBJ_MKEY,
+	MLX5C_IB_OBJ_CQ,
+	MLX5C_IB_OBJ_PD,
+	MLX5C_IB_OBJ_NR
+};
+
 /* main.c */
 int mlx5c_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 			  struct ib_udata *udata);
@@ -398,6 +412,15 @@ int mlx5c_ib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 int mlx5c_ib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
 int mlx5c_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 void mlx5c_ib_srq_event(struct mlx5c_ib_dev *dev, u32 srqn, int type);
+
+/* orphan.c */
+int mlx5c_ib_destroy_cmd(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
+			 u32 num);
+void mlx5c_ib_orphan(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind, u32 num,
+		     struct ib_umem **umem, int err);
+void mlx5c_ib_destroy_obj(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
+			  u32 num, struct ib_umem **umem);
+void mlx5c_ib_orphans_release(struct mlx5c_ib_dev *dev);
 
 /* ah.c */
 int mlx5c_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,

@@ -128,17 +128,15 @@ err_free:
  * @ibmr: MR
  * @udata: unused
  *
- * Return: 0 or a negative errno (the MR then stays registered).
+ * Return: 0; an MKey the firmware refuses to destroy is kept, with its
+ * pinned pages, as an orphan.
  */
 int mlx5c_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct mlx5c_ib_dev *dev = to_mdev(ibmr->device);
 	struct mlx5c_ib_mr *mr = to_mmr(ibmr);
-	int err;
 
-	err = mlx5c_mkey_destroy(dev->mdev, 0, mr->mkey);
-	if (err && !mlx5c_ib_gone(dev, err))
-		return err;
+	mlx5c_ib_destroy_obj(dev, MLX5C_IB_OBJ_MKEY, mr->mkey, &mr->umem);
 	ib_umem_release(mr->umem);
 	kfree(mr);
 	return 0;

@@ -28,7 +28,7 @@ int mlx5c_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 		resp.pdn = pd->pdn;
 		err = mlx5c_ib_udata_out(udata, &resp, sizeof(resp));
 		if (err) {
-			mlx5c_pd_free(dev->mdev, 0, pd->pdn);
+			mlx5c_ib_destroy_obj(dev, MLX5C_IB_OBJ_PD, pd->pdn, NULL);
 			return err;
 		}
 	}
@@ -40,13 +40,12 @@ int mlx5c_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
  * @ibpd: PD
  * @udata: unused
  *
- * Return: 0 or a negative errno.
+ * Return: 0; a PD the firmware refuses to free is kept as an orphan.
  */
 int mlx5c_ib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct mlx5c_ib_dev *dev = to_mdev(ibpd->device);
-	int err;
 
-	err = mlx5c_pd_free(dev->mdev, 0, to_mpd(ibpd)->pdn);
-	return mlx5c_ib_gone(dev, err) ? 0 : err;
+	mlx5c_ib_destroy_obj(dev, MLX5C_IB_OBJ_PD, to_mpd(ibpd)->pdn, NULL);
+	return 0;
 }

@@ -154,16 +154,6 @@ static int mlx5c_ib_qp_create_cmd(struct mlx5c_ib_dev *dev,
 	return err;
 }
 
-static int mlx5c_ib_qp_destroy_cmd(struct mlx5c_ib_dev *dev, u32 qpn)
-{
-	u32 out[MLX5_ST_SZ_DW(destroy_qp_out)] = {};
-	u32 in[MLX5_ST_SZ_DW(destroy_qp_in)] = {};
-
-	MLX5_SET(destroy_qp_in, in, opcode, MLX5_CMD_OP_DESTROY_QP);
-	MLX5_SET(destroy_qp_in, in, qpn, qpn);
-	return mlx5c_cmd_exec(dev->mdev, in, sizeof(in), out, sizeof(out));
-}
-
 /**
  * mlx5c_ib_create_qp() - create a user RC, UC or UD QP
  * @ibqp: QP allocated by ib_core (pd, type and CQs set)
@@ -259,7 +249,7 @@ int mlx5c_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 err_xa:
 	xa_erase_irq(&dev->qps, ibqp->qp_num);
 err_destroy:
-	mlx5c_ib_qp_destroy_cmd(dev, ibqp->qp_num);
+	mlx5c_ib_destroy_obj(dev, MLX5C_IB_OBJ_QP, ibqp->qp_num, &qp->umem);
 err_bfreg:
 	mlx5c_ib_bfreg_free(ctx, qp->bfreg);
 	mlx5c_ib_db_unmap(ctx, &qp->db);
@@ -733,20 +723,21 @@ out:
  * @ibqp: QP
  * @udata: unused
  *
- * Return: 0 or a negative errno (the QP then stays).
+ * The QP leaves the event table first: events the device posts for its
+ * QPN from then on are dropped, whatever DESTROY_QP answers.
+ *
+ * Return: 0; a QP the firmware refuses to destroy is kept, with its
+ * buffer, as an orphan.
  */
 int mlx5c_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct mlx5c_ib_dev *dev = to_mdev(ibqp->device);
 	struct mlx5c_ib_qp *qp = to_mqp(ibqp);
-	int err;
 
-	err = mlx5c_ib_qp_destroy_cmd(dev, ibqp->qp_num);
-	if (err && !mlx5c_ib_gone(dev, err))
-		return err;
 	xa_erase_irq(&dev->qps, ibqp->qp_num);
 	if (!refcount_dec_and_test(&qp->refcount))
 		wait_for_completion(&qp->free);
+	mlx5c_ib_destroy_obj(dev, MLX5C_IB_OBJ_QP, ibqp->qp_num, &qp->umem);
 	mlx5c_ib_bfreg_free(qp->ctx, qp->bfreg);
 	mlx5c_ib_db_unmap(qp->ctx, &qp->db);
 	ib_umem_release(qp->umem);

@@ -53,16 +53,6 @@ static int mlx5c_ib_srq_create_cmd(struct mlx5c_ib_dev *dev,
 	return err;
 }
 
-static int mlx5c_ib_srq_destroy_cmd(struct mlx5c_ib_dev *dev, u32 srqn)
-{
-	u32 out[MLX5_ST_SZ_DW(destroy_srq_out)] = {};
-	u32 in[MLX5_ST_SZ_DW(destroy_srq_in)] = {};
-
-	MLX5_SET(destroy_srq_in, in, opcode, MLX5_CMD_OP_DESTROY_SRQ);
-	MLX5_SET(destroy_srq_in, in, srqn, srqn);
-	return mlx5c_cmd_exec(dev->mdev, in, sizeof(in), out, sizeof(out));
-}
-
 /**
  * mlx5c_ib_create_srq() - create a user SRQ
  * @ibsrq: SRQ allocated by ib_core
@@ -143,7 +133,7 @@ int mlx5c_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 err_xa:
 	xa_erase_irq(&dev->srqs, srq->srqn);
 err_destroy:
-	mlx5c_ib_srq_destroy_cmd(dev, srq->srqn);
+	mlx5c_ib_destroy_obj(dev, MLX5C_IB_OBJ_SRQ, srq->srqn, &srq->umem);
 err_db:
 	mlx5c_ib_db_unmap(ctx, &srq->db);
 err_umem:
@@ -228,20 +218,21 @@ int mlx5c_ib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
  * @ibsrq: SRQ
  * @udata: unused
  *
- * Return: 0 or a negative errno (the SRQ then stays).
+ * The SRQ leaves the event table first: events the device posts for its
+ * SRQN from then on are dropped, whatever DESTROY_SRQ answers.
+ *
+ * Return: 0; an SRQ the firmware refuses to destroy is kept, with its
+ * ring, as an orphan.
  */
 int mlx5c_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	struct mlx5c_ib_dev *dev = to_mdev(ibsrq->device);
 	struct mlx5c_ib_srq *srq = to_msrq(ibsrq);
-	int err;
 
-	err = mlx5c_ib_srq_destroy_cmd(dev, srq->srqn);
-	if (err && !mlx5c_ib_gone(dev, err))
-		return err;
 	xa_erase_irq(&dev->srqs, srq->srqn);
 	if (!refcount_dec_and_test(&srq->refcount))
 		wait_for_completion(&srq->free);
+	mlx5c_ib_destroy_obj(dev, MLX5C_IB_OBJ_SRQ, srq->srqn, &srq->umem);
 	mlx5c_ib_db_unmap(srq->ctx, &srq->db);
 	ib_umem_release(srq->umem);
 	return 0;

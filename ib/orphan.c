@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Objects the firmware refused to destroy.
+ *
+ * ib_core cannot keep a user object whose destroy callback fails: when the
+ * process exits it retries, then WARNs and leaks the object. So a destroy
+ * that the firmware answers with an error, on a device that is alive, still
+ * frees the software object and returns 0 (one that fails because the
+ * device is dead is simply done: the objects went with the device). What
+ * the device may still use is kept here instead: the object's number, to
+ * retry the command, and the pinned memory the device writes (a CQ ring,
+ * the pages of an MR) or reads WQEs from (QP and SRQ rings). Doorbell
+ * records are only read by the device and go with the user context.
+ *
+ * The callers took the object out of the event tables before sending the
+ * destroy command, so events the device still posts for its number find
+ * nothing and are dropped. At removal every command is retried, QPs first
+ * and PDs last (the order in which objects refer to each other), and the
+ * memory is released; mlx5_core then tears the function down.
+ */
+#include <linux/slab.h>
+
+#include "mlx5_ib.h"
+
+/**
+ * struct mlx5c_ib_orphan - an object the firmware still holds
+ * @list: in the device's list
+ * @kind: what it is
+ * @num: its number (the memory key for an MKey)
+ * @umem: pinned memory the device may still access, or NULL
+ */
+struct mlx5c_ib_orphan {
+	struct list_head list;
+	enum mlx5c_ib_obj kind;
+	u32 num;
+	struct ib_umem *umem;
+};
+
+static const char *const mlx5c_ib_obj_names[MLX5C_IB_OBJ_NR] = {
+	[MLX5C_IB_OBJ_QP] = "QP",
+	[MLX5C_IB_OBJ_SRQ] = "SRQ",
+	[MLX5C_IB_OBJ_MKEY] = "MKey",
+	[MLX5C_IB_OBJ_CQ] = "CQ",
+	[MLX5C_IB_OBJ_PD] = "PD",
+};
+
+/* QPs, SRQs and CQs are destroyed with commands of one size. */
+static_assert(MLX5_ST_SZ_BYTES(destroy_qp_in) == MLX5_ST_SZ_BYTES(destroy_cq_in));
+static_assert(MLX5_ST_SZ_BYTES(destroy_srq_in) == MLX5_ST_SZ_BYTES(destroy_cq_in));
+static_assert(MLX5_ST_SZ_BYTES(destroy_qp_out) == MLX5_ST_SZ_BYTES(destroy_cq_out));
+static_assert(MLX5_ST_SZ_BYTES(destroy_srq_out) == MLX5_ST_SZ_BYTES(destroy_cq_out));
+
+/**
+ * mlx5c_ib_destroy_cmd() - send the firmware command that destroys an object
+ * @dev: device
+ * @kind: QP, SRQ, MKey, CQ or PD (user objects: uid 0)
+ * @num: its number; for an MKey the memory key
+ *
+ * Return: 0 or the command's negative errno.
+ */
+int mlx5c_ib_destroy_cmd(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
+			 u32 num)
+{
+	u32 out[MLX5_ST_SZ_DW(destroy_cq_out)] = {};
+	u32 in[MLX5_ST_SZ_DW(destroy_cq_in)] = {};
+
+	switch (kind) {
+	case MLX5C_IB_OBJ_QP:
+		MLX5_SET(destroy_qp_in, in, opcode, MLX5_CMD_OP_DESTROY_QP);
+		MLX5_SET(destroy_qp_in, in, qpn, num);
+		break;
+	case MLX5C_IB_OBJ_SRQ:
+		MLX5_SET(destroy_srq_in, in, opcode, MLX5_CMD_OP_DESTROY_SRQ);
+		MLX5_SET(destroy_srq_in, in, srqn, num);
+		break;
+	case MLX5C_IB_OBJ_MKEY:
+		return mlx5c_mkey_destroy(dev->mdev, 0, num);
+	case MLX5C_IB_OBJ_CQ:
+		MLX5_SET(destroy_cq_in, in, opcode, MLX5_CMD_OP_DESTROY_CQ);
+		MLX5_SET(destroy_cq_in, in, cqn, num);
+		break;
+	case MLX5C_IB_OBJ_PD:
+		return mlx5c_pd_free(dev->mdev, 0, num);
+	default:
+		return -EINVAL;
+	}
+	return mlx5c_cmd_exec(dev->mdev, in, sizeof(in), out, sizeof(out));
+}
+
+/**
+ * mlx5c_ib_orphan() - deal with the answer to a destroy command
+ * @dev: device
+ * @kind: what was destroyed
+ * @num: its number
+ * @umem: the object's pinned memory the device may access (*@umem may be
+ *	NULL); taken over, and set to NULL, when the object is kept
+ * @err: what the destroy command returned
+ *
+ * Nothing to do when the command succeeded or the device is dead. Otherwise
+ * the firmware still holds the object: keep it, with its memory, until the
+ * device is removed.
+ */
+void mlx5c_ib_orphan(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind, u32 num,
+		     struct ib_umem **umem, int err)
+{
+	struct mlx5c_ib_orphan *o;
+
+	if (!err || mlx5c_ib_gone(dev, err))
+		return;
+	dev_err_ratelimited(&dev->adev->dev,
+			    "firmware did not destroy %s 0x%x (%d): kept, with the memory the device may use, until removal\n",
+			    mlx5c_ib_obj_names[kind], num, err);
+	o = kzalloc(sizeof(*o), GFP_KERNEL);
+	if (!o)
+		return;	/* the memory is released: the best left to do */
+	o->kind = kind;
+	o->num = num;
+	if (umem) {
+		o->umem = *umem;
+		*umem = NULL;
+	}
+	mutex_lock(&dev->orphans_lock);
+	list_add_tail(&o->list, &dev->orphans);
+	mutex_unlock(&dev->orphans_lock);
+}
+
+/**
+ * mlx5c_ib_destroy_obj() - destroy an object in the firmware, keeping it
+ *	as an orphan when the firmware refuses
+ * @dev: device
+ * @kind: what to destroy
+ * @num: its number
+ * @umem: as for mlx5c_ib_orphan(), may be NULL
+ *
+ * The caller frees the software object afterwards in every case.
+ */
+void mlx5c_ib_destroy_obj(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
+			  u32 num, struct ib_umem **umem)
+{
+	mlx5c_ib_orphan(dev, kind, num, umem, mlx5c_ib_destroy_cmd(dev, kind, num));
+}
+
+/**
+ * mlx5c_ib_orphans_release() - retry the destroys the firmware refused
+ * @dev: device, unregistered (no more user objects), not yet freed
+ *
+ * Whatever the answers, the orphans' memory is released: the caller is
+ * going away, and mlx5_core tears the function down right after.
+ */
+void mlx5c_ib_orphans_release(struct mlx5c_ib_dev *dev)
+{
+	struct mlx5c_ib_orphan *o, *tmp;
+	enum mlx5c_ib_obj kind;
+	int err;
+
+	mutex_lock(&dev->orphans_lock);
+	for (kind = 0; kind < MLX5C_IB_OBJ_NR; kind++) {
+		list_for_each_entry_safe(o, tmp, &dev->orphans, list) {
+			if (o->kind != kind)
+				continue;
+			err = mlx5c_ib_destroy_cmd(dev, kind, o->num);
+			if (err && !mlx5c_ib_gone(dev, err))
+				dev_err(&dev->adev->dev,
+					"firmware still refuses to destroy %s 0x%x (%d); released anyway\n",
+					mlx5c_ib_obj_names[kind], o->num, err);
+			else
+				dev_info(&dev->adev->dev, "%s 0x%x destroyed at removal\n",
+					 mlx5c_ib_obj_names[kind], o->num);
+			list_del(&o->list);
+			ib_umem_release(o->umem);
+			kfree(o);
+		}
+	}
+	mutex_unlock(&dev->orphans_lock);
+}
