@@ -205,10 +205,25 @@ static void mlx5c_ib_port_event(struct mlx5c_ib_dev *dev,
 	ib_dispatch_event(&ev);
 }
 
+/* Tell ib_core, once, that the device entered the internal-error state. */
+static void mlx5c_ib_fatal(struct mlx5c_ib_dev *dev)
+{
+	struct ib_event ev = {
+		.device = &dev->ib,
+		.event = IB_EVENT_DEVICE_FATAL,
+		.element.port_num = 1,
+	};
+
+	if (!xchg(&dev->fatal, true))
+		ib_dispatch_event(&ev);
+}
+
 /*
  * Asynchronous events of the device. Runs in hard-IRQ context (or in a
  * workqueue for MLX5C_EVENT_*): QP and SRQ handlers take references, no
- * sleeping.
+ * sleeping. Registered only while the ib_device is: ib_dispatch_event()
+ * queues work that uses the device's event handlers and GID cache, which
+ * exist only between ib_register_device() and ib_unregister_device().
  */
 static int mlx5c_ib_event(struct notifier_block *nb, unsigned long action,
 			  void *data)
@@ -216,15 +231,11 @@ static int mlx5c_ib_event(struct notifier_block *nb, unsigned long action,
 	struct mlx5c_ib_dev *dev = container_of(nb, struct mlx5c_ib_dev,
 						event_nb);
 	const struct mlx5_eqe *eqe = data;
-	struct ib_event ev = { .device = &dev->ib };
 	u32 num;
 
 	switch (action) {
 	case MLX5C_EVENT_DEVICE_ERROR:
-		WRITE_ONCE(dev->fatal, true);
-		ev.event = IB_EVENT_DEVICE_FATAL;
-		ev.element.port_num = 1;
-		ib_dispatch_event(&ev);
+		mlx5c_ib_fatal(dev);
 		return NOTIFY_OK;
 	case MLX5_EVENT_TYPE_PORT_CHANGE:
 		mlx5c_ib_port_event(dev, eqe);
@@ -379,22 +390,25 @@ static int mlx5c_ib_probe(struct auxiliary_device *adev,
 	dev->ib.dev.parent = &dev->pdev->dev;
 	ib_set_device_ops(&dev->ib, &mlx5c_ib_dev_ops);
 
-	dev->event_nb.notifier_call = mlx5c_ib_event;
-	err = mlx5c_event_register(mdev, &dev->event_nb);
+	err = ib_register_device(&dev->ib, "mlx5_%d", &dev->pdev->dev);
 	if (err)
 		goto err_dealloc;
 
-	err = ib_register_device(&dev->ib, "mlx5_%d", &dev->pdev->dev);
+	dev->event_nb.notifier_call = mlx5c_ib_event;
+	err = mlx5c_event_register(mdev, &dev->event_nb);
 	if (err)
-		goto err_events;
+		goto err_unregister;
+	/* A device that failed before we listened. */
+	if (mlx5c_dev_is_error(mdev))
+		mlx5c_ib_fatal(dev);
 
 	auxiliary_set_drvdata(adev, dev);
 	dev_info(&adev->dev, "registered %s on %s\n", dev_name(&dev->ib.dev),
 		 pci_name(dev->pdev));
 	return 0;
 
-err_events:
-	mlx5c_event_unregister(mdev, &dev->event_nb);
+err_unregister:
+	ib_unregister_device(&dev->ib);
 err_dealloc:
 	mutex_destroy(&dev->orphans_lock);
 	ib_dealloc_device(&dev->ib);
@@ -405,9 +419,14 @@ static void mlx5c_ib_remove(struct auxiliary_device *adev)
 {
 	struct mlx5c_ib_dev *dev = auxiliary_get_drvdata(adev);
 
+	/*
+	 * No event reaches ib_core after this (the unregister waits for
+	 * running notifiers); destroys see the internal-error state through
+	 * mlx5c_dev_is_error().
+	 */
+	mlx5c_event_unregister(dev->mdev, &dev->event_nb);
 	/* Destroys every user object through the driver's ops. */
 	ib_unregister_device(&dev->ib);
-	mlx5c_event_unregister(dev->mdev, &dev->event_nb);
 	mlx5c_ib_orphans_release(dev);
 	WARN_ON(!xa_empty(&dev->qps));
 	WARN_ON(!xa_empty(&dev->srqs));
