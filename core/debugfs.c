@@ -92,8 +92,8 @@ static int pages_show(struct seq_file *s, void *unused)
 
 	seq_printf(s, "fw_pages: %d\nboot: %u\ninit: %u\ngiven: %llu\nreclaimed: %llu\n",
 		   atomic_read(&pg->count), pg->boot, pg->init, pg->given, pg->reclaimed);
-	seq_printf(s, "freed_locally: %llu\nrequests: %llu\ngive_failed: %llu\n",
-		   pg->freed_locally, pg->requests, pg->give_failed);
+	seq_printf(s, "freed_locally: %llu\nrequests: %llu\ngive_failed: %llu\nrefused: %llu\n",
+		   pg->freed_locally, pg->requests, pg->give_failed, pg->refused);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(pages);

@@ -172,6 +172,7 @@ struct mlx5c_caps {
  * @freed_locally: pages freed without the firmware returning them
  * @requests: page-request events received
  * @give_failed: GIVE requests that could not be satisfied
+ * @refused: GIVE requests beyond the limit (max_fw_pages_pct), refused whole
  */
 struct mlx5c_pages {
 	struct workqueue_struct *wq;
@@ -184,6 +185,7 @@ struct mlx5c_pages {
 	u64 freed_locally;
 	u64 requests;
 	u64 give_failed;
+	u64 refused;
 };
 
 /**

@@ -4,13 +4,25 @@
  * given during bring-up (QUERY_PAGES + MANAGE_PAGES GIVE); later requests
  * arrive as page-request EQEs and run on an ordered workqueue; at unload
  * every page is taken back (MANAGE_PAGES TAKE) before DISABLE_HCA.
+ *
+ * What the firmware may hold is bounded by a share of RAM (max_fw_pages_pct):
+ * a request beyond it is refused whole, with a message and MANAGE_PAGES
+ * ALLOCATION_FAIL, and pages are allocated without retrying reclaim, so a
+ * device asking for too much never wakes the OOM killer.
  */
 #include <linux/dma-mapping.h>
 #include <linux/jiffies.h>
 #include <linux/delay.h>
+#include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/slab.h>
 
 #include "mlx5_core.h"
+
+static unsigned int max_fw_pages_pct = 25;
+module_param(max_fw_pages_pct, uint, 0644);
+MODULE_PARM_DESC(max_fw_pages_pct,
+		 "Largest share of RAM the firmware of one function may hold, in percent (1-100, default 25)");
 
 #define MLX5C_PAGES_PER_CMD		4096
 #define MLX5C_PAGES_PER_RECLAIM		768
@@ -44,7 +56,7 @@ static u64 page_get(struct mlx5c_dev *mdev)
 	int tries;
 
 	for (tries = 0; tries < 2; tries++) {
-		page = alloc_page(GFP_KERNEL | __GFP_NOWARN);
+		page = alloc_page(GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY);
 		if (!page)
 			break;
 		addr = dma_map_page(dev, page, 0, PAGE_SIZE, DMA_BIDIRECTIONAL);
@@ -150,11 +162,31 @@ no_mem:
 	return -ENOMEM;
 }
 
+/* Pages the firmware may hold: max_fw_pages_pct of RAM. */
+static u64 pages_limit(void)
+{
+	unsigned int pct = clamp(READ_ONCE(max_fw_pages_pct), 1U, 100U);
+
+	return div_u64((u64)totalram_pages() * pct, 100);
+}
+
 static int give_pages(struct mlx5c_dev *mdev, u16 func_id, bool ec, u32 n,
 		      bool event)
 {
+	u64 held = atomic_read(&mdev->pages.count);
+	u64 limit = pages_limit();
 	int err;
 
+	if (held + n > limit) {
+		mdev->pages.give_failed++;
+		mdev->pages.refused++;
+		dev_err(&mdev->pdev->dev,
+			"firmware asks for %u more pages, holding %llu: refused, the limit is %llu (max_fw_pages_pct=%u)\n",
+			n, held, limit, READ_ONCE(max_fw_pages_pct));
+		if (event)
+			cant_give(mdev, func_id, ec);
+		return -ENOMEM;
+	}
 	do {
 		u32 batch = min_t(u32, n, MLX5C_PAGES_PER_CMD);
 
@@ -221,6 +253,29 @@ static void release_all(struct mlx5c_dev *mdev)
 		dev_info(&mdev->pdev->dev, "freed %llu firmware pages without reclaim\n", n);
 }
 
+/*
+ * Return up to @n pages the firmware asks to give back, in commands of at
+ * most MLX5C_PAGES_PER_RECLAIM; never more than it holds.
+ */
+static int return_pages(struct mlx5c_dev *mdev, u16 func_id, bool ec, u32 n)
+{
+	u32 held = atomic_read(&mdev->pages.count);
+	int got;
+
+	if (n > held) {
+		dev_warn(&mdev->pdev->dev,
+			 "firmware asks to return %u pages but holds %u\n", n, held);
+		n = held;
+	}
+	while (n) {
+		got = take_pages(mdev, func_id, ec, min_t(u32, n, MLX5C_PAGES_PER_RECLAIM));
+		if (got <= 0)
+			return got;
+		n -= min_t(u32, n, got);
+	}
+	return 0;
+}
+
 static void page_req_work(struct work_struct *work)
 {
 	struct mlx5c_page_req *req = container_of(work, struct mlx5c_page_req, work);
@@ -232,7 +287,8 @@ static void page_req_work(struct work_struct *work)
 	else if (req->npages > 0)
 		err = give_pages(mdev, req->func_id, req->ec, req->npages, true);
 	else if (req->npages < 0)
-		err = take_pages(mdev, req->func_id, req->ec, -req->npages);
+		err = return_pages(mdev, req->func_id, req->ec,
+				   -(s64)req->npages);
 	if (err < 0 && !READ_ONCE(mdev->cmd.error))
 		dev_warn(&mdev->pdev->dev, "page request of %d pages failed: %d\n",
 			 req->npages, err);

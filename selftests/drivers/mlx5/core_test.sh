@@ -99,6 +99,39 @@ t_page_request()
 	[ "$(emu_pages)" -eq "$p0" ]
 }
 
+# Page requests beyond max_fw_pages_pct of RAM are refused whole, with a
+# message and MANAGE_PAGES CANT_GIVE, instead of running the guest out of
+# memory: first an absurd request (10^9 pages, 4 TB), then, with the limit
+# lowered to 1 %, one page too many; a request that fits is still given.
+t_page_request_limit()
+{
+	emu_cant() { "$ctl" hca $hca pages | sed -n 's/^cant_give //p'; }
+	p0=$(dbg_val pages fw_pages) r0=$(dbg_val pages refused) c0=$(emu_cant)
+	mark=$(dmesg | wc -l)
+	"$ctl" hca $hca page-request 1000000000 || return 1
+	wait_for 10 sh -c "[ \$(sed -n 's/^refused: *//p' $dbg/pages) -eq $((r0 + 1)) ]" || {
+		cat "$dbg/pages"; return 1; }
+	wait_for 10 sh -c "[ \$($ctl hca $hca pages | sed -n 's/^cant_give //p') -gt $c0 ]" || {
+		echo "the firmware was not told (cant_give $c0)"; return 1; }
+	limit=$(( $(meminfo MemTotal) / 4 / 100 ))
+	echo 1 >"$param/max_fw_pages_pct"
+	over=$((limit - p0 + 16))
+	"$ctl" hca $hca page-request $over || return 1
+	wait_for 10 sh -c "[ \$(sed -n 's/^refused: *//p' $dbg/pages) -eq $((r0 + 2)) ]"
+	refused=$?
+	"$ctl" hca $hca page-request 64 || return 1
+	wait_for 10 sh -c "[ \$(sed -n 's/^fw_pages: *//p' $dbg/pages) -eq $((p0 + 64)) ]"
+	given=$?
+	echo 25 >"$param/max_fw_pages_pct"
+	"$ctl" hca $hca page-request -64 || return 1
+	wait_for 10 sh -c "[ \$(sed -n 's/^fw_pages: *//p' $dbg/pages) -eq $p0 ]" || return 1
+	cat "$dbg/pages"
+	dmesg | tail -n +$((mark + 1)) | grep 'refused'
+	[ "$refused" -eq 0 ] || { echo "$over pages above the 1 % limit were given"; return 1; }
+	[ "$given" -eq 0 ] || { echo "64 pages within the limit were not given"; return 1; }
+	[ "$(dbg_val pages fw_pages)" -eq "$p0" ] && [ "$(emu_pages)" -eq "$p0" ]
+}
+
 t_health_poll()
 {
 	wait_for 10 sh -c "[ \$(sed -n 's/^polls: *//p' $dbg/health) -gt 0 ]"
@@ -276,7 +309,7 @@ t_rmmod()
 		[ "$(emu_pages)" -eq 0 ]
 }
 
-ktap_begin 17
+ktap_begin 18
 ktap_case "insmod mlx5_core" t_insmod
 ktap_case "EQs created, commands in event mode" t_event_mode
 ktap_case "completion EQE -> CQN -> BH -> callback (GEN_EQE)" t_cq_dispatch
@@ -284,6 +317,7 @@ ktap_case "300 asynchronous commands in parallel" t_async_cmds
 ktap_case "async events reach a registered notifier (GEN_EQE PORT_CHANGE)" t_events
 ktap_case "lost command EQE: completion recovered at the timeout" t_lost_cmd_eqe
 ktap_case "page-request EQEs give and take pages" t_page_request
+ktap_case "page requests beyond max_fw_pages_pct of RAM refused" t_page_request_limit
 ktap_case "health poller runs" t_health_poll
 ktap_case "unbind leaves no FW pages, IRQs or debugfs" t_remove_clean
 ktap_case "$cycles bind/unbind cycles without leaks" t_bind_cycles
