@@ -53,9 +53,10 @@ bool Connection::send_reply(const MessageHeader &request, const Reply &reply)
 Connection::End Connection::run()
 {
 	End end = End::peer_closed;
+	MessageReader reader(sock_.get(), stop_fd_);
 	for (;;) {
 		Message msg;
-		ReadOutcome got = read_message(sock_.get(), stop_fd_, msg);
+		ReadOutcome got = reader.next(msg);
 		if (got == ReadOutcome::peer_closed) {
 			end = End::peer_closed;
 			break;

@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -103,6 +104,84 @@ ReadOutcome read_message(int sock, int stop_fd, Message &msg, uint32_t max_size)
 	if (msg.body.empty())
 		return ReadOutcome::message;
 	return read_exact(sock, stop_fd, msg.body.data(), msg.body.size(), msg);
+}
+
+ReadOutcome MessageReader::fill(size_t need, uint32_t max_size)
+{
+	while (tail_ - head_ < need) {
+		if (head_ && (head_ == tail_ || buf_.size() - head_ < need)) {
+			std::memmove(buf_.data(), buf_.data() + head_, tail_ - head_);
+			tail_ -= head_;
+			head_ = 0;
+		}
+		size_t want = std::max<size_t>(need, 64 * 1024);
+		if (buf_.size() < want)
+			buf_.resize(std::min<size_t>(std::max(want, buf_.size() * 2), size_t(max_size) + 64 * 1024));
+		alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * (kMaxMsgFds + 4))];
+		iovec iov{buf_.data() + tail_, buf_.size() - tail_};
+		msghdr mh{};
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		mh.msg_control = control;
+		mh.msg_controllen = sizeof(control);
+		ssize_t n = ::recvmsg(sock_, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				switch (wait_readable(sock_, stop_fd_)) {
+				case WaitResult::stopped: return ReadOutcome::stopped;
+				case WaitResult::error: return ReadOutcome::io_error;
+				case WaitResult::readable: continue;
+				}
+			}
+			if (errno == ECONNRESET)
+				return ReadOutcome::peer_closed;
+			return ReadOutcome::io_error;
+		}
+		uint64_t begin = offset_ + (tail_ - head_);
+		if (mh.msg_controllen || (mh.msg_flags & MSG_CTRUNC)) {
+			Message tmp;
+			take_fds(mh, tmp);
+			if (!tmp.fds.empty() || tmp.fds_truncated)
+				fd_chunks_.push_back({begin, begin + uint64_t(n), std::move(tmp.fds), tmp.fds_truncated});
+		}
+		if (n == 0)
+			return ReadOutcome::peer_closed;
+		tail_ += size_t(n);
+	}
+	return ReadOutcome::message;
+}
+
+ReadOutcome MessageReader::next(Message &msg, uint32_t max_size)
+{
+	msg = Message{};
+	ReadOutcome r = fill(sizeof(msg.header), max_size);
+	if (r != ReadOutcome::message)
+		return r;
+	std::memcpy(&msg.header, buf_.data() + head_, sizeof(msg.header));
+	if (msg.header.size < sizeof(MessageHeader) || msg.header.size > max_size)
+		return ReadOutcome::bad_size;
+	r = fill(msg.header.size, max_size);
+	if (r != ReadOutcome::message)
+		return r;
+	msg.body.assign(buf_.begin() + head_ + sizeof(MessageHeader), buf_.begin() + head_ + msg.header.size);
+	uint64_t start = offset_, end = offset_ + msg.header.size;
+	head_ += msg.header.size;
+	offset_ = end;
+	for (auto it = fd_chunks_.begin(); it != fd_chunks_.end();) {
+		if (it->begin <= start && start < it->end && end >= it->end) {
+			for (UniqueFd &fd : it->fds)
+				msg.fds.push_back(std::move(fd));
+			msg.fds_truncated |= it->truncated;
+			it = fd_chunks_.erase(it);
+		} else if (it->end <= start) {
+			it = fd_chunks_.erase(it); // no message started in it: dropped (closed)
+		} else {
+			++it;
+		}
+	}
+	return ReadOutcome::message;
 }
 
 bool write_message(int sock, const MessageHeader &header, std::span<const uint8_t> payload,
