@@ -82,6 +82,8 @@ selftests: toolbox
 	$(TOP)/scripts/in-toolbox gcc -O2 -Wall -Wextra \
 		-o $(SELFTESTS_DIR)/ib_verbs_test $(SELFTESTS_DIR)/ib_verbs_test.c \
 		$(SELFTESTS_DIR)/ib_verbs_lib.c $(wildcard $(SELFTESTS_DIR)/ib_verbs_cases_*.c) -libverbs
+	$(TOP)/scripts/in-toolbox gcc -O2 -Wall -Wextra \
+		-o $(SELFTESTS_DIR)/doorbell_abuse $(SELFTESTS_DIR)/doorbell_abuse.c -libverbs -lmlx5
 
 check: toolbox emu selftests
 	$(TOP)/scripts/check

@@ -1,0 +1,166 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Doorbell ownership, on our driver pair and on the guest kernel's in-tree
+# pair: a process running as nobody writes EQ doorbells (eqn 0..7, CI and
+# arm), CQ arm doorbells for CQNs 1..64 and send doorbells for QPNs
+# 0x100..0x140 through its own UAR page, for objects it does not own, in a
+# loop (doorbell_abuse flood). Meanwhile and afterwards another process's
+# ibv_rc_pingpong, ibv_devinfo and object create/destroy run at normal
+# speed (no more than 3x their time before the flood, plus 10 s of TCG
+# noise; a command that waited for a lost EQE would take 60 s), and the
+# emulator counted every doorbell the flood wrote as dropped
+# (doorbells_dropped_eq/cq/sq of `hca N stats`), none of anybody else's.
+dir=$(cd "$(dirname "$0")" && pwd)
+. "$dir/ktap.sh"
+top=${MLX5_SRC:-$(cd "$dir/../../.." && pwd)}
+core_ko=${MLX5_CORE_KO:-$top/core/mlx5_core.ko}
+ib_ko=${MLX5_IB_KO:-$top/ib/mlx5_ib.ko}
+out=${MLX5_OUT:-/tmp}
+abuse=$dir/doorbell_abuse
+port=18700
+ITERS=${MLX5_DOORBELL_ITERS:-100}
+FLOOD_S=${MLX5_DOORBELL_FLOOD_S:-20}
+TMO=180
+
+have_emu || ktap_skip_all "needs the mlx5-emu control channel (runs in the project's QEMU guest)"
+
+# dropped KIND: doorbells_dropped_KIND summed over both HCAs.
+dropped()
+{
+	for h in 0 1; do emu_ctl hca $h stats; done | awk -v k="doorbells_dropped_$1" '$1 == k { s += $2 } END { print s + 0 }'
+}
+
+# timed VAR CMD...: run CMD, store its wall time in hundredths of s in VAR.
+timed()
+{
+	_v=$1; shift
+	_t0=$(ktap_now)
+	"$@"
+	_rc=$?
+	eval "$_v=$(awk -v a="$_t0" -v b="$(ktap_now)" 'BEGIN { printf "%d", (b - a) * 100 }')"
+	return $_rc
+}
+
+# pingpong: ibv_rc_pingpong mlx5_0 (server) <-> mlx5_1 (client).
+pingpong()
+{
+	port=$((port + 1))
+	timeout $TMO ibv_rc_pingpong -d mlx5_0 -i 1 -p $port -n "$ITERS" -c >"$out/db_pp.server" 2>&1 &
+	spid=$!
+	wait_listen $port $spid || { kill $spid; wait $spid; cat "$out/db_pp.server"; return 1; }
+	timeout $TMO ibv_rc_pingpong -d mlx5_1 -i 1 -p $port -n "$ITERS" -c 127.0.0.1 >"$out/db_pp.client" 2>&1
+	crc=$?
+	[ $crc -eq 0 ] || kill $spid 2>/dev/null
+	wait $spid
+	src=$?
+	[ $src -eq 0 ] && [ $crc -eq 0 ] || { cat "$out/db_pp.server" "$out/db_pp.client"; return 1; }
+}
+
+# The command interface: device queries and object create/destroy.
+commands()
+{
+	ibv_devinfo -v >"$out/db_devinfo.txt" 2>&1 || { cat "$out/db_devinfo.txt"; return 1; }
+	"$abuse" objects mlx5_0 5 && "$abuse" objects mlx5_1 5
+}
+
+secs() { echo "$(($1 / 100)).$(($1 % 100 / 10))"; }
+
+# slow NAME NOW BEFORE: NOW (hundredths) is more than 3x BEFORE + 10 s.
+slow()
+{
+	echo "$1: $(secs $2) s (before the flood: $(secs $3) s)"
+	[ "$2" -gt $(($3 * 3 + 1000)) ]
+}
+
+load_ours()
+{
+	[ -f "$core_ko" ] && [ -f "$ib_ko" ] || { echo "modules not built"; return 1; }
+	modprobe -q ib_uverbs && insmod "$core_ko" && insmod "$ib_ko" || return 1
+}
+unload_ours() { rmmod mlx5_ib && rmmod mlx5_core; }
+load_intree()
+{
+	modprobe mlx5_ib || return 1
+	case "$(modinfo -n mlx5_core)" in */kernel/drivers/*) ;; *) echo "not the in-tree mlx5_core"; return 1 ;; esac
+}
+unload_intree() { modprobe -r mlx5_ib && modprobe -r mlx5_core; }
+
+t_load()
+{
+	grep -q -E '^mlx5_(ib|core) ' /proc/modules && { echo "an mlx5 driver is already loaded"; return 1; }
+	ip link set lo up 2>/dev/null
+	"load_$pair" || return 1
+	wait_for 30 test -e /sys/class/infiniband/mlx5_1 || return 1
+	wait_for 30 sh -c 'ibv_devinfo -d mlx5_1 | grep -q PORT_ACTIVE' || return 1
+	# Unprivileged users reach the verbs devices (udev would do this).
+	chmod 666 /dev/infiniband/uverbs* && ls -l /dev/infiniband/
+	[ -x "$abuse" ] || { echo "$abuse not built (make selftests)"; return 1; }
+	id nobody
+}
+
+t_before()
+{
+	timed pp0 pingpong || return 1
+	timed cmd0 commands || return 1
+	echo "pingpong $ITERS iterations: $(secs $pp0) s; commands: $(secs $cmd0) s"
+}
+
+t_flood()
+{
+	eq0=$(dropped eq) cq0=$(dropped cq) sq0=$(dropped sq)
+	# nice: the flood competes with the others for the guest's one vCPU;
+	# what is measured is the device, not the scheduler.
+	nice -n 10 setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+		"$abuse" flood mlx5_0 "$FLOOD_S" 1 64 0x100 0x140 >"$out/db_flood.txt" 2>&1 &
+	fpid=$!
+	rc=0
+	timed pp1 pingpong || rc=1
+	timed cmd1 commands || rc=1
+	running=no
+	kill -0 $fpid 2>/dev/null && running=yes
+	wait $fpid || { echo "flood failed"; rc=1; }
+	cat "$out/db_flood.txt"
+	echo "the flood was still running after the pingpong and commands: $running"
+	[ $running = yes ] || { echo "raise MLX5_DOORBELL_FLOOD_S: nothing was measured during the flood"; rc=1; }
+	slow "pingpong during the flood" "$pp1" "$pp0" && rc=1
+	slow "commands during the flood" "$cmd1" "$cmd0" && rc=1
+	set -- $(sed -n 's/^written eq \([0-9]*\) cq \([0-9]*\) sq \([0-9]*\)$/\1 \2 \3/p' "$out/db_flood.txt")
+	[ $# -eq 3 ] && [ "$1" -gt 0 ] && [ "$2" -gt 0 ] && [ "$3" -gt 0 ] || { echo "no counts from the flood"; return 1; }
+	deq=$(($(dropped eq) - eq0)) dcq=$(($(dropped cq) - cq0)) dsq=$(($(dropped sq) - sq0))
+	echo "dropped by the emulator: eq $deq cq $dcq sq $dsq (written: eq $1 cq $2 sq $3)"
+	[ "$deq" -eq "$1" ] && [ "$dcq" -eq "$2" ] && [ "$dsq" -eq "$3" ] || rc=1
+	return $rc
+}
+
+t_after()
+{
+	rc=0
+	timed pp2 pingpong || return 1
+	timed cmd2 commands || return 1
+	slow "pingpong after the flood" "$pp2" "$pp0" && rc=1
+	slow "commands after the flood" "$cmd2" "$cmd0" && rc=1
+	bad=$(dmesg | tail -n +$((dmesg_start + 1)) | grep -E 'without a command EQE|timeout|timed out' | head -3)
+	[ -z "$bad" ] || { echo "$bad"; rc=1; }
+	return $rc
+}
+
+t_unload()
+{
+	"unload_$pair" || return 1
+	for h in 0 1; do
+		p=$(emu_pages_outstanding $h)
+		echo "hca $h: $p pages outstanding"
+		[ "$p" = 0 ] || return 1
+	done
+}
+
+ktap_begin 10
+for pair in ours intree; do
+	dmesg_start=$(ktap_dmesg_mark)
+	ktap_case "$pair: load both modules, /dev/infiniband/uverbs* open to nobody" t_load
+	ktap_case "$pair: pingpong and commands before the flood" t_before
+	ktap_case "$pair: nobody's EQ/CQ/SQ doorbell flood is dropped and counted; others run at normal speed" t_flood
+	ktap_case "$pair: pingpong and commands after the flood, no command timeout" t_after
+	ktap_case "$pair: unload, every firmware page returned" t_unload
+done
+ktap_end
