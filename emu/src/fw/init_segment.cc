@@ -74,10 +74,16 @@ uint64_t InitSegment::read(uint64_t offset, unsigned size) const
 	// Assemble the bytes [offset, offset + size) of the big-endian
 	// register file, then return them as the host-order value the guest
 	// CPU sees for that access.
+	// Each register is read once per access: the timers change between
+	// two reads, and a value assembled from several would be torn.
 	uint64_t v = 0;
+	uint32_t at = ~0u, d = 0;
 	for (unsigned i = 0; i < size; ++i) {
 		uint64_t o = offset + i;
-		uint32_t d = dword(static_cast<uint32_t>(o & ~3ull));
+		if (static_cast<uint32_t>(o & ~3ull) != at) {
+			at = static_cast<uint32_t>(o & ~3ull);
+			d = dword(at);
+		}
 		uint8_t byte = static_cast<uint8_t>(d >> (8 * (3 - (o & 3))));
 		v |= static_cast<uint64_t>(byte) << (8 * i);
 	}
