@@ -12,11 +12,7 @@
 # (32 MiB) of what it was before, sampled every half second; the fabric
 # never queues more than its per-port cap.
 dir=$(cd "$(dirname "$0")" && pwd)
-. "$dir/ktap.sh"
-top=${MLX5_SRC:-$(cd "$dir/../../.." && pwd)}
-core_ko=${MLX5_CORE_KO:-$top/core/mlx5_core.ko}
-ib_ko=${MLX5_IB_KO:-$top/ib/mlx5_ib.ko}
-out=${MLX5_OUT:-/tmp}
+. "$dir/lib.sh"
 abuse=$dir/doorbell_abuse
 RSS_BOUND_KIB=$((32 * 1024))
 LOAD_S=${MLX5_BOUNDS_LOAD_S:-20}
@@ -50,10 +46,9 @@ within()
 
 t_load()
 {
-	grep -q -E '^mlx5_(ib|core) ' /proc/modules && { echo "an mlx5 driver is already loaded"; return 1; }
 	[ -x "$abuse" ] || { echo "$abuse not built (make selftests)"; return 1; }
-	modprobe -q ib_uverbs && insmod "$core_ko" && insmod "$ib_ko" || return 1
-	wait_for 30 sh -c 'ibv_devinfo -d mlx5_1 | grep -q PORT_ACTIVE' || return 1
+	mlx5_load ours || return 1
+	wait_for 30 mlx5_ports_active || { echo "ports not ACTIVE"; return 1; }
 	base=$(anon_kib)
 	echo "emulator anonymous RSS before: $base KiB"
 	[ -n "$base" ] && [ "$base" -gt 0 ]
@@ -87,7 +82,7 @@ t_loopback()
 
 t_unload()
 {
-	rmmod mlx5_ib && rmmod mlx5_core || return 1
+	mlx5_unload ours || return 1
 	for h in 0 1; do
 		p=$(emu_pages_outstanding $h)
 		echo "hca $h: $p pages outstanding"

@@ -11,16 +11,10 @@
 # emulator counted every doorbell the flood wrote as dropped
 # (doorbells_dropped_eq/cq/sq of `hca N stats`), none of anybody else's.
 dir=$(cd "$(dirname "$0")" && pwd)
-. "$dir/ktap.sh"
-top=${MLX5_SRC:-$(cd "$dir/../../.." && pwd)}
-core_ko=${MLX5_CORE_KO:-$top/core/mlx5_core.ko}
-ib_ko=${MLX5_IB_KO:-$top/ib/mlx5_ib.ko}
-out=${MLX5_OUT:-/tmp}
+. "$dir/lib.sh"
 abuse=$dir/doorbell_abuse
-port=18700
 ITERS=${MLX5_DOORBELL_ITERS:-100}
 FLOOD_S=${MLX5_DOORBELL_FLOOD_S:-20}
-TMO=180
 
 have_emu || ktap_skip_all "needs the mlx5-emu control channel (runs in the project's QEMU guest)"
 
@@ -42,19 +36,7 @@ timed()
 }
 
 # pingpong: ibv_rc_pingpong mlx5_0 (server) <-> mlx5_1 (client).
-pingpong()
-{
-	port=$((port + 1))
-	timeout $TMO ibv_rc_pingpong -d mlx5_0 -i 1 -p $port -n "$ITERS" -c >"$out/db_pp.server" 2>&1 &
-	spid=$!
-	wait_listen $port $spid || { kill $spid; wait $spid; cat "$out/db_pp.server"; return 1; }
-	timeout $TMO ibv_rc_pingpong -d mlx5_1 -i 1 -p $port -n "$ITERS" -c 127.0.0.1 >"$out/db_pp.client" 2>&1
-	crc=$?
-	[ $crc -eq 0 ] || kill $spid 2>/dev/null
-	wait $spid
-	src=$?
-	[ $src -eq 0 ] && [ $crc -eq 0 ] || { cat "$out/db_pp.server" "$out/db_pp.client"; return 1; }
-}
+pingpong() { rdma_pair db_pp ibv_rc_pingpong -i 1 -n "$ITERS" -c >"$out/db_pp.txt" 2>&1 || { cat "$out/db_pp.txt"; return 1; }; }
 
 # The command interface: device queries and object create/destroy.
 commands()
@@ -72,26 +54,11 @@ slow()
 	[ "$2" -gt $(($3 * 3 + 1000)) ]
 }
 
-load_ours()
-{
-	[ -f "$core_ko" ] && [ -f "$ib_ko" ] || { echo "modules not built"; return 1; }
-	modprobe -q ib_uverbs && insmod "$core_ko" && insmod "$ib_ko" || return 1
-}
-unload_ours() { rmmod mlx5_ib && rmmod mlx5_core; }
-load_intree()
-{
-	modprobe mlx5_ib || return 1
-	case "$(modinfo -n mlx5_core)" in */kernel/drivers/*) ;; *) echo "not the in-tree mlx5_core"; return 1 ;; esac
-}
-unload_intree() { modprobe -r mlx5_ib && modprobe -r mlx5_core; }
-
 t_load()
 {
-	grep -q -E '^mlx5_(ib|core) ' /proc/modules && { echo "an mlx5 driver is already loaded"; return 1; }
 	ip link set lo up 2>/dev/null
-	"load_$pair" || return 1
-	wait_for 30 test -e /sys/class/infiniband/mlx5_1 || return 1
-	wait_for 30 sh -c 'ibv_devinfo -d mlx5_1 | grep -q PORT_ACTIVE' || return 1
+	mlx5_load "$pair" || return 1
+	wait_for 30 mlx5_ports_active || { echo "ports not ACTIVE"; return 1; }
 	# Unprivileged users reach the verbs devices (udev would do this).
 	chmod 666 /dev/infiniband/uverbs* && ls -l /dev/infiniband/
 	[ -x "$abuse" ] || { echo "$abuse not built (make selftests)"; return 1; }
@@ -146,7 +113,7 @@ t_after()
 
 t_unload()
 {
-	"unload_$pair" || return 1
+	mlx5_unload "$pair" || return 1
 	for h in 0 1; do
 		p=$(emu_pages_outstanding $h)
 		echo "hca $h: $p pages outstanding"
@@ -155,7 +122,7 @@ t_unload()
 }
 
 ktap_begin 10
-for pair in ours intree; do
+for pair in ours in-tree; do
 	dmesg_start=$(ktap_dmesg_mark)
 	ktap_case "$pair: load both modules, /dev/infiniband/uverbs* open to nobody" t_load
 	ktap_case "$pair: pingpong and commands before the flood" t_before
