@@ -16,12 +16,9 @@
 # A separate program rather than core_test.sh cases: it needs mlx5_ib, two
 # HCAs and the rdma-core tools, and leaves the driver reloaded several times.
 dir=$(cd "$(dirname "$0")" && pwd)
-. "$dir/ktap.sh"
-top=${MLX5_SRC:-$(cd "$dir/../../.." && pwd)}
-core_ko=${MLX5_CORE_KO:-$top/core/mlx5_core.ko}
-ib_ko=${MLX5_IB_KO:-$top/ib/mlx5_ib.ko}
-out=${MLX5_OUT:-/tmp}
+. "$dir/lib.sh"
 port=18715
+snap=""
 # BAD_RES_STATE, with a syndrome that is easy to find in a trace.
 FAIL_STATUS=0x9
 FAIL_SYND=0xde57
@@ -32,15 +29,19 @@ since_mark() { dmesg | tail -n +$((mark + 1)); }
 
 t_load()
 {
-	[ -f "$core_ko" ] && [ -f "$ib_ko" ] || { echo "modules not built"; return 1; }
 	have_emu || { echo "no emulator control channel"; return 1; }
-	grep -q -E '^mlx5_(ib|core) ' /proc/modules && { echo "an mlx5 driver is already loaded"; return 1; }
-	command -v ibv_srq_pingpong >/dev/null || { echo "ibv_srq_pingpong not installed"; return 1; }
+	need_tool ibv_rc_pingpong ibv_srq_pingpong || return 1
 	ip link set lo up 2>/dev/null
-	mount -t debugfs none /sys/kernel/debug 2>/dev/null
-	modprobe -q ib_uverbs || return 1
-	insmod "$core_ko" && insmod "$ib_ko" || return 1
-	wait_for 20 test -e /sys/class/infiniband/mlx5_1
+	# The emulator's object counts before this program's processes.
+	snap=$(emu_obj_snapshot 0 1)
+	mlx5_load ours
+}
+
+# reload_ib: mlx5_ib again, after a test removed it.
+reload_ib()
+{
+	insmod "$ib_ko" || return 1
+	wait_for 30 sh -c "[ \$(ls /sys/class/infiniband | grep -c '^mlx5_') -ge $ndev ]"
 }
 
 # gone PID: the process has exited (and was reaped).
@@ -131,28 +132,7 @@ t_late_eqes()
 # The device still works after all that.
 t_traffic()
 {
-	port=$((port + 1))
-	timeout "$TMO" ibv_rc_pingpong -d mlx5_0 -i 1 -p "$port" -n 20 -e >"$out/ib_destroy.server" 2>&1 &
-	spid=$!
-	wait_listen "$port" "$spid" || { kill "$spid"; cat "$out/ib_destroy.server"; return 1; }
-	timeout "$TMO" ibv_rc_pingpong -d mlx5_1 -i 1 -p "$port" -n 20 -e 127.0.0.1 \
-		>"$out/ib_destroy.client" 2>&1
-	crc=$?
-	wait "$spid"
-	src=$?
-	cat "$out/ib_destroy.server" "$out/ib_destroy.client"
-	[ "$src" -eq 0 ] && [ "$crc" -eq 0 ]
-}
-
-# Object-creating commands and the commands that free what they create.
-PAIRS="ALLOC_PD:DEALLOC_PD CREATE_MKEY:DESTROY_MKEY CREATE_CQ:DESTROY_CQ
-CREATE_QP:DESTROY_QP CREATE_SRQ:DESTROY_SRQ"
-
-ok_ops() # ok_ops HCA OPCODE-NAME: successful commands of that opcode
-{
-	emu_ctl hca "$1" stats | awk -v op="$2" '
-		$2 == op { split($4, t, "="); split($5, f, "="); n = t[2] - f[2] }
-		END { print n + 0 }'
+	rdma_pair ib_destroy_traffic ibv_rc_pingpong -i 1 -n 20 -e
 }
 
 # Removing mlx5_ib retries every refused destroy: afterwards the firmware
@@ -165,18 +145,12 @@ t_orphans_released()
 	since_mark | grep -E 'at removal|still refuses' | head -n 12
 	echo "objects destroyed at removal: $n"
 	rc=0
-	for h in 0 1; do
-		for p in $PAIRS; do
-			c=$(ok_ops $h "${p%%:*}") d=$(ok_ops $h "${p#*:}")
-			echo "hca $h: ${p%%:*} $c ${p#*:} $d"
-			[ "$c" -eq "$d" ] || rc=1
-		done
-	done
+	emu_obj_leaks "$snap" 0 1 || rc=1
 	# Five refusals on each of two HCAs, and what the firmware refused
 	# because a refused object still used it (an SRQ under a QP).
 	[ "$n" -ge 10 ] || rc=1
 	! since_mark | grep -q 'still refuses' || rc=1
-	insmod "$ib_ko" && wait_for 20 test -e /sys/class/infiniband/mlx5_1 || rc=1
+	reload_ib || rc=1
 	return $rc
 }
 
@@ -198,7 +172,7 @@ t_refused_forever()
 	m=$(since_mark | grep -c 'firmware still refuses to destroy CQ ')
 	echo "CQs still refused at removal: $m"
 	for h in 0 1; do emu_ctl hca $h clear-faults >/dev/null; done
-	insmod "$ib_ko" && wait_for 20 test -e /sys/class/infiniband/mlx5_1 || rc=1
+	reload_ib || rc=1
 	[ "$rc" -eq 0 ] && [ "$n" -eq 2 ] && [ "$m" -eq 2 ]
 }
 
@@ -220,24 +194,24 @@ t_dead_device()
 	since_mark | grep -E 'internal-error|did not destroy' | head -n 5
 	# Back to a working device: the function is reset when it is bound again.
 	emu_ctl hca 0 health-syndrome 0 >/dev/null
-	pci=$(mlx5_pci_devs | head -n 1)
+	pci=$(echo "$devs" | head -n 1)
 	echo "$pci" >/sys/bus/pci/drivers/mlx5_core/unbind || return 1
 	echo "$pci" >/sys/bus/pci/drivers/mlx5_core/bind || return 1
-	wait_for 20 test -e /sys/class/infiniband/mlx5_1 || return 1
+	wait_for 30 sh -c "[ \$(ls /sys/class/infiniband | grep -c '^mlx5_') -ge $ndev ]" || return 1
 	[ "$err" -eq 0 ] || { echo "the device never entered the error state"; return 1; }
 	! since_mark | grep -q 'did not destroy'
 }
 
 t_unload()
 {
-	rmmod mlx5_ib && rmmod mlx5_core || return 1
+	mlx5_unload ours || return 1
 	rc=0
 	for h in 0 1; do
 		p=$(emu_pages_outstanding $h)
 		echo "hca $h: firmware pages outstanding $p"
 		[ "$p" = 0 ] || rc=1
 	done
-	! grep -q -E '^mlx5_(ib|core) ' /proc/modules && [ "$rc" -eq 0 ]
+	return $rc
 }
 
 ktap_begin 12
