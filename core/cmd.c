@@ -35,6 +35,20 @@ struct mlx5c_cmd_box {
 	dma_addr_t dma;
 };
 
+struct mlx5c_cmd_chunk {
+	void *va;
+	dma_addr_t dma;
+	size_t size;
+};
+
+/* A mailbox chain; @chunk is NULL when the blocks come from the pool. */
+struct mlx5c_cmd_chain {
+	int n;
+	struct mlx5c_cmd_box *box;
+	int nchunks;
+	struct mlx5c_cmd_chunk *chunk;
+};
+
 /*
  * One command in flight. The submitter owns it until the device completes
  * it; a submitter that gives up (timeout, internal error) hands it over to
@@ -48,10 +62,8 @@ struct mlx5c_cmd_ent {
 	void *out;
 	int inlen;
 	int outlen;
-	int nin;
-	int nout;
-	struct mlx5c_cmd_box *inbox;
-	struct mlx5c_cmd_box *outbox;
+	struct mlx5c_cmd_chain in;
+	struct mlx5c_cmd_chain outc;
 	int slot;
 	u8 token;
 	bool pages;
@@ -197,6 +209,17 @@ EXPORT_SYMBOL_NS_GPL(mlx5c_cmd_opcode_str, MLX5C_NS);
 
 /* ---- Mailboxes --------------------------------------------------------- */
 
+/*
+ * A chain of mailboxes: 1 KiB-aligned blocks of 512 data bytes, each
+ * pointing to the next. Short chains (every command but the page lists of
+ * large queues and MRs) take their blocks from the DMA pool; long ones are
+ * cut from coherent chunks of up to 64 KiB that are freed with the command,
+ * so that one large registration does not leave megabytes in the pool.
+ */
+#define MLX5C_CMD_POOL_BLOCKS	16
+#define MLX5C_CMD_BLOCK_STRIDE	1024
+#define MLX5C_CMD_CHUNK_MAX	SZ_64K
+
 static int boxes_for(int len)
 {
 	if (len <= MLX5C_CMD_INLINE)
@@ -204,52 +227,110 @@ static int boxes_for(int len)
 	return DIV_ROUND_UP(len - MLX5C_CMD_INLINE, MLX5_CMD_DATA_BLOCK_SIZE);
 }
 
-static void free_boxes(struct mlx5c_cmd *cmd, struct mlx5c_cmd_box *boxes, int n)
+static void chain_free(struct mlx5c_dev *mdev, struct mlx5c_cmd_chain *ch)
 {
+	struct device *dev = &mdev->pdev->dev;
 	int i;
 
-	if (!boxes)
+	if (!ch->box)
 		return;
-	for (i = 0; i < n; i++)
-		if (boxes[i].blk)
-			dma_pool_free(cmd->pool, boxes[i].blk, boxes[i].dma);
-	kfree(boxes);
+	if (ch->chunk) {
+		for (i = 0; i < ch->nchunks; i++)
+			dma_free_coherent(dev, ch->chunk[i].size, ch->chunk[i].va,
+					  ch->chunk[i].dma);
+		kvfree(ch->chunk);
+	} else {
+		for (i = 0; i < ch->n; i++)
+			if (ch->box[i].blk)
+				dma_pool_free(mdev->cmd.pool, ch->box[i].blk,
+					      ch->box[i].dma);
+	}
+	kvfree(ch->box);
+	ch->box = NULL;
 }
 
-static struct mlx5c_cmd_box *alloc_boxes(struct mlx5c_cmd *cmd, int n, gfp_t gfp)
+/* Cut the blocks of @ch from coherent chunks. */
+static int chain_alloc_chunks(struct mlx5c_dev *mdev, struct mlx5c_cmd_chain *ch,
+			      gfp_t gfp)
 {
-	struct mlx5c_cmd_box *boxes;
-	int i;
+	struct device *dev = &mdev->pdev->dev;
+	int i = 0, max = DIV_ROUND_UP(ch->n * MLX5C_CMD_BLOCK_STRIDE, PAGE_SIZE);
 
-	if (!n)
-		return NULL;
-	boxes = kcalloc(n, sizeof(*boxes), gfp);
-	if (!boxes)
-		return ERR_PTR(-ENOMEM);
-	for (i = 0; i < n; i++) {
-		boxes[i].blk = dma_pool_zalloc(cmd->pool, gfp, &boxes[i].dma);
-		if (!boxes[i].blk) {
-			free_boxes(cmd, boxes, n);
-			return ERR_PTR(-ENOMEM);
+	BUILD_BUG_ON(sizeof(struct mlx5_cmd_prot_block) > MLX5C_CMD_BLOCK_STRIDE);
+	ch->chunk = kvcalloc(max, sizeof(*ch->chunk), gfp);
+	if (!ch->chunk)
+		return -ENOMEM;
+	while (i < ch->n) {
+		size_t size = min_t(size_t, MLX5C_CMD_CHUNK_MAX,
+				    roundup_pow_of_two((ch->n - i) *
+						       MLX5C_CMD_BLOCK_STRIDE));
+		struct mlx5c_cmd_chunk *c = &ch->chunk[ch->nchunks];
+		size_t off;
+
+		size = max_t(size_t, size, PAGE_SIZE);
+		for (;;) {
+			c->va = dma_alloc_coherent(dev, size, &c->dma,
+						   size > PAGE_SIZE ?
+						   gfp | __GFP_NOWARN | __GFP_NORETRY : gfp);
+			if (c->va || size == PAGE_SIZE)
+				break;
+			size /= 2;
 		}
-		boxes[i].blk->block_num = cpu_to_be32(i);
+		if (!c->va)
+			return -ENOMEM;
+		c->size = size;
+		ch->nchunks++;
+		for (off = 0; off < size && i < ch->n; off += MLX5C_CMD_BLOCK_STRIDE, i++) {
+			ch->box[i].blk = c->va + off;
+			ch->box[i].dma = c->dma + off;
+		}
 	}
-	for (i = 0; i + 1 < n; i++)
-		boxes[i].blk->next = cpu_to_be64(boxes[i + 1].dma);
-	return boxes;
+	return 0;
+}
+
+static int chain_alloc(struct mlx5c_dev *mdev, struct mlx5c_cmd_chain *ch,
+		       int n, gfp_t gfp)
+{
+	int i, err = 0;
+
+	ch->n = n;
+	if (!n)
+		return 0;
+	ch->box = kvcalloc(n, sizeof(*ch->box), gfp);
+	if (!ch->box)
+		return -ENOMEM;
+	if (n > MLX5C_CMD_POOL_BLOCKS) {
+		err = chain_alloc_chunks(mdev, ch, gfp);
+	} else {
+		for (i = 0; i < n && !err; i++) {
+			ch->box[i].blk = dma_pool_zalloc(mdev->cmd.pool, gfp,
+							 &ch->box[i].dma);
+			if (!ch->box[i].blk)
+				err = -ENOMEM;
+		}
+	}
+	if (err) {
+		chain_free(mdev, ch);
+		return err;
+	}
+	for (i = 0; i < n; i++) {
+		ch->box[i].blk->block_num = cpu_to_be32(i);
+		if (i + 1 < n)
+			ch->box[i].blk->next = cpu_to_be64(ch->box[i + 1].dma);
+	}
+	return 0;
 }
 
 static void ent_free(struct mlx5c_cmd *cmd, struct mlx5c_cmd_ent *ent)
 {
-	free_boxes(cmd, ent->inbox, ent->nin);
-	free_boxes(cmd, ent->outbox, ent->nout);
+	chain_free(ent->mdev, &ent->in);
+	chain_free(ent->mdev, &ent->outc);
 	kfree(ent);
 }
 
 static struct mlx5c_cmd_ent *ent_alloc(struct mlx5c_dev *mdev, const void *in,
 				       int inlen, void *out, int outlen, gfp_t gfp)
 {
-	struct mlx5c_cmd *cmd = &mdev->cmd;
 	struct mlx5c_cmd_ent *ent;
 	const u8 *src = in;
 	int i, len;
@@ -264,33 +345,24 @@ static struct mlx5c_cmd_ent *ent_alloc(struct mlx5c_dev *mdev, const void *in,
 	ent->inlen = inlen;
 	ent->out = out;
 	ent->outlen = outlen;
-	ent->nin = boxes_for(inlen);
-	ent->nout = boxes_for(outlen);
 	init_completion(&ent->done);
 	memcpy(ent->inhdr, in, min(inlen, MLX5C_CMD_INLINE));
 
-	ent->inbox = alloc_boxes(cmd, ent->nin, gfp);
-	if (IS_ERR(ent->inbox)) {
-		ent->inbox = NULL;
+	if (chain_alloc(mdev, &ent->in, boxes_for(inlen), gfp) ||
+	    chain_alloc(mdev, &ent->outc, boxes_for(outlen), gfp))
 		goto err;
-	}
-	ent->outbox = alloc_boxes(cmd, ent->nout, gfp);
-	if (IS_ERR(ent->outbox)) {
-		ent->outbox = NULL;
-		goto err;
-	}
 	src += MLX5C_CMD_INLINE;
 	len = inlen - MLX5C_CMD_INLINE;
-	for (i = 0; i < ent->nin; i++) {
+	for (i = 0; i < ent->in.n; i++) {
 		int chunk = min(len, MLX5_CMD_DATA_BLOCK_SIZE);
 
-		memcpy(ent->inbox[i].blk->data, src, chunk);
+		memcpy(ent->in.box[i].blk->data, src, chunk);
 		src += chunk;
 		len -= chunk;
 	}
 	return ent;
 err:
-	ent_free(cmd, ent);
+	ent_free(&mdev->cmd, ent);
 	return ERR_PTR(-ENOMEM);
 }
 
@@ -369,14 +441,14 @@ static void ent_write_slot(struct mlx5c_cmd *cmd, struct mlx5c_cmd_ent *ent)
 	lay->inlen = cpu_to_be32(ent->inlen);
 	lay->outlen = cpu_to_be32(ent->outlen);
 	memcpy(lay->in, ent->inhdr, sizeof(lay->in));
-	if (ent->nin)
-		lay->in_ptr = cpu_to_be64(ent->inbox[0].dma);
-	if (ent->nout)
-		lay->out_ptr = cpu_to_be64(ent->outbox[0].dma);
-	for (i = 0; i < ent->nin; i++)
-		ent->inbox[i].blk->token = ent->token;
-	for (i = 0; i < ent->nout; i++)
-		ent->outbox[i].blk->token = ent->token;
+	if (ent->in.n)
+		lay->in_ptr = cpu_to_be64(ent->in.box[0].dma);
+	if (ent->outc.n)
+		lay->out_ptr = cpu_to_be64(ent->outc.box[0].dma);
+	for (i = 0; i < ent->in.n; i++)
+		ent->in.box[i].blk->token = ent->token;
+	for (i = 0; i < ent->outc.n; i++)
+		ent->outc.box[i].blk->token = ent->token;
 	lay->token = ent->token;
 	lay->status_own = MLX5C_CMD_OWNER_HW;
 	lay->sig = 0xff ^ xor8(lay, sizeof(*lay));
@@ -593,10 +665,10 @@ static int ent_finish(struct mlx5c_dev *mdev, struct mlx5c_cmd_ent *ent)
 	memcpy(dst, ent->outhdr, min_t(int, ent->outlen, MLX5C_CMD_INLINE));
 	dst += MLX5C_CMD_INLINE;
 	len = ent->outlen - MLX5C_CMD_INLINE;
-	for (i = 0; i < ent->nout; i++) {
+	for (i = 0; i < ent->outc.n; i++) {
 		int chunk = min(len, MLX5_CMD_DATA_BLOCK_SIZE);
 
-		memcpy(dst, ent->outbox[i].blk->data, chunk);
+		memcpy(dst, ent->outc.box[i].blk->data, chunk);
 		dst += chunk;
 		len -= chunk;
 	}
@@ -625,14 +697,16 @@ static void out_aborted(void *out, int outlen)
 	memcpy(out, hdr, min_t(int, outlen, sizeof(hdr)));
 }
 
+/* Lengths come from callers that size page lists by user requests. */
 static bool cmd_args_ok(struct mlx5c_dev *mdev, const void *in, int inlen,
 			void *out, int outlen)
 {
 	if (!in || !out || inlen < 8 || outlen < 8 ||
-	    inlen > MLX5C_CMD_INLINE + 64 * MLX5_CMD_DATA_BLOCK_SIZE * 8 ||
-	    outlen > MLX5C_CMD_INLINE + 64 * MLX5_CMD_DATA_BLOCK_SIZE * 8) {
-		dev_WARN_ONCE(&mdev->pdev->dev, 1, "bad command lengths %d/%d\n",
-			      inlen, outlen);
+	    inlen > MLX5C_CMD_MAX_MSG_LEN || outlen > MLX5C_CMD_MAX_MSG_LEN) {
+		dev_err_ratelimited(&mdev->pdev->dev,
+				    "command 0x%x: bad lengths %d/%d (at most %d)\n",
+				    in ? MLX5_GET(mlx5c_hdr_in, in, opcode) : 0,
+				    inlen, outlen, MLX5C_CMD_MAX_MSG_LEN);
 		return false;
 	}
 	return true;

@@ -100,6 +100,23 @@ TEST(FwCmdq, LongerCachedChainIsAccepted)
 	EXPECT_EQ(r.status, 0);
 }
 
+TEST(FwCmdq, LongestChainIsAcceptedOneByteMoreIsNot)
+{
+	// Page lists of large CQs and MRs need long chains: the whole
+	// kMaxMsgLen (32768 mailboxes) is read, one byte more is a length error
+	// before any mailbox is touched.
+	FwHarness h;
+	auto r = h.exec(Msg(kNop, 0, CommandEngine::kMaxMsgLen).b, 16);
+	ASSERT_TRUE(r.done);
+	EXPECT_EQ(r.delivery, 0);
+	EXPECT_EQ(r.status, 0);
+	FwHarness::Options o;
+	o.in_blocks = 0;
+	r = h.exec(Msg(kNop, 0, CommandEngine::kMaxMsgLen + 1).b, 16, 0, o);
+	ASSERT_TRUE(r.done);
+	EXPECT_EQ(r.delivery, 0x7);
+}
+
 TEST(FwCmdq, QueryHcaCapSpansEightOutputBlocks)
 {
 	FwHarness h;

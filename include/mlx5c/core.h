@@ -48,6 +48,15 @@ bool mlx5c_dev_is_error(struct mlx5c_dev *mdev);
 
 /* ---- Commands ---------------------------------------------------------- */
 
+/*
+ * Longest command input or output: 16 bytes in the command entry plus a
+ * chain of 32768 mailboxes of 512 data bytes (16 MiB). The emulated
+ * firmware accepts the same (emu/src/fw/command_queue.h, kMaxMsgLen); it
+ * covers the largest page list a caller builds, the 2^20 MTT entries of
+ * one CREATE_MKEY (8 MiB).
+ */
+#define MLX5C_CMD_MAX_MSG_LEN	(16 + 32768 * 512)
+
 int mlx5c_cmd_exec(struct mlx5c_dev *mdev, const void *in, int inlen,
 		   void *out, int outlen);
 

@@ -25,8 +25,11 @@ class CommandEngine {
 public:
 	using Clock = std::chrono::steady_clock;
 	static constexpr unsigned kSlots = 32;
-	// Largest inlen/outlen accepted (bigger -> length delivery error).
-	static constexpr uint32_t kMaxMsgLen = 1u << 20;
+	// Largest inlen/outlen accepted (bigger -> length delivery error):
+	// 16 bytes in the entry plus 32768 mailboxes, as the driver's
+	// MLX5C_CMD_MAX_MSG_LEN. Enough for the page list of a 1 GiB CQ ring
+	// or the 2^20 MTT entries of one CREATE_MKEY in 4 KiB pages.
+	static constexpr uint32_t kMaxMsgLen = 16 + 32768u * 512;
 
 	explicit CommandEngine(Firmware &fw);
 	~CommandEngine();
