@@ -42,15 +42,20 @@ static int mlx5c_ib_cq_cmd(struct mlx5c_ib_dev *dev, struct mlx5c_ib_cq *cq,
 			   struct mlx5c_ib_ucontext *ctx, u32 entries,
 			   u8 cqe_sz, u32 vector)
 {
-	size_t npas = ib_umem_num_dma_blocks(cq->umem, PAGE_SIZE);
 	u32 out[MLX5_ST_SZ_DW(create_cq_out)] = {};
+	unsigned long pgsz;
+	u32 eqn, page_offset;
 	void *in, *cqc;
-	u32 eqn;
+	size_t npas;
 	int inlen, err;
 
 	err = mlx5c_comp_eqn(dev->mdev, vector, &eqn);
 	if (err)
 		return err;
+	pgsz = mlx5c_ib_queue_pgsz(cq->umem, &page_offset);
+	if (!pgsz)
+		return -EINVAL;
+	npas = ib_umem_num_dma_blocks(cq->umem, pgsz);
 	inlen = MLX5_ST_SZ_BYTES(create_cq_in) + npas * sizeof(__be64);
 	in = kvzalloc(inlen, GFP_KERNEL);
 	if (!in)
@@ -61,10 +66,11 @@ static int mlx5c_ib_cq_cmd(struct mlx5c_ib_dev *dev, struct mlx5c_ib_cq *cq,
 	MLX5_SET(cqc, cqc, log_cq_size, ilog2(entries));
 	MLX5_SET(cqc, cqc, uar_page, ctx->uars[0]);
 	MLX5_SET(cqc, cqc, c_eqn_or_apu_element, eqn);
-	MLX5_SET(cqc, cqc, log_page_size, PAGE_SHIFT - MLX5_ADAPTER_PAGE_SHIFT);
-	MLX5_SET(cqc, cqc, page_offset, 0);
+	MLX5_SET(cqc, cqc, log_page_size,
+		 order_base_2(pgsz) - MLX5_ADAPTER_PAGE_SHIFT);
+	MLX5_SET(cqc, cqc, page_offset, page_offset);
 	MLX5_SET64(cqc, cqc, dbr_addr, cq->db.dma);
-	mlx5c_ib_fill_pas(cq->umem, PAGE_SIZE,
+	mlx5c_ib_fill_pas(cq->umem, pgsz,
 			  MLX5_ADDR_OF(create_cq_in, in, pas), 0);
 
 	cq->mcq.comp = mlx5c_ib_cq_comp;

@@ -69,7 +69,7 @@ int mlx5c_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 	mlx5c_fw_version(dev->mdev, &maj, &min, &sub);
 	props->fw_ver = (u64)maj << 32 | (u64)min << 16 | sub;
 	props->sys_image_guid = dev->sys_image_guid;
-	props->max_mr_size = ~0ULL;
+	props->max_mr_size = mlx5c_ib_max_mr_size(dev);
 	props->page_size_cap = ~((1ULL << MLX5C_IB_CAP(dev, log_pg_sz)) - 1);
 	props->vendor_id = MLX5C_IB_VENDOR_ID;
 	props->vendor_part_id = dev->pdev->device;
@@ -339,7 +339,10 @@ static int mlx5c_ib_dev_caps(struct mlx5c_ib_dev *dev)
 	dev->num_ports = clamp_t(u8, MLX5C_IB_CAP(dev, num_ports), 1,
 				 MLX5C_IB_MAX_PORTS);
 	dev->cqe_version = min_t(u8, MLX5C_IB_CAP(dev, cqe_version), 1);
-	dev->max_sq_desc = min_t(u32, MLX5C_IB_CAP(dev, max_wqe_sz_sq), 512);
+	/* The control segment counts WQE size in 16-byte units, in 6 bits. */
+	dev->max_sq_wqe = min_t(u32, MLX5C_IB_CAP(dev, max_wqe_sz_sq),
+				63 * MLX5C_IB_DATA_SEG);
+	dev->max_sq_desc = min_t(u32, dev->max_sq_wqe, 512);
 	dev->max_rq_desc = MLX5C_IB_CAP(dev, max_wqe_sz_rq);
 	if (dev->max_sq_desc < 256 || dev->max_rq_desc < MLX5C_IB_DATA_SEG * 2) {
 		dev_err(&dev->adev->dev, "WQE size limits too small: sq %u rq %u\n",

@@ -14,6 +14,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/refcount.h>
+#include <linux/sizes.h>
 #include <linux/completion.h>
 #include <linux/xarray.h>
 #include <linux/mlx5/device.h>
@@ -82,7 +83,10 @@ struct mlx5c_ib_port {
  * @num_ports: physical ports
  * @port: per-port data, index port - 1
  * @cqe_version: CQE version the device supports (0 or 1)
- * @max_sq_desc: largest SQ WQE in bytes
+ * @max_sq_desc: SQ WQE size the advertised SGE limits derive from (at
+ *	most 512 bytes, as the in-tree driver reports them)
+ * @max_sq_wqe: largest SQ WQE in bytes the device executes (a QP may use
+ *	it: the provider sizes WQEs by the max_sq_desc_sz we return)
  * @max_rq_desc: largest RQ WQE in bytes
  * @sys_image_guid: system image GUID (NodeInfo)
  * @event_nb: notifier for the device's asynchronous events
@@ -102,6 +106,7 @@ struct mlx5c_ib_dev {
 	struct mlx5c_ib_port port[MLX5C_IB_MAX_PORTS];
 	u8 cqe_version;
 	u32 max_sq_desc;
+	u32 max_sq_wqe;
 	u32 max_rq_desc;
 	__be64 sys_image_guid;
 	struct notifier_block event_nb;
@@ -373,12 +378,18 @@ int mlx5c_ib_udata_in(struct ib_udata *udata, void *req, size_t min,
 int mlx5c_ib_udata_out(struct ib_udata *udata, const void *resp, size_t size);
 void mlx5c_ib_fill_pas(struct ib_umem *umem, unsigned long pgsz, __be64 *pas,
 		       u64 flags);
+/* Page sizes of queue buffers and MTTs: 4 KiB up to 1 GiB. */
+#define MLX5C_IB_PGSZ_BITMAP	GENMASK_ULL(30, 12)
+unsigned long mlx5c_ib_queue_pgsz(struct ib_umem *umem, u32 *page_offset);
 
 /* pd.c */
 int mlx5c_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int mlx5c_ib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 
 /* mr.c */
+/* Longest MR whose MTT list fits one CREATE_MKEY at 4 KiB pages. */
+#define MLX5C_IB_MR_MAX_SIZE	SZ_4G
+u64 mlx5c_ib_max_mr_size(struct mlx5c_ib_dev *dev);
 struct ib_mr *mlx5c_ib_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 				   u64 iova, int access, struct ib_udata *udata);
 int mlx5c_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);

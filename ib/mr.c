@@ -12,10 +12,15 @@
 				 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
 				 IB_ACCESS_MW_BIND | IB_ZERO_BASED | \
 				 IB_ACCESS_OPTIONAL)
-/* Translation page sizes used for MTTs: 4 KiB up to 1 GiB. */
-#define MLX5C_IB_MR_PGSZ	GENMASK_ULL(30, 12)
-/* Largest MTT list put in one CREATE_MKEY command. */
-#define MLX5C_IB_MR_MAX_MTT	BIT(20)
+/*
+ * The whole MTT list goes into CREATE_MKEY, so the longest command bounds
+ * the MR size: a region of MLX5C_IB_MR_MAX_SIZE bytes in 4 KiB pages, at
+ * any offset, needs MLX5C_IB_MR_MAX_MTT entries (8 MiB of command).
+ * Larger pages (ib_umem_find_best_pgsz()) make the list shorter.
+ */
+#define MLX5C_IB_MR_MAX_MTT	(MLX5C_IB_MR_MAX_SIZE / MLX5_ADAPTER_PAGE_SIZE + 1)
+static_assert(MLX5_ST_SZ_BYTES(create_mkey_in) +
+	      DIV_ROUND_UP(MLX5C_IB_MR_MAX_MTT, 2) * 16 <= MLX5C_CMD_MAX_MSG_LEN);
 
 static u8 mlx5c_ib_mkey_variant(struct mlx5c_ib_dev *dev)
 {
@@ -33,7 +38,7 @@ static int mlx5c_ib_create_mkey(struct mlx5c_ib_dev *dev, struct mlx5c_ib_mr *mr
 	int inlen, err;
 
 	if (nmtt > MLX5C_IB_MR_MAX_MTT)
-		return -ENOMEM;
+		return -EINVAL;
 	inlen = MLX5_ST_SZ_BYTES(create_mkey_in) + octw * 16;
 	in = kvzalloc(inlen, GFP_KERNEL);
 	if (!in)
@@ -62,6 +67,20 @@ static int mlx5c_ib_create_mkey(struct mlx5c_ib_dev *dev, struct mlx5c_ib_mr *mr
 }
 
 /**
+ * mlx5c_ib_max_mr_size() - the max_mr_size the device advertises
+ * @dev: IB device
+ *
+ * Return: the smaller of the device's MKey length limit and the length
+ * whose MTT list fits one command.
+ */
+u64 mlx5c_ib_max_mr_size(struct mlx5c_ib_dev *dev)
+{
+	u8 log = min_t(u8, MLX5C_IB_CAP(dev, log_max_mrw_sz), 63);
+
+	return min_t(u64, 1ULL << log, MLX5C_IB_MR_MAX_SIZE);
+}
+
+/**
  * mlx5c_ib_reg_user_mr() - register user memory
  * @pd: protection domain
  * @start: user virtual address
@@ -84,7 +103,7 @@ struct ib_mr *mlx5c_ib_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 		return ERR_PTR(-EOPNOTSUPP);
 	if ((access & IB_ACCESS_REMOTE_ATOMIC) && !MLX5C_IB_CAP(dev, atomic))
 		return ERR_PTR(-EOPNOTSUPP);
-	if (!length || length > (1ULL << MLX5C_IB_CAP(dev, log_max_mrw_sz)) ||
+	if (!length || length > mlx5c_ib_max_mr_size(dev) ||
 	    start + length < start || iova + length < iova)
 		return ERR_PTR(-EINVAL);
 	if (udata && udata->inlen &&
@@ -99,7 +118,7 @@ struct ib_mr *mlx5c_ib_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 		err = PTR_ERR(mr->umem);
 		goto err_free;
 	}
-	pgsz = ib_umem_find_best_pgsz(mr->umem, MLX5C_IB_MR_PGSZ, iova);
+	pgsz = ib_umem_find_best_pgsz(mr->umem, MLX5C_IB_PGSZ_BITMAP, iova);
 	if (!pgsz) {
 		err = -EINVAL;
 		goto err_umem;

@@ -49,7 +49,8 @@ static int mlx5c_ib_qp_check_caps(struct mlx5c_ib_dev *dev,
 {
 	struct ib_qp_cap *cap = &init->cap;
 	u32 max_wr = 1U << MLX5C_IB_CAP(dev, log_max_qp_sz);
-	u32 max_sq_sg = (dev->max_sq_desc - MLX5C_IB_CTRL_SEG -
+	/* Beyond max_sge: a QP may use the largest WQE the device runs. */
+	u32 max_sq_sg = (dev->max_sq_wqe - MLX5C_IB_CTRL_SEG -
 			 MLX5C_IB_RADDR_SEG) / MLX5C_IB_DATA_SEG;
 
 	if (cap->max_send_wr > max_wr || cap->max_recv_wr > max_wr)
@@ -57,7 +58,7 @@ static int mlx5c_ib_qp_check_caps(struct mlx5c_ib_dev *dev,
 	if (cap->max_send_sge > max_sq_sg ||
 	    cap->max_recv_sge > dev->max_rq_desc / MLX5C_IB_DATA_SEG)
 		return -EINVAL;
-	if (cap->max_inline_data > dev->max_sq_desc)
+	if (cap->max_inline_data > dev->max_sq_wqe)
 		return -EINVAL;
 	return 0;
 }
@@ -104,11 +105,17 @@ static int mlx5c_ib_qp_create_cmd(struct mlx5c_ib_dev *dev,
 				  struct ib_qp_init_attr *init,
 				  struct mlx5_ib_create_qp *ucmd, int st)
 {
-	size_t npas = ib_umem_num_dma_blocks(qp->umem, PAGE_SIZE);
 	u32 out[MLX5_ST_SZ_DW(create_qp_out)] = {};
+	unsigned long pgsz;
+	u32 page_offset;
 	void *in, *qpc;
+	size_t npas;
 	int inlen, err;
 
+	pgsz = mlx5c_ib_queue_pgsz(qp->umem, &page_offset);
+	if (!pgsz)
+		return -EINVAL;
+	npas = ib_umem_num_dma_blocks(qp->umem, pgsz);
 	inlen = MLX5_ST_SZ_BYTES(create_qp_in) + npas * sizeof(__be64);
 	in = kvzalloc(inlen, GFP_KERNEL);
 	if (!in)
@@ -123,8 +130,9 @@ static int mlx5c_ib_qp_create_cmd(struct mlx5c_ib_dev *dev,
 	MLX5_SET(qpc, qpc, log_msg_max, MLX5C_IB_CAP(dev, log_max_msg));
 	MLX5_SET(qpc, qpc, uar_page, mlx5c_ib_bfreg_uar(qp->ctx, qp->bfreg));
 	MLX5_SET(qpc, qpc, user_index, qp->uidx);
-	MLX5_SET(qpc, qpc, log_page_size, PAGE_SHIFT - MLX5_ADAPTER_PAGE_SHIFT);
-	MLX5_SET(qpc, qpc, page_offset, 0);
+	MLX5_SET(qpc, qpc, log_page_size,
+		 order_base_2(pgsz) - MLX5_ADAPTER_PAGE_SHIFT);
+	MLX5_SET(qpc, qpc, page_offset, page_offset);
 
 	if (init->srq) {
 		MLX5_SET(qpc, qpc, rq_type, MLX5C_QP_RQ_SRQ);
@@ -144,7 +152,7 @@ static int mlx5c_ib_qp_create_cmd(struct mlx5c_ib_dev *dev,
 	MLX5_SET(qpc, qpc, cqn_snd, to_mcq(init->send_cq)->mcq.cqn);
 	MLX5_SET(qpc, qpc, cqn_rcv, to_mcq(init->recv_cq)->mcq.cqn);
 	MLX5_SET64(qpc, qpc, dbr_addr, qp->db.dma);
-	mlx5c_ib_fill_pas(qp->umem, PAGE_SIZE,
+	mlx5c_ib_fill_pas(qp->umem, pgsz,
 			  MLX5_ADDR_OF(create_qp_in, in, pas), 0);
 
 	err = mlx5c_cmd_exec(dev->mdev, in, inlen, out, sizeof(out));

@@ -24,11 +24,17 @@ static int mlx5c_ib_srq_create_cmd(struct mlx5c_ib_dev *dev,
 				   struct mlx5c_ib_srq *srq, u32 desc,
 				   bool sig)
 {
-	size_t npas = ib_umem_num_dma_blocks(srq->umem, PAGE_SIZE);
 	u32 out[MLX5_ST_SZ_DW(create_srq_out)] = {};
+	unsigned long pgsz;
+	u32 page_offset;
 	void *in, *srqc;
+	size_t npas;
 	int inlen, err;
 
+	pgsz = mlx5c_ib_queue_pgsz(srq->umem, &page_offset);
+	if (!pgsz)
+		return -EINVAL;
+	npas = ib_umem_num_dma_blocks(srq->umem, pgsz);
 	inlen = MLX5_ST_SZ_BYTES(create_srq_in) + npas * sizeof(__be64);
 	in = kvzalloc(inlen, GFP_KERNEL);
 	if (!in)
@@ -40,10 +46,11 @@ static int mlx5c_ib_srq_create_cmd(struct mlx5c_ib_dev *dev,
 	MLX5_SET(srqc, srqc, wq_signature, sig);
 	MLX5_SET(srqc, srqc, pd, to_mpd(srq->ibsrq.pd)->pdn);
 	MLX5_SET(srqc, srqc, lwm, srq->limit);
-	MLX5_SET(srqc, srqc, log_page_size, PAGE_SHIFT - MLX5_ADAPTER_PAGE_SHIFT);
-	MLX5_SET(srqc, srqc, page_offset, 0);
+	MLX5_SET(srqc, srqc, log_page_size,
+		 order_base_2(pgsz) - MLX5_ADAPTER_PAGE_SHIFT);
+	MLX5_SET(srqc, srqc, page_offset, page_offset);
 	MLX5_SET64(srqc, srqc, dbr_addr, srq->db.dma);
-	mlx5c_ib_fill_pas(srq->umem, PAGE_SIZE,
+	mlx5c_ib_fill_pas(srq->umem, pgsz,
 			  MLX5_ADDR_OF(create_srq_in, in, pas), 0);
 
 	err = mlx5c_cmd_exec(dev->mdev, in, inlen, out, sizeof(out));

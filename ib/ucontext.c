@@ -93,6 +93,36 @@ void mlx5c_ib_fill_pas(struct ib_umem *umem, unsigned long pgsz, __be64 *pas,
 }
 
 /**
+ * mlx5c_ib_queue_pgsz() - page size of a CQ, QP or SRQ buffer
+ * @umem: the pinned ring; its first byte is the ring's first byte
+ * @page_offset: (out) where the ring starts in its first page, in 64ths of
+ *	the page (the page_offset field of the CQ, QP and SRQ contexts)
+ *
+ * The largest page size of MLX5C_IB_PGSZ_BITMAP that maps the ring with
+ * one page list entry per page and lets the ring start at a multiple of
+ * 1/64 page: the fewer entries, the shorter CREATE_CQ/QP/SRQ.
+ *
+ * Return: the page size, or 0 if the ring starts at an offset that cannot
+ * be expressed (not a multiple of 64 bytes into a 4 KiB page).
+ */
+unsigned long mlx5c_ib_queue_pgsz(struct ib_umem *umem, u32 *page_offset)
+{
+	u64 va = umem->address;
+	unsigned long pgsz;
+
+	pgsz = ib_umem_find_best_pgsz(umem, MLX5C_IB_PGSZ_BITMAP, va);
+	for (; pgsz >= MLX5_ADAPTER_PAGE_SIZE; pgsz >>= 1) {
+		u64 off = va & (pgsz - 1);
+
+		if (!(off & (pgsz / 64 - 1))) {
+			*page_offset = off / (pgsz / 64);
+			return pgsz;
+		}
+	}
+	return 0;
+}
+
+/**
  * mlx5c_ib_bfreg_alloc() - choose the bfreg a new QP rings
  * @ctx: user context
  *
@@ -304,7 +334,7 @@ int mlx5c_ib_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata)
 	resp.bf_reg_size = blueflame ? 1 << MLX5C_IB_CAP(dev, log_bf_reg_size) : 0;
 	resp.tot_bfregs = ctx->tot_bfregs;
 	resp.cache_line_size = cache_line_size();
-	resp.max_sq_desc_sz = dev->max_sq_desc;
+	resp.max_sq_desc_sz = dev->max_sq_wqe;
 	resp.max_rq_desc_sz = dev->max_rq_desc;
 	resp.max_send_wqebb = 1 << MLX5C_IB_CAP(dev, log_max_qp_sz);
 	resp.max_recv_wr = 1 << MLX5C_IB_CAP(dev, log_max_qp_sz);
