@@ -223,6 +223,7 @@ int case_flush(void);
 int case_mr_access(void);
 int case_errors(void);
 int case_limits(void);
+int case_large(void);
 int case_comp_channel(void);
 int case_solicited(void);
 int case_srq(void);

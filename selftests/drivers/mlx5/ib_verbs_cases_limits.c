@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* ib_verbs_test cases: error syndromes and device limits. */
 #define _GNU_SOURCE
+#include <sys/mman.h>
+
 #include "ib_verbs.h"
 
 int case_errors(void)
@@ -216,6 +218,198 @@ int case_limits(void)
 	}
 	CHECK(!bad, "%d requests beyond the device limits accepted", bad);
 out:
+	cq_free(&cq);
+	two_close(&t);
+	return rc;
+}
+
+/* A creation that must succeed: prints its time, destroys the object. */
+static void large_ok(const char *what, void *obj, long long t0, int *bad,
+		     int (*destroy)(void *))
+{
+	if (!obj) {
+		diag("%s: refused, errno %d (%s)", what, errno, strerror(errno));
+		(*bad)++;
+		return;
+	}
+	diag("%s: created in %lld ms", what, now_ms() - t0);
+	if (destroy(obj)) {
+		diag("%s: destroy failed", what);
+		(*bad)++;
+	}
+}
+
+/* A creation one beyond a limit: must fail with EINVAL. */
+static void beyond(const char *what, void *obj, int *bad, int (*destroy)(void *))
+{
+	int err = errno;
+
+	if (obj) {
+		diag("%s: accepted", what);
+		(*bad)++;
+		if (destroy(obj))
+			diag("%s: destroy failed", what);
+		return;
+	}
+	diag("%s: refused, errno %d (%s)", what, err, strerror(err));
+	if (err != EINVAL)
+		(*bad)++;
+}
+
+#define LARGE(what, expr, destroy) do {					\
+	long long t0_ = now_ms();					\
+	errno = 0;							\
+	large_ok(what, (void *)(expr), t0_, &bad, destroy);		\
+} while (0)
+#define BEYOND(what, expr, destroy) do {				\
+	void *o_;							\
+	errno = 0;							\
+	o_ = (void *)(expr);						\
+	beyond(what, o_, &bad, destroy);				\
+} while (0)
+
+/* Anonymous memory of this process in transparent huge pages, in KiB. */
+static long anon_huge_kb(void)
+{
+	FILE *f = fopen("/proc/self/smaps_rollup", "r");
+	char line[256];
+	long kb = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/*
+ * A 1 GiB MR on HCA 1 (@huge: backed by transparent huge pages where the
+ * kernel has them), written by an RDMA WRITE of HCA 0 near its start, in
+ * the middle and at its very end, so that every part of the translation is
+ * used. Returns false on a failure (printed).
+ */
+static bool large_mr(struct two *t, struct ep *a, bool huge)
+{
+	const size_t len = 1UL << 30, align = 2UL << 20;
+	const size_t offs[] = { 4096 + 123, len / 2 + 777, len - 4096 };
+	const char *what = huge ? "1 GiB MR, huge pages advised" : "1 GiB MR, 4 KiB pages";
+	struct ibv_mr *mr = NULL;
+	uint8_t *map, *buf;
+	bool ok = false;
+	long long t0;
+	size_t i;
+
+	map = mmap(NULL, len + align, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (map == MAP_FAILED) {
+		diag("%s: mmap: %s", what, strerror(errno));
+		return false;
+	}
+	buf = (uint8_t *)(((uintptr_t)map + align - 1) & ~(align - 1));
+	if (madvise(buf, len, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE))
+		diag("%s: madvise: %s (continuing)", what, strerror(errno));
+	t0 = now_ms();
+	mr = ibv_reg_mr(t->d[1].pd, buf, len, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	if (!mr) {
+		diag("%s: refused, errno %d (%s)", what, errno, strerror(errno));
+		goto out;
+	}
+	diag("%s: registered in %lld ms (%ld MiB of the process in huge pages)", what,
+	     now_ms() - t0, anon_huge_kb() / 1024);
+	for (i = 0; i < sizeof(offs) / sizeof(offs[0]); i++) {
+		fill(a->m.buf, 4096, (uint32_t)(i + 1) * 7919);
+		if (post_rdma(a, IBV_WR_RDMA_WRITE, 100 + i, 0, a->m.mr->lkey, 4096,
+			      (uintptr_t)buf + offs[i], mr->rkey) ||
+		    !expect_wc(a->scq, 100 + i, IBV_WC_SUCCESS, NULL)) {
+			diag("%s: WRITE at offset 0x%zx failed", what, offs[i]);
+			goto out;
+		}
+		if (first_diff(a->m.buf, buf + offs[i], 4096) >= 0) {
+			diag("%s: WRITE at offset 0x%zx: data differs at +%ld", what, offs[i],
+			     first_diff(a->m.buf, buf + offs[i], 4096));
+			goto out;
+		}
+	}
+	ok = true;
+out:
+	if (mr && ibv_dereg_mr(mr)) {
+		diag("%s: dereg failed", what);
+		ok = false;
+	}
+	munmap(map, len + align);
+	return ok;
+}
+
+int case_large(void)
+{
+	struct two t = {};
+	struct ep a = {}, b = {};
+	struct ibv_cq *cq = NULL;
+	struct ibv_device_attr *da;
+	int rc = KSFT_PASS, bad = 0;
+
+	CHECK(!two_open(&t), "devices");
+	da = &t.d[0].attr;
+	diag("max_cqe %d max_mr_size 0x%llx max_qp_wr %d max_srq_wr %d max_sge %d",
+	     da->max_cqe, (unsigned long long)da->max_mr_size, da->max_qp_wr, da->max_srq_wr,
+	     da->max_sge);
+
+	LARGE("CQ of 2^21 - 1 entries", ibv_create_cq(t.d[0].ctx, (1 << 21) - 1, NULL, NULL, 0),
+	      destroy_cq_v);
+	if (da->max_cqe != (1 << 21) - 1)
+		LARGE("CQ of max_cqe entries",
+		      ibv_create_cq(t.d[0].ctx, da->max_cqe, NULL, NULL, 0), destroy_cq_v);
+	BEYOND("CQ of max_cqe + 1 entries",
+	       ibv_create_cq(t.d[0].ctx, da->max_cqe + 1, NULL, NULL, 0), destroy_cq_v);
+
+	cq = cq_new(&t.d[0], 16, NULL, NULL);
+	CHECK(cq, "CQ");
+	{
+		struct ibv_qp_init_attr ia = {
+			.qp_type = IBV_QPT_RC, .send_cq = cq, .recv_cq = cq,
+			.cap = { .max_send_wr = da->max_qp_wr, .max_recv_wr = da->max_qp_wr,
+				 .max_send_sge = 1, .max_recv_sge = 1 },
+		};
+		struct ibv_srq_init_attr si = {
+			.attr = { .max_wr = da->max_srq_wr, .max_sge = 1 },
+		};
+
+		LARGE("QP of max_qp_wr send and receive WRs", ibv_create_qp(t.d[0].pd, &ia),
+		      destroy_qp_v);
+		ia.cap.max_send_wr = ia.cap.max_recv_wr = 16;
+		ia.cap.max_send_sge = da->max_sge;
+		ia.cap.max_recv_sge = da->max_sge;
+		LARGE("QP of max_sge send and receive SGEs", ibv_create_qp(t.d[0].pd, &ia),
+		      destroy_qp_v);
+		LARGE("SRQ of max_srq_wr WRs", ibv_create_srq(t.d[0].pd, &si), destroy_srq_v);
+		si.attr.max_wr = da->max_srq_wr + 1;
+		BEYOND("SRQ of max_srq_wr + 1 WRs", ibv_create_srq(t.d[0].pd, &si),
+		       destroy_srq_v);
+	}
+
+	CHECK(!std_pair(&t, &a, &b, &default_opts, &default_opts), "pair");
+	if (!large_mr(&t, &a, false))
+		bad++;
+	if (!large_mr(&t, &a, true))
+		bad++;
+	if (da->max_mr_size < (1ULL << 62)) {
+		static uint8_t page[4096] __attribute__((aligned(4096)));
+
+		/* Refused on the length alone, before any page is pinned. */
+		BEYOND("MR of max_mr_size + 4 KiB",
+		       ibv_reg_mr(t.d[0].pd, page, da->max_mr_size + 4096, IBV_ACCESS_LOCAL_WRITE),
+		       dereg_mr_v);
+	} else {
+		diag("MR of max_mr_size + 4 KiB: not tried (max_mr_size 0x%llx is not a real bound)",
+		     (unsigned long long)da->max_mr_size);
+	}
+	CHECK(!bad, "%d of the largest objects failed or beyond-limit requests not refused with EINVAL",
+	      bad);
+out:
+	ep_destroy(&a);
+	ep_destroy(&b);
 	cq_free(&cq);
 	two_close(&t);
 	return rc;

@@ -33,6 +33,11 @@
  *                   retries exhausted (RETRY_EXC_ERR)
  *   limits          CQ/QP/SRQ/MR/rd_atomic requests beyond the device limits
  *                   refused (errno printed for comparing the drivers)
+ *   large           the largest objects the device advertises work: CQs of
+ *                   2^21 - 1 and max_cqe entries, QPs of max_qp_wr WRs and
+ *                   max_sge SGEs, an SRQ of max_srq_wr, a 1 GiB MR in 4 KiB
+ *                   and in huge pages written at its ends; one entry, WR
+ *                   or page beyond a limit fails with EINVAL
  *
  * Exit status: 0 all passed, 1 a case failed, 4 every case skipped.
  */
@@ -59,6 +64,8 @@ static const struct {
 	{ "errors", "receive too small (LOC_LEN / REM_INV_REQ), transport retries exhausted",
 	  case_errors },
 	{ "limits", "requests beyond the device limits refused", case_limits },
+	{ "large", "the largest objects: CQ of 2^21 - 1 and max_cqe, 1 GiB MR, max_qp_wr QP; one beyond is EINVAL",
+	  case_large },
 };
 
 #define NCASES ((int)(sizeof(cases) / sizeof(cases[0])))

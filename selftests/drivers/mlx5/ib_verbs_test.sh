@@ -5,7 +5,8 @@
 # exhaustion, flush on error, MR access violations, several CQs on one
 # completion channel, solicited-only notification, data integrity of
 # WRITE/READ/SEND/inline/atomics, ibv_query_qp, SRQ events, UD datagrams,
-# length errors and transport retry exhaustion, requests beyond the limits.
+# length errors and transport retry exhaustion, requests beyond the limits,
+# the largest objects the limits allow (CQ of 2^21 - 1 entries, 1 GiB MR).
 # The same binary runs first on the IN-TREE mlx5_core/mlx5_ib (the
 # oracle), then on ours; each of its cases is one line per driver. Once a driver is unloaded, every object created in the
 # emulator while it was loaded (the test's and the driver's own, e.g. the
@@ -84,7 +85,7 @@ no_leak()
 
 # The case list comes from the binary (prebuilt or built by the first case).
 cases=${MLX5_VERBS_CASES:-$("$bin" -l 2>/dev/null | cut -f1)}
-[ -n "$cases" ] || cases="cq_overflow rnr_retry flush mr_access comp_channel solicited data query_qp srq ud errors limits"
+[ -n "$cases" ] || cases="cq_overflow rnr_retry flush mr_access comp_channel solicited data query_qp srq ud errors limits large"
 ncases=$(echo $cases | wc -w)
 ndrv=$(echo $drivers | wc -w)
 
