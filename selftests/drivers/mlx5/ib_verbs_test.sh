@@ -62,6 +62,43 @@ run()
 	return $r
 }
 
+# run_huge DRIVER: the data and srq cases with every CQ, QP and SRQ ring in
+# 2 MiB hugetlb pages (the provider's MLX_{CQ,QP,SRQ}_ALLOC_TYPE=HUGE fails
+# rather than fall back), so that the driver maps the rings with pages
+# larger than 4 KiB and the device reads WQEs and writes CQEs through them.
+run_huge()
+{
+	[ -x "$bin" ] || { echo "not run: no ib_verbs_test binary"; return 1; }
+	[ "$loaded" = "$1" ] || { echo "not run: $1 is not loaded (see its load case)"; return 1; }
+	old=$(cat /proc/sys/vm/nr_hugepages)
+	echo 64 >/proc/sys/vm/nr_hugepages
+	got=$(cat /proc/sys/vm/nr_hugepages)
+	if [ "$got" -lt 64 ]; then
+		echo "$old" >/proc/sys/vm/nr_hugepages
+		echo "only $got of 64 huge pages reserved"
+		return 1
+	fi
+	emu_ctl hca 0 trace-clear >/dev/null && emu_ctl hca 1 trace-clear >/dev/null || return 1
+	MLX_CQ_ALLOC_TYPE=HUGE MLX_QP_ALLOC_TYPE=HUGE MLX_SRQ_ALLOC_TYPE=HUGE \
+		"$bin" -t "$WAIT_MS" data srq >"$out/ib_verbs_$1_huge.txt" 2>&1
+	r=$?
+	echo "$old" >/proc/sys/vm/nr_hugepages
+	cat "$out/ib_verbs_$1_huge.txt"
+	# Each ring fits one 2 MiB page: one page list entry after the
+	# 272-byte CREATE_CQ/QP/SRQ header.
+	for h in 0 1; do
+		emu_ctl hca $h trace | awk -v h=$h '
+			/CREATE_(CQ|QP|SRQ)\(/ { n++
+				for (i = 1; i <= NF; i++)
+					if ($i ~ /^in=/ && substr($i, 4) + 0 > 280) {
+						bad++; print "hca " h ": " $0
+					} }
+			END { print "hca " h ": " n + 0 " rings created, " bad + 0 " with more than one page"
+			      exit (bad > 0 || n == 0) }' || r=1
+	done
+	return $r
+}
+
 t_unload()
 {
 	loaded=
@@ -89,13 +126,14 @@ cases=${MLX5_VERBS_CASES:-$("$bin" -l 2>/dev/null | cut -f1)}
 ncases=$(echo $cases | wc -w)
 ndrv=$(echo $drivers | wc -w)
 
-ktap_begin $((1 + ndrv * (ncases + 3)))
+ktap_begin $((1 + ndrv * (ncases + 4)))
 ktap_case "build ib_verbs_test" t_build
 for drv in $drivers; do
 	ktap_case "$drv: load mlx5_core mlx5_ib, both ports ACTIVE" t_load "$drv"
 	for c in $cases; do
 		ktap_case "$drv: $c" run "$drv" "$c"
 	done
+	ktap_case "$drv: data and srq with the CQ, QP and SRQ rings in 2 MiB pages" run_huge "$drv"
 	ktap_case "$drv: unload mlx5_ib mlx5_core" t_unload "$drv"
 	ktap_case "$drv: every PD, MKey, CQ, QP, SRQ created while loaded destroyed" no_leak "$drv"
 done
