@@ -4,7 +4,8 @@
 # DESTROY_QP, DESTROY_SRQ, DESTROY_CQ, DESTROY_MKEY or DEALLOC_PD while a
 # process with such objects exits (emulator fail-cmd, once on each HCA, and
 # DESTROY_CQ for good),
-# completion EQEs that arrive after their CQ is gone (emulator delay-eqe),
+# completion, CQ error and QP events that arrive after their CQ or QP is gone
+# (emulator delay-eqe),
 # and processes exiting on a device in the internal-error state.
 #
 # What must hold: the processes exit; the kernel logs the refusal but no
@@ -129,6 +130,40 @@ t_late_eqes()
 	[ "$late" -eq 0 ] || { echo "no completion EQE arrived after its CQ was destroyed"; return 1; }
 }
 
+# async_eqes: EQEs our driver consumed on HCA 0's async EQ.
+async_eqes()
+{
+	awk '$1 == "async" { for (i = 1; i < NF; i++) if ($i == "eqes") print $(i + 1) }' \
+		"/sys/kernel/debug/mlx5c/$(echo "$devs" | head -n 1)/eqs"
+}
+
+# Asynchronous events written 5 s late: ib_verbs_test's CQ overrun case
+# (a CQ error event for its CQ, a fatal event for its QP) gives up waiting
+# for them after 0.5 s and exits; the events reach the driver after the CQ
+# and the QP were destroyed and must find nothing.
+t_late_async()
+{
+	bin=$dir/ib_verbs_test
+	[ -x "$bin" ] || { echo "ib_verbs_test is not built"; return 1; }
+	mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	mark=$(ktap_dmesg_mark)
+	for t in 0x04 0x05; do
+		emu_ctl hca 0 delay-eqe $t 5000 >/dev/null || return 1
+	done
+	e0=$(async_eqes)
+	"$bin" -t 500 cq_overflow >"$out/ib_destroy_async.txt" 2>&1
+	e1=$(async_eqes)
+	wait_for 30 sh -c "dmesg | tail -n +$((mark + 1)) | grep -q 'CQ error on CQ'"
+	late=$?
+	e2=$(async_eqes)
+	for t in 0x04 0x05; do emu_ctl hca 0 delay-eqe $t 0 >/dev/null; done
+	since_mark | grep 'CQ error' | head -n 2
+	echo "async EQEs: $e0 before, $e1 when the process had exited, $e2 after"
+	[ "$e1" -eq "$e0" ] || { cat "$out/ib_destroy_async.txt"; echo "an event arrived before the exit"; return 1; }
+	[ "$late" -eq 0 ] && [ "$e2" -gt "$e1" ] || {
+		cat "$out/ib_destroy_async.txt"; echo "no event arrived after the exit"; return 1; }
+}
+
 # The device still works after all that.
 t_traffic()
 {
@@ -214,7 +249,7 @@ t_unload()
 	return $rc
 }
 
-ktap_begin 12
+ktap_begin 13
 ktap_case "insmod mlx5_core mlx5_ib" t_load
 ktap_case "DESTROY_QP refused while processes exit" t_qp
 ktap_case "DESTROY_SRQ refused while processes exit" t_srq
@@ -222,6 +257,7 @@ ktap_case "DESTROY_CQ refused while processes exit" t_cq
 ktap_case "DESTROY_MKEY refused while processes exit" t_mkey
 ktap_case "DEALLOC_PD refused while processes exit" t_pd
 ktap_case "completion EQEs arriving after their CQs were destroyed" t_late_eqes
+ktap_case "CQ error and QP fatal events arriving after their objects were destroyed" t_late_async
 ktap_case "traffic after the refused destroys" t_traffic
 ktap_case "rmmod mlx5_ib destroys every refused object" t_orphans_released
 ktap_case "DESTROY_CQ refused for good: orphans released at removal" t_refused_forever
