@@ -97,6 +97,33 @@ TEST_F(Cmds, CqCreateQueryModifyDestroy)
 	d.h.fails(Msg(0x402, 0, 16).set({2, 23, 0}, cq.cqn), 0x110, kBadParam);
 }
 
+TEST_F(Cmds, CqLargePagesAndPageOffset)
+{
+	// 128 CQEs (8 KiB) in 8 KiB pages starting 4 KiB into the first page
+	// (page_offset 32 of 64ths): two pages needed, one is too short.
+	uint64_t p0 = d.mem().alloc(8192, 8192), p1 = d.mem().alloc(8192, 8192);
+	auto base = [&](unsigned npas) {
+		Msg c(0x400, 0, 0x110 + 8 * npas);
+		c.set({ctx_dw(3), 28, 24}, 7).set({ctx_dw(3), 23, 0}, d.uar).set({ctx_dw(5), 31, 0}, d.eq.eqn);
+		c.set({ctx_dw(6), 28, 24}, 1).set({ctx_dw(2), 11, 6}, 32);
+		c.be64(0x48, d.mem().alloc(64)).be64(0x110, p0);
+		if (npas > 1)
+			c.be64(0x118, p1);
+		return c;
+	};
+	d.h.fails(base(1), 16, 0x50);
+	auto out = d.h.ok(base(2), 16);
+	uint32_t cqn = be32_at(out, 8) & 0xffffff;
+	out = d.h.ok(Msg(0x402, 0, 16).set({2, 23, 0}, cqn), 0x110 + 16);
+	EXPECT_EQ(field(out, {ctx_dw(6), 28, 24}), 1u) << "log_page_size";
+	EXPECT_EQ(field(out, {ctx_dw(2), 11, 6}), 32u) << "page_offset";
+	EXPECT_EQ(be64_at(out, 0x110), p0);
+	EXPECT_EQ(be64_at(out, 0x118), p1);
+	Msg misaligned = base(2);
+	misaligned.be64(0x118, p1 + 4096); // not aligned to the 8 KiB page
+	d.h.fails(misaligned, 16, kBadParam);
+}
+
 TEST_F(Cmds, CqErrors)
 {
 	uint64_t buf = d.mem().alloc(4096, 4096);

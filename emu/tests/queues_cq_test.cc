@@ -59,6 +59,32 @@ TEST_F(CqFixture, OwnerBitIsTheWrapParityOfTheProducer)
 	EXPECT_EQ(cq.producer(), 12u);
 }
 
+TEST_F(CqFixture, LargePagesAndPageOffsetPlaceEveryEntry)
+{
+	// The driver maps rings with the largest page that fits: here 8 KiB
+	// pages, listed out of order, the ring starting 2 KiB into the first
+	// (page_offset 16 of 64ths). 256 entries of 64 bytes span three pages.
+	CqConfig c;
+	c.log_size = 8;
+	c.dbr_addr = dbr = mem.alloc(64, 64);
+	c.buf.log_page = 13;
+	c.buf.offset = 16 * (8192 / 64);
+	uint64_t p[3];
+	for (uint64_t &a : p)
+		a = mem.alloc(8192, 8192);
+	c.buf.pas = {p[2], p[0], p[1]};
+	Cq cq(9, c);
+	for (uint32_t n = 0; n < 256; ++n) {
+		set_ci(n);
+		ASSERT_TRUE(cq.push(mem, cqe(2, n).data(), false).written) << n;
+		uint64_t pos = c.buf.offset + 64ull * n;
+		uint64_t at = c.buf.pas[pos >> 13] + (pos & 8191);
+		EXPECT_EQ(bits::load_be32(mem.bytes(at + 0x2c, 4).data()), n) << "CQE " << n;
+	}
+	EXPECT_EQ(bits::load_be32(mem.bytes(p[2] + 2048 + 0x2c, 4).data()), 0u) << "first entry";
+	EXPECT_EQ(bits::load_be32(mem.bytes(p[1] + 2048 - 64 + 0x2c, 4).data()), 255u) << "last entry";
+}
+
 TEST_F(CqFixture, Cqe128UsesTheSecondHalf)
 {
 	Cq cq = make(1, 1);
