@@ -238,6 +238,7 @@ public:
 		uint32_t dqpn = 0;
 		uint32_t sq_psn = 0x100, rq_psn = 0x200;
 		unsigned mtu = 5, ack_timeout = 10, retry = 7, rnr_retry = 7, min_rnr = 1;
+		unsigned log_sra = 4, log_rra = 4; // READs/atomics out / answered at a time
 		bool rre = true, rwe = true, rae = true;
 	};
 
@@ -249,11 +250,11 @@ public:
 		h.ok(a, 16);
 		Msg b = modify_msg(0x503, q);
 		b.set({qpc_dw(2), 31, 29}, p.mtu).set({qpc_dw(5), 23, 0}, p.dqpn).set({qpc_dw(7), 15, 0}, p.dlid);
-		b.set({qpc_dw(0x25), 28, 24}, p.min_rnr).set({qpc_dw(0x25), 23, 0}, p.rq_psn).set({qpc_dw(0x24), 23, 21}, 4);
+		b.set({qpc_dw(0x25), 28, 24}, p.min_rnr).set({qpc_dw(0x25), 23, 0}, p.rq_psn).set({qpc_dw(0x24), 23, 21}, p.log_rra);
 		h.ok(b, 16);
 		Msg c = modify_msg(0x504, q);
 		c.set({qpc_dw(0x1e), 23, 0}, p.sq_psn).set({qpc_dw(8), 31, 27}, p.ack_timeout);
-		c.set({qpc_dw(0x1c), 18, 16}, p.retry).set({qpc_dw(0x1c), 15, 13}, p.rnr_retry).set({qpc_dw(0x1c), 23, 21}, 4);
+		c.set({qpc_dw(0x1c), 18, 16}, p.retry).set({qpc_dw(0x1c), 15, 13}, p.rnr_retry).set({qpc_dw(0x1c), 23, 21}, p.log_sra);
 		h.ok(c, 16);
 	}
 

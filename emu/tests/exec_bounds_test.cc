@@ -6,6 +6,7 @@
 // at most Fabric::kLinkQueueCap packets; packets to no port are dropped
 // when sent.
 #include "dp_harness.h"
+#include "fw/prm_qp.h"
 
 namespace mlx5emu::test {
 namespace {
@@ -136,6 +137,35 @@ TEST(ExecBounds, AcksWaitBehindReadResponses)
 	EXPECT_EQ(e2.wqe_opcode, OP_SEND);
 	auto lk = p.a.dp().lock();
 	EXPECT_EQ(p.a.dp().res().qp(p.aqp.qpn)->ctr.retransmits, 0u);
+}
+
+// A requester allowed 16 READs at a time against a responder that answers
+// one (rra 2^0): the second READ, arriving while the first is still being
+// answered, is refused (NAK invalid request) and the responder's QP enters
+// the error state: both WRs complete in error, nothing stays queued.
+TEST(ExecBounds, ResponderAnswersAtMostRraReads)
+{
+	DpHca::RcParams pa, pb;
+	pb.log_rra = 0;
+	RcPair p(pa, pb);
+	auto src = p.b.reg_mr(1 << 20), back = p.a.reg_mr(2 << 20);
+	{
+		auto lk = p.a.dp().lock(); // both requests leave in one task
+		p.send(DpHca::rdma_wr(OP_READ, back, 1 << 20, src.addr, src.key));
+		p.send(DpHca::rdma_wr(OP_READ, back, 1 << 20, src.addr, src.key, 1 << 20));
+	}
+	Cqe e1, e2;
+	ASSERT_TRUE(p.a.poll(p.acq, &e1));
+	ASSERT_TRUE(p.a.poll(p.acq, &e2));
+	EXPECT_EQ(e1.opcode, 0xd) << "requester error CQE";
+	EXPECT_EQ(e2.opcode, 0xd);
+	ASSERT_TRUE(p.b.settle());
+	auto lk = p.b.dp().lock();
+	EXPECT_EQ(p.b.dp().counters().rd_limit_naks, 1u);
+	const Qp *bq = p.b.dp().res().qp(p.bqp.qpn);
+	EXPECT_EQ(bq->state, prm::qp_state::ERR);
+	EXPECT_TRUE(bq->resp.responses.empty());
+	EXPECT_EQ(bq->resp.rd_queued, 0u);
 }
 
 struct Sink : FabricPort {
