@@ -129,6 +129,7 @@ ReadOutcome MessageReader::fill(size_t need, uint32_t max_size)
 			if (errno == EINTR)
 				continue;
 			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				unpolled_ = 0;
 				switch (wait_readable(sock_, stop_fd_)) {
 				case WaitResult::stopped: return ReadOutcome::stopped;
 				case WaitResult::error: return ReadOutcome::io_error;
@@ -156,6 +157,14 @@ ReadOutcome MessageReader::fill(size_t need, uint32_t max_size)
 ReadOutcome MessageReader::next(Message &msg, uint32_t max_size)
 {
 	msg = Message{};
+	// A peer that never pauses never makes fill() poll: look at stop_fd
+	// now and then anyway.
+	if (stop_fd_ >= 0 && ++unpolled_ >= 1024) {
+		unpolled_ = 0;
+		pollfd p{stop_fd_, POLLIN, 0};
+		if (::poll(&p, 1, 0) > 0 && (p.revents & POLLIN))
+			return ReadOutcome::stopped;
+	}
 	ReadOutcome r = fill(sizeof(msg.header), max_size);
 	if (r != ReadOutcome::message)
 		return r;

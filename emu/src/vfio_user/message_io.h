@@ -54,6 +54,7 @@ private:
 		bool truncated = false;
 	};
 	int sock_, stop_fd_;
+	unsigned unpolled_ = 0; // messages taken without looking at stop_fd
 	std::vector<uint8_t> buf_;
 	size_t head_ = 0, tail_ = 0; // unread bytes: buf_[head_, tail_)
 	uint64_t offset_ = 0;        // stream offset of buf_[head_]
