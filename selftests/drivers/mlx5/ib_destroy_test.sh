@@ -6,7 +6,8 @@
 # DESTROY_CQ for good),
 # completion, CQ error and QP events that arrive after their CQ or QP is gone
 # (emulator delay-eqe),
-# and processes exiting on a device in the internal-error state.
+# port events while mlx5_ib comes and goes, and processes exiting on a
+# device in the internal-error state.
 #
 # What must hold: the processes exit; the kernel logs the refusal but no
 # WARN, KFENCE or SLUB report (ktap.sh watches dmesg; run the guest with
@@ -211,6 +212,30 @@ t_refused_forever()
 	[ "$rc" -eq 0 ] && [ "$n" -eq 2 ] && [ "$m" -eq 2 ]
 }
 
+# Port-change events (GEN_EQE through mlx5_core's debugfs test_event, on
+# HCA 0) keep arriving while mlx5_ib is removed and loaded again: mlx5_ib
+# passes events to ib_core only while its ib_device is registered.
+t_events_reload()
+{
+	dbg=/sys/kernel/debug/mlx5c/$(echo "$devs" | head -n 1)
+	stop=$out/ib_destroy_events.stop
+	rm -f "$stop"
+	(n=0; while [ ! -e "$stop" ]; do
+		echo 20 >"$dbg/test_event" 2>/dev/null && n=$((n + 20))
+	done; echo "$n" >"$stop") &
+	gpid=$!
+	rc=0
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		rmmod mlx5_ib || { echo "rmmod mlx5_ib failed in cycle $i"; rc=1; break; }
+		reload_ib || { echo "mlx5_ib did not come back in cycle $i"; rc=1; break; }
+	done
+	touch "$stop"
+	wait "$gpid"
+	echo "port-change events generated meanwhile: $(cat "$stop")"
+	cat "$dbg/test_event"
+	[ "$rc" -eq 0 ] && [ "$(cat "$stop")" -gt 0 ]
+}
+
 # A device in the internal-error state: the destroys of exiting processes
 # fail with -ENXIO and count as done (no orphan), and unloading is clean.
 t_dead_device()
@@ -249,7 +274,7 @@ t_unload()
 	return $rc
 }
 
-ktap_begin 13
+ktap_begin 14
 ktap_case "insmod mlx5_core mlx5_ib" t_load
 ktap_case "DESTROY_QP refused while processes exit" t_qp
 ktap_case "DESTROY_SRQ refused while processes exit" t_srq
@@ -261,6 +286,7 @@ ktap_case "CQ error and QP fatal events arriving after their objects were destro
 ktap_case "traffic after the refused destroys" t_traffic
 ktap_case "rmmod mlx5_ib destroys every refused object" t_orphans_released
 ktap_case "DESTROY_CQ refused for good: orphans released at removal" t_refused_forever
+ktap_case "port-change events while mlx5_ib is removed and loaded 10 times" t_events_reload
 ktap_case "internal-error state: destroys of exiting processes count as done" t_dead_device
 ktap_case "rmmod mlx5_ib mlx5_core returns every firmware page" t_unload
 ktap_end
