@@ -36,8 +36,10 @@
  *   large           the largest objects the device advertises work: CQs of
  *                   2^21 - 1 and max_cqe entries, QPs of max_qp_wr WRs and
  *                   max_sge SGEs, an SRQ of max_srq_wr, a 1 GiB MR in 4 KiB
- *                   and in huge pages written at its ends; one entry, WR
- *                   or page beyond a limit fails with EINVAL
+ *                   and in huge pages written at its ends, an MR of
+ *                   max_mr_size (at most 4 GiB) where the guest has the
+ *                   memory (scripts/vm --mem 6144); one entry, WR or page
+ *                   beyond a limit fails with EINVAL
  *
  * Exit status: 0 all passed, 1 a case failed, 4 every case skipped.
  */
