@@ -430,11 +430,31 @@ static u8 xor8(const void *buf, int len)
 	return x;
 }
 
+/*
+ * Give @ent its token and write it into every mailbox. Done before the
+ * slot is taken, outside the interrupts-off section: a long chain (the
+ * page list of a large MR) has thousands of blocks.
+ */
+static void ent_stamp_token(struct mlx5c_cmd *cmd, struct mlx5c_cmd_ent *ent)
+{
+	unsigned long flags;
+	int i;
+
+	spin_lock_irqsave(&cmd->lock, flags);
+	if (++cmd->token == 0)
+		cmd->token = 1;
+	ent->token = cmd->token;
+	spin_unlock_irqrestore(&cmd->lock, flags);
+	for (i = 0; i < ent->in.n; i++)
+		ent->in.box[i].blk->token = ent->token;
+	for (i = 0; i < ent->outc.n; i++)
+		ent->outc.box[i].blk->token = ent->token;
+}
+
 /* Fill the slot of @ent. Called with cmd->lock held. */
 static void ent_write_slot(struct mlx5c_cmd *cmd, struct mlx5c_cmd_ent *ent)
 {
 	struct mlx5_cmd_layout *lay = cmd_slot(cmd, ent->slot);
-	int i;
 
 	memset(lay, 0, sizeof(*lay));
 	lay->type = MLX5_PCI_CMD_XPORT;
@@ -445,10 +465,6 @@ static void ent_write_slot(struct mlx5c_cmd *cmd, struct mlx5c_cmd_ent *ent)
 		lay->in_ptr = cpu_to_be64(ent->in.box[0].dma);
 	if (ent->outc.n)
 		lay->out_ptr = cpu_to_be64(ent->outc.box[0].dma);
-	for (i = 0; i < ent->in.n; i++)
-		ent->in.box[i].blk->token = ent->token;
-	for (i = 0; i < ent->outc.n; i++)
-		ent->outc.box[i].blk->token = ent->token;
 	lay->token = ent->token;
 	lay->status_own = MLX5C_CMD_OWNER_HW;
 	lay->sig = 0xff ^ xor8(lay, sizeof(*lay));
@@ -560,6 +576,7 @@ static int ent_run(struct mlx5c_dev *mdev, struct mlx5c_cmd_ent *ent,
 		}
 	}
 
+	ent_stamp_token(cmd, ent);
 	spin_lock_irqsave(&cmd->lock, flags);
 	if (cmd->error) {
 		spin_unlock_irqrestore(&cmd->lock, flags);
@@ -578,9 +595,6 @@ static int ent_run(struct mlx5c_dev *mdev, struct mlx5c_cmd_ent *ent,
 	__set_bit(slot, &cmd->busy);
 	cmd->ent[slot] = ent;
 	ent->slot = slot;
-	if (++cmd->token == 0)
-		cmd->token = 1;
-	ent->token = cmd->token;
 	token = ent->token;
 	ent->state = MLX5C_ENT_POSTED;
 	ent_write_slot(cmd, ent);
