@@ -78,24 +78,37 @@ DataPath::~DataPath()
 // ---------------------------------------------------------------------------
 // Doorbells (BAR path)
 
-bool DataPath::sq_doorbell(uint32_t uar, uint32_t dw0, uint32_t dw1)
+// Counts a doorbell of object `num` written at UAR page `uar` and queues
+// `run(dw0, dw1)` on the engine with the latest doorbell of that object:
+// at most one task per object, later doorbells fold into it. False when
+// dropped (no such object, or not its UAR page).
+template <class Run>
+bool DataPath::ring_doorbell(DoorbellOwners::Kind k, uint32_t num, uint32_t uar, uint32_t dw0, uint32_t dw1,
+			     std::atomic<uint64_t> &rung, std::atomic<uint64_t> &dropped, Run run)
 {
-	using K = DoorbellOwners::Kind;
-	uint32_t qpn = dw1 >> 8;
-	DoorbellOwners::Ring r = owners_.ring(K::Sq, qpn, uar, dw0, dw1);
+	DoorbellOwners::Ring r = owners_.ring(k, num, uar, dw0, dw1);
 	if (r == DoorbellOwners::Ring::Dropped) {
-		++c_.sq_doorbells_dropped;
+		++dropped;
 		return false;
 	}
-	++c_.sq_doorbells;
+	++rung;
 	if (r == DoorbellOwners::Ring::Merged) {
 		++c_.doorbells_merged;
 		return true;
 	}
-	fabric_.engine().post([this, qpn] {
+	fabric_.engine().post([this, k, num, run] {
 		uint32_t d0, d1;
-		if (!owners_.take(K::Sq, qpn, &d0, &d1))
-			return;
+		if (owners_.take(k, num, &d0, &d1))
+			run(d0, d1);
+	});
+	return true;
+}
+
+bool DataPath::sq_doorbell(uint32_t uar, uint32_t dw0, uint32_t dw1)
+{
+	uint32_t qpn = dw1 >> 8;
+	return ring_doorbell(DoorbellOwners::Kind::Sq, qpn, uar, dw0, dw1, c_.sq_doorbells, c_.sq_doorbells_dropped,
+			     [this, qpn](uint32_t d0, uint32_t d1) {
 		Qp *qp = res_.qp(qpn);
 		if (!qp || qp->cfg.no_sq) {
 			++c_.bad_doorbells;
@@ -110,27 +123,13 @@ bool DataPath::sq_doorbell(uint32_t uar, uint32_t dw0, uint32_t dw1)
 			qp->req.sq_pi = end;
 		run_sq(*qp);
 	});
-	return true;
 }
 
 bool DataPath::cq_doorbell(uint32_t uar, uint32_t dw0, uint32_t dw1)
 {
-	using K = DoorbellOwners::Kind;
 	uint32_t cqn = dw1 & 0xffffff;
-	DoorbellOwners::Ring r = owners_.ring(K::Cq, cqn, uar, dw0, dw1);
-	if (r == DoorbellOwners::Ring::Dropped) {
-		++c_.cq_doorbells_dropped;
-		return false;
-	}
-	++c_.cq_doorbells;
-	if (r == DoorbellOwners::Ring::Merged) {
-		++c_.doorbells_merged;
-		return true;
-	}
-	fabric_.engine().post([this, cqn] {
-		uint32_t d0, d1;
-		if (!owners_.take(K::Cq, cqn, &d0, &d1))
-			return;
+	return ring_doorbell(DoorbellOwners::Kind::Cq, cqn, uar, dw0, dw1, c_.cq_doorbells, c_.cq_doorbells_dropped,
+			     [this, cqn](uint32_t d0, uint32_t) {
 		Cq *cq = res_.cq(cqn);
 		if (!cq) {
 			++c_.bad_doorbells;
@@ -141,7 +140,6 @@ bool DataPath::cq_doorbell(uint32_t uar, uint32_t dw0, uint32_t dw1)
 			events_.completion_event(cq->config().c_eqn, cqn);
 		}
 	});
-	return true;
 }
 
 void DataPath::run_sq(Qp &qp)
@@ -230,10 +228,10 @@ uint64_t DataPath::start_timer(uint64_t usec, uint32_t qpn, void (DataPath::*fn)
 {
 	auto idp = std::make_shared<uint64_t>(0);
 	uint64_t id = fabric_.engine().post_at(Engine::Clock::now() + std::chrono::microseconds(usec),
-					      [this, qpn, fn, idp] {
-						      timers_.erase(*idp);
-						      (this->*fn)(qpn, *idp);
-					      });
+				  [this, qpn, fn, idp] {
+					  timers_.erase(*idp);
+					  (this->*fn)(qpn, *idp);
+				  });
 	*idp = id;
 	timers_.insert(id);
 	return id;

@@ -163,6 +163,11 @@ private:
 	uint16_t rq_producer(const Qp &qp);
 	void flush_rq(Qp &qp);
 
+	// datapath.cc: the shared part of sq_doorbell and cq_doorbell.
+	template <class Run>
+	bool ring_doorbell(DoorbellOwners::Kind k, uint32_t num, uint32_t uar, uint32_t dw0, uint32_t dw1,
+			   std::atomic<uint64_t> &rung, std::atomic<uint64_t> &dropped, Run run);
+
 	// requester.cc
 	void rc_take_wqes(Qp &qp);
 	void rc_transmit(Qp &qp);
