@@ -37,7 +37,7 @@ TEST(FwUar, EqDoorbellsOfAnotherUarPageAreDropped)
 		uint32_t eqn = i % 8, ci = i * 7;
 		h.wr32(user * 4096ull + (i & 1 ? 0x40 : 0x48), (ci & 0xffffff) | eqn << 24);
 	}
-	EXPECT_EQ(h.fw().bar.doorbells_dropped_eq.load(), n);
+	EXPECT_EQ(h.fw().doorbells_dropped().eq, n);
 	EqSnapshot s;
 	ASSERT_TRUE(h.fw().eqs.query(cmd.eqn, &s));
 	EXPECT_EQ(s.consumer, 0u);
@@ -68,7 +68,7 @@ TEST(FwUar, CqArmOnlyThroughTheCqsUarPage)
 	ASSERT_TRUE(a.settle());
 	EXPECT_EQ(a.dp().res().cq(cq.cqn)->arm_state(), Cq::Arm::None);
 	EXPECT_EQ(a.dp().counters().cq_doorbells_dropped.load(), 1u);
-	EXPECT_EQ(a.h.fw().bar.doorbells_dropped_cq.load(), 1u);
+	EXPECT_EQ(a.h.fw().doorbells_dropped().cq, 1u);
 	a.uar = own;
 	a.arm(cq, false);
 	ASSERT_TRUE(a.settle());
@@ -100,7 +100,7 @@ TEST(FwUar, SendDoorbellOnlyThroughTheQpsUarPage)
 	p.a.h.hca->bar_write(other * 4096ull + 0x804, 4, d1);
 	ASSERT_TRUE(p.a.settle());
 	EXPECT_TRUE(p.a.empty(p.acq));
-	EXPECT_EQ(p.a.h.fw().bar.doorbells_dropped_sq.load(), 3u);
+	EXPECT_EQ(p.a.h.fw().doorbells_dropped().sq, 3u);
 	EXPECT_TRUE(has_line(p.a.h.fw().stats_lines(), "doorbells_dropped_sq 3"));
 	// The owner's doorbell moves it.
 	p.a.uar = own;
@@ -124,8 +124,8 @@ TEST(FwUar, DoorbellsOfADestroyedQpAreDropped)
 	bits::store_be32(ctrl + 4, qpn << 8 | 2);
 	a.ring_sq(q, ctrl);
 	a.arm(cq, false);
-	EXPECT_EQ(a.h.fw().bar.doorbells_dropped_sq.load(), 1u);
-	EXPECT_EQ(a.h.fw().bar.doorbells_dropped_cq.load(), 1u);
+	EXPECT_EQ(a.h.fw().doorbells_dropped().sq, 1u);
+	EXPECT_EQ(a.h.fw().doorbells_dropped().cq, 1u);
 }
 
 // While the engine is busy, 1000 doorbells of one QP queue one task; it

@@ -80,35 +80,34 @@ DataPath::~DataPath()
 
 // Counts a doorbell of object `num` written at UAR page `uar` and queues
 // `run(dw0, dw1)` on the engine with the latest doorbell of that object:
-// at most one task per object, later doorbells fold into it. False when
-// dropped (no such object, or not its UAR page).
+// at most one task per object, later doorbells fold into it. Counted in
+// `dropped` for no such object or not its UAR page.
 template <class Run>
-bool DataPath::ring_doorbell(DoorbellOwners::Kind k, uint32_t num, uint32_t uar, uint32_t dw0, uint32_t dw1,
+void DataPath::ring_doorbell(DoorbellOwners::Kind k, uint32_t num, uint32_t uar, uint32_t dw0, uint32_t dw1,
 			     std::atomic<uint64_t> &rung, std::atomic<uint64_t> &dropped, Run run)
 {
 	DoorbellOwners::Ring r = owners_.ring(k, num, uar, dw0, dw1);
 	if (r == DoorbellOwners::Ring::Dropped) {
 		++dropped;
-		return false;
+		return;
 	}
 	++rung;
 	if (r == DoorbellOwners::Ring::Merged) {
 		++c_.doorbells_merged;
-		return true;
+		return;
 	}
 	fabric_.engine().post([this, k, num, run] {
 		uint32_t d0, d1;
 		if (owners_.take(k, num, &d0, &d1))
 			run(d0, d1);
 	});
-	return true;
 }
 
-bool DataPath::sq_doorbell(uint32_t uar, uint32_t dw0, uint32_t dw1)
+void DataPath::sq_doorbell(uint32_t uar, uint32_t dw0, uint32_t dw1)
 {
 	uint32_t qpn = dw1 >> 8;
-	return ring_doorbell(DoorbellOwners::Kind::Sq, qpn, uar, dw0, dw1, c_.sq_doorbells, c_.sq_doorbells_dropped,
-			     [this, qpn](uint32_t d0, uint32_t d1) {
+	ring_doorbell(DoorbellOwners::Kind::Sq, qpn, uar, dw0, dw1, c_.sq_doorbells, c_.sq_doorbells_dropped,
+		      [this, qpn](uint32_t d0, uint32_t d1) {
 		Qp *qp = res_.qp(qpn);
 		if (!qp || qp->cfg.no_sq) {
 			++c_.bad_doorbells;
@@ -125,11 +124,11 @@ bool DataPath::sq_doorbell(uint32_t uar, uint32_t dw0, uint32_t dw1)
 	});
 }
 
-bool DataPath::cq_doorbell(uint32_t uar, uint32_t dw0, uint32_t dw1)
+void DataPath::cq_doorbell(uint32_t uar, uint32_t dw0, uint32_t dw1)
 {
 	uint32_t cqn = dw1 & 0xffffff;
-	return ring_doorbell(DoorbellOwners::Kind::Cq, cqn, uar, dw0, dw1, c_.cq_doorbells, c_.cq_doorbells_dropped,
-			     [this, cqn](uint32_t d0, uint32_t) {
+	ring_doorbell(DoorbellOwners::Kind::Cq, cqn, uar, dw0, dw1, c_.cq_doorbells, c_.cq_doorbells_dropped,
+		      [this, cqn](uint32_t d0, uint32_t) {
 		Cq *cq = res_.cq(cqn);
 		if (!cq) {
 			++c_.bad_doorbells;

@@ -69,11 +69,12 @@ public:
 	// --- BAR path (any thread, never blocks on the state lock) -----------
 	// 8 bytes written at a send doorbell / BlueFlame register offset 0:
 	// dword0 = opmod/index/opcode, dword1 = qpn/ds (host-order values).
-	// False (dropped) unless UAR page `uar` is the one in the QP's context.
-	bool sq_doorbell(uint32_t uar, uint32_t dw0, uint32_t dw1);
-	// The CQ arm doorbell at UAR + 0x20; false (dropped) unless `uar` is
-	// the CQ's UAR page.
-	bool cq_doorbell(uint32_t uar, uint32_t dw0, uint32_t dw1);
+	// Dropped (sq_doorbells_dropped) unless UAR page `uar` is the one in
+	// the QP's context.
+	void sq_doorbell(uint32_t uar, uint32_t dw0, uint32_t dw1);
+	// The CQ arm doorbell at UAR + 0x20; dropped (cq_doorbells_dropped)
+	// unless `uar` is the CQ's UAR page.
+	void cq_doorbell(uint32_t uar, uint32_t dw0, uint32_t dw1);
 	// Who may ring what: commands add and remove CQs and QPs here.
 	DoorbellOwners &owners() { return owners_; }
 
@@ -165,7 +166,7 @@ private:
 
 	// datapath.cc: the shared part of sq_doorbell and cq_doorbell.
 	template <class Run>
-	bool ring_doorbell(DoorbellOwners::Kind k, uint32_t num, uint32_t uar, uint32_t dw0, uint32_t dw1,
+	void ring_doorbell(DoorbellOwners::Kind k, uint32_t num, uint32_t uar, uint32_t dw0, uint32_t dw1,
 			   std::atomic<uint64_t> &rung, std::atomic<uint64_t> &dropped, Run run);
 
 	// requester.cc

@@ -184,7 +184,7 @@ EqTable::Post EqTable::post(uint8_t eqn, const uint8_t *eqe64)
 	return Post::Written;
 }
 
-bool EqTable::doorbell(uint32_t uar_index, uint32_t value, bool arm)
+void EqTable::doorbell(uint32_t uar_index, uint32_t value, bool arm)
 {
 	uint8_t eqn = static_cast<uint8_t>(value >> 24);
 	uint32_t ci = value & kCiMask;
@@ -194,7 +194,7 @@ bool EqTable::doorbell(uint32_t uar_index, uint32_t value, bool arm)
 		auto it = eqs_.find(eqn);
 		if (it == eqs_.end()) {
 			++c_.bad_doorbells;
-			return false;
+			return;
 		}
 		Eq &eq = it->second;
 		// Only the UAR page in the EQ's context moves its consumer index
@@ -202,7 +202,7 @@ bool EqTable::doorbell(uint32_t uar_index, uint32_t value, bool arm)
 		// EQ and silence its events.
 		if (eq.ctx.uar_page != uar_index) {
 			++c_.uar_mismatch;
-			return false;
+			return;
 		}
 		if (arm)
 			++c_.arm_doorbells;
@@ -224,7 +224,6 @@ bool EqTable::doorbell(uint32_t uar_index, uint32_t value, bool arm)
 	}
 	if (vector >= 0)
 		irq_.raise(static_cast<uint32_t>(vector));
-	return true;
 }
 
 EqTable::Counters EqTable::counters() const

@@ -70,10 +70,10 @@ public:
 	// Write one EQE (the owner bit is filled in) and interrupt if armed.
 	Post post(uint8_t eqn, const uint8_t *eqe64);
 
-	// UAR doorbell at +0x40 (arm) or +0x48 (update CI only). False
-	// (dropped, counted) for an EQ that does not exist or whose context
-	// names another UAR page.
-	bool doorbell(uint32_t uar_index, uint32_t value, bool arm);
+	// UAR doorbell at +0x40 (arm) or +0x48 (update CI only). Dropped
+	// and counted (bad_doorbells, uar_mismatch) for an EQ that does not
+	// exist or whose context names another UAR page.
+	void doorbell(uint32_t uar_index, uint32_t value, bool arm);
 
 	struct Counters {
 		uint64_t eqes = 0, irqs = 0, overruns = 0, dropped_overrun = 0;

@@ -332,9 +332,10 @@ std::vector<std::string> Firmware::stats_lines() const
 	v.push_back(fmt("other_uar_writes %llu", u(bar.other_uar_writes.load())));
 	// Doorbells a ConnectX drops: not through the object's own UAR page
 	// (or for no object at all).
-	v.push_back(fmt("doorbells_dropped_eq %llu", u(bar.doorbells_dropped_eq.load())));
-	v.push_back(fmt("doorbells_dropped_cq %llu", u(bar.doorbells_dropped_cq.load())));
-	v.push_back(fmt("doorbells_dropped_sq %llu", u(bar.doorbells_dropped_sq.load())));
+	DroppedDoorbells dd = doorbells_dropped();
+	v.push_back(fmt("doorbells_dropped_eq %llu", u(dd.eq)));
+	v.push_back(fmt("doorbells_dropped_cq %llu", u(dd.cq)));
+	v.push_back(fmt("doorbells_dropped_sq %llu", u(dd.sq)));
 	for (const auto &[op, cnt] : opstats.snapshot())
 		v.push_back(fmt("op %s 0x%x total=%llu failed=%llu", opcode_name(op), op, u(cnt.total), u(cnt.failed)));
 	{

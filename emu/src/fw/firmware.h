@@ -120,6 +120,13 @@ public:
 	uint32_t first_uar() const;
 	uint32_t uar_limit() const; // one past the highest UAR index
 
+	// Doorbells dropped (not through the object's own UAR page, or for
+	// no such object), by kind: the EQ table's and the data path's counts.
+	struct DroppedDoorbells {
+		uint64_t eq = 0, cq = 0, sq = 0;
+	};
+	DroppedDoorbells doorbells_dropped() const;
+
 private:
 	class Events;
 	void uar_write(uint32_t index, uint32_t off, unsigned size, uint64_t value);

@@ -60,10 +60,6 @@ struct BarCounters {
 	std::atomic<uint64_t> other_uar_writes{0};
 	std::atomic<uint64_t> iseg_writes_ignored{0};
 	std::atomic<uint64_t> last_cq_doorbell{0};
-	// Dropped: written through a UAR page that does not own the object.
-	std::atomic<uint64_t> doorbells_dropped_eq{0};
-	std::atomic<uint64_t> doorbells_dropped_cq{0};
-	std::atomic<uint64_t> doorbells_dropped_sq{0};
 };
 
 } // namespace mlx5emu

@@ -5,7 +5,8 @@
 // the data path. Every doorbell counts only through the UAR page named in
 // its object's context (EQC, CQC, QPC uar_page), as on a ConnectX:
 // another process's page, or the kernel's, cannot reach objects it does
-// not own. Dropped doorbells are counted per function (`stats`).
+// not own. Dropped doorbells are counted per function (`stats`,
+// Firmware::doorbells_dropped()).
 //
 // Runs on the BAR path: never waits for a command or the engine.
 #include <endian.h>
@@ -21,8 +22,7 @@ void Firmware::uar_write(uint32_t index, uint32_t off, unsigned size, uint64_t v
 {
 	namespace up = prm::uar_page;
 	if ((off == up::kEqArm || off == up::kEqUpdateCi) && size == 4) {
-		if (!eqs.doorbell(index, be32toh(static_cast<uint32_t>(value)), off == up::kEqArm))
-			++bar.doorbells_dropped_eq;
+		eqs.doorbell(index, be32toh(static_cast<uint32_t>(value)), off == up::kEqArm);
 		return;
 	}
 	if (off == up::kCqDoorbell || off == up::kCqDoorbell + 4) {
@@ -70,12 +70,21 @@ void Firmware::doorbell_piece(uint32_t index, uint32_t rel, unsigned size, uint6
 		++bar.other_uar_writes;
 		return;
 	}
-	if (cq) {
-		if (!dp_->cq_doorbell(index, dw0, dw1))
-			++bar.doorbells_dropped_cq;
-	} else if (!dp_->sq_doorbell(index, dw0, dw1)) {
-		++bar.doorbells_dropped_sq;
-	}
+	if (cq)
+		dp_->cq_doorbell(index, dw0, dw1);
+	else
+		dp_->sq_doorbell(index, dw0, dw1);
+}
+
+Firmware::DroppedDoorbells Firmware::doorbells_dropped() const
+{
+	EqTable::Counters eq = eqs.counters();
+	const DataPath::Counters &dc = dp_->counters();
+	DroppedDoorbells d;
+	d.eq = eq.bad_doorbells + eq.uar_mismatch;
+	d.cq = dc.cq_doorbells_dropped.load();
+	d.sq = dc.sq_doorbells_dropped.load();
+	return d;
 }
 
 } // namespace mlx5emu
