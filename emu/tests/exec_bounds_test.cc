@@ -75,8 +75,9 @@ TEST(ExecBounds, OutstandingWrsNeverExceedTheSqSize)
 	// A guest that keeps writing WQEs and ringing past what completed.
 	for (int i = 0; i < 200; ++i) {
 		u.a.post_send(u.qp, DpHca::send_wr(u.mr, 4096));
-		if (i % 7 == 0)
+		if (i % 7 == 0) {
 			ASSERT_TRUE(u.a.settle());
+		}
 		ASSERT_LE(u.outstanding(), 16u);
 	}
 	ASSERT_TRUE(u.a.settle());
