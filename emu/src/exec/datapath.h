@@ -169,6 +169,25 @@ private:
 	void ring_doorbell(DoorbellOwners::Kind k, uint32_t num, uint32_t uar, uint32_t dw0, uint32_t dw1,
 			   std::atomic<uint64_t> &rung, std::atomic<uint64_t> &dropped, Run run);
 
+	// Queue run(qp) as one engine task: flag(qp) says one is queued, so
+	// repeated kicks fold into it; the task finds the QP again by number
+	// and does nothing when it is gone or the flag was cleared.
+	template <typename Flag, typename Run>
+	void post_once(Qp &qp, Flag flag, Run run)
+	{
+		if (flag(qp))
+			return;
+		flag(qp) = true;
+		uint32_t qpn = qp.qpn;
+		fabric_.engine().post([this, qpn, flag, run] {
+			Qp *q = res_.qp(qpn);
+			if (!q || !flag(*q))
+				return;
+			flag(*q) = false;
+			run(*q);
+		});
+	}
+
 	// requester.cc
 	void rc_take_wqes(Qp &qp);
 	void rc_transmit(Qp &qp);

@@ -144,18 +144,11 @@ void DataPath::rc_transmit(Qp &qp)
 
 void DataPath::rc_kick(Qp &qp)
 {
-	if (qp.req.tx_kick)
-		return;
-	qp.req.tx_kick = true;
-	uint32_t qpn = qp.qpn;
-	fabric_.engine().post([this, qpn] {
-		Qp *q = res_.qp(qpn);
-		if (!q || !q->req.tx_kick)
-			return;
-		q->req.tx_kick = false;
-		rc_transmit(*q);
-		rc_complete(*q);
-	});
+	post_once(qp, [](Qp &q) -> bool & { return q.req.tx_kick; },
+		  [this](Qp &q) {
+			  rc_transmit(q);
+			  rc_complete(q);
+		  });
 }
 
 void DataPath::rc_send_packets(Qp &qp, SendWr &wr, uint32_t from_psn, uint32_t end)

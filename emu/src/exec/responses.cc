@@ -128,17 +128,8 @@ void DataPath::responses_pump(Qp &qp)
 
 void DataPath::responses_kick(Qp &qp)
 {
-	if (qp.resp.resp_kick)
-		return;
-	qp.resp.resp_kick = true;
-	uint32_t qpn = qp.qpn;
-	fabric_.engine().post([this, qpn] {
-		Qp *q = res_.qp(qpn);
-		if (!q || !q->resp.resp_kick)
-			return;
-		q->resp.resp_kick = false;
-		responses_pump(*q);
-	});
+	post_once(qp, [](Qp &q) -> bool & { return q.resp.resp_kick; },
+		  [this](Qp &q) { responses_pump(q); });
 }
 
 } // namespace mlx5emu
