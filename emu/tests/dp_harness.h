@@ -199,7 +199,7 @@ public:
 	}
 
 	Qp create_qp(uint8_t st, const Cq &scq, const Cq &rcq, unsigned log_rq = 4, unsigned log_sq = 4,
-		     const Srq *srq = nullptr, uint32_t user_index = 0xffffff)
+		     const Srq *srq = nullptr, uint32_t user_index = 0xffffff, bool block_lb_mc = false)
 	{
 		Qp q;
 		q.st = st;
@@ -212,6 +212,7 @@ public:
 		q.dbr = h.mem.alloc(64, 64);
 		Msg c(0x500, 0, 0x110 + 8 * pages);
 		c.set({qpc_dw(0), 23, 16}, st).set({qpc_dw(0), 12, 11}, 3).set({qpc_dw(1), 23, 0}, pd);
+		c.set({qpc_dw(1), 30, 30}, block_lb_mc);
 		if (!srq)
 			c.set({qpc_dw(2), 22, 19}, log_rq).set({qpc_dw(2), 18, 16}, q.log_rq_stride);
 		c.set({qpc_dw(2), 14, 11}, log_sq).set({qpc_dw(3), 23, 0}, uar).set({qpc_dw(4), 23, 0}, user_index);
@@ -282,6 +283,11 @@ public:
 		uint64_t swap_add = 0, compare = 0;
 		uint16_t dlid = 0;
 		uint32_t dqpn = 0, qkey = 0;
+		// The address vector's GRH (when `grh`).
+		bool grh = false;
+		uint8_t tclass = 0, hop_limit = 0, sgid_index = 0;
+		uint32_t flow_label = 0;
+		Gid dgid{};
 	};
 
 	// A signaled SEND of `len` bytes at `off` in `m`.
@@ -313,6 +319,12 @@ public:
 			bits::store_be32(&av[0], w.qkey);
 			bits::store_be32(&av[8], 0x80000000u | w.dqpn);
 			bits::store_be16(&av[14], w.dlid);
+			if (w.grh) {
+				av[0x1a] = w.tclass;
+				av[0x1b] = w.hop_limit;
+				bits::store_be32(&av[0x1c], 1u << 30 | static_cast<uint32_t>(w.sgid_index) << 20 | w.flow_label);
+				std::memcpy(&av[0x20], w.dgid.data(), 16);
+			}
 			wqe.insert(wqe.end(), av.begin(), av.end());
 		}
 		if (w.opcode == OP_WRITE || w.opcode == OP_WRITE_IMM || w.opcode == OP_READ || w.opcode == OP_CAS ||

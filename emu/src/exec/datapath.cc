@@ -166,6 +166,10 @@ void DataPath::run_sq(Qp &qp)
 
 void DataPath::receive(const Packet &p)
 {
+	if (is_multicast_lid(p.dlid)) {
+		multicast_receive(p, nullptr);
+		return;
+	}
 	Qp *qp = res_.qp_for_packet(p.dqpn);
 	if (!qp) {
 		++c_.no_qp_packets;
@@ -201,9 +205,33 @@ void DataPath::transmit(Qp &qp, Packet p)
 	fabric_.transmit(std::move(p));
 }
 
+Gid DataPath::port_gid() const
+{
+	Gid g;
+	bits::store_be64(g.data(), cfg_.gid_prefix);
+	bits::store_be64(g.data() + 8, cfg_.port_guid);
+	return g;
+}
+
+Grh DataPath::path_grh(const Qp &qp) const
+{
+	Grh g;
+	const PathConfig &pc = qp.cfg.path;
+	if (!pc.grh)
+		return g;
+	g.present = true;
+	g.tclass = pc.tclass;
+	g.flow_label = pc.flow_label;
+	g.hop_limit = pc.hop_limit;
+	g.sgid = port_gid();
+	g.dgid = pc.rgid;
+	return g;
+}
+
 Packet DataPath::rc_packet(const Qp &qp, uint8_t opcode, uint32_t psn) const
 {
 	Packet p;
+	p.grh = path_grh(qp);
 	p.slid = cfg_.lid;
 	p.dlid = qp.cfg.path.rlid;
 	p.sl = qp.cfg.path.sl;
@@ -292,6 +320,7 @@ void DataPath::qp_state_changed(Qp &qp, uint8_t from)
 void DataPath::qp_retired(Qp &qp)
 {
 	qp_destroying(qp);
+	res_.mcgs.forget_qp(qp.qpn);
 	retired_ += qp.ctr;
 }
 
@@ -308,6 +337,7 @@ void DataPath::clear()
 		qp_destroying(*qp);
 	res_.clear();
 	owners_.clear();
+	mc_local_lb_disabled_ = false;
 }
 
 // ---------------------------------------------------------------------------
@@ -350,6 +380,10 @@ std::vector<std::string> DataPath::stats_lines()
 	v.push_back(fmt("async_events %llu", u(c_.async_events)));
 	v.push_back(fmt("packets_no_qp %llu", u(c_.no_qp_packets)));
 	v.push_back(fmt("packets_dropped %llu", u(c_.dropped_packets)));
+	v.push_back(fmt("mcast_groups %zu", res_.mcgs.groups()));
+	v.push_back(fmt("mcast_packets %llu copies %llu no_grh %llu no_group %llu lb_blocked %llu%s",
+			u(c_.mcast_packets), u(c_.mcast_copies), u(c_.mcast_no_grh), u(c_.mcast_no_group),
+			u(c_.mcast_lb_blocked), mc_local_lb_disabled_ ? " local_lb_disabled" : ""));
 	QpCounters t = retired_;
 	for (const auto &[n, qp] : res_.qps)
 		t += qp->ctr;

@@ -60,6 +60,10 @@ public:
 		uint16_t lid = 0;
 		uint8_t port_mtu = 5;
 		uint8_t log_max_msg = 30;
+		// GID[0] (the only GID): subnet prefix + port GUID, the SGID of
+		// the GRHs this port sends.
+		uint64_t gid_prefix = 0xfe80000000000000ull;
+		uint64_t port_guid = 0;
 	};
 	DataPath(const Config &cfg, GuestMemory &mem, Fabric &fabric, EventSink &events);
 	~DataPath() override;
@@ -85,6 +89,10 @@ public:
 	// Atomic operands in little-endian (host order, atomic mode 1 on an
 	// x86 host) rather than big-endian memory.
 	void set_atomic_le(bool le) { atomic_le_ = le; }
+	// NIC vport context disable_mc_local_lb: multicast sends of this
+	// function reach none of its own QPs.
+	void set_mc_local_lb_disabled(bool off) { mc_local_lb_disabled_ = off; }
+	bool mc_local_lb_disabled() const { return mc_local_lb_disabled_; }
 	bool atomic_le() const { return atomic_le_; }
 	// After a QP command changed `qp` from state `from`: start the queues
 	// (RTS), flush (ERR) or forget the run-time state (RST).
@@ -110,6 +118,11 @@ public:
 		uint64_t bad_doorbells = 0, no_qp_packets = 0, dropped_packets = 0;
 		uint64_t rd_limit_naks = 0, acks_merged = 0;
 		uint64_t cqes = 0, cqe_drops = 0, comp_events = 0, async_events = 0, cq_overruns = 0;
+		// Multicast: packets received (from the fabric or looped back),
+		// copies delivered to attached QPs, packets without a GRH or
+		// without a group here, copies the loopback rules kept back.
+		uint64_t mcast_packets = 0, mcast_copies = 0, mcast_no_grh = 0, mcast_no_group = 0;
+		uint64_t mcast_lb_blocked = 0;
 	};
 	const Counters &counters() const { return c_; }
 
@@ -140,6 +153,10 @@ private:
 	void stop_timer(uint64_t *id);
 	void post_qp_event(uint8_t type, uint32_t qpn);
 	void transmit(Qp &qp, Packet p);
+	// GID[0] of the port.
+	Gid port_gid() const;
+	// The GRH of the QP's primary path (present when the path asks).
+	Grh path_grh(const Qp &qp) const;
 	Packet rc_packet(const Qp &qp, uint8_t opcode, uint32_t psn) const;
 
 	// send_wqe.cc: take the WQE at sq_ci. False: no more WQEs; *bad set
@@ -149,6 +166,7 @@ private:
 		uint8_t sl = 0;
 		uint32_t dqpn = 0;
 		uint32_t qkey = 0;
+		Grh grh; // sgid is the port's, filled when sending
 	};
 	bool take_send_wqe(Qp &qp, SendWr *wr, UdAddress *av, uint8_t *syndrome);
 	uint8_t check_local_sgl(const Qp &qp, const SendWr &wr) const;
@@ -235,6 +253,10 @@ private:
 	void ud_send(Qp &qp);
 	void ud_receive(Qp &qp, const Packet &p);
 
+	// multicast.cc
+	void multicast_send(Qp &qp, Packet p);
+	void multicast_receive(const Packet &p, const Qp *sender);
+
 	// local_qp.cc
 	void local_send(Qp &qp);
 
@@ -252,6 +274,7 @@ private:
 	Resources res_;
 	DoorbellOwners owners_;
 	bool atomic_le_ = true;
+	bool mc_local_lb_disabled_ = false;
 	std::set<uint64_t> timers_;
 	Counters c_;
 	QpCounters retired_; // counters of destroyed QPs

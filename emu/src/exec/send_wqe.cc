@@ -71,6 +71,15 @@ bool DataPath::take_send_wqe(Qp &qp, SendWr *wr, UdAddress *av, uint8_t *syndrom
 		av->dqpn = load_be32(a + w::kAvDqpDct) & 0xffffff;
 		av->sl = a[w::kAvStatRateSl] & 0xf;
 		av->dlid = bits::load_be16(a + w::kAvRlid);
+		uint32_t gfl = load_be32(a + w::kAvGrhGidFl);
+		av->grh = Grh{};
+		if (gfl & w::kAvGrh) {
+			av->grh.present = true;
+			av->grh.tclass = a[w::kAvTclass];
+			av->grh.hop_limit = a[w::kAvHopLimit];
+			av->grh.flow_label = gfl & w::kAvFlowLabelMask;
+			std::memcpy(av->grh.dgid.data(), a + w::kAvRgid, 16);
+		}
 		pos += w::kAvSize;
 	}
 	switch (wr->opcode) {

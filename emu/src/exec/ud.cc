@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 // Unreliable datagram (UD, QP0, QP1): sending with the WQE's address
-// vector (one packet, at most the path MTU), and receiving into a receive
-// WQE after the 40-byte GRH area, with the Q_Key check.
+// vector (one packet, at most the path MTU, a GRH when the vector asks
+// for one), and receiving into a receive WQE: the GRH (when the packet has
+// one) in the first 40 bytes, the payload after them, with the Q_Key check.
 #include <cstring>
 
 #include "exec/datapath.h"
@@ -16,7 +17,8 @@ namespace w = prm::wqe;
 namespace syn = prm::cqe_syndrome;
 
 namespace {
-constexpr uint32_t kGrhBytes = 40;
+constexpr uint32_t kGrhBytes = Grh::kBytes;
+constexpr uint32_t kGrhCqeFlag = 1u << 28; // CQE flags_rqpn[29:28]: a GRH is in the buffer
 constexpr uint32_t kQkeyUseQp = 0x80000000u; // high bit: use the QP's Q_Key
 
 uint32_t source_qpn(const Qp &qp)
@@ -26,6 +28,13 @@ uint32_t source_qpn(const Qp &qp)
 	if (qp.cfg.st == prm::qp_st::QP0)
 		return 0;
 	return qp.qpn;
+}
+
+// GRH PayLen of a UD packet: BTH, DETH, ImmDt, payload and pad, ICRC.
+uint16_t ud_paylen(const Packet &p)
+{
+	size_t n = 12 + 8 + (p.opcode == ibop::UD_SEND_ONLY_IMM ? 4 : 0) + ((p.payload.size() + 3) & ~size_t{3}) + 4;
+	return static_cast<uint16_t>(n);
 }
 } // namespace
 
@@ -50,6 +59,9 @@ void DataPath::ud_send(Qp &qp)
 			p.qkey = (av.qkey & kQkeyUseQp) ? qp.cfg.qkey : av.qkey;
 			p.solicited = wr.solicited;
 			p.imm = wr.imm;
+			p.grh = av.grh;
+			if (p.grh.present)
+				p.grh.sgid = port_gid();
 			p.payload.resize(static_cast<size_t>(wr.length));
 			if (wr.length && !gather(qp, wr, 0, p.payload.data(), p.payload.size()))
 				s = syn::LOCAL_PROT;
@@ -60,7 +72,9 @@ void DataPath::ud_send(Qp &qp)
 			enter_sq_error(qp);
 			return;
 		}
-		if (wr.opcode != w::OP_NOP)
+		if (wr.opcode != w::OP_NOP && is_multicast_lid(p.dlid))
+			multicast_send(qp, std::move(p));
+		else if (wr.opcode != w::OP_NOP)
 			transmit(qp, std::move(p));
 		complete_send(qp, wr, static_cast<uint32_t>(wr.length));
 	}
@@ -83,9 +97,14 @@ void DataPath::ud_receive(Qp &qp, const Packet &p)
 		return;
 	}
 	CqeInfo ci = resp_cqe(qp, rw);
-	Scatter s = rw.capacity < kGrhBytes ? Scatter::Length
-		    : p.payload.empty()     ? Scatter::Ok
-					    : scatter(qp, rw, kGrhBytes, p.payload.data(), p.payload.size());
+	Scatter s = rw.capacity < kGrhBytes ? Scatter::Length : Scatter::Ok;
+	if (s == Scatter::Ok && p.grh.present) {
+		uint8_t grh[kGrhBytes];
+		p.grh.encode(ud_paylen(p), grh);
+		s = scatter(qp, rw, 0, grh, kGrhBytes);
+	}
+	if (s == Scatter::Ok && !p.payload.empty())
+		s = scatter(qp, rw, kGrhBytes, p.payload.data(), p.payload.size());
 	if (s != Scatter::Ok) {
 		ci.opcode = prm::cqe_opcode::RESP_ERR;
 		ci.syndrome = s == Scatter::Length ? syn::LOCAL_LENGTH : syn::LOCAL_PROT;
@@ -105,7 +124,8 @@ void DataPath::ud_receive(Qp &qp, const Packet &p)
 		ci.has_imm = true;
 	}
 	ci.byte_cnt = static_cast<uint32_t>(p.payload.size() + kGrhBytes);
-	ci.flags_rqpn = static_cast<uint32_t>(p.sl & 0xf) << 24 | (p.sqpn & 0xffffff);
+	ci.flags_rqpn = (p.grh.present ? kGrhCqeFlag : 0) | static_cast<uint32_t>(p.sl & 0xf) << 24 |
+			(p.sqpn & 0xffffff);
 	ci.slid = p.slid;
 	++qp.ctr.cqes;
 	complete(qp.cfg.cqn_rcv, ci, p.solicited);

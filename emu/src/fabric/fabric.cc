@@ -24,6 +24,7 @@ void Fabric::detach(uint16_t lid, FabricPort *port)
 
 void Fabric::transmit(Packet p)
 {
+	std::vector<uint16_t> to;
 	uint32_t delay;
 	{
 		std::lock_guard<std::mutex> lk(cfg_mu_);
@@ -36,41 +37,55 @@ void Fabric::transmit(Packet p)
 			++c_.dropped;
 			return;
 		}
-		// No port with that LID: the switch drops it now, instead of
-		// carrying it to a link that does not exist.
-		if (!ports_.count(p.dlid)) {
+		if (is_multicast_lid(p.dlid)) {
+			// Every port but the sender's: its own HCA delivered the
+			// loopback copies already.
+			++c_.multicast;
+			for (const auto &[lid, port] : ports_)
+				if (lid != p.slid)
+					to.push_back(lid);
+		} else if (ports_.count(p.dlid)) {
+			to.push_back(p.dlid);
+		} else {
+			// No port with that LID: the switch drops it now, instead
+			// of carrying it to a link that does not exist.
 			++c_.no_route;
 			return;
 		}
-		uint32_t &q = queued_[p.dlid];
-		if (q >= kLinkQueueCap) {
-			++c_.dropped_full;
-			return;
-		}
-		++q;
-		if (q > c_.queued_max)
-			c_.queued_max = q;
+		std::erase_if(to, [this](uint16_t lid) {
+			uint32_t &q = queued_[lid];
+			if (q >= kLinkQueueCap) {
+				++c_.dropped_full;
+				return true;
+			}
+			++q;
+			if (q > c_.queued_max)
+				c_.queued_max = q;
+			return false;
+		});
 		delay = delay_ms_;
-		if (delay)
+		if (delay && !to.empty())
 			++c_.delayed;
 	}
-	auto pkt = std::make_shared<Packet>(std::move(p));
-	auto fn = [this, pkt] { deliver(*pkt); };
-	if (delay)
-		engine_.post_at(Engine::Clock::now() + std::chrono::milliseconds(delay), fn);
-	else
-		engine_.post(fn);
+	auto pkt = std::make_shared<const Packet>(std::move(p));
+	for (uint16_t lid : to) {
+		auto fn = [this, lid, pkt] { deliver(lid, *pkt); };
+		if (delay)
+			engine_.post_at(Engine::Clock::now() + std::chrono::milliseconds(delay), fn);
+		else
+			engine_.post(fn);
+	}
 }
 
-void Fabric::deliver(const Packet &p)
+void Fabric::deliver(uint16_t lid, const Packet &p)
 {
 	{
 		std::lock_guard<std::mutex> lk(cfg_mu_);
-		auto q = queued_.find(p.dlid);
+		auto q = queued_.find(lid);
 		if (q != queued_.end() && q->second && !--q->second)
 			queued_.erase(q);
 	}
-	auto it = ports_.find(p.dlid);
+	auto it = ports_.find(lid);
 	if (it == ports_.end()) {
 		std::lock_guard<std::mutex> lk(cfg_mu_);
 		++c_.no_route;
@@ -122,6 +137,8 @@ std::vector<std::string> Fabric::describe() const
 	std::snprintf(b, sizeof b, "dropped %llu", u(c.dropped));
 	v.push_back(b);
 	std::snprintf(b, sizeof b, "no_route %llu", u(c.no_route));
+	v.push_back(b);
+	std::snprintf(b, sizeof b, "multicast %llu", u(c.multicast));
 	v.push_back(b);
 	std::snprintf(b, sizeof b, "dropped_full %llu", u(c.dropped_full));
 	v.push_back(b);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // The fabric: a switch linking the port of every HCA served by the process.
-// Packets are routed by destination LID and delivered on the engine thread;
+// Packets are routed by destination LID (a multicast LID reaches every
+// port but the sender's) and delivered on the engine thread;
 // the control channel can drop packets or delay the link.
 #pragma once
 
@@ -35,7 +36,8 @@ public:
 	void attach(uint16_t lid, FabricPort *port);
 	void detach(uint16_t lid, FabricPort *port);
 
-	// Engine thread, state lock held: sends `p` to p.dlid (after the
+	// Engine thread, state lock held: sends `p` to p.dlid, or for a
+	// multicast DLID to every port except the one with LID p.slid (after the
 	// configured delay, or never if a drop is pending). Packets to a LID
 	// no port has are dropped at once (no_route); at most kLinkQueueCap
 	// packets wait for each port, more are dropped (dropped_full), as a
@@ -50,6 +52,7 @@ public:
 	struct Counters {
 		uint64_t packets = 0, bytes = 0, delivered = 0, dropped = 0, no_route = 0, delayed = 0;
 		uint64_t dropped_full = 0; // a port's queue held kLinkQueueCap packets
+		uint64_t multicast = 0;    // packets to a multicast LID
 		uint64_t queued = 0;       // waiting for delivery now, every port
 		uint64_t queued_max = 0;   // the most that waited for one port
 		uint32_t drops_pending = 0, delay_ms = 0;
@@ -58,7 +61,7 @@ public:
 	std::vector<std::string> describe() const;
 
 private:
-	void deliver(const Packet &p);
+	void deliver(uint16_t lid, const Packet &p);
 
 	mutable std::mutex cfg_mu_; // injection settings and counters
 	uint32_t drops_pending_ = 0;

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 // What travels between HCA ports: an InfiniBand transport packet with its
-// LRH/BTH essentials and the extended headers the data path uses (RETH,
-// AtomicETH, AETH, AtomicAckETH, DETH, ImmDt, IETH), plus the payload.
+// LRH/BTH essentials, the GRH when the sender added one, and the extended
+// headers the data path uses (RETH, AtomicETH, AETH, AtomicAckETH, DETH,
+// ImmDt, IETH), plus the payload.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -50,8 +52,30 @@ constexpr uint8_t kKindMask = 0xe0;
 constexpr uint8_t kValueMask = 0x1f;
 } // namespace aeth
 
+using Gid = std::array<uint8_t, 16>;
+
+// Global route header (IBA 8.3): present when the sender's address vector
+// or QP path asks for it; mandatory for multicast.
+struct Grh {
+	bool present = false;
+	uint8_t tclass = 0;
+	uint32_t flow_label = 0; // 20 bits
+	uint8_t hop_limit = 0;
+	Gid sgid{}, dgid{};
+
+	static constexpr unsigned kBytes = 40;
+	static constexpr uint8_t kNextHeaderIba = 0x1b; // an IBA transport header follows
+	// The 40 bytes as on the wire; `paylen` counts from the BTH through
+	// the ICRC.
+	void encode(uint16_t paylen, uint8_t *out) const;
+};
+
+// Multicast LIDs (IBA 4.1.1): 0xc000..0xfffe; 0xffff is the permissive LID.
+constexpr uint16_t kMulticastLidFirst = 0xc000, kMulticastLidLast = 0xfffe;
+inline bool is_multicast_lid(uint16_t lid) { return lid >= kMulticastLidFirst && lid <= kMulticastLidLast; }
+
 struct Packet {
-	// LRH / BTH
+	// LRH / GRH / BTH
 	uint16_t slid = 0, dlid = 0;
 	uint8_t sl = 0;
 	uint8_t opcode = 0;
@@ -61,6 +85,7 @@ struct Packet {
 	uint32_t dqpn = 0;
 	uint32_t psn = 0;
 	uint32_t sqpn = 0; // source QP (DETH for UD; kept for every packet)
+	Grh grh;
 	// Extended headers (valid per opcode)
 	uint64_t va = 0;        // RETH / AtomicETH
 	uint32_t rkey = 0;      // RETH / AtomicETH
@@ -75,6 +100,23 @@ struct Packet {
 	uint32_t inv_rkey = 0;  // IETH
 	std::vector<uint8_t> payload;
 };
+
+inline void Grh::encode(uint16_t paylen, uint8_t *o) const
+{
+	uint32_t w0 = 6u << 28 | static_cast<uint32_t>(tclass) << 20 | (flow_label & 0xfffff);
+	o[0] = static_cast<uint8_t>(w0 >> 24);
+	o[1] = static_cast<uint8_t>(w0 >> 16);
+	o[2] = static_cast<uint8_t>(w0 >> 8);
+	o[3] = static_cast<uint8_t>(w0);
+	o[4] = static_cast<uint8_t>(paylen >> 8);
+	o[5] = static_cast<uint8_t>(paylen);
+	o[6] = kNextHeaderIba;
+	o[7] = hop_limit;
+	for (unsigned i = 0; i < 16; ++i) {
+		o[8 + i] = sgid[i];
+		o[24 + i] = dgid[i];
+	}
+}
 
 inline bool is_uc_request(uint8_t op) { return op >= ibop::UC_BASE && op <= (ibop::UC_BASE | ibop::RC_WRITE_ONLY_IMM); }
 

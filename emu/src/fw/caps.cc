@@ -7,6 +7,7 @@
 
 #include "fw/hca.h"
 #include "fw/prm.h"
+#include "queues/mcg_table.h"
 
 namespace mlx5emu {
 
@@ -105,6 +106,18 @@ void Caps::build(const HcaConfig &cfg)
 	put(g, gc::log_max_transport_domain, 16);
 	if (cfg.caps_atomic)
 		put(g, gc::atomic, 1);
+
+	// Multicast groups (ATTACH_TO_MCG), with the loopback block of the
+	// sender's own QP (qpc.block_lb_mc) and of the whole function (NIC
+	// vport context disable_mc_local_lb).
+	put(g, gc::log_max_mcg, McgTable::kLogMaxGroups);
+	put(g, gc::max_qp_mcg, McgTable::kMaxQpsPerGroup);
+	put(g, gc::block_lb_mc, 1);
+	put(g, gc::disable_local_lb_mc, 1); // MODIFY_NIC_VPORT_CONTEXT
+
+	// No enhanced IPoIB (ipoib_enhanced_offloads) and no IPoIB checksum /
+	// LSO offloads (ipoib_basic_offloads): ib_ipoib runs as classic IPoIB
+	// over kernel verbs (UD QP, and RC QPs with an SRQ in connected mode).
 
 	// No UMR features.
 	put(g, gc::umr_modify_entity_size_disabled, 1);

@@ -24,7 +24,7 @@ const std::map<uint16_t, CmdSpec> &table()
 		std::map<uint16_t, CmdSpec> m;
 		for (auto group : {hca_commands(), pages_commands(), eq_commands(), vport_commands(),
 				   reg_commands(), misc_commands(), pd_commands(), mkey_commands(), cq_commands(),
-				   qp_commands(), srq_commands()})
+				   qp_commands(), srq_commands(), mcg_commands()})
 			for (const CmdSpec &s : group)
 				m.emplace(s.opcode, s);
 		return m;

@@ -66,6 +66,7 @@ std::span<const CmdSpec> mkey_commands();
 std::span<const CmdSpec> cq_commands();
 std::span<const CmdSpec> qp_commands();
 std::span<const CmdSpec> srq_commands();
+std::span<const CmdSpec> mcg_commands();
 
 // nullptr for an opcode the firmware does not implement.
 const CmdSpec *find_command(uint16_t opcode);

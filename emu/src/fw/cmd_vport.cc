@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 // Vport and port queries: QUERY_VPORT_STATE, QUERY_HCA_VPORT_CONTEXT/GID/
-// PKEY, QUERY_NIC_VPORT_CONTEXT, and MAD_IFC (mad.cc).
+// PKEY, QUERY/MODIFY_NIC_VPORT_CONTEXT (the multicast loopback switch),
+// and MAD_IFC (mad.cc).
+#include "exec/datapath.h"
 #include "fw/cmd_registry.h"
 #include "fw/firmware.h"
 #include "fw/mad.h"
@@ -115,6 +117,24 @@ void query_nic_vport_context(CmdCtx &c)
 	bits::store_be64(ctx + nv::kSystemImageGuid, p.system_image_guid);
 	bits::store_be64(ctx + nv::kPortGuid, p.port_guid);
 	bits::store_be64(ctx + nv::kNodeGuid, p.node_guid);
+	auto lk = c.fw.dp().lock();
+	bits::set(ctx, nv::disable_mc_local_lb, c.fw.dp().mc_local_lb_disabled());
+}
+
+// Only the multicast loopback switch (cap disable_local_lb_mc) can change.
+void modify_nic_vport_context(CmdCtx &c)
+{
+	namespace mv = modify_nic_vport_context_in;
+	if (!own_vport(c, false))
+		return;
+	uint32_t sel = c.get(mv::field_select);
+	if (sel & ~mv::kSelDisableMcLocalLb)
+		return c.fail(status::BAD_PARAM, 4);
+	if (sel & mv::kSelDisableMcLocalLb) {
+		bool off = bits::get(c.in + mv::kContext, nic_vport_context::disable_mc_local_lb);
+		auto lk = c.fw.dp().lock();
+		c.fw.dp().set_mc_local_lb_disabled(off);
+	}
 }
 
 constexpr CmdSpec kCommands[] = {
@@ -123,6 +143,8 @@ constexpr CmdSpec kCommands[] = {
 	{op::QUERY_HCA_VPORT_GID, query_hca_vport_gid, 16, 16, Need::Initialized},
 	{op::QUERY_HCA_VPORT_PKEY, query_hca_vport_pkey, 16, 16, Need::Initialized},
 	{op::QUERY_NIC_VPORT_CONTEXT, query_nic_vport_context, 16, nic_vport_context::kOutSize, Need::Initialized},
+	{op::MODIFY_NIC_VPORT_CONTEXT, modify_nic_vport_context, modify_nic_vport_context_in::kSize, 16,
+	 Need::Initialized},
 	{op::MAD_IFC, mad_ifc, mad_ifc_in::kSize, mad_ifc_in::kSize, Need::Initialized},
 };
 

@@ -97,6 +97,8 @@ Firmware::Firmware(const HcaConfig &c, GuestMemory &m, InterruptSink &i)
 	dc.hca_index = cfg.index;
 	dc.lid = port_.lid;
 	dc.port_mtu = port_.mtu;
+	dc.port_guid = port_.port_guid;
+	dc.gid_prefix = port_.gid_prefix;
 	dc.log_max_msg = static_cast<uint8_t>(caps.gen_max(prm::cmd_hca_cap::log_max_msg));
 	dp_ = std::make_unique<DataPath>(dc, mem, *fabric_, *events_);
 	engine_.start();

@@ -39,12 +39,15 @@ enum : uint16_t {
 	MAD_IFC = 0x50d,
 	QUERY_VPORT_STATE = 0x750,
 	QUERY_NIC_VPORT_CONTEXT = 0x754,
+	MODIFY_NIC_VPORT_CONTEXT = 0x755,
 	QUERY_HCA_VPORT_CONTEXT = 0x762,
 	QUERY_HCA_VPORT_GID = 0x764,
 	QUERY_HCA_VPORT_PKEY = 0x765,
 	ALLOC_UAR = 0x802,
 	DEALLOC_UAR = 0x803,
 	ACCESS_REG = 0x805,
+	ATTACH_TO_MCG = 0x806,
+	DETACH_FROM_MCG = 0x807,
 	NOP = 0x80d,
 };
 } // namespace op
@@ -365,12 +368,29 @@ constexpr unsigned kPkeys = 0x10;     // 4 bytes each, pkey in bits[15:0]
 namespace nic_vport_context { // 256 bytes at output 0x10
 constexpr unsigned kAt = 0x10;
 constexpr Field roce_en{0, 0, 0};
+constexpr Field disable_mc_local_lb{0, 2, 2};
+constexpr Field disable_uc_local_lb{0, 1, 1};
 constexpr Field mtu{9, 15, 0};
 constexpr unsigned kSystemImageGuid = 0x28;
 constexpr unsigned kPortGuid = 0x30;
 constexpr unsigned kNodeGuid = 0x38;
 constexpr unsigned kOutSize = 0x10 + 256;
 } // namespace nic_vport_context
+
+namespace modify_nic_vport_context_in {
+constexpr Field field_select{3, 31, 0};
+constexpr uint32_t kSelDisableUcLocalLb = 1u << 11;
+constexpr uint32_t kSelDisableMcLocalLb = 1u << 10;
+constexpr unsigned kContext = 0x100; // nic_vport_context, 256 bytes
+constexpr unsigned kSize = kContext + 256;
+} // namespace modify_nic_vport_context_in
+
+// ATTACH_TO_MCG / DETACH_FROM_MCG input (same layout).
+namespace mcg_in {
+constexpr Field qpn{2, 23, 0};
+constexpr unsigned kMgid = 0x10; // 16 bytes
+constexpr unsigned kSize = 0x20;
+} // namespace mcg_in
 
 namespace mad_ifc_in {
 constexpr Field remote_lid{2, 31, 16};
@@ -449,6 +469,7 @@ constexpr Field cq_oi{0x11, 31, 31};
 constexpr Field cq_resize{0x11, 30, 30};
 constexpr Field cq_moderation{0x11, 29, 29};
 constexpr Field pg{0x11, 24, 24};
+constexpr Field block_lb_mc{0x11, 23, 23};
 constexpr Field qkv{0x11, 9, 9};
 constexpr Field pkv{0x11, 8, 8};
 constexpr Field xrc{0x11, 3, 3};
@@ -474,6 +495,7 @@ constexpr Field pcie_reset_using_hotreset_method{0x19, 10, 10};
 constexpr Field pci_sync_for_fw_update_with_driver_unload{0x19, 9, 9};
 constexpr Field log_max_xrcd{0x19, 4, 0};
 constexpr Field roce_rw_supported{0x1d, 30, 30};
+constexpr Field disable_local_lb_mc{0x1f, 29, 29};
 constexpr Field vhca_state{0x1f, 21, 21};
 constexpr Field log_max_current_uc_list{0x1f, 4, 0};
 constexpr Field log_max_uctx{0x23, 28, 24};

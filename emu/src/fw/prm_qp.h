@@ -80,6 +80,9 @@ constexpr Field pp_rlid{7, 15, 0};
 constexpr Field pp_ack_timeout{8, 31, 27};
 constexpr Field pp_src_addr_index{8, 23, 16};
 constexpr Field pp_hop_limit{8, 7, 0};
+constexpr Field pp_tclass{9, 27, 20};
+constexpr Field pp_flow_label{9, 19, 0};
+constexpr unsigned kPpRgid = kPrimaryPath + ads::kRgid; // 16 bytes
 constexpr Field pp_sl{0xf, 27, 24};
 constexpr Field pp_vhca_port_num{0xf, 23, 16};
 constexpr Field log_ack_req_freq{0x1c, 31, 28};

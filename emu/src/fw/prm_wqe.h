@@ -42,15 +42,17 @@ constexpr unsigned kAtomicSize = 16;
 constexpr unsigned kAvQkey = 0x0;      // be32
 constexpr unsigned kAvDqpDct = 0x8;    // be32: ext << 31 | remote QPN
 constexpr unsigned kAvStatRateSl = 0xc; // u8: sl in [3:0]
-constexpr unsigned kAvFlMlid = 0xd;    // u8: grh << 7 | source path bits
+constexpr unsigned kAvFlMlid = 0xd;    // u8: force loopback << 7 | source path bits
 constexpr unsigned kAvRlid = 0xe;      // be16
 constexpr unsigned kAvTclass = 0x1a;
 constexpr unsigned kAvHopLimit = 0x1b;
-constexpr unsigned kAvGrhGidFl = 0x1c; // be32
+constexpr unsigned kAvGrhGidFl = 0x1c; // be32: grh << 30 | sgid index [27:20] | flow label [19:0]
 constexpr unsigned kAvRgid = 0x20;     // 16 bytes
 constexpr unsigned kAvSize = 48;
 constexpr unsigned kAvBaseSize = 16; // without the extended part
 constexpr uint32_t kAvExtended = 0x80000000u;
+constexpr uint32_t kAvGrh = 1u << 30; // in kAvGrhGidFl
+constexpr uint32_t kAvFlowLabelMask = 0xfffff;
 
 // Data pointer segment (16 bytes).
 constexpr unsigned kDataByteCount = 0x0; // be32 (31 bits)

@@ -50,8 +50,12 @@ struct PathConfig {
 	uint16_t rlid = 0;
 	uint8_t sl = 0;
 	uint8_t src_path_bits = 0;
-	bool grh = false;
+	bool grh = false; // the packets carry a GRH with these fields
 	uint8_t hop_limit = 0;
+	uint8_t tclass = 0;
+	uint32_t flow_label = 0;
+	uint8_t sgid_index = 0;
+	Gid rgid{};
 	uint8_t ack_timeout = 0; // 4.096 us << ack_timeout, 0 = infinite
 	uint16_t pkey_index = 0;
 	uint8_t port = 1;
@@ -68,6 +72,7 @@ struct QpConfig {
 	bool no_sq = false;
 	uint8_t log_sq_size = 0; // WQEBBs
 	bool wq_signature = false;
+	bool block_lb_mc = false; // no copy of its own multicast sends
 	uint32_t uar_page = 0;
 	uint32_t user_index = 0xffffff;
 	uint32_t remote_qpn = 0;

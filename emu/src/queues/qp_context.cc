@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "queues/qp_context.h"
 
+#include <cstring>
+
 #include "fw/bits.h"
 #include "fw/prm.h"
 #include "fw/prm_qp.h"
@@ -99,6 +101,10 @@ void read_path(const uint8_t *qpc, PathConfig *p)
 	p->src_path_bits = static_cast<uint8_t>(get(qpc, qpc::pp_mlid));
 	p->grh = get(qpc, qpc::pp_grh);
 	p->hop_limit = static_cast<uint8_t>(get(qpc, qpc::pp_hop_limit));
+	p->tclass = static_cast<uint8_t>(get(qpc, qpc::pp_tclass));
+	p->flow_label = get(qpc, qpc::pp_flow_label);
+	p->sgid_index = static_cast<uint8_t>(get(qpc, qpc::pp_src_addr_index));
+	std::memcpy(p->rgid.data(), qpc + qpc::kPpRgid, 16);
 }
 
 void apply(const uint8_t *qpc, uint32_t g, QpConfig *c)
@@ -177,6 +183,7 @@ void qp_config_from_create(const uint8_t *qpc, QpConfig *c)
 	c->pd = get(qpc, qpc::pd);
 	c->pm_state = static_cast<uint8_t>(get(qpc, qpc::pm_state));
 	c->wq_signature = get(qpc, qpc::wq_signature);
+	c->block_lb_mc = get(qpc, qpc::block_lb_mc);
 	c->mtu = static_cast<uint8_t>(get(qpc, qpc::mtu));
 	c->log_msg_max = static_cast<uint8_t>(get(qpc, qpc::log_msg_max));
 	c->log_rq_size = static_cast<uint8_t>(get(qpc, qpc::log_rq_size));
@@ -255,6 +262,7 @@ void qp_config_to_qpc(const Qp &qp, uint8_t *p)
 	put(qpc::st, c.st);
 	put(qpc::pm_state, c.pm_state);
 	put(qpc::wq_signature, c.wq_signature);
+	put(qpc::block_lb_mc, c.block_lb_mc);
 	put(qpc::pd, c.pd);
 	put(qpc::mtu, c.mtu);
 	put(qpc::log_msg_max, c.log_msg_max);
@@ -273,6 +281,10 @@ void qp_config_to_qpc(const Qp &qp, uint8_t *p)
 	put(qpc::pp_rlid, c.path.rlid);
 	put(qpc::pp_ack_timeout, c.path.ack_timeout);
 	put(qpc::pp_hop_limit, c.path.hop_limit);
+	put(qpc::pp_tclass, c.path.tclass);
+	put(qpc::pp_flow_label, c.path.flow_label);
+	put(qpc::pp_src_addr_index, c.path.sgid_index);
+	std::memcpy(p + qpc::kPpRgid, c.path.rgid.data(), 16);
 	put(qpc::pp_sl, c.path.sl);
 	put(qpc::pp_vhca_port_num, c.path.port);
 	put(qpc::log_sra_max, c.log_sra_max);

@@ -53,6 +53,7 @@ void Resources::clear()
 	cqs.clear();
 	qps.clear();
 	srqs.clear();
+	mcgs.clear();
 	qp0 = qp1 = 0;
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 // Every data-path object of one HCA function: PDs, XRC and transport
-// domains, Q counters, memory keys, CQs, QPs and SRQs.
+// domains, Q counters, memory keys, CQs, QPs, SRQs and multicast groups.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +9,7 @@
 
 #include "queues/cq.h"
 #include "queues/id_pool.h"
+#include "queues/mcg_table.h"
 #include "queues/mkey.h"
 #include "queues/qp.h"
 #include "queues/srq.h"
@@ -29,6 +30,7 @@ struct Resources {
 	std::map<uint32_t, std::unique_ptr<Cq>> cqs;
 	std::map<uint32_t, std::unique_ptr<Qp>> qps;
 	std::map<uint32_t, std::unique_ptr<Srq>> srqs;
+	McgTable mcgs;
 	uint32_t qp0 = 0, qp1 = 0; // QPNs of the special QPs (0: none)
 
 	Cq *cq(uint32_t n) const;
