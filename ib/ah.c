@@ -1,10 +1,36 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Address handles for UD. On InfiniBand the mlx5 provider builds the
- * address vector of its send WQEs itself; the kernel object only records
- * and validates the attributes.
+ * address vector of its send WQEs itself; for kernel QPs the AH keeps the
+ * address vector in the layout of the WQE's datagram segment, which
+ * post_send copies (wr.c) and completes with the Q_Key and QP number.
  */
 #include "mlx5_ib.h"
+
+/* grh_gid_fl of the address vector: a GRH follows the LRH. */
+#define MLX5C_AV_GRH		BIT(30)
+#define MLX5C_AV_SGID_SHIFT	20
+/* fl_mlid: bit 7 forces loopback; 0-6 are the source path bits. */
+#define MLX5C_AV_MLID_MASK	0x7f
+
+static void mlx5c_ib_set_av(struct mlx5_av *av, const struct rdma_ah_attr *ah)
+{
+	const struct ib_global_route *grh;
+
+	memset(av, 0, sizeof(*av));
+	av->rlid = cpu_to_be16(rdma_ah_get_dlid(ah));
+	av->fl_mlid = rdma_ah_get_path_bits(ah) & MLX5C_AV_MLID_MASK;
+	av->stat_rate_sl = rdma_ah_get_sl(ah) & 0xf;
+	if (!(rdma_ah_get_ah_flags(ah) & IB_AH_GRH))
+		return;
+	grh = rdma_ah_read_grh(ah);
+	av->grh_gid_fl = cpu_to_be32(MLX5C_AV_GRH |
+				     grh->sgid_index << MLX5C_AV_SGID_SHIFT |
+				     (grh->flow_label & 0xfffff));
+	av->hop_limit = grh->hop_limit;
+	av->tclass = grh->traffic_class;
+	memcpy(av->rgid, grh->dgid.raw, sizeof(av->rgid));
+}
 
 /**
  * mlx5c_ib_create_ah() - create an address handle
@@ -31,7 +57,8 @@ int mlx5c_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	if (rdma_ah_get_ah_flags(ah) & IB_AH_GRH &&
 	    rdma_ah_read_grh(ah)->sgid_index >= dev->port[port - 1].gid_tbl_len)
 		return -EINVAL;
-	to_mah(ibah)->attr = *ah;
+	to_mlx5c_ah(ibah)->attr = *ah;
+	mlx5c_ib_set_av(&to_mlx5c_ah(ibah)->av, ah);
 	return 0;
 }
 
@@ -44,7 +71,7 @@ int mlx5c_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
  */
 int mlx5c_ib_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
 {
-	*attr = to_mah(ibah)->attr;
+	*attr = to_mlx5c_ah(ibah)->attr;
 	/* The GID attribute reference belongs to the ib_ah. */
 	attr->grh.sgid_attr = NULL;
 	return 0;

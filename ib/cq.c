@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Completion queues. The CQE ring and the doorbell record live in user
- * memory; the provider polls and arms without the kernel. The kernel's part
- * is CREATE_CQ and the delivery of completion events: mlx5_core finds the
- * CQ by CQN when its EQ reports one and calls mlx5c_ib_cq_comp(), which
- * wakes the completion channel through ib_cq->comp_handler.
+ * Completion queues. A user CQ's ring and doorbell record live in user
+ * memory, and the provider polls and arms without the kernel; a kernel
+ * CQ's live in kernel pages and are polled and armed by poll.c. The
+ * kernel's part for both is CREATE_CQ and the delivery of completion
+ * events: mlx5_core finds the CQ by CQN when its EQ reports one and calls
+ * mlx5c_ib_cq_comp(), which calls ib_cq->comp_handler (the completion
+ * channel of a user CQ, the consumer's handler of a kernel CQ).
  */
 #include <linux/log2.h>
 #include <linux/slab.h>
@@ -39,24 +41,22 @@ static void mlx5c_ib_cq_event(struct mlx5c_cq *mcq, int type)
 }
 
 static int mlx5c_ib_cq_cmd(struct mlx5c_ib_dev *dev, struct mlx5c_ib_cq *cq,
-			   struct mlx5c_ib_ucontext *ctx, u32 entries,
-			   u8 cqe_sz, u32 vector)
+			   u32 uar, dma_addr_t dbr, u32 entries, u8 cqe_sz,
+			   u32 vector)
 {
 	u32 out[MLX5_ST_SZ_DW(create_cq_out)] = {};
-	unsigned long pgsz;
-	u32 eqn, page_offset;
+	struct mlx5c_ib_qpages pages;
 	void *in, *cqc;
-	size_t npas;
+	u32 eqn;
 	int inlen, err;
 
 	err = mlx5c_comp_eqn(dev->mdev, vector, &eqn);
 	if (err)
 		return err;
-	pgsz = mlx5c_ib_queue_pgsz(cq->umem, &page_offset);
-	if (!pgsz)
-		return -EINVAL;
-	npas = ib_umem_num_dma_blocks(cq->umem, pgsz);
-	inlen = MLX5_ST_SZ_BYTES(create_cq_in) + npas * sizeof(__be64);
+	err = mlx5c_ib_qpages_init(&pages, cq->umem, &cq->kbuf);
+	if (err)
+		return err;
+	inlen = MLX5_ST_SZ_BYTES(create_cq_in) + pages.npas * sizeof(__be64);
 	in = kvzalloc(inlen, GFP_KERNEL);
 	if (!in)
 		return -ENOMEM;
@@ -64,19 +64,47 @@ static int mlx5c_ib_cq_cmd(struct mlx5c_ib_dev *dev, struct mlx5c_ib_cq *cq,
 	cqc = MLX5_ADDR_OF(create_cq_in, in, cq_context);
 	MLX5_SET(cqc, cqc, cqe_sz, cqe_sz);
 	MLX5_SET(cqc, cqc, log_cq_size, ilog2(entries));
-	MLX5_SET(cqc, cqc, uar_page, ctx->uars[0]);
+	MLX5_SET(cqc, cqc, uar_page, uar);
 	MLX5_SET(cqc, cqc, c_eqn_or_apu_element, eqn);
-	MLX5_SET(cqc, cqc, log_page_size,
-		 order_base_2(pgsz) - MLX5_ADAPTER_PAGE_SHIFT);
-	MLX5_SET(cqc, cqc, page_offset, page_offset);
-	MLX5_SET64(cqc, cqc, dbr_addr, cq->db.dma);
-	mlx5c_ib_fill_pas(cq->umem, pgsz,
-			  MLX5_ADDR_OF(create_cq_in, in, pas), 0);
+	MLX5_SET(cqc, cqc, log_page_size, mlx5c_ib_qpages_log(&pages));
+	MLX5_SET(cqc, cqc, page_offset, pages.page_offset);
+	MLX5_SET64(cqc, cqc, dbr_addr, dbr);
+	mlx5c_ib_qpages_fill(&pages, MLX5_ADDR_OF(create_cq_in, in, pas));
 
 	cq->mcq.comp = mlx5c_ib_cq_comp;
 	cq->mcq.event = mlx5c_ib_cq_event;
 	err = mlx5c_cq_create(dev->mdev, &cq->mcq, in, inlen, out, sizeof(out));
 	kvfree(in);
+	return err;
+}
+
+/*
+ * A kernel CQ: 64-byte CQEs in kernel pages, all marked invalid so that
+ * polling finds nothing until the device writes the first one; arming
+ * and send doorbells go through mlx5_core's kernel UAR.
+ */
+static int mlx5c_ib_create_kernel_cq(struct mlx5c_ib_dev *dev,
+				     struct mlx5c_ib_cq *cq, u32 entries,
+				     u32 vector)
+{
+	struct mlx5_cqe64 *cqe;
+	u32 i;
+	int err;
+
+	cq->cqe_size = sizeof(*cqe);
+	spin_lock_init(&cq->lock);
+	cq->cons_index = 0;
+	err = mlx5c_ib_kbuf_alloc(dev, (size_t)entries * cq->cqe_size, &cq->kbuf);
+	if (err)
+		return err;
+	for (i = 0; i < entries; i++) {
+		cqe = mlx5c_ib_kbuf_at(&cq->kbuf, (size_t)i * cq->cqe_size);
+		cqe->op_own = MLX5_CQE_INVALID << 4;
+	}
+	err = mlx5c_ib_cq_cmd(dev, cq, dev->uar_index, cq->kbuf.db_dma, entries,
+			      0, vector);
+	if (err)
+		mlx5c_ib_kbuf_free(dev, &cq->kbuf);
 	return err;
 }
 
@@ -87,8 +115,8 @@ static int mlx5c_ib_cq_cmd(struct mlx5c_ib_dev *dev, struct mlx5c_ib_cq *cq,
  * @attrs: uverbs call; driver data struct mlx5_ib_create_cq in,
  *	struct mlx5_ib_create_cq_resp out
  *
- * Kernel CQs (no @attrs) are not supported: the driver serves user space
- * only.
+ * Without @attrs the CQ is a kernel CQ (ring in kernel memory, polled
+ * with mlx5c_ib_poll_cq()).
  *
  * Return: 0 or a negative errno.
  */
@@ -105,12 +133,6 @@ int mlx5c_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	u8 cqe_sz;
 	int err;
 
-	if (!attrs)
-		return -EOPNOTSUPP;
-	udata = &attrs->driver_udata;
-	ctx = rdma_udata_to_drv_context(udata, struct mlx5c_ib_ucontext, ibuc);
-	if (!ctx)
-		return -EOPNOTSUPP;
 	if (attr->flags)
 		return -EOPNOTSUPP;
 	max_entries = 1U << MLX5C_IB_CAP(dev, log_max_cq_sz);
@@ -118,6 +140,18 @@ int mlx5c_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		return -EINVAL;
 	if (attr->comp_vector >= ibcq->device->num_comp_vectors)
 		return -EINVAL;
+	if (!attrs) {
+		entries = roundup_pow_of_two(attr->cqe + 1);
+		err = mlx5c_ib_create_kernel_cq(dev, cq, entries,
+						attr->comp_vector);
+		if (!err)
+			ibcq->cqe = entries - 1;
+		return err;
+	}
+	udata = &attrs->driver_udata;
+	ctx = rdma_udata_to_drv_context(udata, struct mlx5c_ib_ucontext, ibuc);
+	if (!ctx)
+		return -EOPNOTSUPP;
 
 	/* Old providers ended the request after cqe_size. */
 	err = mlx5c_ib_udata_in(udata, &ucmd,
@@ -157,7 +191,8 @@ int mlx5c_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	if (err)
 		goto err_umem;
 
-	err = mlx5c_ib_cq_cmd(dev, cq, ctx, entries, cqe_sz, attr->comp_vector);
+	err = mlx5c_ib_cq_cmd(dev, cq, ctx->uars[0], cq->db.dma, entries,
+			      cqe_sz, attr->comp_vector);
 	if (err)
 		goto err_db;
 
@@ -191,6 +226,13 @@ int mlx5c_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	struct mlx5c_ib_dev *dev = to_mdev(ibcq->device);
 	struct mlx5c_ib_cq *cq = to_mcq(ibcq);
 
+	if (!cq->ctx) {
+		mlx5c_ib_orphan_kbuf(dev, MLX5C_IB_OBJ_CQ, cq->mcq.cqn,
+				     &cq->kbuf,
+				     mlx5c_cq_destroy(dev->mdev, &cq->mcq));
+		mlx5c_ib_kbuf_free(dev, &cq->kbuf);
+		return 0;
+	}
 	mlx5c_ib_orphan(dev, MLX5C_IB_OBJ_CQ, cq->mcq.cqn, &cq->umem,
 			mlx5c_cq_destroy(dev->mdev, &cq->mcq));
 	mlx5c_ib_db_unmap(cq->ctx, &cq->db);

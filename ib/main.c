@@ -286,6 +286,9 @@ static const struct ib_device_ops mlx5c_ib_dev_ops = {
 	.get_link_layer = mlx5c_ib_link_layer,
 	.query_gid = mlx5c_ib_query_gid,
 	.query_pkey = mlx5c_ib_query_pkey,
+	.process_mad = mlx5c_ib_process_mad,
+	.modify_port = mlx5c_ib_modify_port,
+	.modify_device = mlx5c_ib_modify_device,
 	.device_group = &mlx5c_ib_attr_group,
 
 	.alloc_ucontext = mlx5c_ib_alloc_ucontext,
@@ -299,18 +302,25 @@ static const struct ib_device_ops mlx5c_ib_dev_ops = {
 	.reg_user_mr = mlx5c_ib_reg_user_mr_op,
 	.dereg_mr = mlx5c_ib_dereg_mr,
 
+	.get_dma_mr = mlx5c_ib_get_dma_mr,
+
 	.create_cq = mlx5c_ib_create_cq_op,
 #ifdef HAVE_CREATE_USER_CQ
 	.create_user_cq = mlx5c_ib_create_cq,
 #endif
 	.destroy_cq = mlx5c_ib_destroy_cq,
+	.poll_cq = mlx5c_ib_poll_cq,
+	.req_notify_cq = mlx5c_ib_req_notify_cq,
 
 	.create_qp = mlx5c_ib_create_qp,
 	.modify_qp = mlx5c_ib_modify_qp,
 	.query_qp = mlx5c_ib_query_qp,
 	.destroy_qp = mlx5c_ib_destroy_qp,
+	.post_send = mlx5c_ib_post_send,
+	.post_recv = mlx5c_ib_post_recv,
 
 	.create_srq = mlx5c_ib_create_srq,
+	.post_srq_recv = mlx5c_ib_post_srq_recv,
 	.modify_srq = mlx5c_ib_modify_srq,
 	.query_srq = mlx5c_ib_query_srq,
 	.destroy_srq = mlx5c_ib_destroy_srq,
@@ -365,6 +375,9 @@ static int mlx5c_ib_probe(struct auxiliary_device *adev,
 	dev->mdev = mdev;
 	dev->pdev = mlx5c_pdev(mdev);
 	dev->adev = adev;
+	dev->uar = mlx5c_kernel_uar_map(mdev);
+	dev->uar_index = mlx5c_kernel_uar_index(mdev);
+	spin_lock_init(&dev->port_lock);
 	xa_init_flags(&dev->qps, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->srqs, XA_FLAGS_LOCK_IRQ);
 	atomic_set(&dev->mkey_variant, 0);

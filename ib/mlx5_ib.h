@@ -18,6 +18,8 @@
 #include <linux/completion.h>
 #include <linux/xarray.h>
 #include <linux/mlx5/device.h>
+#include <linux/mlx5/cq.h>
+#include <linux/mlx5/qp.h>
 #include <linux/mlx5/mlx5_ifc.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_umem.h>
@@ -68,10 +70,14 @@
  * struct mlx5c_ib_port - what the driver remembers of a port
  * @gid_tbl_len: GID table length reported to ib_core
  * @pkey_tbl_len: P_Key table length reported to ib_core
+ * @cap_set: capability mask bits set with modify_port
+ * @cap_clr: capability mask bits cleared with modify_port
  */
 struct mlx5c_ib_port {
 	int gid_tbl_len;
 	u16 pkey_tbl_len;
+	u32 cap_set;
+	u32 cap_clr;
 };
 
 /**
@@ -96,6 +102,10 @@ struct mlx5c_ib_port {
  * @fatal: the device entered the internal-error state
  * @orphans_lock: protects @orphans
  * @orphans: objects the firmware refused to destroy (orphan.c)
+ * @uar: mlx5_core's kernel UAR page: CQ arm and send doorbells of kernel
+ *	queues
+ * @uar_index: its index (uar_page of kernel CQs and QPs)
+ * @port_lock: protects the modify_port bits of @port
  */
 struct mlx5c_ib_dev {
 	struct ib_device ib;
@@ -116,6 +126,9 @@ struct mlx5c_ib_dev {
 	bool fatal;
 	struct mutex orphans_lock; /* protects orphans */
 	struct list_head orphans;
+	void __iomem *uar;
+	u32 uar_index;
+	spinlock_t port_lock; /* modify_port bits */
 };
 
 /**
@@ -140,6 +153,54 @@ struct mlx5c_ib_db_page {
 struct mlx5c_ib_db {
 	struct mlx5c_ib_db_page *page;
 	dma_addr_t dma;
+};
+
+/**
+ * struct mlx5c_ib_frag - one page of a kernel ring
+ * @buf: kernel address
+ * @dma: bus address
+ */
+struct mlx5c_ib_frag {
+	void *buf;
+	dma_addr_t dma;
+};
+
+/**
+ * struct mlx5c_ib_kbuf - a kernel ring and its doorbell record (buf.c)
+ * @size: ring bytes
+ * @nfrags: pages, the doorbell record's included
+ * @frags: the pages
+ * @db: doorbell record, after the ring
+ * @db_dma: its bus address
+ */
+struct mlx5c_ib_kbuf {
+	size_t size;
+	u32 nfrags;
+	struct mlx5c_ib_frag *frags;
+	__be32 *db;
+	dma_addr_t db_dma;
+};
+
+static inline void *mlx5c_ib_kbuf_at(const struct mlx5c_ib_kbuf *kbuf,
+				     size_t off)
+{
+	return kbuf->frags[off >> PAGE_SHIFT].buf + (off & ~PAGE_MASK);
+}
+
+/**
+ * struct mlx5c_ib_qpages - the pages of a ring as CREATE_CQ/QP/SRQ name them
+ * @umem: pinned user ring, or NULL for a kernel ring
+ * @kbuf: kernel ring
+ * @pgsz: page size of the page list
+ * @page_offset: start of the ring in its first page, in 64ths of a page
+ * @npas: page list entries
+ */
+struct mlx5c_ib_qpages {
+	struct ib_umem *umem;
+	const struct mlx5c_ib_kbuf *kbuf;
+	unsigned long pgsz;
+	u32 page_offset;
+	size_t npas;
 };
 
 /**
@@ -196,6 +257,9 @@ struct mlx5c_ib_mr {
  * @umem: pinned CQE ring
  * @db: doorbell record
  * @cqe_size: 64 or 128
+ * @kbuf: CQE ring and doorbell record of a kernel CQ
+ * @lock: serialises polling, arming and cleaning of a kernel CQ
+ * @cons_index: consumer index of a kernel CQ
  */
 struct mlx5c_ib_cq {
 	struct ib_cq ibcq;
@@ -204,6 +268,35 @@ struct mlx5c_ib_cq {
 	struct ib_umem *umem;
 	struct mlx5c_ib_db db;
 	u32 cqe_size;
+	struct mlx5c_ib_kbuf kbuf;
+	spinlock_t lock; /* poll, arm and clean */
+	u32 cons_index;
+};
+
+/**
+ * struct mlx5c_ib_wq - a send or receive queue of a kernel QP
+ * @lock: serialises posting (and, for the SQ, its completion bookkeeping)
+ * @wqe_cnt: entries (SQ: 64-byte basic blocks; RQ: WQEs), a power of two
+ * @offset: byte offset of the queue in the QP's ring
+ * @shift: log2 of the stride (RQ)
+ * @max_gs: scatter/gather entries per WQE
+ * @head: producer counter (SQ: basic blocks)
+ * @tail: consumer counter, advanced by completions
+ * @wrid: wr_id of each entry
+ * @next: SQ: head after the WQE that starts at the entry
+ * @wc_op: SQ: ib_wc_opcode of the WQE that starts at the entry
+ */
+struct mlx5c_ib_wq {
+	spinlock_t lock; /* posting */
+	u32 wqe_cnt;
+	u32 offset;
+	u32 shift;
+	u32 max_gs;
+	u32 head;
+	u32 tail;
+	u64 *wrid;
+	u32 *next;
+	u8 *wc_op;
 };
 
 /**
@@ -226,6 +319,13 @@ struct mlx5c_ib_cq {
  * @cap: capabilities the QP was created with
  * @max_inline: inline data the creator asked for
  * @sq_sig_all: every send WR is signalled
+ * @qpn: the firmware QP number (ibqp.qp_num is 0 or 1 for special QPs)
+ * @kbuf: RQ + SQ ring and doorbell record of a kernel QP
+ * @sq: send queue of a kernel QP
+ * @rq: receive queue of a kernel QP
+ * @sq_wqe_max: largest send WQE of a kernel QP in bytes
+ * @staging: a send WQE is built here, then copied into the ring (whose
+ *	pages are not contiguous)
  */
 struct mlx5c_ib_qp {
 	struct ib_qp ibqp;
@@ -246,6 +346,12 @@ struct mlx5c_ib_qp {
 	struct ib_qp_cap cap;
 	u32 max_inline;
 	bool sq_sig_all;
+	u32 qpn;
+	struct mlx5c_ib_kbuf kbuf;
+	struct mlx5c_ib_wq sq;
+	struct mlx5c_ib_wq rq;
+	u32 sq_wqe_max;
+	void *staging;
 };
 
 /**
@@ -260,6 +366,13 @@ struct mlx5c_ib_qp {
  * @limit: current limit (lwm)
  * @refcount: references of event handlers
  * @free: signalled when @refcount drops to zero
+ * @kbuf: WQE ring and doorbell record of a kernel SRQ
+ * @lock: serialises posting and freeing of a kernel SRQ's WQEs
+ * @shift: log2 of the WQE stride (kernel SRQ)
+ * @head: first free WQE (kernel SRQ)
+ * @tail: last free WQE, never handed out, so the list is never empty
+ * @counter: WQEs posted, the doorbell record's counter
+ * @wrid: wr_id of each WQE (kernel SRQ)
  */
 struct mlx5c_ib_srq {
 	struct ib_srq ibsrq;
@@ -272,16 +385,25 @@ struct mlx5c_ib_srq {
 	u32 limit;
 	refcount_t refcount;
 	struct completion free;
+	struct mlx5c_ib_kbuf kbuf;
+	spinlock_t lock; /* posting and freeing */
+	u32 shift;
+	u32 head;
+	u32 tail;
+	u16 counter;
+	u64 *wrid;
 };
 
 /**
  * struct mlx5c_ib_ah - address handle (UD)
  * @ibah: ib_core AH
  * @attr: the address vector
+ * @av: the address vector as kernel UD send WQEs carry it
  */
 struct mlx5c_ib_ah {
 	struct ib_ah ibah;
 	struct rdma_ah_attr attr;
+	struct mlx5_av av;
 };
 
 static inline struct mlx5c_ib_dev *to_mdev(struct ib_device *ibdev)
@@ -319,7 +441,7 @@ static inline struct mlx5c_ib_srq *to_msrq(struct ib_srq *srq)
 	return container_of(srq, struct mlx5c_ib_srq, ibsrq);
 }
 
-static inline struct mlx5c_ib_ah *to_mah(struct ib_ah *ah)
+static inline struct mlx5c_ib_ah *to_mlx5c_ah(struct ib_ah *ah)
 {
 	return container_of(ah, struct mlx5c_ib_ah, ibah);
 }
@@ -360,6 +482,10 @@ int mlx5c_ib_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
 			u16 *pkey);
 int mlx5c_ib_query_node(struct mlx5c_ib_dev *dev, __be64 *node_guid,
 			__be64 *sys_image_guid, char *node_desc);
+int mlx5c_ib_modify_port(struct ib_device *ibdev, u32 port, int mask,
+			 struct ib_port_modify *props);
+int mlx5c_ib_modify_device(struct ib_device *ibdev, int mask,
+			   struct ib_device_modify *props);
 
 /* ucontext.c */
 int mlx5c_ib_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata);
@@ -382,6 +508,15 @@ void mlx5c_ib_fill_pas(struct ib_umem *umem, unsigned long pgsz, __be64 *pas,
 #define MLX5C_IB_PGSZ_BITMAP	GENMASK_ULL(30, 12)
 unsigned long mlx5c_ib_queue_pgsz(struct ib_umem *umem, u32 *page_offset);
 
+/* buf.c */
+int mlx5c_ib_kbuf_alloc(struct mlx5c_ib_dev *dev, size_t size,
+			struct mlx5c_ib_kbuf *kbuf);
+void mlx5c_ib_kbuf_free(struct mlx5c_ib_dev *dev, struct mlx5c_ib_kbuf *kbuf);
+int mlx5c_ib_qpages_init(struct mlx5c_ib_qpages *p, struct ib_umem *umem,
+			 const struct mlx5c_ib_kbuf *kbuf);
+u32 mlx5c_ib_qpages_log(const struct mlx5c_ib_qpages *p);
+void mlx5c_ib_qpages_fill(const struct mlx5c_ib_qpages *p, __be64 *pas);
+
 /* pd.c */
 int mlx5c_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int mlx5c_ib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
@@ -393,6 +528,7 @@ u64 mlx5c_ib_max_mr_size(struct mlx5c_ib_dev *dev);
 struct ib_mr *mlx5c_ib_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 				   u64 iova, int access, struct ib_udata *udata);
 int mlx5c_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *mlx5c_ib_get_dma_mr(struct ib_pd *pd, int access);
 
 /* cq.c */
 int mlx5c_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
@@ -405,6 +541,11 @@ int mlx5c_ib_create_cq_op(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr
 #endif
 int mlx5c_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 
+/* poll.c */
+int mlx5c_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int mlx5c_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+void mlx5c_ib_cq_clean(struct mlx5c_ib_cq *cq, u32 qpn);
+
 /* qp.c */
 int mlx5c_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		       struct ib_udata *udata);
@@ -415,6 +556,21 @@ int mlx5c_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int mlx5c_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 void mlx5c_ib_qp_event(struct mlx5c_ib_dev *dev, u32 qpn, int type);
 
+/* qp_kernel.c */
+int mlx5c_ib_kqp_alloc(struct mlx5c_ib_dev *dev, struct mlx5c_ib_qp *qp,
+		       struct ib_qp_init_attr *init);
+void mlx5c_ib_kqp_free(struct mlx5c_ib_dev *dev, struct mlx5c_ib_qp *qp);
+void mlx5c_ib_kqp_clean(struct mlx5c_ib_qp *qp);
+void mlx5c_ib_kqp_reset(struct mlx5c_ib_qp *qp);
+
+/* wr.c */
+int mlx5c_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		       const struct ib_send_wr **bad_wr);
+int mlx5c_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		       const struct ib_recv_wr **bad_wr);
+int mlx5c_ib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			   const struct ib_recv_wr **bad_wr);
+
 /* srq.c */
 int mlx5c_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 			struct ib_udata *udata);
@@ -423,6 +579,7 @@ int mlx5c_ib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 int mlx5c_ib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
 int mlx5c_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 void mlx5c_ib_srq_event(struct mlx5c_ib_dev *dev, u32 srqn, int type);
+void mlx5c_ib_srq_free_wqe(struct mlx5c_ib_srq *srq, u32 idx);
 
 /* orphan.c */
 int mlx5c_ib_destroy_cmd(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
@@ -431,7 +588,15 @@ void mlx5c_ib_orphan(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind, u32 num,
 		     struct ib_umem **umem, int err);
 void mlx5c_ib_destroy_obj(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
 			  u32 num, struct ib_umem **umem);
+void mlx5c_ib_orphan_kbuf(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
+			  u32 num, struct mlx5c_ib_kbuf *kbuf, int err);
 void mlx5c_ib_orphans_release(struct mlx5c_ib_dev *dev);
+
+/* mad.c */
+int mlx5c_ib_process_mad(struct ib_device *ibdev, int flags, u32 port,
+			 const struct ib_wc *in_wc, const struct ib_grh *in_grh,
+			 const struct ib_mad *in_mad, struct ib_mad *out_mad,
+			 size_t *out_mad_size, u16 *out_mad_pkey_index);
 
 /* ah.c */
 int mlx5c_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,

@@ -143,6 +143,50 @@ err_free:
 }
 
 /**
+ * mlx5c_ib_get_dma_mr() - a key for the kernel's DMA addresses
+ * @pd: protection domain
+ * @access: IB_ACCESS_* flags
+ *
+ * A physical-address MKey covering every address: kernel consumers use
+ * bus addresses (ib_dma_map_*()) in their SGEs.
+ *
+ * Return: the MR or an ERR_PTR().
+ */
+struct ib_mr *mlx5c_ib_get_dma_mr(struct ib_pd *pd, int access)
+{
+	struct mlx5c_ib_dev *dev = to_mdev(pd->device);
+	u32 in[MLX5_ST_SZ_DW(create_mkey_in)] = {};
+	struct mlx5c_ib_mr *mr;
+	void *mkc;
+	int err;
+
+	if (access & ~MLX5C_IB_MR_ACCESS)
+		return ERR_PTR(-EOPNOTSUPP);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mkc = MLX5_ADDR_OF(create_mkey_in, in, memory_key_mkey_entry);
+	MLX5_SET(mkc, mkc, access_mode_1_0, MLX5_MKC_ACCESS_MODE_PA);
+	MLX5_SET(mkc, mkc, a, !!(access & IB_ACCESS_REMOTE_ATOMIC));
+	MLX5_SET(mkc, mkc, rw, !!(access & IB_ACCESS_REMOTE_WRITE));
+	MLX5_SET(mkc, mkc, rr, !!(access & IB_ACCESS_REMOTE_READ));
+	MLX5_SET(mkc, mkc, lw, !!(access & IB_ACCESS_LOCAL_WRITE));
+	MLX5_SET(mkc, mkc, lr, 1);
+	MLX5_SET(mkc, mkc, length64, 1);
+	MLX5_SET(mkc, mkc, qpn, 0xffffff);
+	MLX5_SET(mkc, mkc, pd, to_mpd(pd)->pdn);
+	MLX5_SET(mkc, mkc, mkey_7_0, mlx5c_ib_mkey_variant(dev));
+	err = mlx5c_mkey_create(dev->mdev, in, sizeof(in), &mr->mkey);
+	if (err) {
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	mr->ibmr.lkey = mr->mkey;
+	mr->ibmr.rkey = mr->mkey;
+	return &mr->ibmr;
+}
+
+/**
  * mlx5c_ib_dereg_mr() - deregister a memory region
  * @ibmr: MR
  * @udata: unused

@@ -28,12 +28,14 @@
  * @kind: what it is
  * @num: its number (the memory key for an MKey)
  * @umem: pinned memory the device may still access, or NULL
+ * @kbuf: the kernel ring the device may still access (kernel queues)
  */
 struct mlx5c_ib_orphan {
 	struct list_head list;
 	enum mlx5c_ib_obj kind;
 	u32 num;
 	struct ib_umem *umem;
+	struct mlx5c_ib_kbuf kbuf;
 };
 
 static const char *const mlx5c_ib_obj_names[MLX5C_IB_OBJ_NR] = {
@@ -87,6 +89,33 @@ int mlx5c_ib_destroy_cmd(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
 	return mlx5c_cmd_exec(dev->mdev, in, sizeof(in), out, sizeof(out));
 }
 
+static void mlx5c_ib_keep(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
+			  u32 num, struct ib_umem **umem,
+			  struct mlx5c_ib_kbuf *kbuf, int err)
+{
+	struct mlx5c_ib_orphan *o;
+
+	dev_err_ratelimited(&dev->adev->dev,
+			    "firmware did not destroy %s 0x%x (%d): kept, with the memory the device may use, until removal\n",
+			    mlx5c_ib_obj_names[kind], num, err);
+	o = kzalloc(sizeof(*o), GFP_KERNEL);
+	if (!o)
+		return;	/* the memory is released: the best left to do */
+	o->kind = kind;
+	o->num = num;
+	if (umem) {
+		o->umem = *umem;
+		*umem = NULL;
+	}
+	if (kbuf) {
+		o->kbuf = *kbuf;
+		memset(kbuf, 0, sizeof(*kbuf));
+	}
+	mutex_lock(&dev->orphans_lock);
+	list_add_tail(&o->list, &dev->orphans);
+	mutex_unlock(&dev->orphans_lock);
+}
+
 /**
  * mlx5c_ib_orphan() - deal with the answer to a destroy command
  * @dev: device
@@ -103,25 +132,24 @@ int mlx5c_ib_destroy_cmd(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
 void mlx5c_ib_orphan(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind, u32 num,
 		     struct ib_umem **umem, int err)
 {
-	struct mlx5c_ib_orphan *o;
+	if (err && !mlx5c_ib_gone(dev, err))
+		mlx5c_ib_keep(dev, kind, num, umem, NULL, err);
+}
 
-	if (!err || mlx5c_ib_gone(dev, err))
-		return;
-	dev_err_ratelimited(&dev->adev->dev,
-			    "firmware did not destroy %s 0x%x (%d): kept, with the memory the device may use, until removal\n",
-			    mlx5c_ib_obj_names[kind], num, err);
-	o = kzalloc(sizeof(*o), GFP_KERNEL);
-	if (!o)
-		return;	/* the memory is released: the best left to do */
-	o->kind = kind;
-	o->num = num;
-	if (umem) {
-		o->umem = *umem;
-		*umem = NULL;
-	}
-	mutex_lock(&dev->orphans_lock);
-	list_add_tail(&o->list, &dev->orphans);
-	mutex_unlock(&dev->orphans_lock);
+/**
+ * mlx5c_ib_orphan_kbuf() - mlx5c_ib_orphan() for a queue in kernel memory
+ * @dev: device
+ * @kind: what was destroyed
+ * @num: its number
+ * @kbuf: the ring the device may still write; taken over, and zeroed, when
+ *	the object is kept (mlx5c_ib_kbuf_free() then has nothing to free)
+ * @err: what the destroy command returned
+ */
+void mlx5c_ib_orphan_kbuf(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
+			  u32 num, struct mlx5c_ib_kbuf *kbuf, int err)
+{
+	if (err && !mlx5c_ib_gone(dev, err))
+		mlx5c_ib_keep(dev, kind, num, NULL, kbuf, err);
 }
 
 /**
@@ -168,6 +196,7 @@ void mlx5c_ib_orphans_release(struct mlx5c_ib_dev *dev)
 					 mlx5c_ib_obj_names[kind], o->num);
 			list_del(&o->list);
 			ib_umem_release(o->umem);
+			mlx5c_ib_kbuf_free(dev, &o->kbuf);
 			kfree(o);
 		}
 	}

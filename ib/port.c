@@ -177,6 +177,10 @@ int mlx5c_ib_query_port(struct ib_device *ibdev, u32 port,
 	props->lid = get_unaligned_be16(d + PI_LID);
 	props->sm_lid = get_unaligned_be16(d + PI_SM_LID);
 	props->port_cap_flags = get_unaligned_be32(d + PI_CAP_MASK);
+	spin_lock(&dev->port_lock);
+	props->port_cap_flags |= dev->port[port - 1].cap_set;
+	props->port_cap_flags &= ~dev->port[port - 1].cap_clr;
+	spin_unlock(&dev->port_lock);
 	props->port_cap_flags2 = get_unaligned_be16(d + PI_CAP_MASK2);
 	props->lmc = d[PI_LMC] & 7;
 	props->state = d[PI_STATE] & 0xf;
@@ -302,4 +306,61 @@ int mlx5c_ib_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
 		*pkey = MLX5_GET(pkey, MLX5_ADDR_OF(query_hca_vport_pkey_out,
 						    out, pkey), pkey);
 	return err;
+}
+
+/**
+ * mlx5c_ib_modify_port() - change the capability mask of a port
+ * @ibdev: device
+ * @port: port number
+ * @mask: IB_PORT_* modify flags; only the capability mask is supported
+ * @props: bits to set and clear
+ *
+ * The agent behind MAD_IFC offers no way to change what it reports, so
+ * the bits (IB_PORT_CM_SUP from ib_cm, for instance) are kept here and
+ * applied to what query_port returns.
+ *
+ * Return: 0 or a negative errno.
+ */
+int mlx5c_ib_modify_port(struct ib_device *ibdev, u32 port, int mask,
+			 struct ib_port_modify *props)
+{
+	struct mlx5c_ib_dev *dev = to_mdev(ibdev);
+	struct mlx5c_ib_port *p;
+
+	if (port < 1 || port > dev->num_ports)
+		return -EINVAL;
+	if (mask & (IB_PORT_SHUTDOWN | IB_PORT_INIT_TYPE |
+		    IB_PORT_RESET_QKEY_CNTR))
+		return -EOPNOTSUPP;
+	p = &dev->port[port - 1];
+	spin_lock(&dev->port_lock);
+	p->cap_set = (p->cap_set | props->set_port_cap_mask) &
+		     ~props->clr_port_cap_mask;
+	p->cap_clr = (p->cap_clr | props->clr_port_cap_mask) &
+		     ~props->set_port_cap_mask;
+	spin_unlock(&dev->port_lock);
+	return 0;
+}
+
+/**
+ * mlx5c_ib_modify_device() - change the node description
+ * @ibdev: device
+ * @mask: IB_DEVICE_MODIFY_NODE_DESC only
+ * @props: the new description
+ *
+ * What ib_core and local queries see (rdma-ndd writes it through sysfs);
+ * the firmware's agent keeps answering remote NodeDescription queries
+ * with its own (it has no register to change it).
+ *
+ * Return: 0 or a negative errno.
+ */
+int mlx5c_ib_modify_device(struct ib_device *ibdev, int mask,
+			   struct ib_device_modify *props)
+{
+	if (mask & ~IB_DEVICE_MODIFY_NODE_DESC)
+		return -EOPNOTSUPP;
+	if (mask & IB_DEVICE_MODIFY_NODE_DESC)
+		memcpy(ibdev->node_desc, props->node_desc,
+		       IB_DEVICE_NODE_DESC_MAX);
+	return 0;
 }

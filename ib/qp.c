@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Queue pairs (RC, UC, UD) created by user space. The provider lays out
- * the RQ and then the SQ in one page-aligned buffer and keeps the two
- * doorbell counters in a user doorbell record; the kernel pins both, tells
- * the firmware where they are (CREATE_QP) and drives the state machine with
- * one firmware command per transition.
+ * Queue pairs (RC, UC, UD, and the special QPs 0 and 1 of ib_core's MAD
+ * layer). A user QP's provider lays out the RQ and then the SQ in one
+ * page-aligned buffer and keeps the two doorbell counters in a user
+ * doorbell record; the kernel pins both. A kernel QP gets the same layout
+ * in kernel pages (qp_kernel.c). Either way the kernel tells the firmware
+ * where they are (CREATE_QP) and drives the state machine with one firmware
+ * command per transition.
  */
 #include <linux/log2.h>
 #include <linux/slab.h>
@@ -39,6 +41,10 @@ static int mlx5c_ib_qp_st(enum ib_qp_type type)
 		return MLX5_QPC_ST_UC;
 	case IB_QPT_UD:
 		return MLX5_QPC_ST_UD;
+	case IB_QPT_SMI:
+		return MLX5_QPC_ST_QP0;
+	case IB_QPT_GSI:
+		return MLX5_QPC_ST_QP1;
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -102,37 +108,32 @@ static int mlx5c_ib_qp_check_geometry(struct mlx5c_ib_dev *dev,
 
 static int mlx5c_ib_qp_create_cmd(struct mlx5c_ib_dev *dev,
 				  struct mlx5c_ib_qp *qp,
-				  struct ib_qp_init_attr *init,
-				  struct mlx5_ib_create_qp *ucmd, int st)
+				  struct ib_qp_init_attr *init, bool sig,
+				  u32 uar, dma_addr_t dbr)
 {
 	u32 out[MLX5_ST_SZ_DW(create_qp_out)] = {};
-	unsigned long pgsz;
-	u32 page_offset;
+	struct mlx5c_ib_qpages pages;
 	void *in, *qpc;
-	size_t npas;
 	int inlen, err;
 
-	pgsz = mlx5c_ib_queue_pgsz(qp->umem, &page_offset);
-	if (!pgsz)
-		return -EINVAL;
-	npas = ib_umem_num_dma_blocks(qp->umem, pgsz);
-	inlen = MLX5_ST_SZ_BYTES(create_qp_in) + npas * sizeof(__be64);
+	err = mlx5c_ib_qpages_init(&pages, qp->umem, &qp->kbuf);
+	if (err)
+		return err;
+	inlen = MLX5_ST_SZ_BYTES(create_qp_in) + pages.npas * sizeof(__be64);
 	in = kvzalloc(inlen, GFP_KERNEL);
 	if (!in)
 		return -ENOMEM;
 	MLX5_SET(create_qp_in, in, opcode, MLX5_CMD_OP_CREATE_QP);
 	qpc = MLX5_ADDR_OF(create_qp_in, in, qpc);
-	MLX5_SET(qpc, qpc, st, st);
+	MLX5_SET(qpc, qpc, st, mlx5c_ib_qp_st(init->qp_type));
 	MLX5_SET(qpc, qpc, pm_state, MLX5_QPC_PM_STATE_MIGRATED);
 	MLX5_SET(qpc, qpc, pd, to_mpd(qp->ibqp.pd)->pdn);
-	MLX5_SET(qpc, qpc, wq_signature,
-		 !!(ucmd->flags & MLX5_QP_FLAG_SIGNATURE));
+	MLX5_SET(qpc, qpc, wq_signature, sig);
 	MLX5_SET(qpc, qpc, log_msg_max, MLX5C_IB_CAP(dev, log_max_msg));
-	MLX5_SET(qpc, qpc, uar_page, mlx5c_ib_bfreg_uar(qp->ctx, qp->bfreg));
+	MLX5_SET(qpc, qpc, uar_page, uar);
 	MLX5_SET(qpc, qpc, user_index, qp->uidx);
-	MLX5_SET(qpc, qpc, log_page_size,
-		 order_base_2(pgsz) - MLX5_ADAPTER_PAGE_SHIFT);
-	MLX5_SET(qpc, qpc, page_offset, page_offset);
+	MLX5_SET(qpc, qpc, log_page_size, mlx5c_ib_qpages_log(&pages));
+	MLX5_SET(qpc, qpc, page_offset, pages.page_offset);
 
 	if (init->srq) {
 		MLX5_SET(qpc, qpc, rq_type, MLX5C_QP_RQ_SRQ);
@@ -151,22 +152,83 @@ static int mlx5c_ib_qp_create_cmd(struct mlx5c_ib_dev *dev,
 		MLX5_SET(qpc, qpc, no_sq, 1);
 	MLX5_SET(qpc, qpc, cqn_snd, to_mcq(init->send_cq)->mcq.cqn);
 	MLX5_SET(qpc, qpc, cqn_rcv, to_mcq(init->recv_cq)->mcq.cqn);
-	MLX5_SET64(qpc, qpc, dbr_addr, qp->db.dma);
-	mlx5c_ib_fill_pas(qp->umem, pgsz,
-			  MLX5_ADDR_OF(create_qp_in, in, pas), 0);
+	MLX5_SET64(qpc, qpc, dbr_addr, dbr);
+	mlx5c_ib_qpages_fill(&pages, MLX5_ADDR_OF(create_qp_in, in, pas));
 
 	err = mlx5c_cmd_exec(dev->mdev, in, inlen, out, sizeof(out));
-	if (!err)
-		qp->ibqp.qp_num = MLX5_GET(create_qp_out, out, qpn);
+	if (!err) {
+		qp->qpn = MLX5_GET(create_qp_out, out, qpn);
+		/* ib_core knows the special QPs by their IBA numbers. */
+		if (init->qp_type == IB_QPT_SMI)
+			qp->ibqp.qp_num = 0;
+		else if (init->qp_type == IB_QPT_GSI)
+			qp->ibqp.qp_num = 1;
+		else
+			qp->ibqp.qp_num = qp->qpn;
+	}
 	kvfree(in);
 	return err;
 }
 
+static void mlx5c_ib_qp_init_common(struct mlx5c_ib_qp *qp,
+				    struct ib_qp_init_attr *init)
+{
+	qp->max_inline = init->cap.max_inline_data;
+	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->cap = init->cap;
+	qp->state = IB_QPS_RESET;
+	mutex_init(&qp->mutex);
+	refcount_set(&qp->refcount, 1);
+	init_completion(&qp->free);
+}
+
+/* A kernel QP: its rings in kernel memory, rung through the kernel UAR. */
+static int mlx5c_ib_create_kernel_qp(struct mlx5c_ib_dev *dev,
+				     struct mlx5c_ib_qp *qp,
+				     struct ib_qp_init_attr *init)
+{
+	int err;
+
+	if (init->create_flags)
+		return -EOPNOTSUPP;
+	if ((init->qp_type == IB_QPT_SMI || init->qp_type == IB_QPT_GSI) &&
+	    (init->port_num < 1 || init->port_num > dev->num_ports))
+		return -EINVAL;
+	err = mlx5c_ib_qp_check_caps(dev, init);
+	if (err)
+		return err;
+	qp->uidx = MLX5C_IB_DEFAULT_UIDX;
+	err = mlx5c_ib_kqp_alloc(dev, qp, init);
+	if (err)
+		return err;
+	mlx5c_ib_qp_init_common(qp, init);
+	if (init->qp_type == IB_QPT_SMI || init->qp_type == IB_QPT_GSI)
+		qp->port = init->port_num;
+
+	err = mlx5c_ib_qp_create_cmd(dev, qp, init, false, dev->uar_index,
+				     qp->kbuf.db_dma);
+	if (err)
+		goto err_free;
+	err = xa_insert_irq(&dev->qps, qp->qpn, qp, GFP_KERNEL);
+	if (err)
+		goto err_destroy;
+	return 0;
+
+err_destroy:
+	mlx5c_ib_orphan_kbuf(dev, MLX5C_IB_OBJ_QP, qp->qpn, &qp->kbuf,
+			     mlx5c_ib_destroy_cmd(dev, MLX5C_IB_OBJ_QP, qp->qpn));
+err_free:
+	mutex_destroy(&qp->mutex);
+	mlx5c_ib_kqp_free(dev, qp);
+	return err;
+}
+
 /**
- * mlx5c_ib_create_qp() - create a user RC, UC or UD QP
+ * mlx5c_ib_create_qp() - create an RC, UC or UD QP, or a special QP
  * @ibqp: QP allocated by ib_core (pd, type and CQs set)
- * @init: creation attributes
- * @udata: struct mlx5_ib_create_qp in, struct mlx5_ib_create_qp_resp out
+ * @init: creation attributes; for kernel QPs the capabilities are updated
+ * @udata: struct mlx5_ib_create_qp in, struct mlx5_ib_create_qp_resp out;
+ *	NULL for a kernel QP (which may also be the SMI or GSI QP of a port)
  *
  * Return: 0 or a negative errno.
  */
@@ -181,16 +243,21 @@ int mlx5c_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	size_t size;
 	int st, err;
 
-	ctx = rdma_udata_to_drv_context(udata, struct mlx5c_ib_ucontext, ibuc);
-	if (!udata || !ctx)
-		return -EOPNOTSUPP;
 	st = mlx5c_ib_qp_st(init->qp_type);
 	if (st < 0)
 		return st;
-	if (init->create_flags || init->rwq_ind_tbl)
+	if (init->rwq_ind_tbl)
 		return -EOPNOTSUPP;
 	if (!init->send_cq || !init->recv_cq)
 		return -EINVAL;
+	if (!udata)
+		return mlx5c_ib_create_kernel_qp(dev, qp, init);
+	ctx = rdma_udata_to_drv_context(udata, struct mlx5c_ib_ucontext, ibuc);
+	if (!ctx || init->qp_type == IB_QPT_SMI ||
+	    init->qp_type == IB_QPT_GSI)
+		return -EOPNOTSUPP;
+	if (init->create_flags)
+		return -EOPNOTSUPP;
 	err = mlx5c_ib_qp_check_caps(dev, init);
 	if (err)
 		return err;
@@ -221,13 +288,7 @@ int mlx5c_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->rq_wqe_cnt = ucmd.rq_wqe_count;
 	qp->rq_wqe_shift = ucmd.rq_wqe_shift;
 	qp->sq_wqe_cnt = ucmd.sq_wqe_count;
-	qp->max_inline = init->cap.max_inline_data;
-	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
-	qp->cap = init->cap;
-	qp->state = IB_QPS_RESET;
-	mutex_init(&qp->mutex);
-	refcount_set(&qp->refcount, 1);
-	init_completion(&qp->free);
+	mlx5c_ib_qp_init_common(qp, init);
 
 	size = ((size_t)qp->rq_wqe_cnt << qp->rq_wqe_shift) +
 	       (size_t)qp->sq_wqe_cnt * MLX5C_IB_WQE_BB;
@@ -241,10 +302,13 @@ int mlx5c_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		goto err_umem;
 	qp->bfreg = mlx5c_ib_bfreg_alloc(ctx);
 
-	err = mlx5c_ib_qp_create_cmd(dev, qp, init, &ucmd, st);
+	err = mlx5c_ib_qp_create_cmd(dev, qp, init,
+				     ucmd.flags & MLX5_QP_FLAG_SIGNATURE,
+				     mlx5c_ib_bfreg_uar(ctx, qp->bfreg),
+				     qp->db.dma);
 	if (err)
 		goto err_bfreg;
-	err = xa_insert_irq(&dev->qps, ibqp->qp_num, qp, GFP_KERNEL);
+	err = xa_insert_irq(&dev->qps, qp->qpn, qp, GFP_KERNEL);
 	if (err)
 		goto err_destroy;
 
@@ -255,9 +319,9 @@ int mlx5c_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	return 0;
 
 err_xa:
-	xa_erase_irq(&dev->qps, ibqp->qp_num);
+	xa_erase_irq(&dev->qps, qp->qpn);
 err_destroy:
-	mlx5c_ib_destroy_obj(dev, MLX5C_IB_OBJ_QP, ibqp->qp_num, &qp->umem);
+	mlx5c_ib_destroy_obj(dev, MLX5C_IB_OBJ_QP, qp->qpn, &qp->umem);
 err_bfreg:
 	mlx5c_ib_bfreg_free(ctx, qp->bfreg);
 	mlx5c_ib_db_unmap(ctx, &qp->db);
@@ -273,6 +337,10 @@ static u32 mlx5c_ib_qp_optpar(enum ib_qp_state cur, enum ib_qp_state new,
 			      enum ib_qp_type type)
 {
 	u32 rc_access = MLX5C_QP_OPT_RRE | MLX5C_QP_OPT_RAE | MLX5C_QP_OPT_RWE;
+
+	/* The special QPs take the datagram parameters. */
+	if (type == IB_QPT_SMI || type == IB_QPT_GSI)
+		type = IB_QPT_UD;
 
 	if (cur == IB_QPS_INIT && new == IB_QPS_INIT) {
 		if (type == IB_QPT_UD)
@@ -528,7 +596,7 @@ static int mlx5c_ib_qp_transition(struct mlx5c_ib_dev *dev,
 		return -ENOMEM;
 	/* All transitions share the rst2init_qp_in layout up to the QPC. */
 	MLX5_SET(rst2init_qp_in, in, opcode, op);
-	MLX5_SET(rst2init_qp_in, in, qpn, qp->ibqp.qp_num);
+	MLX5_SET(rst2init_qp_in, in, qpn, qp->qpn);
 	if (op == MLX5_CMD_OP_2RST_QP || op == MLX5_CMD_OP_2ERR_QP) {
 		inlen = MLX5_ST_SZ_BYTES(qp_2rst_in);
 	} else {
@@ -624,9 +692,11 @@ int mlx5c_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	err = mlx5c_ib_qp_transition(dev, qp, cur, new, attr, mask);
 	if (err)
 		goto out;
+	if (new == IB_QPS_RESET && qp->kbuf.frags)
+		mlx5c_ib_kqp_reset(qp);
 done:
 	mlx5c_ib_qp_save(qp, attr, mask);
-	qp->state = new;
+	WRITE_ONCE(qp->state, new);
 out:
 	mutex_unlock(&qp->mutex);
 	return err;
@@ -666,7 +736,7 @@ static int mlx5c_ib_qp_hw_state(struct mlx5c_ib_dev *dev, struct mlx5c_ib_qp *qp
 	if (!out)
 		return -ENOMEM;
 	MLX5_SET(query_qp_in, in, opcode, MLX5_CMD_OP_QUERY_QP);
-	MLX5_SET(query_qp_in, in, qpn, qp->ibqp.qp_num);
+	MLX5_SET(query_qp_in, in, qpn, qp->qpn);
 	err = mlx5c_cmd_exec(dev->mdev, in, sizeof(in), out, outlen);
 	if (!err)
 		*state = mlx5c_ib_qp_state_from_hw(MLX5_GET(query_qp_out, out,
@@ -742,10 +812,20 @@ int mlx5c_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct mlx5c_ib_dev *dev = to_mdev(ibqp->device);
 	struct mlx5c_ib_qp *qp = to_mqp(ibqp);
 
-	xa_erase_irq(&dev->qps, ibqp->qp_num);
+	xa_erase_irq(&dev->qps, qp->qpn);
 	if (!refcount_dec_and_test(&qp->refcount))
 		wait_for_completion(&qp->free);
-	mlx5c_ib_destroy_obj(dev, MLX5C_IB_OBJ_QP, ibqp->qp_num, &qp->umem);
+	if (qp->kbuf.frags) {
+		mlx5c_ib_orphan_kbuf(dev, MLX5C_IB_OBJ_QP, qp->qpn, &qp->kbuf,
+				     mlx5c_ib_destroy_cmd(dev, MLX5C_IB_OBJ_QP,
+							  qp->qpn));
+		/* No CQE of this QP arrives any more; drop those waiting. */
+		mlx5c_ib_kqp_clean(qp);
+		mlx5c_ib_kqp_free(dev, qp);
+		mutex_destroy(&qp->mutex);
+		return 0;
+	}
+	mlx5c_ib_destroy_obj(dev, MLX5C_IB_OBJ_QP, qp->qpn, &qp->umem);
 	mlx5c_ib_bfreg_free(qp->ctx, qp->bfreg);
 	mlx5c_ib_db_unmap(qp->ctx, &qp->db);
 	ib_umem_release(qp->umem);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Shared receive queues (basic type) created by user space: a ring of
- * receive WQEs, each a 16-byte next segment followed by scatter entries,
- * plus a doorbell record holding the producer counter.
+ * Shared receive queues (basic type), of user space or the kernel: a ring
+ * of receive WQEs, each a 16-byte next segment followed by scatter
+ * entries, plus a doorbell record holding the producer counter. The
+ * kernel's WQEs form a free list through the next segments (wr.c posts
+ * from its head, poll.c returns completed ones to its tail).
  */
 #include <linux/log2.h>
 #include <linux/slab.h>
@@ -22,20 +24,17 @@ static u32 mlx5c_ib_srq_desc(u32 max_sge)
 
 static int mlx5c_ib_srq_create_cmd(struct mlx5c_ib_dev *dev,
 				   struct mlx5c_ib_srq *srq, u32 desc,
-				   bool sig)
+				   dma_addr_t dbr, bool sig)
 {
 	u32 out[MLX5_ST_SZ_DW(create_srq_out)] = {};
-	unsigned long pgsz;
-	u32 page_offset;
+	struct mlx5c_ib_qpages pages;
 	void *in, *srqc;
-	size_t npas;
 	int inlen, err;
 
-	pgsz = mlx5c_ib_queue_pgsz(srq->umem, &page_offset);
-	if (!pgsz)
-		return -EINVAL;
-	npas = ib_umem_num_dma_blocks(srq->umem, pgsz);
-	inlen = MLX5_ST_SZ_BYTES(create_srq_in) + npas * sizeof(__be64);
+	err = mlx5c_ib_qpages_init(&pages, srq->umem, &srq->kbuf);
+	if (err)
+		return err;
+	inlen = MLX5_ST_SZ_BYTES(create_srq_in) + pages.npas * sizeof(__be64);
 	in = kvzalloc(inlen, GFP_KERNEL);
 	if (!in)
 		return -ENOMEM;
@@ -46,12 +45,10 @@ static int mlx5c_ib_srq_create_cmd(struct mlx5c_ib_dev *dev,
 	MLX5_SET(srqc, srqc, wq_signature, sig);
 	MLX5_SET(srqc, srqc, pd, to_mpd(srq->ibsrq.pd)->pdn);
 	MLX5_SET(srqc, srqc, lwm, srq->limit);
-	MLX5_SET(srqc, srqc, log_page_size,
-		 order_base_2(pgsz) - MLX5_ADAPTER_PAGE_SHIFT);
-	MLX5_SET(srqc, srqc, page_offset, page_offset);
-	MLX5_SET64(srqc, srqc, dbr_addr, srq->db.dma);
-	mlx5c_ib_fill_pas(srq->umem, pgsz,
-			  MLX5_ADDR_OF(create_srq_in, in, pas), 0);
+	MLX5_SET(srqc, srqc, log_page_size, mlx5c_ib_qpages_log(&pages));
+	MLX5_SET(srqc, srqc, page_offset, pages.page_offset);
+	MLX5_SET64(srqc, srqc, dbr_addr, dbr);
+	mlx5c_ib_qpages_fill(&pages, MLX5_ADDR_OF(create_srq_in, in, pas));
 
 	err = mlx5c_cmd_exec(dev->mdev, in, inlen, out, sizeof(out));
 	if (!err)
@@ -60,11 +57,73 @@ static int mlx5c_ib_srq_create_cmd(struct mlx5c_ib_dev *dev,
 	return err;
 }
 
+/*
+ * A kernel SRQ: the WQEs form a free list through their next segments,
+ * in ring order at first. The last free WQE is never posted, so the list
+ * always has a tail to append completed WQEs to.
+ */
+static int mlx5c_ib_create_kernel_srq(struct mlx5c_ib_dev *dev,
+				      struct mlx5c_ib_srq *srq, u32 desc)
+{
+	struct mlx5_wqe_srq_next_seg *next;
+	u32 i;
+	int err;
+
+	spin_lock_init(&srq->lock);
+	srq->shift = ilog2(desc);
+	srq->wrid = kvcalloc(srq->max, sizeof(*srq->wrid), GFP_KERNEL);
+	if (!srq->wrid)
+		return -ENOMEM;
+	err = mlx5c_ib_kbuf_alloc(dev, (size_t)srq->max * desc, &srq->kbuf);
+	if (err)
+		goto err_wrid;
+	for (i = 0; i < srq->max; i++) {
+		next = mlx5c_ib_kbuf_at(&srq->kbuf, (size_t)i << srq->shift);
+		next->next_wqe_index = cpu_to_be16((i + 1) & (srq->max - 1));
+	}
+	srq->head = 0;
+	srq->tail = srq->max - 1;
+	srq->counter = 0;
+	err = mlx5c_ib_srq_create_cmd(dev, srq, desc, srq->kbuf.db_dma, false);
+	if (err)
+		goto err_buf;
+	err = xa_insert_irq(&dev->srqs, srq->srqn, srq, GFP_KERNEL);
+	if (err)
+		goto err_destroy;
+	return 0;
+
+err_destroy:
+	mlx5c_ib_orphan_kbuf(dev, MLX5C_IB_OBJ_SRQ, srq->srqn, &srq->kbuf,
+			     mlx5c_ib_destroy_cmd(dev, MLX5C_IB_OBJ_SRQ,
+						  srq->srqn));
+err_buf:
+	mlx5c_ib_kbuf_free(dev, &srq->kbuf);
+err_wrid:
+	kvfree(srq->wrid);
+	srq->wrid = NULL;
+	return err;
+}
+
+/**
+ * mlx5c_ib_srq_free_wqe() - return a completed WQE to a kernel SRQ
+ * @srq: kernel SRQ, its lock held
+ * @idx: the WQE's index
+ */
+void mlx5c_ib_srq_free_wqe(struct mlx5c_ib_srq *srq, u32 idx)
+{
+	struct mlx5_wqe_srq_next_seg *next;
+
+	next = mlx5c_ib_kbuf_at(&srq->kbuf, (size_t)srq->tail << srq->shift);
+	next->next_wqe_index = cpu_to_be16(idx);
+	srq->tail = idx;
+}
+
 /**
  * mlx5c_ib_create_srq() - create a user SRQ
  * @ibsrq: SRQ allocated by ib_core
  * @init: size, scatter entries, limit; the sizes are updated
- * @udata: struct mlx5_ib_create_srq in, struct mlx5_ib_create_srq_resp out
+ * @udata: struct mlx5_ib_create_srq in, struct mlx5_ib_create_srq_resp out;
+ *	NULL for a kernel SRQ
  *
  * Return: 0 or a negative errno.
  */
@@ -81,7 +140,7 @@ int mlx5c_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	int err;
 
 	ctx = rdma_udata_to_drv_context(udata, struct mlx5c_ib_ucontext, ibuc);
-	if (!udata || !ctx)
+	if (udata && !ctx)
 		return -EOPNOTSUPP;
 	if (init->srq_type != IB_SRQT_BASIC)
 		return -EOPNOTSUPP;
@@ -92,6 +151,20 @@ int mlx5c_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		return -EINVAL;
 	if (init->attr.srq_limit > init->attr.max_wr)
 		return -EINVAL;
+	refcount_set(&srq->refcount, 1);
+	init_completion(&srq->free);
+	if (!udata) {
+		desc = mlx5c_ib_srq_desc(init->attr.max_sge);
+		srq->max = roundup_pow_of_two(init->attr.max_wr + 1);
+		srq->max_gs = (desc - MLX5C_IB_SRQ_NEXT_SEG) / MLX5C_IB_DATA_SEG;
+		srq->limit = init->attr.srq_limit;
+		err = mlx5c_ib_create_kernel_srq(dev, srq, desc);
+		if (err)
+			return err;
+		init->attr.max_wr = srq->max - 1;
+		init->attr.max_sge = srq->max_gs;
+		return 0;
+	}
 
 	err = mlx5c_ib_udata_in(udata, &ucmd, offsetofend(typeof(ucmd), flags),
 				sizeof(ucmd));
@@ -111,8 +184,6 @@ int mlx5c_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	srq->max = roundup_pow_of_two(init->attr.max_wr + 1);
 	srq->max_gs = (desc - MLX5C_IB_SRQ_NEXT_SEG) / MLX5C_IB_DATA_SEG;
 	srq->limit = init->attr.srq_limit;
-	refcount_set(&srq->refcount, 1);
-	init_completion(&srq->free);
 
 	srq->umem = mlx5c_umem_get(ibsrq->device, ucmd.buf_addr,
 				   (size_t)srq->max * desc, 0);
@@ -121,7 +192,7 @@ int mlx5c_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	err = mlx5c_ib_db_map(ctx, ucmd.db_addr, &srq->db);
 	if (err)
 		goto err_umem;
-	err = mlx5c_ib_srq_create_cmd(dev, srq, desc,
+	err = mlx5c_ib_srq_create_cmd(dev, srq, desc, srq->db.dma,
 				      ucmd.flags & MLX5_SRQ_FLAG_SIGNATURE);
 	if (err)
 		goto err_db;
@@ -239,6 +310,15 @@ int mlx5c_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	xa_erase_irq(&dev->srqs, srq->srqn);
 	if (!refcount_dec_and_test(&srq->refcount))
 		wait_for_completion(&srq->free);
+	if (!srq->ctx) {
+		mlx5c_ib_orphan_kbuf(dev, MLX5C_IB_OBJ_SRQ, srq->srqn,
+				     &srq->kbuf,
+				     mlx5c_ib_destroy_cmd(dev, MLX5C_IB_OBJ_SRQ,
+							  srq->srqn));
+		mlx5c_ib_kbuf_free(dev, &srq->kbuf);
+		kvfree(srq->wrid);
+		return 0;
+	}
 	mlx5c_ib_destroy_obj(dev, MLX5C_IB_OBJ_SRQ, srq->srqn, &srq->umem);
 	mlx5c_ib_db_unmap(srq->ctx, &srq->db);
 	ib_umem_release(srq->umem);

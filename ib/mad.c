@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Management datagrams that the MAD layer offers the driver before its
+ * agents see them (process_mad). Subnet management packets for the local
+ * port belong to the firmware's subnet management agent: they go through
+ * MAD_IFC and its answer is the reply. Every other MAD is left to the
+ * agents registered with the MAD layer.
+ */
+#include <linux/slab.h>
+#include <rdma/ib_mad.h>
+
+#include "mlx5_ib.h"
+
+/* op_mod of MAD_IFC: skip the agent's M_Key and B_Key checks. */
+#define MLX5C_MAD_IFC_IGNORE_MKEY	BIT(0)
+#define MLX5C_MAD_IFC_IGNORE_BKEY	BIT(1)
+
+static int mlx5c_ib_mad_ifc(struct mlx5c_ib_dev *dev, int flags, u32 port,
+			    u16 slid, const struct ib_mad *in_mad,
+			    struct ib_mad *out_mad)
+{
+	int outlen = MLX5_ST_SZ_BYTES(mad_ifc_out);
+	int inlen = MLX5_ST_SZ_BYTES(mad_ifc_in);
+	u16 op_mod = 0;
+	void *in, *out;
+	int err;
+
+	in = kzalloc(inlen, GFP_KERNEL);
+	out = kzalloc(outlen, GFP_KERNEL);
+	if (!in || !out) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (flags & IB_MAD_IGNORE_MKEY)
+		op_mod |= MLX5C_MAD_IFC_IGNORE_MKEY;
+	if (flags & IB_MAD_IGNORE_BKEY)
+		op_mod |= MLX5C_MAD_IFC_IGNORE_BKEY;
+	MLX5_SET(mad_ifc_in, in, opcode, MLX5_CMD_OP_MAD_IFC);
+	MLX5_SET(mad_ifc_in, in, op_mod, op_mod);
+	MLX5_SET(mad_ifc_in, in, remote_lid, slid);
+	MLX5_SET(mad_ifc_in, in, port, port);
+	memcpy(MLX5_ADDR_OF(mad_ifc_in, in, mad), in_mad, sizeof(*in_mad));
+	err = mlx5c_cmd_exec(dev->mdev, in, inlen, out, outlen);
+	if (!err)
+		memcpy(out_mad, MLX5_ADDR_OF(mad_ifc_out, out, response_mad_packet),
+		       sizeof(*out_mad));
+out:
+	kfree(out);
+	kfree(in);
+	return err;
+}
+
+/**
+ * mlx5c_ib_process_mad() - offer a MAD to the driver
+ * @ibdev: device
+ * @flags: IB_MAD_IGNORE_* flags
+ * @port: port number
+ * @in_wc: the receive completion (NULL for locally generated MADs)
+ * @in_grh: unused
+ * @in_mad: the MAD
+ * @out_mad: the reply (out)
+ * @out_mad_size: its size (in: room; out: used)
+ * @out_mad_pkey_index: P_Key index of the reply (unchanged)
+ *
+ * Process context.
+ *
+ * Return: IB_MAD_RESULT_* flags: SUCCESS | REPLY when @out_mad answers
+ * @in_mad, SUCCESS alone when the MAD layer should deliver the MAD to its
+ * agents, FAILURE when the firmware could not be asked.
+ */
+int mlx5c_ib_process_mad(struct ib_device *ibdev, int flags, u32 port,
+			 const struct ib_wc *in_wc, const struct ib_grh *in_grh,
+			 const struct ib_mad *in_mad, struct ib_mad *out_mad,
+			 size_t *out_mad_size, u16 *out_mad_pkey_index)
+{
+	struct mlx5c_ib_dev *dev = to_mdev(ibdev);
+	const struct ib_mad_hdr *hdr = &in_mad->mad_hdr;
+	u16 slid = in_wc ? ib_lid_cpu16(in_wc->slid) : 0;
+
+	if (*out_mad_size < sizeof(*out_mad) || port < 1 ||
+	    port > dev->num_ports)
+		return IB_MAD_RESULT_FAILURE;
+	if (hdr->mgmt_class != IB_MGMT_CLASS_SUBN_LID_ROUTED &&
+	    hdr->mgmt_class != IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE)
+		return IB_MAD_RESULT_SUCCESS;
+	if (hdr->method != IB_MGMT_METHOD_GET &&
+	    hdr->method != IB_MGMT_METHOD_SET)
+		return IB_MAD_RESULT_SUCCESS;
+	if (mlx5c_ib_mad_ifc(dev, flags, port, slid, in_mad, out_mad))
+		return IB_MAD_RESULT_FAILURE;
+	/* The agent's answer, direction bit included for directed route. */
+	*out_mad_size = sizeof(*out_mad);
+	return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY;
+}
