@@ -37,7 +37,7 @@ JOBS ?= $(shell nproc)
 # to a sub-make again makes it warn and leave the jobserver.
 JOBS_FLAG = $(if $(filter -j% --jobserver%,$(MAKEFLAGS)),,-j$(JOBS))
 
-.PHONY: all modules clean emu emu-test toolbox selftests check run install dkms-src dkms-install dkms-remove link-check
+.PHONY: all modules kverbs-test clean emu emu-test toolbox selftests check run install dkms-src dkms-install dkms-remove link-check
 
 all: modules
 
@@ -49,6 +49,7 @@ modules: $(MODULES_DEP)
 
 clean:
 	-$(KBUILD_RUN) $(MAKE) -C $(KDIR_USED) M=$(TOP) clean
+	-$(KBUILD_RUN) $(MAKE) -C $(KDIR_USED) M=$(SELFTESTS_DIR)/kverbs clean
 	rm -rf $(TOP)/build $(KCOMPAT_H)
 
 toolbox:
@@ -84,6 +85,12 @@ selftests: toolbox
 		$(SELFTESTS_DIR)/ib_verbs_lib.c $(wildcard $(SELFTESTS_DIR)/ib_verbs_cases_*.c) -libverbs
 	$(TOP)/scripts/in-toolbox gcc -O2 -Wall -Wextra \
 		-o $(SELFTESTS_DIR)/doorbell_abuse $(SELFTESTS_DIR)/doorbell_abuse.c -libverbs -lmlx5
+	$(MAKE) kverbs-test
+
+# The in-kernel verbs self-test module (kverbs_test.sh loads it), built as
+# the driver modules are.
+kverbs-test: $(MODULES_DEP)
+	$(KBUILD_RUN) $(MAKE) -C $(KDIR_USED) M=$(SELFTESTS_DIR)/kverbs W=$(W) $(JOBS_FLAG) modules
 
 check: toolbox emu selftests
 	$(TOP)/scripts/check

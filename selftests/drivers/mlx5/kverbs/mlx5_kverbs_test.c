@@ -1,0 +1,923 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * In-kernel test of an RDMA device's kernel verbs, written for the
+ * mlx5-clone mlx5_ib: what the ULPs (MAD layer, IPoIB, NVMe over RDMA) use,
+ * exercised on purpose. Loaded with devname=mlx5_N, it registers an
+ * ib_client, runs its cases on that device when ib_core adds it, and prints
+ * a KTAP document to the kernel log, each line prefixed with the module
+ * name (kverbs_test.sh collects them). Loading fails (-ENODEV) when the
+ * device never showed up.
+ *
+ * Cases: RC send/recv, immediate data, RDMA WRITE (+IMM), READ, atomics,
+ * inline data, unsignalled sends, remote access errors, an SRQ whose WQEs
+ * are recycled, UD with an address handle, IB_CQ_REPORT_MISSED_EVENTS,
+ * posting and polling from the completion handler (softirq context),
+ * ib_drain_qp() with receives outstanding, and destroying a QP whose CQEs
+ * are still in its CQ.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/delay.h>
+#include <linux/dma-mapping.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <rdma/ib_verbs.h>
+
+static char *devname = "mlx5_0";
+module_param(devname, charp, 0444);
+MODULE_PARM_DESC(devname, "RDMA device to test");
+
+#define KT_BUF_SIZE	(4 * PAGE_SIZE)
+#define KT_TIMEOUT_MS	10000
+#define KT_QP_DEPTH	64
+#define KT_CHAIN	32
+#define KT_QKEY		0x11111111
+
+struct kt {
+	struct ib_device *dev;
+	u32 port;
+	u16 lid;
+	enum ib_mtu mtu;
+	struct ib_pd *pd;
+	struct ib_cq *scq;
+	struct ib_cq *rcq;
+	/* src: first half, dst: second half of the DMA buffer */
+	u8 *buf;
+	u64 dma;
+	int n;
+	int failed;
+	bool ran;
+};
+
+static struct kt kt;
+
+static u8 *kt_src(void) { return kt.buf; }
+static u8 *kt_dst(void) { return kt.buf + KT_BUF_SIZE / 2; }
+static u64 kt_src_dma(void) { return kt.dma; }
+static u64 kt_dst_dma(void) { return kt.dma + KT_BUF_SIZE / 2; }
+
+static void kt_result(const char *name, int err)
+{
+	kt.n++;
+	if (err) {
+		kt.failed++;
+		pr_info("not ok %d %s # error %d\n", kt.n, name, err);
+	} else {
+		pr_info("ok %d %s\n", kt.n, name);
+	}
+}
+
+#define KT_CHECK(cond, fmt, ...) do {					\
+	if (!(cond)) {							\
+		pr_info("# %s:%d: " fmt "\n", __func__, __LINE__,	\
+			##__VA_ARGS__);					\
+		return -EIO;						\
+	}								\
+} while (0)
+
+/* One completion from a directly polled CQ, or -ETIMEDOUT. */
+static int kt_poll(struct ib_cq *cq, struct ib_wc *wc)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(KT_TIMEOUT_MS);
+	int n;
+
+	for (;;) {
+		n = ib_poll_cq(cq, 1, wc);
+		if (n)
+			return n < 0 ? n : 0;
+		if (time_after(jiffies, end))
+			return -ETIMEDOUT;
+		usleep_range(20, 100);
+	}
+}
+
+/* The next completion must be a success of @op with @wr_id. */
+static int kt_expect(struct ib_cq *cq, u64 wr_id, enum ib_wc_opcode op,
+		     struct ib_wc *wc)
+{
+	int err = kt_poll(cq, wc);
+
+	KT_CHECK(!err, "no completion for wr_id %llu: %d", wr_id, err);
+	KT_CHECK(wc->status == IB_WC_SUCCESS, "wr_id %llu: status %s (%d) vendor 0x%x",
+		 wc->wr_id, ib_wc_status_msg(wc->status), wc->status,
+		 wc->vendor_err);
+	KT_CHECK(wc->wr_id == wr_id, "wr_id %llu, expected %llu", wc->wr_id, wr_id);
+	KT_CHECK(wc->opcode == op, "opcode %d, expected %d", wc->opcode, op);
+	return 0;
+}
+
+static int kt_cq_empty(struct ib_cq *cq)
+{
+	struct ib_wc wc;
+	int n = ib_poll_cq(cq, 1, &wc);
+
+	KT_CHECK(n == 0, "unexpected completion wr_id %llu status %d", wc.wr_id,
+		 wc.status);
+	return 0;
+}
+
+static struct ib_qp *kt_qp(enum ib_qp_type type, struct ib_cq *scq,
+			   struct ib_cq *rcq, struct ib_srq *srq)
+{
+	struct ib_qp_init_attr init = {
+		.send_cq = scq,
+		.recv_cq = rcq,
+		.srq = srq,
+		.qp_type = type,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = {
+			.max_send_wr = KT_QP_DEPTH,
+			.max_recv_wr = srq ? 0 : KT_QP_DEPTH,
+			.max_send_sge = 2,
+			.max_recv_sge = srq ? 0 : 2,
+			.max_inline_data = 64,
+		},
+	};
+
+	return ib_create_qp(kt.pd, &init);
+}
+
+static int kt_rc_connect(struct ib_qp *qp, u32 remote)
+{
+	struct ib_qp_attr a = {};
+	int err;
+
+	a.qp_state = IB_QPS_INIT;
+	a.pkey_index = 0;
+	a.port_num = kt.port;
+	a.qp_access_flags = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+			    IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC;
+	err = ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+	if (err)
+		return err;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IB_QPS_RTR;
+	a.path_mtu = kt.mtu;
+	a.dest_qp_num = remote;
+	a.rq_psn = 0;
+	a.max_dest_rd_atomic = 4;
+	a.min_rnr_timer = 12;
+	a.ah_attr.type = RDMA_AH_ATTR_TYPE_IB;
+	rdma_ah_set_dlid(&a.ah_attr, kt.lid);
+	rdma_ah_set_port_num(&a.ah_attr, kt.port);
+	err = ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
+			   IB_QP_DEST_QPN | IB_QP_RQ_PSN |
+			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
+	if (err)
+		return err;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IB_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.sq_psn = 0;
+	a.max_rd_atomic = 4;
+	return ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_TIMEOUT |
+			    IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | IB_QP_SQ_PSN |
+			    IB_QP_MAX_QP_RD_ATOMIC);
+}
+
+static int kt_ud_ready(struct ib_qp *qp)
+{
+	struct ib_qp_attr a = {};
+	int err;
+
+	a.qp_state = IB_QPS_INIT;
+	a.pkey_index = 0;
+	a.port_num = kt.port;
+	a.qkey = KT_QKEY;
+	err = ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_QKEY);
+	if (err)
+		return err;
+	a.qp_state = IB_QPS_RTR;
+	err = ib_modify_qp(qp, &a, IB_QP_STATE);
+	if (err)
+		return err;
+	a.qp_state = IB_QPS_RTS;
+	a.sq_psn = 0;
+	return ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_SQ_PSN);
+}
+
+/* Two connected RC QPs; either may be NULL on error (then both are). */
+static int kt_rc_pair(struct ib_cq *scq, struct ib_cq *rcq,
+		      struct ib_srq *srq_b, struct ib_qp **a, struct ib_qp **b)
+{
+	int err;
+
+	*a = kt_qp(IB_QPT_RC, scq, rcq, NULL);
+	if (IS_ERR(*a))
+		return PTR_ERR(*a);
+	*b = kt_qp(IB_QPT_RC, scq, rcq, srq_b);
+	if (IS_ERR(*b)) {
+		err = PTR_ERR(*b);
+		goto err_a;
+	}
+	err = kt_rc_connect(*a, (*b)->qp_num);
+	if (!err)
+		err = kt_rc_connect(*b, (*a)->qp_num);
+	if (!err)
+		return 0;
+	ib_destroy_qp(*b);
+err_a:
+	ib_destroy_qp(*a);
+	*a = NULL;
+	*b = NULL;
+	return err;
+}
+
+static void kt_pair_destroy(struct ib_qp *a, struct ib_qp *b)
+{
+	if (b)
+		ib_destroy_qp(b);
+	if (a)
+		ib_destroy_qp(a);
+}
+
+static int kt_post_recv(struct ib_qp *qp, u64 wr_id, u64 addr, u32 len)
+{
+	struct ib_sge sge = { .addr = addr, .length = len,
+			      .lkey = kt.pd->local_dma_lkey };
+	struct ib_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1 };
+
+	return ib_post_recv(qp, &wr, NULL);
+}
+
+static int kt_post_send(struct ib_qp *qp, u64 wr_id, enum ib_wr_opcode op,
+			u32 len, int flags)
+{
+	struct ib_sge sge = { .addr = kt_src_dma(), .length = len,
+			      .lkey = kt.pd->local_dma_lkey };
+	struct ib_rdma_wr wr = {
+		.wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
+			.opcode = op, .send_flags = flags },
+		.remote_addr = kt_dst_dma(),
+		.rkey = kt.pd->unsafe_global_rkey,
+	};
+
+	if (op == IB_WR_SEND_WITH_IMM || op == IB_WR_RDMA_WRITE_WITH_IMM)
+		wr.wr.ex.imm_data = cpu_to_be32(0x12345678);
+	if (flags & IB_SEND_INLINE)
+		sge.addr = (uintptr_t)kt_src();
+	return ib_post_send(qp, &wr.wr, NULL);
+}
+
+static void kt_pattern(u8 seed, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		kt_src()[i] = seed + i * 7;
+	memset(kt_dst(), 0, KT_BUF_SIZE / 2);
+}
+
+/* Send, SEND_WITH_IMM, inline send: payload, byte_len, flags. */
+static int kt_case_send(struct ib_qp *a, struct ib_qp *b, enum ib_wr_opcode op,
+			int flags)
+{
+	u32 len = flags & IB_SEND_INLINE ? 60 : 1000;
+	struct ib_wc wc;
+	int err;
+
+	kt_pattern(op + flags, len);
+	err = kt_post_recv(b, 2, kt_dst_dma(), KT_BUF_SIZE / 2);
+	if (!err)
+		err = kt_post_send(a, 1, op, len, flags | IB_SEND_SIGNALED);
+	KT_CHECK(!err, "post: %d", err);
+	err = kt_expect(kt.scq, 1, IB_WC_SEND, &wc);
+	if (err)
+		return err;
+	err = kt_expect(kt.rcq, 2, IB_WC_RECV, &wc);
+	if (err)
+		return err;
+	KT_CHECK(wc.qp == b, "receive completion of the wrong QP");
+	KT_CHECK(wc.byte_len == len, "byte_len %u, sent %u", wc.byte_len, len);
+	if (op == IB_WR_SEND_WITH_IMM) {
+		KT_CHECK(wc.wc_flags & IB_WC_WITH_IMM, "no immediate flag");
+		KT_CHECK(wc.ex.imm_data == cpu_to_be32(0x12345678),
+			 "imm 0x%x", be32_to_cpu(wc.ex.imm_data));
+	} else {
+		KT_CHECK(!(wc.wc_flags & IB_WC_WITH_IMM), "immediate flag set");
+	}
+	KT_CHECK(!memcmp(kt_src(), kt_dst(), len), "payload differs");
+	return 0;
+}
+
+static int kt_case_write(struct ib_qp *a, struct ib_qp *b, bool imm)
+{
+	struct ib_wc wc;
+	int err;
+
+	kt_pattern(imm ? 3 : 5, 3000);
+	if (imm) {
+		err = kt_post_recv(b, 4, kt_dst_dma(), 0);
+		KT_CHECK(!err, "post_recv: %d", err);
+	}
+	err = kt_post_send(a, 3, imm ? IB_WR_RDMA_WRITE_WITH_IMM :
+			   IB_WR_RDMA_WRITE, 3000, IB_SEND_SIGNALED);
+	KT_CHECK(!err, "post_send: %d", err);
+	err = kt_expect(kt.scq, 3, IB_WC_RDMA_WRITE, &wc);
+	if (err)
+		return err;
+	if (imm) {
+		err = kt_expect(kt.rcq, 4, IB_WC_RECV_RDMA_WITH_IMM, &wc);
+		if (err)
+			return err;
+		KT_CHECK(wc.byte_len == 3000, "byte_len %u", wc.byte_len);
+		KT_CHECK(wc.ex.imm_data == cpu_to_be32(0x12345678), "imm");
+	}
+	KT_CHECK(!memcmp(kt_src(), kt_dst(), 3000), "written data differs");
+	return 0;
+}
+
+static int kt_case_read(struct ib_qp *a)
+{
+	struct ib_sge sge = { .addr = kt_dst_dma(), .length = 2048,
+			      .lkey = kt.pd->local_dma_lkey };
+	struct ib_rdma_wr wr = {
+		.wr = { .wr_id = 5, .sg_list = &sge, .num_sge = 1,
+			.opcode = IB_WR_RDMA_READ,
+			.send_flags = IB_SEND_SIGNALED },
+		.remote_addr = kt_src_dma(),
+		.rkey = kt.pd->unsafe_global_rkey,
+	};
+	struct ib_wc wc;
+	int err;
+
+	kt_pattern(9, 2048);
+	err = ib_post_send(a, &wr.wr, NULL);
+	KT_CHECK(!err, "post_send: %d", err);
+	err = kt_expect(kt.scq, 5, IB_WC_RDMA_READ, &wc);
+	if (err)
+		return err;
+	KT_CHECK(wc.byte_len == 2048, "byte_len %u", wc.byte_len);
+	KT_CHECK(!memcmp(kt_src(), kt_dst(), 2048), "read data differs");
+	return 0;
+}
+
+static int kt_atomic(struct ib_qp *a, u32 rkey, enum ib_wr_opcode op,
+		     u64 compare_add, u64 swap)
+{
+	struct ib_sge sge = { .addr = kt_src_dma(), .length = 8,
+			      .lkey = kt.pd->local_dma_lkey };
+	struct ib_atomic_wr wr = {
+		.wr = { .wr_id = 6, .sg_list = &sge, .num_sge = 1,
+			.opcode = op, .send_flags = IB_SEND_SIGNALED },
+		.remote_addr = kt_dst_dma(),
+		.rkey = rkey,
+		.compare_add = compare_add,
+		.swap = swap,
+	};
+	struct ib_wc wc;
+	int err;
+
+	err = ib_post_send(a, &wr.wr, NULL);
+	KT_CHECK(!err, "post_send: %d", err);
+	return kt_expect(kt.scq, 6, op == IB_WR_ATOMIC_FETCH_AND_ADD ?
+			 IB_WC_FETCH_ADD : IB_WC_COMP_SWAP, &wc);
+}
+
+/*
+ * The PD's global rkey grants remote read and write only, and ib_core has
+ * no kernel call for a DMA MR with remote atomic access: ask the driver for
+ * one directly.
+ */
+static struct ib_mr *kt_atomic_mr(void)
+{
+	struct ib_mr *mr;
+
+	mr = kt.dev->ops.get_dma_mr(kt.pd, IB_ACCESS_LOCAL_WRITE |
+				    IB_ACCESS_REMOTE_ATOMIC);
+	if (IS_ERR(mr))
+		return mr;
+	mr->device = kt.dev;
+	mr->pd = kt.pd;
+	mr->type = IB_MR_TYPE_DMA;
+	mr->uobject = NULL;
+	return mr;
+}
+
+static int kt_case_atomics(struct ib_qp *a)
+{
+	u64 *target = (u64 *)kt_dst(), *result = (u64 *)kt_src();
+	struct ib_mr *mr;
+	int err;
+
+	KT_CHECK(kt.dev->attrs.atomic_cap != IB_ATOMIC_NONE,
+		 "the device offers no atomics");
+	mr = kt_atomic_mr();
+	KT_CHECK(!IS_ERR(mr), "get_dma_mr: %ld", PTR_ERR(mr));
+	kt_pattern(0, 0);
+	*target = 5;
+	err = kt_atomic(a, mr->rkey, IB_WR_ATOMIC_FETCH_AND_ADD, 3, 0);
+	if (err)
+		goto out;
+	if (*result != 5 || *target != 8) {
+		pr_info("# fetch-add: got %llu, target %llu\n", *result, *target);
+		err = -EIO;
+		goto out;
+	}
+	err = kt_atomic(a, mr->rkey, IB_WR_ATOMIC_CMP_AND_SWP, 8, 42);
+	if (!err && (*result != 8 || *target != 42)) {
+		pr_info("# cmp-swap: got %llu, target %llu\n", *result, *target);
+		err = -EIO;
+	}
+out:
+	kt.dev->ops.dereg_mr(mr, NULL);
+	return err;
+}
+
+/* Four unsignalled sends, then a signalled one: one send completion. */
+static int kt_case_unsignaled(struct ib_qp *a, struct ib_qp *b)
+{
+	struct ib_wc wc;
+	int i, err = 0;
+
+	kt_pattern(1, 64);
+	for (i = 0; i < 5 && !err; i++)
+		err = kt_post_recv(b, 20 + i, kt_dst_dma(), 64);
+	for (i = 0; i < 5 && !err; i++)
+		err = kt_post_send(a, 10 + i, IB_WR_SEND, 64,
+				   i == 4 ? IB_SEND_SIGNALED : 0);
+	KT_CHECK(!err, "post: %d", err);
+	for (i = 0; i < 5; i++) {
+		err = kt_expect(kt.rcq, 20 + i, IB_WC_RECV, &wc);
+		if (err)
+			return err;
+	}
+	err = kt_expect(kt.scq, 14, IB_WC_SEND, &wc);
+	if (err)
+		return err;
+	return kt_cq_empty(kt.scq);
+}
+
+/* A write to a bad rkey: remote access error, then flushes. */
+static int kt_case_access_error(struct ib_qp *a)
+{
+	struct ib_sge sge = { .addr = kt_src_dma(), .length = 16,
+			      .lkey = kt.pd->local_dma_lkey };
+	struct ib_rdma_wr wr = {
+		.wr = { .wr_id = 7, .sg_list = &sge, .num_sge = 1,
+			.opcode = IB_WR_RDMA_WRITE,
+			.send_flags = IB_SEND_SIGNALED },
+		.remote_addr = kt_dst_dma(),
+		.rkey = kt.pd->unsafe_global_rkey ^ 0x7f00,
+	};
+	struct ib_wc wc;
+	int err;
+
+	err = ib_post_send(a, &wr.wr, NULL);
+	KT_CHECK(!err, "post_send: %d", err);
+	err = kt_poll(kt.scq, &wc);
+	KT_CHECK(!err, "no completion: %d", err);
+	KT_CHECK(wc.wr_id == 7 && wc.status == IB_WC_REM_ACCESS_ERR,
+		 "wr_id %llu status %s", wc.wr_id, ib_wc_status_msg(wc.status));
+	return 0;
+}
+
+static int kt_rc_cases(void)
+{
+	struct ib_qp *a, *b;
+	int err;
+
+	err = kt_rc_pair(kt.scq, kt.rcq, NULL, &a, &b);
+	kt_result("rc_connect", err);
+	if (err)
+		return err;
+	kt_result("rc_send", kt_case_send(a, b, IB_WR_SEND, 0));
+	kt_result("rc_send_imm", kt_case_send(a, b, IB_WR_SEND_WITH_IMM, 0));
+	kt_result("rc_send_inline", kt_case_send(a, b, IB_WR_SEND, IB_SEND_INLINE));
+	kt_result("rc_write", kt_case_write(a, b, false));
+	kt_result("rc_write_imm", kt_case_write(a, b, true));
+	kt_result("rc_read", kt_case_read(a));
+	kt_result("rc_atomics", kt_case_atomics(a));
+	kt_result("rc_unsignaled", kt_case_unsignaled(a, b));
+	kt_result("rc_remote_access_error", kt_case_access_error(a));
+	kt_pair_destroy(a, b);
+	kt_result("cq_empty_after_destroy", kt_cq_empty(kt.scq) ?: kt_cq_empty(kt.rcq));
+	return 0;
+}
+
+/* An SRQ of 8 WQEs serving 3 rounds of 7 messages: WQEs are recycled. */
+static int kt_case_srq(void)
+{
+	struct ib_srq_init_attr sinit = {
+		.attr = { .max_wr = 7, .max_sge = 1 },
+		.srq_type = IB_SRQT_BASIC,
+	};
+	struct ib_qp *a = NULL, *b = NULL;
+	struct ib_srq *srq;
+	struct ib_wc wc;
+	int round, i, err;
+
+	srq = ib_create_srq(kt.pd, &sinit);
+	KT_CHECK(!IS_ERR(srq), "create_srq: %ld", PTR_ERR(srq));
+	err = kt_rc_pair(kt.scq, kt.rcq, srq, &a, &b);
+	if (err) {
+		pr_info("# rc pair with SRQ: %d\n", err);
+		goto out;
+	}
+	kt_pattern(2, 128);
+	for (round = 0; round < 3 && !err; round++) {
+		for (i = 0; i < 7 && !err; i++) {
+			struct ib_sge sge = { .addr = kt_dst_dma() + i * 128,
+					      .length = 128,
+					      .lkey = kt.pd->local_dma_lkey };
+			struct ib_recv_wr wr = { .wr_id = 100 + round * 10 + i,
+						 .sg_list = &sge, .num_sge = 1 };
+
+			err = ib_post_srq_recv(srq, &wr, NULL);
+		}
+		if (err) {
+			pr_info("# post_srq_recv round %d: %d\n", round, err);
+			break;
+		}
+		for (i = 0; i < 7 && !err; i++)
+			err = kt_post_send(a, 200 + i, IB_WR_SEND, 128,
+					   IB_SEND_SIGNALED);
+		for (i = 0; i < 7 && !err; i++) {
+			err = kt_expect(kt.scq, 200 + i, IB_WC_SEND, &wc);
+			if (!err)
+				err = kt_expect(kt.rcq, 100 + round * 10 + i,
+						IB_WC_RECV, &wc);
+			if (!err && wc.qp != b)
+				err = -EIO;
+		}
+	}
+out:
+	kt_pair_destroy(a, b);
+	ib_destroy_srq(srq);
+	return err;
+}
+
+static int kt_case_ud(void)
+{
+	struct rdma_ah_attr ah_attr = { .type = RDMA_AH_ATTR_TYPE_IB };
+	struct ib_qp *x, *y = NULL;
+	struct ib_sge sge = { .addr = kt_src_dma(), .length = 100,
+			      .lkey = kt.pd->local_dma_lkey };
+	struct ib_ud_wr wr = {
+		.wr = { .wr_id = 30, .sg_list = &sge, .num_sge = 1,
+			.opcode = IB_WR_SEND, .send_flags = IB_SEND_SIGNALED },
+		.remote_qkey = KT_QKEY,
+	};
+	struct ib_ah *ah = NULL;
+	struct ib_wc wc;
+	int err;
+
+	x = kt_qp(IB_QPT_UD, kt.scq, kt.rcq, NULL);
+	KT_CHECK(!IS_ERR(x), "create UD QP: %ld", PTR_ERR(x));
+	y = kt_qp(IB_QPT_UD, kt.scq, kt.rcq, NULL);
+	if (IS_ERR(y)) {
+		err = PTR_ERR(y);
+		y = NULL;
+		goto out;
+	}
+	err = kt_ud_ready(x) ?: kt_ud_ready(y);
+	if (err)
+		goto out;
+	rdma_ah_set_dlid(&ah_attr, kt.lid);
+	rdma_ah_set_port_num(&ah_attr, kt.port);
+	ah = rdma_create_ah(kt.pd, &ah_attr, RDMA_CREATE_AH_SLEEPABLE);
+	if (IS_ERR(ah)) {
+		err = PTR_ERR(ah);
+		ah = NULL;
+		goto out;
+	}
+	kt_pattern(4, 100);
+	err = kt_post_recv(y, 31, kt_dst_dma(), sizeof(struct ib_grh) + 256);
+	if (err)
+		goto out;
+	wr.ah = ah;
+	wr.remote_qpn = y->qp_num;
+	err = ib_post_send(x, &wr.wr, NULL);
+	if (err)
+		goto out;
+	err = kt_expect(kt.scq, 30, IB_WC_SEND, &wc);
+	if (!err)
+		err = kt_expect(kt.rcq, 31, IB_WC_RECV, &wc);
+	if (err)
+		goto out;
+	if (wc.byte_len != 100 + sizeof(struct ib_grh) || wc.src_qp != x->qp_num ||
+	    wc.slid != kt.lid || wc.qp != y ||
+	    memcmp(kt_src(), kt_dst() + sizeof(struct ib_grh), 100)) {
+		pr_info("# UD receive: byte_len %u src_qp 0x%x (0x%x) slid %u (%u)\n",
+			wc.byte_len, wc.src_qp, x->qp_num, wc.slid, kt.lid);
+		err = -EIO;
+	}
+out:
+	if (ah)
+		rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+	kt_pair_destroy(x, y);
+	return err;
+}
+
+/* Arming an empty CQ reports nothing; arming one with a CQE reports it. */
+static int kt_case_missed_events(void)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(KT_TIMEOUT_MS);
+	struct ib_qp *a, *b;
+	struct ib_wc wc;
+	int ret, err;
+
+	err = kt_rc_pair(kt.scq, kt.rcq, NULL, &a, &b);
+	KT_CHECK(!err, "rc pair: %d", err);
+	ret = ib_req_notify_cq(kt.scq, IB_CQ_NEXT_COMP |
+			       IB_CQ_REPORT_MISSED_EVENTS);
+	if (ret) {
+		pr_info("# empty CQ: req_notify_cq returned %d\n", ret);
+		err = -EIO;
+		goto out;
+	}
+	err = kt_post_recv(b, 41, kt_dst_dma(), 64) ?:
+	      kt_post_send(a, 40, IB_WR_SEND, 64, IB_SEND_SIGNALED);
+	if (err)
+		goto out;
+	do {
+		ret = ib_req_notify_cq(kt.scq, IB_CQ_SOLICITED |
+				       IB_CQ_REPORT_MISSED_EVENTS);
+		if (ret)
+			break;
+		usleep_range(20, 100);
+	} while (!time_after(jiffies, end));
+	if (ret != 1) {
+		pr_info("# CQE waiting: req_notify_cq returned %d\n", ret);
+		err = -EIO;
+		goto out;
+	}
+	err = kt_expect(kt.scq, 40, IB_WC_SEND, &wc) ?:
+	      kt_expect(kt.rcq, 41, IB_WC_RECV, &wc);
+out:
+	kt_pair_destroy(a, b);
+	return err;
+}
+
+/*
+ * The completion handler polls, posts the next send from there, and re-arms
+ * (with IB_CQ_REPORT_MISSED_EVENTS, polling again when it says so).
+ */
+struct kt_chain {
+	struct ib_qp *a;
+	int sends;
+	int recvs;
+	int events;
+	bool softirq;
+	int post_err;
+	struct completion done;
+};
+
+static void kt_chain_handler(struct ib_cq *cq, void *ctx)
+{
+	struct kt_chain *c = ctx;
+	struct ib_wc wc;
+
+	c->events++;
+	if (!in_softirq())
+		c->softirq = false;
+	do {
+		while (ib_poll_cq(cq, 1, &wc) > 0) {
+			if (wc.status != IB_WC_SUCCESS) {
+				c->post_err = -EIO;
+				complete(&c->done);
+				return;
+			}
+			if (wc.opcode == IB_WC_RECV) {
+				if (++c->recvs == KT_CHAIN)
+					complete(&c->done);
+				continue;
+			}
+			if (++c->sends < KT_CHAIN) {
+				int err = kt_post_send(c->a, 300 + c->sends,
+						       IB_WR_SEND, 32,
+						       IB_SEND_SIGNALED);
+				if (err && !c->post_err)
+					c->post_err = err;
+			}
+		}
+	} while (ib_req_notify_cq(cq, IB_CQ_NEXT_COMP |
+				  IB_CQ_REPORT_MISSED_EVENTS) > 0);
+}
+
+static int kt_case_softirq_chain(void)
+{
+	struct ib_cq_init_attr cattr = { .cqe = 4 * KT_CHAIN };
+	struct kt_chain c = { .softirq = true };
+	struct ib_qp *b = NULL;
+	struct ib_cq *cq;
+	int i, err;
+
+	init_completion(&c.done);
+	cq = ib_create_cq(kt.dev, kt_chain_handler, NULL, &c, &cattr);
+	KT_CHECK(!IS_ERR(cq), "create_cq: %ld", PTR_ERR(cq));
+	err = kt_rc_pair(cq, cq, NULL, &c.a, &b);
+	if (err)
+		goto out_cq;
+	kt_pattern(6, 32);
+	for (i = 0; i < KT_CHAIN && !err; i++)
+		err = kt_post_recv(b, 400 + i, kt_dst_dma(), 64);
+	if (err)
+		goto out;
+	ib_req_notify_cq(cq, IB_CQ_NEXT_COMP);
+	err = kt_post_send(c.a, 300, IB_WR_SEND, 32, IB_SEND_SIGNALED);
+	if (err)
+		goto out;
+	if (!wait_for_completion_timeout(&c.done,
+					 msecs_to_jiffies(3 * KT_TIMEOUT_MS))) {
+		pr_info("# chain stalled: %d sends, %d receives, %d events\n",
+			c.sends, c.recvs, c.events);
+		err = -ETIMEDOUT;
+		goto out;
+	}
+	if (c.post_err || !c.softirq) {
+		pr_info("# post error %d, handler in softirq %d\n", c.post_err,
+			c.softirq);
+		err = -EIO;
+	}
+out:
+	kt_pair_destroy(c.a, b);
+out_cq:
+	ib_destroy_cq(cq);
+	return err;
+}
+
+/* ib_drain_qp() flushes the posted receives and returns. */
+struct kt_drain {
+	struct ib_cqe cqe;
+	atomic_t flushed;
+};
+
+static void kt_drain_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct kt_drain *d = container_of(wc->wr_cqe, struct kt_drain, cqe);
+
+	if (wc->status == IB_WC_WR_FLUSH_ERR)
+		atomic_inc(&d->flushed);
+}
+
+static int kt_case_drain(void)
+{
+	struct kt_drain d = { .cqe.done = kt_drain_done };
+	struct ib_sge sge = { .addr = kt_dst_dma(), .length = 64,
+			      .lkey = kt.pd->local_dma_lkey };
+	struct ib_recv_wr wr = { .wr_cqe = &d.cqe, .sg_list = &sge,
+				 .num_sge = 1 };
+	struct ib_qp *a = NULL, *b = NULL;
+	struct ib_cq *scq, *rcq;
+	int i, err = 0;
+
+	atomic_set(&d.flushed, 0);
+	scq = ib_alloc_cq(kt.dev, NULL, 64, 0, IB_POLL_SOFTIRQ);
+	KT_CHECK(!IS_ERR(scq), "alloc_cq: %ld", PTR_ERR(scq));
+	rcq = ib_alloc_cq(kt.dev, NULL, 64, 0, IB_POLL_SOFTIRQ);
+	if (IS_ERR(rcq)) {
+		err = PTR_ERR(rcq);
+		goto out_scq;
+	}
+	err = kt_rc_pair(scq, rcq, NULL, &a, &b);
+	if (err)
+		goto out_rcq;
+	for (i = 0; i < 4 && !err; i++)
+		err = ib_post_recv(a, &wr, NULL);
+	if (err)
+		goto out;
+	ib_drain_qp(a);
+	if (atomic_read(&d.flushed) != 4) {
+		pr_info("# %d of 4 receives flushed\n", atomic_read(&d.flushed));
+		err = -EIO;
+	}
+out:
+	kt_pair_destroy(a, b);
+out_rcq:
+	ib_free_cq(rcq);
+out_scq:
+	ib_free_cq(scq);
+	return err;
+}
+
+static int kt_setup(struct ib_device *dev)
+{
+	struct ib_port_attr pattr;
+	struct ib_cq_init_attr cattr = { .cqe = 256 };
+	int err;
+
+	kt.dev = dev;
+	kt.port = 1;
+	err = ib_query_port(dev, kt.port, &pattr);
+	if (err)
+		return err;
+	if (pattr.state != IB_PORT_ACTIVE) {
+		pr_info("# port %u is not active\n", kt.port);
+		return -ENETDOWN;
+	}
+	kt.lid = pattr.lid;
+	kt.mtu = pattr.active_mtu;
+	kt.pd = ib_alloc_pd(dev, IB_PD_UNSAFE_GLOBAL_RKEY);
+	if (IS_ERR(kt.pd))
+		return PTR_ERR(kt.pd);
+	kt.scq = ib_create_cq(dev, NULL, NULL, NULL, &cattr);
+	if (IS_ERR(kt.scq)) {
+		err = PTR_ERR(kt.scq);
+		goto err_pd;
+	}
+	kt.rcq = ib_create_cq(dev, NULL, NULL, NULL, &cattr);
+	if (IS_ERR(kt.rcq)) {
+		err = PTR_ERR(kt.rcq);
+		goto err_scq;
+	}
+	kt.buf = kzalloc(KT_BUF_SIZE, GFP_KERNEL);
+	if (!kt.buf) {
+		err = -ENOMEM;
+		goto err_rcq;
+	}
+	kt.dma = ib_dma_map_single(dev, kt.buf, KT_BUF_SIZE, DMA_BIDIRECTIONAL);
+	if (ib_dma_mapping_error(dev, kt.dma)) {
+		err = -ENOMEM;
+		goto err_buf;
+	}
+	return 0;
+
+err_buf:
+	kfree(kt.buf);
+err_rcq:
+	ib_destroy_cq(kt.rcq);
+err_scq:
+	ib_destroy_cq(kt.scq);
+err_pd:
+	ib_dealloc_pd(kt.pd);
+	return err;
+}
+
+static void kt_teardown(void)
+{
+	ib_dma_unmap_single(kt.dev, kt.dma, KT_BUF_SIZE, DMA_BIDIRECTIONAL);
+	kfree(kt.buf);
+	ib_destroy_cq(kt.rcq);
+	ib_destroy_cq(kt.scq);
+	ib_dealloc_pd(kt.pd);
+}
+
+static void kt_run(struct ib_device *dev)
+{
+	int err;
+
+	pr_info("KTAP version 1\n");
+	pr_info("1..18\n");
+	pr_info("# device %s\n", dev_name(&dev->dev));
+	err = kt_setup(dev);
+	kt_result("setup", err);
+	if (err)
+		return;
+	kt_result("kernel_cq_empty", kt_cq_empty(kt.scq));
+	kt_rc_cases();
+	kt_result("srq_recycle", kt_case_srq());
+	kt_result("ud_send_recv", kt_case_ud());
+	kt_result("cq_report_missed_events", kt_case_missed_events());
+	kt_result("softirq_post_poll_chain", kt_case_softirq_chain());
+	kt_result("drain_qp", kt_case_drain());
+	kt_teardown();
+	pr_info("# totals: pass:%d fail:%d\n", kt.n - kt.failed, kt.failed);
+}
+
+static int kt_add(struct ib_device *dev)
+{
+	if (kt.ran || strcmp(dev_name(&dev->dev), devname))
+		return -EOPNOTSUPP;
+	kt.ran = true;
+	kt_run(dev);
+	return -EOPNOTSUPP;
+}
+
+static void kt_remove(struct ib_device *dev, void *data)
+{
+}
+
+static struct ib_client kt_client = {
+	.name = "mlx5_kverbs_test",
+	.add = kt_add,
+	.remove = kt_remove,
+};
+
+static int __init kt_init(void)
+{
+	int err = ib_register_client(&kt_client);
+
+	if (err)
+		return err;
+	if (!kt.ran) {
+		pr_info("# no device %s\n", devname);
+		ib_unregister_client(&kt_client);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+static void __exit kt_exit(void)
+{
+	ib_unregister_client(&kt_client);
+}
+
+module_init(kt_init);
+module_exit(kt_exit);
+MODULE_DESCRIPTION("Kernel verbs self-test for mlx5-clone's mlx5_ib");
+MODULE_LICENSE("GPL");
