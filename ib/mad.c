@@ -2,9 +2,10 @@
 /*
  * Management datagrams that the MAD layer offers the driver before its
  * agents see them (process_mad). Subnet management packets for the local
- * port belong to the firmware's subnet management agent: they go through
- * MAD_IFC and its answer is the reply. Every other MAD is left to the
- * agents registered with the MAD layer.
+ * port belong to the firmware's subnet management agent, performance
+ * management ones to its performance management agent: both go through
+ * MAD_IFC and the firmware's answer is the reply. Every other MAD is left
+ * to the agents registered with the MAD layer.
  */
 #include <linux/slab.h>
 #include <rdma/ib_mad.h>
@@ -81,12 +82,22 @@ int mlx5c_ib_process_mad(struct ib_device *ibdev, int flags, u32 port,
 	    port > dev->num_ports)
 		return IB_MAD_RESULT_FAILURE;
 	if (hdr->mgmt_class != IB_MGMT_CLASS_SUBN_LID_ROUTED &&
-	    hdr->mgmt_class != IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE)
+	    hdr->mgmt_class != IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE &&
+	    hdr->mgmt_class != IB_MGMT_CLASS_PERF_MGMT)
 		return IB_MAD_RESULT_SUCCESS;
 	if (hdr->method != IB_MGMT_METHOD_GET &&
 	    hdr->method != IB_MGMT_METHOD_SET)
 		return IB_MAD_RESULT_SUCCESS;
 	if (mlx5c_ib_mad_ifc(dev, flags, port, slid, in_mad, out_mad))
+		return IB_MAD_RESULT_FAILURE;
+	/*
+	 * A firmware without a performance agent answers with an error
+	 * status: no reply then, so that ib_core's counters read as
+	 * unavailable instead of zero (the MAD layer answers a remote
+	 * requester itself).
+	 */
+	if (hdr->mgmt_class == IB_MGMT_CLASS_PERF_MGMT &&
+	    out_mad->mad_hdr.status)
 		return IB_MAD_RESULT_FAILURE;
 	/* The agent's answer, direction bit included for directed route. */
 	*out_mad_size = sizeof(*out_mad);

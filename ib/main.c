@@ -114,9 +114,13 @@ int mlx5c_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 	props->atomic_cap = mlx5c_ib_atomic_cap(dev);
 	props->masked_atomic_cap = IB_ATOMIC_NONE;
 	props->max_ah = INT_MAX;
-	props->max_mcast_grp = 0;
-	props->max_mcast_qp_attach = 0;
-	props->max_total_mcast_qp_attach = 0;
+	/* Multicast groups as the device reports them (mcast.c). */
+	if (MLX5C_IB_CAP(dev, max_qp_mcg)) {
+		props->max_mcast_grp = 1 << MLX5C_IB_CAP(dev, log_max_mcg);
+		props->max_mcast_qp_attach = MLX5C_IB_CAP(dev, max_qp_mcg);
+		props->max_total_mcast_qp_attach = props->max_mcast_grp *
+						   props->max_mcast_qp_attach;
+	}
 	return 0;
 }
 
@@ -289,6 +293,8 @@ static const struct ib_device_ops mlx5c_ib_dev_ops = {
 	.process_mad = mlx5c_ib_process_mad,
 	.modify_port = mlx5c_ib_modify_port,
 	.modify_device = mlx5c_ib_modify_device,
+	.alloc_hw_port_stats = mlx5c_ib_alloc_hw_port_stats,
+	.get_hw_stats = mlx5c_ib_get_hw_stats,
 	.device_group = &mlx5c_ib_attr_group,
 
 	.alloc_ucontext = mlx5c_ib_alloc_ucontext,
@@ -324,6 +330,9 @@ static const struct ib_device_ops mlx5c_ib_dev_ops = {
 	.modify_srq = mlx5c_ib_modify_srq,
 	.query_srq = mlx5c_ib_query_srq,
 	.destroy_srq = mlx5c_ib_destroy_srq,
+
+	.attach_mcast = mlx5c_ib_attach_mcast,
+	.detach_mcast = mlx5c_ib_detach_mcast,
 
 	.create_ah = mlx5c_ib_create_ah,
 	.create_user_ah = mlx5c_ib_create_ah,
@@ -405,10 +414,13 @@ static int mlx5c_ib_probe(struct auxiliary_device *adev,
 	}
 	dev->ib.dev.parent = &dev->pdev->dev;
 	ib_set_device_ops(&dev->ib, &mlx5c_ib_dev_ops);
+	err = mlx5c_ib_counters_init(dev);
+	if (err)
+		goto err_dealloc;
 
 	err = ib_register_device(&dev->ib, "mlx5_%d", &dev->pdev->dev);
 	if (err)
-		goto err_dealloc;
+		goto err_counters;
 
 	dev->event_nb.notifier_call = mlx5c_ib_event;
 	err = mlx5c_event_register(mdev, &dev->event_nb);
@@ -425,6 +437,8 @@ static int mlx5c_ib_probe(struct auxiliary_device *adev,
 
 err_unregister:
 	ib_unregister_device(&dev->ib);
+err_counters:
+	mlx5c_ib_counters_cleanup(dev);
 err_dealloc:
 	mutex_destroy(&dev->orphans_lock);
 	ib_dealloc_device(&dev->ib);
@@ -444,6 +458,7 @@ static void mlx5c_ib_remove(struct auxiliary_device *adev)
 	/* Destroys every user object through the driver's ops. */
 	ib_unregister_device(&dev->ib);
 	mlx5c_ib_orphans_release(dev);
+	mlx5c_ib_counters_cleanup(dev);
 	WARN_ON(!xa_empty(&dev->qps));
 	WARN_ON(!xa_empty(&dev->srqs));
 	xa_destroy(&dev->qps);

@@ -106,6 +106,7 @@ struct mlx5c_ib_port {
  *	queues
  * @uar_index: its index (uar_page of kernel CQs and QPs)
  * @port_lock: protects the modify_port bits of @port
+ * @q_counter: the Q counter set every QP counts in (counters.c)
  */
 struct mlx5c_ib_dev {
 	struct ib_device ib;
@@ -129,6 +130,7 @@ struct mlx5c_ib_dev {
 	void __iomem *uar;
 	u32 uar_index;
 	spinlock_t port_lock; /* modify_port bits */
+	u32 q_counter;
 };
 
 /**
@@ -591,6 +593,18 @@ void mlx5c_ib_destroy_obj(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
 void mlx5c_ib_orphan_kbuf(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
 			  u32 num, struct mlx5c_ib_kbuf *kbuf, int err);
 void mlx5c_ib_orphans_release(struct mlx5c_ib_dev *dev);
+
+/* counters.c */
+int mlx5c_ib_counters_init(struct mlx5c_ib_dev *dev);
+void mlx5c_ib_counters_cleanup(struct mlx5c_ib_dev *dev);
+struct rdma_hw_stats *mlx5c_ib_alloc_hw_port_stats(struct ib_device *ibdev,
+						   u32 port);
+int mlx5c_ib_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+			  u32 port, int index);
+
+/* mcast.c */
+int mlx5c_ib_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int mlx5c_ib_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 
 /* mad.c */
 int mlx5c_ib_process_mad(struct ib_device *ibdev, int flags, u32 port,

@@ -602,6 +602,9 @@ static int mlx5c_ib_qp_transition(struct mlx5c_ib_dev *dev,
 	} else {
 		qpc = MLX5_ADDR_OF(rst2init_qp_in, in, qpc);
 		opt = mlx5c_ib_qp_fill(qp, attr, mask, qpc);
+		/* RST2INIT binds the QP to the counter set (counters.c). */
+		if (op == MLX5_CMD_OP_RST2INIT_QP)
+			MLX5_SET(qpc, qpc, counter_set_id, dev->q_counter);
 		MLX5_SET(rst2init_qp_in, in, opt_param_mask,
 			 opt & mlx5c_ib_qp_optpar(cur, new, qp->ibqp.qp_type));
 	}

@@ -19,7 +19,7 @@ kverbs_ko=${MLX5_KVERBS_KO:-$dir/kverbs/mlx5_kverbs_test.ko}
 kt_log=$out/kverbs_test.ktap
 # The module's cases, in its order.
 kt_cases="setup kernel_cq_empty rc_connect rc_send rc_send_imm rc_send_inline
-rc_write rc_write_imm rc_read rc_atomics rc_unsignaled rc_remote_access_error
+rc_write rc_write_imm rc_read rc_atomics hw_counters rc_unsignaled rc_remote_access_error
 cq_empty_after_destroy srq_recycle ud_send_recv cq_report_missed_events
 softirq_post_poll_chain drain_qp"
 
@@ -48,6 +48,20 @@ t_kcase()
 	grep -q "^ok [0-9]* $1\$" "$kt_log" && return 0
 	grep -E "^(not )?ok [0-9]* $1( |\$)" "$kt_log" || echo "$1 was not run"
 	return 1
+}
+
+# The Q counter set behind `rdma statistic` and ports/1/hw_counters (the
+# module checked that it counts).
+t_hw_counters()
+{
+	need_tool rdma || return 1
+	rdma statistic show link mlx5_0/1 >"$out/kverbs_stat" 2>&1
+	_rc=$?
+	cat "$out/kverbs_stat"
+	[ "$_rc" -eq 0 ] && grep -q 'rx_write_requests [0-9]' "$out/kverbs_stat" || return 1
+	_v=$(cat /sys/class/infiniband/mlx5_0/ports/1/hw_counters/rx_read_requests) || return 1
+	echo "hw_counters/rx_read_requests: $_v"
+	[ "$_v" -ge 0 ] 2>/dev/null
 }
 
 t_ibstat()
@@ -127,12 +141,13 @@ t_unload_with_ulps()
 
 [ -n "$devs" ] || ktap_skip_all "no ConnectX functions"
 set -- $kt_cases
-ktap_begin $(($# + 8))
+ktap_begin $(($# + 9))
 ktap_case "load our driver pair" t_load
 ktap_case "self-test module on mlx5_0" t_module
 for c in $kt_cases; do
 	ktap_case "kverbs $c" t_kcase "$c"
 done
+ktap_case "rdma statistic and hw_counters" t_hw_counters
 ktap_case "ib_umad + ibstat (QP0/QP1 agents)" t_ibstat
 ktap_case "smpquery -D nodeinfo 0 (process_mad)" t_smp_local
 ktap_case "smpquery nodeinfo to mlx5_1's LID (QP0 both ways)" t_smp_remote

@@ -9,7 +9,8 @@
  * device never showed up.
  *
  * Cases: RC send/recv, immediate data, RDMA WRITE (+IMM), READ, atomics,
- * inline data, unsignalled sends, remote access errors, an SRQ whose WQEs
+ * inline data, the port's hardware counters, unsignalled sends, remote
+ * access errors, an SRQ whose WQEs
  * are recycled, UD with an address handle, IB_CQ_REPORT_MISSED_EVENTS,
  * posting and polling from the completion handler (softirq context),
  * ib_drain_qp() with receives outstanding, and destroying a QP whose CQEs
@@ -476,6 +477,54 @@ static int kt_case_access_error(struct ib_qp *a)
 	return 0;
 }
 
+static int kt_stat(struct rdma_hw_stats *st, const char *name, u64 *v)
+{
+	int i;
+
+	for (i = 0; i < st->num_counters; i++) {
+		if (!strcmp(st->descs[i].name, name)) {
+			*v = st->value[i];
+			return 0;
+		}
+	}
+	pr_info("# no counter %s\n", name);
+	return -ENOENT;
+}
+
+/* The port's hardware counters count the RDMA requests the QPs serve. */
+static int kt_case_hw_counters(struct ib_qp *a, struct ib_qp *b)
+{
+	u64 wr0, rd0, wr1, rd1;
+	struct rdma_hw_stats *st;
+	int err;
+
+	KT_CHECK(kt.dev->ops.alloc_hw_port_stats && kt.dev->ops.get_hw_stats,
+		 "no hardware counters");
+	st = kt.dev->ops.alloc_hw_port_stats(kt.dev, kt.port);
+	KT_CHECK(st, "alloc_hw_port_stats failed");
+	err = kt.dev->ops.get_hw_stats(kt.dev, st, kt.port, 0);
+	if (err < 0)
+		goto out;
+	err = kt_stat(st, "rx_write_requests", &wr0) ?:
+	      kt_stat(st, "rx_read_requests", &rd0) ?:
+	      kt_case_write(a, b, false) ?: kt_case_read(a);
+	if (err)
+		goto out;
+	err = kt.dev->ops.get_hw_stats(kt.dev, st, kt.port, 0);
+	if (err < 0)
+		goto out;
+	err = kt_stat(st, "rx_write_requests", &wr1) ?:
+	      kt_stat(st, "rx_read_requests", &rd1);
+	if (!err && (wr1 <= wr0 || rd1 <= rd0)) {
+		pr_info("# rx_write_requests %llu -> %llu, rx_read_requests %llu -> %llu\n",
+			wr0, wr1, rd0, rd1);
+		err = -EIO;
+	}
+out:
+	rdma_free_hw_stats_struct(st);
+	return err < 0 ? err : 0;
+}
+
 static int kt_rc_cases(void)
 {
 	struct ib_qp *a, *b;
@@ -492,6 +541,7 @@ static int kt_rc_cases(void)
 	kt_result("rc_write_imm", kt_case_write(a, b, true));
 	kt_result("rc_read", kt_case_read(a));
 	kt_result("rc_atomics", kt_case_atomics(a));
+	kt_result("hw_counters", kt_case_hw_counters(a, b));
 	kt_result("rc_unsignaled", kt_case_unsignaled(a, b));
 	kt_result("rc_remote_access_error", kt_case_access_error(a));
 	kt_pair_destroy(a, b);
@@ -862,7 +912,7 @@ static void kt_run(struct ib_device *dev)
 	int err;
 
 	pr_info("KTAP version 1\n");
-	pr_info("1..18\n");
+	pr_info("1..19\n");
 	pr_info("# device %s\n", dev_name(&dev->dev));
 	err = kt_setup(dev);
 	kt_result("setup", err);
