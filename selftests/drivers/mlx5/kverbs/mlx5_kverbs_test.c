@@ -11,7 +11,7 @@
  * Cases: RC send/recv, immediate data, RDMA WRITE (+IMM), READ, atomics,
  * inline data, the port's hardware counters, unsignalled sends, remote
  * access errors, an SRQ whose WQEs
- * are recycled, UD with an address handle, IB_CQ_REPORT_MISSED_EVENTS,
+ * are recycled, UD with an address handle, UD multicast, IB_CQ_REPORT_MISSED_EVENTS,
  * posting and polling from the completion handler (softirq context),
  * ib_drain_qp() with receives outstanding, and destroying a QP whose CQEs
  * are still in its CQ.
@@ -663,6 +663,85 @@ out:
 	return err;
 }
 
+/*
+ * A UD QP attached to a multicast group receives what another QP sends to
+ * the group's MLID (the device's loopback copy), with the GRH in front.
+ */
+static int kt_case_ud_multicast(void)
+{
+	union ib_gid mgid = { .raw = { 0xff, 0x12, 0x40, 0x1b, [15] = 0x42 } };
+	struct rdma_ah_attr ah_attr = { .type = RDMA_AH_ATTR_TYPE_IB };
+	struct ib_sge sge = { .addr = kt_src_dma(), .length = 64,
+			      .lkey = kt.pd->local_dma_lkey };
+	struct ib_ud_wr wr = {
+		.wr = { .wr_id = 50, .sg_list = &sge, .num_sge = 1,
+			.opcode = IB_WR_SEND, .send_flags = IB_SEND_SIGNALED },
+		.remote_qpn = 0xffffff,
+		.remote_qkey = KT_QKEY,
+	};
+	const u16 mlid = 0xc042;
+	struct ib_qp *x, *y = NULL;
+	struct ib_grh *grh = (struct ib_grh *)kt_dst();
+	struct ib_ah *ah = NULL;
+	bool attached = false;
+	struct ib_wc wc;
+	int err;
+
+	KT_CHECK(kt.dev->attrs.max_mcast_grp, "the device offers no multicast groups");
+	x = kt_qp(IB_QPT_UD, kt.scq, kt.rcq, NULL);
+	KT_CHECK(!IS_ERR(x), "create UD QP: %ld", PTR_ERR(x));
+	y = kt_qp(IB_QPT_UD, kt.scq, kt.rcq, NULL);
+	if (IS_ERR(y)) {
+		err = PTR_ERR(y);
+		y = NULL;
+		goto out;
+	}
+	err = kt_ud_ready(x) ?: kt_ud_ready(y) ?: ib_attach_mcast(y, &mgid, mlid);
+	if (err)
+		goto out;
+	attached = true;
+	rdma_ah_set_dlid(&ah_attr, mlid);
+	rdma_ah_set_port_num(&ah_attr, kt.port);
+	rdma_ah_set_grh(&ah_attr, &mgid, 0, 0, 1, 0);
+	ah = rdma_create_ah(kt.pd, &ah_attr, RDMA_CREATE_AH_SLEEPABLE);
+	if (IS_ERR(ah)) {
+		err = PTR_ERR(ah);
+		ah = NULL;
+		goto out;
+	}
+	kt_pattern(8, 64);
+	wr.ah = ah;
+	err = kt_post_recv(y, 51, kt_dst_dma(), sizeof(struct ib_grh) + 256) ?:
+	      ib_post_send(x, &wr.wr, NULL);
+	if (err)
+		goto out;
+	err = kt_expect(kt.scq, 50, IB_WC_SEND, &wc) ?:
+	      kt_expect(kt.rcq, 51, IB_WC_RECV, &wc);
+	if (err)
+		goto out;
+	if (!(wc.wc_flags & IB_WC_GRH) || wc.qp != y ||
+	    wc.byte_len != 64 + sizeof(struct ib_grh) ||
+	    memcmp(grh->dgid.raw, mgid.raw, sizeof(mgid.raw)) ||
+	    memcmp(kt_src(), kt_dst() + sizeof(struct ib_grh), 64)) {
+		pr_info("# multicast receive: flags 0x%x byte_len %u\n",
+			wc.wc_flags, wc.byte_len);
+		err = -EIO;
+	}
+out:
+	if (attached) {
+		int derr = ib_detach_mcast(y, &mgid, mlid);
+
+		if (derr && !err) {
+			pr_info("# detach: %d\n", derr);
+			err = derr;
+		}
+	}
+	if (ah)
+		rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+	kt_pair_destroy(x, y);
+	return err;
+}
+
 /* Arming an empty CQ reports nothing; arming one with a CQE reports it. */
 static int kt_case_missed_events(void)
 {
@@ -912,7 +991,7 @@ static void kt_run(struct ib_device *dev)
 	int err;
 
 	pr_info("KTAP version 1\n");
-	pr_info("1..19\n");
+	pr_info("1..20\n");
 	pr_info("# device %s\n", dev_name(&dev->dev));
 	err = kt_setup(dev);
 	kt_result("setup", err);
@@ -922,6 +1001,7 @@ static void kt_run(struct ib_device *dev)
 	kt_rc_cases();
 	kt_result("srq_recycle", kt_case_srq());
 	kt_result("ud_send_recv", kt_case_ud());
+	kt_result("ud_multicast", kt_case_ud_multicast());
 	kt_result("cq_report_missed_events", kt_case_missed_events());
 	kt_result("softirq_post_poll_chain", kt_case_softirq_chain());
 	kt_result("drain_qp", kt_case_drain());
