@@ -40,6 +40,7 @@ struct Options {
 	uint16_t device_id = 0x1017;
 	uint32_t msix = 64;
 	bool verbose = false;
+	std::vector<LinkType> links; // one for all HCAs, or one per HCA
 };
 
 void usage(FILE *out)
@@ -55,6 +56,8 @@ void usage(FILE *out)
 		     "  --ctl PATH         control-channel socket\n"
 		     "  --device-id ID     PCI device id (default 0x1017, ConnectX-5)\n"
 		     "  --msix N           MSI-X vectors per HCA (default 64, 1..512)\n"
+		     "  --link ib|eth[,..] link layer of every HCA's port, or of each HCA in turn\n"
+		     "                     (default ib)\n"
 		     "  --pidfile FILE     write the process id to FILE\n"
 		     "  -v                 trace every vfio-user message\n");
 }
@@ -68,6 +71,26 @@ bool parse_number(const char *s, unsigned long max, unsigned long *out)
 		return false;
 	*out = v;
 	return true;
+}
+
+bool parse_links(const char *s, std::vector<LinkType> *out)
+{
+	out->clear();
+	std::string all = s;
+	size_t at = 0;
+	while (true) {
+		size_t comma = all.find(',', at);
+		std::string w = all.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+		if (w == "ib")
+			out->push_back(LinkType::Ib);
+		else if (w == "eth")
+			out->push_back(LinkType::Eth);
+		else
+			return false;
+		if (comma == std::string::npos)
+			return true;
+		at = comma + 1;
+	}
 }
 
 // Returns 0 to go on, or the exit status (1 error, 0 --help).
@@ -118,6 +141,11 @@ int parse(int argc, char **argv, Options &o)
 				return 1;
 			}
 			o.device_id = uint16_t(n);
+		} else if (a == "--link") {
+			if (!value(&v) || !parse_links(v, &o.links)) {
+				std::fprintf(stderr, "mlx5-emu: --link takes ib or eth, or a comma list of them\n");
+				return 1;
+			}
 		} else if (a == "--msix") {
 			if (!value(&v) || !parse_number(v, pci::kMaxMsixVectors, &n) || n == 0) {
 				std::fprintf(stderr, "mlx5-emu: --msix takes 1..%u\n", pci::kMaxMsixVectors);
@@ -141,6 +169,11 @@ int parse(int argc, char **argv, Options &o)
 	if (o.sockets.empty()) {
 		std::fprintf(stderr, "mlx5-emu: no --socket given\n");
 		usage(stderr);
+		return 1;
+	}
+	if (o.links.size() > 1 && o.links.size() != o.sockets.size()) {
+		std::fprintf(stderr, "mlx5-emu: --link lists %zu link types for %zu HCAs\n", o.links.size(),
+			     o.sockets.size());
 		return 1;
 	}
 	return 0;
@@ -202,6 +235,8 @@ int run(const Options &o)
 		cfg.device_id = o.device_id;
 		cfg.guid_seed = guid_seed_for(i);
 		cfg.msix_vectors = o.msix;
+		if (!o.links.empty())
+			cfg.link = o.links[o.links.size() == 1 ? 0 : i];
 		pci::FunctionConfig pcfg;
 		pcfg.device_id = cfg.device_id;
 		pcfg.msix_vectors = cfg.msix_vectors;

@@ -38,6 +38,7 @@ const char kHelp[] =
 	"hca N health-syndrome SYND [EXT] [fatal]  set the health buffer syndrome\n"
 	"hca N hang | unhang                    stop/resume answering commands and heartbeat\n"
 	"hca N qps                              queue pairs: state, PSNs, per-QP counters\n"
+	"hca N nic                              Ethernet: link, SQs, RQs, counters, flow tables\n"
 	"hca N datapath                         data-path counters, CQs, SRQs\n"
 	"link stats                             fabric counters (packets, drops, delay)\n"
 	"link drop N [SKIP]                     drop N packets on the fabric (after SKIP more)\n"
@@ -127,6 +128,10 @@ std::string hca_command(Hca &hca, unsigned n, const std::vector<std::string> &w)
 	if (cmd == "qps" && argc == 0) {
 		auto lk = fw.dp().lock();
 		return block(head, fw.dp().qp_lines());
+	}
+	if (cmd == "nic" && argc == 0) {
+		auto lk = fw.dp().lock();
+		return block(head, fw.dp().nic_lines());
 	}
 	if (cmd == "datapath" && argc == 0) {
 		auto lk = fw.dp().lock();

@@ -42,13 +42,18 @@ void DataPath::build_cqe(const CqeInfo &in, uint8_t *o)
 
 bool DataPath::complete(uint32_t cqn, const CqeInfo &info, bool solicited)
 {
+	uint8_t cqe[cq::kSize];
+	build_cqe(info, cqe);
+	return push_cqe(cqn, cqe, solicited, info.qpn);
+}
+
+bool DataPath::push_cqe(uint32_t cqn, const uint8_t *cqe, bool solicited, uint32_t qpn)
+{
 	Cq *cq = res_.cq(cqn);
 	if (!cq) {
 		++c_.cqe_drops;
 		return false;
 	}
-	uint8_t cqe[cq::kSize];
-	build_cqe(info, cqe);
 	Cq::Push r = cq->push(mem_, cqe, solicited);
 	if (r.overrun) {
 		++c_.cq_overruns;
@@ -62,7 +67,7 @@ bool DataPath::complete(uint32_t cqn, const CqeInfo &info, bool solicited)
 	if (!r.written) {
 		++c_.cqe_drops;
 		if (cq->overrun())
-			cq_error_fatal(info.qpn);
+			cq_error_fatal(qpn);
 		return false;
 	}
 	++c_.cqes;

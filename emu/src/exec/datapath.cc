@@ -49,12 +49,18 @@ uint64_t ack_timeout_usec(uint8_t code)
 DataPath::DataPath(const Config &cfg, GuestMemory &mem, Fabric &fabric, EventSink &events)
 	: cfg_(cfg), mem_(mem), fabric_(fabric), events_(events)
 {
-	fabric_.attach(cfg_.lid, this);
+	if (cfg_.eth)
+		eth_port_ = fabric_.attach_eth(this);
+	else
+		fabric_.attach(cfg_.lid, this);
 }
 
 DataPath::~DataPath()
 {
-	fabric_.detach(cfg_.lid, this);
+	if (eth_port_)
+		fabric_.detach_eth(eth_port_);
+	else
+		fabric_.detach(cfg_.lid, this);
 	std::set<uint64_t> timers;
 	{
 		auto lk = lock();
@@ -109,6 +115,12 @@ void DataPath::sq_doorbell(uint32_t uar, uint32_t dw0, uint32_t dw1)
 	ring_doorbell(DoorbellOwners::Kind::Sq, qpn, uar, dw0, dw1, c_.sq_doorbells, c_.sq_doorbells_dropped,
 		      [this, qpn](uint32_t d0, uint32_t d1) {
 		Qp *qp = res_.qp(qpn);
+		if (!qp) {
+			if (NicSq *sq = res_.sq(qpn)) {
+				nic_sq_doorbell(*sq, d0, d1);
+				return;
+			}
+		}
 		if (!qp || qp->cfg.no_sq) {
 			++c_.bad_doorbells;
 			return;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "fabric/fabric.h"
+#include "steer/headers.h"
 #include "queues/doorbell_owners.h"
 #include "queues/resources.h"
 
@@ -53,6 +54,21 @@ struct CqeInfo {
 	uint8_t vendor_syndrome = 0;
 };
 
+// Ethernet vport traffic counters (QUERY_VPORT_COUNTER, PPCNT).
+struct EthCounters {
+	enum Cast { Ucast, Mcast, Bcast };
+	struct Pair {
+		uint64_t packets = 0, bytes = 0;
+	};
+	Pair tx[3], rx[3];
+	uint64_t rx_dropped = 0;     // no rule, a DROP rule, the port down
+	uint64_t rx_no_wqe = 0;      // the RQ had no WQE (out of buffer)
+	uint64_t rx_too_long = 0;    // longer than the port MTU or the WQE
+	uint64_t rx_errors = 0, tx_errors = 0;
+	uint64_t tx_link_down = 0;   // sent while the port was down: dropped
+	uint64_t lso_segments = 0;
+};
+
 class DataPath : public FabricPort {
 public:
 	struct Config {
@@ -64,6 +80,7 @@ public:
 		// the GRHs this port sends.
 		uint64_t gid_prefix = 0xfe80000000000000ull;
 		uint64_t port_guid = 0;
+		bool eth = false; // an Ethernet port: on the L2 switch, not a LID
 	};
 	DataPath(const Config &cfg, GuestMemory &mem, Fabric &fabric, EventSink &events);
 	~DataPath() override;
@@ -102,12 +119,20 @@ public:
 	void qp_destroying(Qp &qp);
 	// Drop every object (function reset).
 	void clear();
+	// Ethernet (nic.cc): the port's operational state and hardware MTU,
+	// SQ/RQ state changes from MODIFY_SQ/RQ, counters.
+	void set_eth_link(bool up, uint16_t hw_mtu);
+	void nic_sq_state(NicSq &sq, uint8_t next);
+	void nic_rq_state(NicRq &rq, uint8_t next);
+	const EthCounters &eth_counters() const { return eth_; }
+	std::vector<std::string> nic_lines();
 	// Per-QP lines for the control channel.
 	std::vector<std::string> qp_lines();
 	std::vector<std::string> stats_lines();
 
 	// --- engine thread, state lock held ---------------------------------
 	void receive(const Packet &p) override;
+	void receive_frame(const std::vector<uint8_t> &frame) override;
 
 	struct Counters {
 		std::atomic<uint64_t> sq_doorbells{0}, cq_doorbells{0};
@@ -130,6 +155,9 @@ public:
 	static void build_cqe(const CqeInfo &info, uint8_t *out64);
 	// Writes a CQE to `cqn` and posts the completion / overrun events.
 	bool complete(uint32_t cqn, const CqeInfo &info, bool solicited);
+	// Writes a built 64-byte CQE to `cqn`: overrun and completion events;
+	// `qpn` is the queue that gets the error when the CQ refuses it.
+	bool push_cqe(uint32_t cqn, const uint8_t *cqe, bool solicited, uint32_t qpn);
 	// QP `qpn` could not post a CQE to a CQ in error: WQ_CATAS_ERROR event
 	// and the error state (on a later engine task).
 	void cq_error_fatal(uint32_t qpn);
@@ -249,6 +277,18 @@ private:
 	void responder_error(Qp &qp, const Packet &req, uint8_t nak_code, uint8_t cqe_syndrome, bool consume_recv);
 	bool check_rkey(Qp &qp, uint32_t rkey, uint64_t va, uint64_t len, unsigned need, const Mkey **out);
 
+	// nic_send.cc: the Ethernet send path of an SQ.
+	void nic_sq_doorbell(NicSq &sq, uint32_t dw0, uint32_t dw1);
+	void nic_run_sq(NicSq &sq);
+	bool nic_send_wqe(NicSq &sq, uint16_t *nbb);
+	void nic_transmit(const std::vector<uint8_t> &frame);
+	void nic_complete_sq(NicSq &sq, uint16_t wqe_counter, uint8_t opcode, uint8_t syndrome);
+	// nic_recv.cc: a frame through flow steering into an RQ.
+	void nic_deliver(uint32_t tirn, const std::vector<uint8_t> &frame, const struct steer::Headers &h,
+			 uint32_t flow_tag);
+	bool nic_fill_rq(NicRq &rq, const std::vector<uint8_t> &frame, const struct steer::Headers &h,
+			 uint32_t rss_hash, uint8_t hash_type, uint32_t flow_tag);
+
 	// ud.cc
 	void ud_send(Qp &qp);
 	void ud_receive(Qp &qp, const Packet &p);
@@ -278,6 +318,11 @@ private:
 	std::set<uint64_t> timers_;
 	Counters c_;
 	QpCounters retired_; // counters of destroyed QPs
+	// Ethernet
+	uint32_t eth_port_ = 0; // switch port number (0: not on the switch)
+	bool eth_up_ = false;
+	uint16_t eth_hw_mtu_ = 1500 + 26;
+	EthCounters eth_;
 };
 
 // IB RNR NAK timer (IBA table 45): microseconds for a 5-bit code.

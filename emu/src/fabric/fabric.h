@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "exec/engine.h"
+#include "fabric/l2_switch.h"
 #include "fabric/packet.h"
 
 namespace mlx5emu {
@@ -22,6 +23,8 @@ class FabricPort {
 public:
 	virtual ~FabricPort() = default;
 	virtual void receive(const Packet &p) = 0;
+	// An Ethernet frame from the L2 switch (Ethernet ports only).
+	virtual void receive_frame(const std::vector<uint8_t> &) {}
 };
 
 class Fabric {
@@ -45,6 +48,15 @@ public:
 	void transmit(Packet p);
 	static constexpr uint32_t kLinkQueueCap = 1024;
 
+	// Ethernet ports (eth_fabric.cc): one L2 switch links them. attach_eth
+	// returns the port's number on the switch.
+	uint32_t attach_eth(FabricPort *port);
+	void detach_eth(uint32_t port);
+	// Engine thread, state lock held: a frame from switch port `in`, to
+	// the ports the switch picks, with the same drop and delay injection
+	// and per-port queue bound as packets.
+	void transmit_frame(uint32_t in, std::vector<uint8_t> frame);
+
 	// Control channel (any thread).
 	// Drops `n` packets after letting `skip` more pass.
 	void drop_next(uint32_t n, uint32_t skip = 0);
@@ -62,6 +74,7 @@ public:
 
 private:
 	void deliver(uint16_t lid, const Packet &p);
+	void deliver_frame(uint32_t port, const std::vector<uint8_t> &frame);
 
 	mutable std::mutex cfg_mu_; // injection settings and counters
 	uint32_t drops_pending_ = 0;
@@ -70,6 +83,11 @@ private:
 	Counters c_;
 	std::map<uint16_t, uint32_t> queued_;    // packets waiting, by LID (cfg_mu_)
 	std::map<uint16_t, FabricPort *> ports_; // by LID, under the state lock
+	// Ethernet: switch ports (state lock) and frames waiting per port (cfg_mu_).
+	L2Switch l2_;
+	std::map<uint32_t, FabricPort *> eth_ports_;
+	std::map<uint32_t, uint32_t> eth_queued_;
+	uint32_t next_eth_port_ = 1;
 	Engine engine_;
 };
 

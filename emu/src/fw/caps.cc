@@ -8,6 +8,7 @@
 #include "fw/hca.h"
 #include "fw/prm.h"
 #include "queues/mcg_table.h"
+#include "fw/prm_eth.h"
 
 namespace mlx5emu {
 
@@ -18,6 +19,68 @@ namespace ac = prm::atomic_caps;
 namespace {
 
 void put(Caps::Block &b, Field f, uint32_t v) { bits::set(b.data(), f, v); }
+
+// An Ethernet port: the general fields of a NIC function, the offloads
+// the send and receive paths execute (checksums, LSO, VLAN stripping, RSS)
+// and NIC receive flow tables over the fields the match engine parses.
+// No striding RQ, LRO, tunnel offloads, TLS/IPsec, eswitch, NIC transmit
+// tables, header rewrite or packet reformat.
+void ethernet_caps(Caps::Block &g, std::map<uint16_t, Caps::Block> &max)
+{
+	namespace eg = prm::eth_gen_caps;
+	namespace ec = prm::eth_caps;
+	namespace fc = prm::ft_caps;
+	put(g, gc::port_type, gc::PORT_TYPE_ETH);
+	put(g, gc::eth_net_offloads, 1);
+	put(g, gc::nic_flow_table, 1);
+	put(g, eg::log_max_rq, 12);
+	put(g, eg::log_max_sq, 12);
+	put(g, eg::log_max_tir, 10);
+	put(g, eg::log_max_tis, 8);
+	put(g, eg::log_max_rqt, 8);
+	put(g, eg::log_max_rqt_size, 8);
+	put(g, eg::log_max_tis_per_sq, 0);
+	put(g, eg::log_max_wq_sz, 15);
+	put(g, eg::log_max_flow_counter_bulk, 8);
+	put(g, eg::max_flow_counter_15_0, 0xffff);
+	put(g, eg::log_max_current_uc_list, 7);
+	put(g, eg::log_max_current_mc_list, 7);
+	put(g, eg::log_max_vlan_list, 7);
+	put(g, eg::log_max_l2_table, 10);
+
+	Caps::Block e{};
+	put(e, ec::csum_cap, 1);
+	put(e, ec::vlan_cap, 1);
+	put(e, ec::self_lb_en_modifiable, 1);
+	put(e, ec::max_lso_cap, 16); // 64 KiB
+	put(e, ec::wqe_inline_mode, ec::INLINE_L2);
+	put(e, ec::rss_ind_tbl_cap, 8);
+	max[prm::cap_type_eth::ETHERNET_OFFLOADS] = e;
+
+	Caps::Block f{};
+	uint8_t *rx = f.data() + fc::kNicRx;
+	bits::set(rx, fc::ft_support, 1);
+	bits::set(rx, fc::flow_counter, 1);
+	bits::set(rx, fc::flow_modify_en, 1);
+	bits::set(rx, fc::modify_root, 1);
+	bits::set(rx, fc::identified_miss_table_mode, 1);
+	bits::set(rx, fc::flow_table_modify, 1);
+	bits::set(rx, fc::log_max_ft_size, 16);
+	bits::set(rx, fc::max_ft_level, 64);
+	bits::set(rx, fc::log_max_ft_num, 10);
+	bits::set(rx, fc::log_max_flow_counter, 16);
+	bits::set(rx, fc::log_max_destination, 4);
+	bits::set(rx, fc::log_max_flow, 16);
+	for (unsigned at : {fc::kFieldSupport, fc::kFieldBitmask}) {
+		uint8_t *fs = rx + at;
+		for (Field x : {fc::outer_dmac, fc::outer_smac, fc::outer_ether_type, fc::outer_ip_version,
+				fc::outer_first_prio, fc::outer_first_cfi, fc::outer_first_vid, fc::outer_sip,
+				fc::outer_dip, fc::outer_frag, fc::outer_ip_protocol, fc::outer_udp_sport,
+				fc::outer_udp_dport, fc::outer_tcp_sport, fc::outer_tcp_dport})
+			bits::set(fs, x, 1);
+	}
+	max[prm::cap_type_eth::FLOW_TABLE] = f;
+}
 
 unsigned log2_floor(uint64_t v)
 {
@@ -145,6 +208,8 @@ void Caps::build(const HcaConfig &cfg)
 	put(g, gc::driver_version, 1);
 	put(g, gc::cmdif_checksum, 0);
 
+	if (cfg.link == LinkType::Eth)
+		ethernet_caps(g, max_);
 	max_[prm::cap_type::GENERAL] = g;
 
 	if (cfg.caps_atomic) {

@@ -2,10 +2,14 @@
 // ACCESS_REG: the registers the emulated device implements.
 #include <algorithm>
 #include <cstring>
+#include <mutex>
+#include <set>
 
 #include "fw/cmd_registry.h"
 #include "fw/firmware.h"
+#include "fw/port_regs.h"
 #include "fw/prm.h"
+#include "vfio_user/log.h"
 
 namespace mlx5emu {
 
@@ -14,6 +18,17 @@ namespace {
 using namespace prm;
 
 constexpr uint32_t kHostEndiannessLen = 16;
+
+// Once per register and function: what the driver asked for.
+void log_unknown_register(const CmdCtx &c, uint16_t id)
+{
+	static std::mutex mu;
+	static std::set<std::pair<const Firmware *, uint16_t>> seen;
+	std::lock_guard<std::mutex> lk(mu);
+	if (seen.insert({&c.fw, id}).second)
+		log_info("hca%u: ACCESS_REG of register 0x%04x (%s) is not implemented: BAD_PARAM", c.fw.cfg.index,
+			 id, c.op_mod == access_register_in::WRITE ? "write" : "read");
+}
 
 void access_reg(CmdCtx &c)
 {
@@ -35,8 +50,11 @@ void access_reg(CmdCtx &c)
 		return;
 	}
 	default:
+		if (c.fw.is_eth() && c.fw.state == FnState::Initialized && eth_port_register(c, id))
+			return;
 		// No other register is implemented (nor advertised through
 		// PCAM/MCAM/QCAM).
+		log_unknown_register(c, id);
 		return c.fail(status::BAD_PARAM, 0x10);
 	}
 }

@@ -2,9 +2,13 @@
 #include "fw/cmd_registry.h"
 
 #include <map>
+#include <mutex>
+#include <set>
 
 #include "fw/firmware.h"
+#include "fw/opcode_names.h"
 #include "fw/prm.h"
+#include "vfio_user/log.h"
 
 namespace mlx5emu {
 
@@ -16,6 +20,7 @@ enum : uint32_t {
 	kReasonState = 0xff02,
 	kReasonInlen = 0xff03,
 	kReasonOutlen = 0xff04,
+	kReasonNotEth = 0xff05,
 };
 
 const std::map<uint16_t, CmdSpec> &table()
@@ -24,12 +29,26 @@ const std::map<uint16_t, CmdSpec> &table()
 		std::map<uint16_t, CmdSpec> m;
 		for (auto group : {hca_commands(), pages_commands(), eq_commands(), vport_commands(),
 				   reg_commands(), misc_commands(), pd_commands(), mkey_commands(), cq_commands(),
-				   qp_commands(), srq_commands(), mcg_commands()})
+				   qp_commands(), srq_commands(), mcg_commands(), nic_commands(), flow_table_commands(),
+				   nic_vport_commands()})
 			for (const CmdSpec &s : group)
 				m.emplace(s.opcode, s);
 		return m;
 	}();
 	return t;
+}
+
+// Once per opcode and function: which command the driver sent that the
+// firmware does not implement.
+void log_unknown_opcode(const CmdCtx &ctx)
+{
+	static std::mutex mu;
+	static std::set<std::pair<const Firmware *, uint16_t>> seen;
+	std::lock_guard<std::mutex> lk(mu);
+	if (!seen.insert({&ctx.fw, ctx.opcode}).second)
+		return;
+	log_info("hca%u: command %s (0x%x, op_mod 0x%x) is not implemented: BAD_OP", ctx.fw.cfg.index,
+		 opcode_name(ctx.opcode), ctx.opcode, ctx.op_mod);
 }
 
 bool state_ok(Need need, FnState st)
@@ -42,6 +61,7 @@ bool state_ok(Need need, FnState st)
 	case Need::NotInit:
 		return st == FnState::Enabled;
 	case Need::Initialized:
+	case Need::EthInitialized:
 		return st == FnState::Initialized;
 	}
 	return false;
@@ -60,6 +80,12 @@ void dispatch_command(CmdCtx &ctx)
 	const CmdSpec *spec = find_command(ctx.opcode);
 	if (!spec) {
 		ctx.fail(prm::status::BAD_OP, kReasonUnknownOpcode);
+		log_unknown_opcode(ctx);
+		return;
+	}
+	if (spec->need == Need::EthInitialized && !ctx.fw.is_eth()) {
+		// Not advertised on an InfiniBand port.
+		ctx.fail(prm::status::BAD_OP, kReasonNotEth);
 		return;
 	}
 	if (!state_ok(spec->need, ctx.fw.state)) {

@@ -17,6 +17,7 @@ enum class Need : uint8_t {
 	Enabled,     // after ENABLE_HCA
 	NotInit,     // enabled but before INIT_HCA (SET_HCA_CAP, INIT_HCA)
 	Initialized, // after INIT_HCA
+	EthInitialized, // after INIT_HCA, on an Ethernet port only (NIC, flow steering)
 };
 
 // One command being executed. Handlers read the input with get(), write
@@ -67,6 +68,9 @@ std::span<const CmdSpec> cq_commands();
 std::span<const CmdSpec> qp_commands();
 std::span<const CmdSpec> srq_commands();
 std::span<const CmdSpec> mcg_commands();
+std::span<const CmdSpec> nic_commands();
+std::span<const CmdSpec> flow_table_commands();
+std::span<const CmdSpec> nic_vport_commands();
 
 // nullptr for an opcode the firmware does not implement.
 const CmdSpec *find_command(uint16_t opcode);

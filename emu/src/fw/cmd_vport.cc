@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 // Vport and port queries: QUERY_VPORT_STATE, QUERY_HCA_VPORT_CONTEXT/GID/
-// PKEY, QUERY/MODIFY_NIC_VPORT_CONTEXT (the multicast loopback switch),
-// and MAD_IFC (mad.cc).
+// PKEY and MAD_IFC (mad.cc); the NIC vport context is in cmd_nic_vport.cc.
 #include "exec/datapath.h"
 #include "fw/cmd_registry.h"
 #include "fw/firmware.h"
@@ -51,6 +50,14 @@ void query_vport_state(CmdCtx &c)
 {
 	if (!own_vport(c, false))
 		return;
+	if (c.fw.is_eth()) {
+		// The vport follows the Ethernet port (PAOS).
+		const EthPort &e = c.fw.eth;
+		uint32_t up = query_vport_state_out::STATE_UP;
+		c.put(query_vport_state_out::admin_state, e.vport_admin_up ? up : 0);
+		c.put(query_vport_state_out::state, e.oper_up() ? up : 0);
+		return;
+	}
 	c.put(query_vport_state_out::admin_state, query_vport_state_out::STATE_UP);
 	c.put(query_vport_state_out::state, query_vport_state_out::STATE_UP);
 }
@@ -107,44 +114,11 @@ void query_hca_vport_pkey(CmdCtx &c)
 		bits::store_be32(c.out + qp::kPkeys, c.fw.port().pkey0);
 }
 
-void query_nic_vport_context(CmdCtx &c)
-{
-	namespace nv = nic_vport_context;
-	if (!own_vport(c, false))
-		return;
-	const PortAttrs &p = c.fw.port();
-	uint8_t *ctx = c.out + nv::kAt;
-	bits::store_be64(ctx + nv::kSystemImageGuid, p.system_image_guid);
-	bits::store_be64(ctx + nv::kPortGuid, p.port_guid);
-	bits::store_be64(ctx + nv::kNodeGuid, p.node_guid);
-	auto lk = c.fw.dp().lock();
-	bits::set(ctx, nv::disable_mc_local_lb, c.fw.dp().mc_local_lb_disabled());
-}
-
-// Only the multicast loopback switch (cap disable_local_lb_mc) can change.
-void modify_nic_vport_context(CmdCtx &c)
-{
-	namespace mv = modify_nic_vport_context_in;
-	if (!own_vport(c, false))
-		return;
-	uint32_t sel = c.get(mv::field_select);
-	if (sel & ~mv::kSelDisableMcLocalLb)
-		return c.fail(status::BAD_PARAM, 4);
-	if (sel & mv::kSelDisableMcLocalLb) {
-		bool off = bits::get(c.in + mv::kContext, nic_vport_context::disable_mc_local_lb);
-		auto lk = c.fw.dp().lock();
-		c.fw.dp().set_mc_local_lb_disabled(off);
-	}
-}
-
 constexpr CmdSpec kCommands[] = {
 	{op::QUERY_VPORT_STATE, query_vport_state, 16, 16, Need::Initialized},
 	{op::QUERY_HCA_VPORT_CONTEXT, query_hca_vport_context, 16, hca_vport_context::kOutSize, Need::Initialized},
 	{op::QUERY_HCA_VPORT_GID, query_hca_vport_gid, 16, 16, Need::Initialized},
 	{op::QUERY_HCA_VPORT_PKEY, query_hca_vport_pkey, 16, 16, Need::Initialized},
-	{op::QUERY_NIC_VPORT_CONTEXT, query_nic_vport_context, 16, nic_vport_context::kOutSize, Need::Initialized},
-	{op::MODIFY_NIC_VPORT_CONTEXT, modify_nic_vport_context, modify_nic_vport_context_in::kSize, 16,
-	 Need::Initialized},
 	{op::MAD_IFC, mad_ifc, mad_ifc_in::kSize, mad_ifc_in::kSize, Need::Initialized},
 };
 

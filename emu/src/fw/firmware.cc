@@ -87,6 +87,10 @@ Firmware::Firmware(const HcaConfig &c, GuestMemory &m, InterruptSink &i)
 	port_.system_image_guid = port_.node_guid;
 	port_.lid = static_cast<uint16_t>(cfg.index + 1);
 	port_.cap_mask = kCapSystemImageGuid | kCapExtendedSpeeds | kCapCm | kCapClientReregister;
+	// Ethernet: the permanent MAC is the OUI and the low 24 bits of the
+	// port GUID.
+	eth.perm_mac = {0x00, 0x02, 0xc9, static_cast<uint8_t>(port_.port_guid >> 16),
+			static_cast<uint8_t>(port_.port_guid >> 8), static_cast<uint8_t>(port_.port_guid)};
 
 	eqs.set_max_eqs(1u << caps.log_max_eq());
 	pages.set_label(fmt("hca %u", cfg.index));
@@ -100,6 +104,7 @@ Firmware::Firmware(const HcaConfig &c, GuestMemory &m, InterruptSink &i)
 	dc.port_guid = port_.port_guid;
 	dc.gid_prefix = port_.gid_prefix;
 	dc.log_max_msg = static_cast<uint8_t>(caps.gen_max(prm::cmd_hca_cap::log_max_msg));
+	dc.eth = is_eth();
 	dp_ = std::make_unique<DataPath>(dc, mem, *fabric_, *events_);
 	engine_.start();
 }
@@ -173,6 +178,14 @@ void Firmware::function_reset(const char *why)
 	std::fill(std::begin(host_endianness), std::end(host_endianness), 0);
 	driver_version.clear();
 	sw_owner_id.clear();
+	{
+		MacAddr mac = eth.perm_mac;
+		bool was_up = eth.oper_up();
+		eth = EthPort{};
+		eth.perm_mac = mac;
+		if (is_eth())
+			eth_port_changed(was_up);
+	}
 	pages.release_all(why);
 	state = FnState::Disabled;
 }

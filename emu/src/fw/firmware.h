@@ -19,6 +19,7 @@
 #include "fw/caps.h"
 #include "fw/command_queue.h"
 #include "fw/eq.h"
+#include "fw/eth_port.h"
 #include "fw/faults.h"
 #include "fw/hca.h"
 #include "fw/health.h"
@@ -79,6 +80,7 @@ public:
 	bool idle() const { return engine_.idle(); }
 	FnState function_state() const;
 	const PortAttrs &port() const { return port_; }
+	bool is_eth() const { return cfg.link == LinkType::Eth; }
 
 	// --- used by the command handlers (worker thread, `mu` held) ---------
 	// Drop every resource of the function (DISABLE_HCA, ENABLE_HCA over an
@@ -108,6 +110,11 @@ public:
 	uint8_t host_endianness[16] = {};
 	std::string driver_version;
 	std::vector<uint8_t> sw_owner_id;
+	EthPort eth; // an Ethernet port (cfg.link == Eth)
+	// After a change of the port's admin state or MTU: tells the data
+	// path and, when the operational state changed, posts a port change
+	// event.
+	void eth_port_changed(bool was_up);
 
 	EqTable eqs;
 	Faults faults;

@@ -15,6 +15,9 @@ namespace mlx5emu {
 
 class Fabric;
 
+// The link layer of the HCA's port.
+enum class LinkType : uint8_t { Ib, Eth };
+
 struct HcaConfig {
 	unsigned index = 0;          // HCA number in this process (0, 1, ...)
 	uint16_t device_id = 0x1017; // PCI device id (ConnectX-5)
@@ -25,6 +28,10 @@ struct HcaConfig {
 	// Advertise RDMA atomics (general cap `atomic` + the ATOMIC cap type):
 	// the data path executes 8-byte compare-and-swap and fetch-and-add.
 	bool caps_atomic = true;
+	// InfiniBand (the default) or Ethernet: an Ethernet port advertises
+	// port_type Ethernet with the NIC, offload and flow-table caps, and
+	// carries frames over the process's L2 switch.
+	LinkType link = LinkType::Ib;
 	// The fabric linking this HCA's port to the others of the process;
 	// null: a private fabric (loopback only).
 	std::shared_ptr<Fabric> fabric;

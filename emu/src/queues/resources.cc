@@ -12,6 +12,8 @@ template <class M> static auto lookup(const M &m, uint32_t n) -> decltype(m.begi
 Cq *Resources::cq(uint32_t n) const { return lookup(cqs, n); }
 Qp *Resources::qp(uint32_t n) const { return lookup(qps, n); }
 Srq *Resources::srq(uint32_t n) const { return lookup(srqs, n); }
+NicSq *Resources::sq(uint32_t n) const { return lookup(sqs, n); }
+NicRq *Resources::rq(uint32_t n) const { return lookup(rqs, n); }
 
 Qp *Resources::qp_for_packet(uint32_t dqpn) const
 {
@@ -29,6 +31,10 @@ unsigned Resources::cq_users(uint32_t cqn) const
 		n += (p->cfg.cqn_snd == cqn && !p->cfg.no_sq) + (p->cfg.cqn_rcv == cqn && p->cfg.has_rq());
 	for (const auto &[s, p] : srqs)
 		n += p->cfg.kind == SrqConfig::Kind::XrcSrq && p->cfg.cqn == cqn;
+	for (const auto &[s, p] : sqs)
+		n += p->cqn == cqn;
+	for (const auto &[s, p] : rqs)
+		n += p->cqn == cqn;
 	return n;
 }
 
@@ -55,6 +61,15 @@ void Resources::clear()
 	srqs.clear();
 	mcgs.clear();
 	qp0 = qp1 = 0;
+	tisns.clear();
+	tirns.clear();
+	rqtns.clear();
+	sqs.clear();
+	rqs.clear();
+	tises.clear();
+	tirs.clear();
+	rqts.clear();
+	steering.clear();
 }
 
 const char *srq_kind_name(SrqConfig::Kind k)

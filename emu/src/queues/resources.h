@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // Every data-path object of one HCA function: PDs, XRC and transport
-// domains, Q counters, memory keys, CQs, QPs, SRQs and multicast groups.
+// domains, Q counters, memory keys, CQs, QPs, SRQs and multicast groups; on
+// an Ethernet function also the NIC queues (queues/nic.h) and the flow tables.
 #pragma once
 
 #include <cstdint>
@@ -11,8 +12,10 @@
 #include "queues/id_pool.h"
 #include "queues/mcg_table.h"
 #include "queues/mkey.h"
+#include "queues/nic.h"
 #include "queues/qp.h"
 #include "queues/srq.h"
+#include "steer/flow_table.h"
 
 namespace mlx5emu {
 
@@ -32,10 +35,22 @@ struct Resources {
 	std::map<uint32_t, std::unique_ptr<Srq>> srqs;
 	McgTable mcgs;
 	uint32_t qp0 = 0, qp1 = 0; // QPNs of the special QPs (0: none)
+	// NIC objects: SQ and RQ numbers come from `qpns`.
+	IdPool tisns{1, 1u << 16};
+	IdPool tirns{1, 1u << 16};
+	IdPool rqtns{1, 1u << 16};
+	std::map<uint32_t, std::unique_ptr<NicSq>> sqs;
+	std::map<uint32_t, std::unique_ptr<NicRq>> rqs;
+	std::map<uint32_t, Tis> tises;
+	std::map<uint32_t, Tir> tirs;
+	std::map<uint32_t, Rqt> rqts;
+	steer::Steering steering;
 
 	Cq *cq(uint32_t n) const;
 	Qp *qp(uint32_t n) const;
 	Srq *srq(uint32_t n) const;
+	NicSq *sq(uint32_t n) const;
+	NicRq *rq(uint32_t n) const;
 	// The QP a packet to QP number `dqpn` reaches (1 is the GSI QP).
 	Qp *qp_for_packet(uint32_t dqpn) const;
 	// Objects still using a CQ / SRQ / PD (destroy refuses while > 0).

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0
+// The Ethernet side of a data path: link state, SQ/RQ state changes and
+// the control-channel view. The send path is nic_send.cc, the receive path
+// nic_recv.cc.
+#include <cstdio>
+
+#include "exec/datapath.h"
+#include "fw/prm_eth.h"
+
+namespace mlx5emu {
+
+namespace {
+
+std::string fmt(const char *f, auto... a)
+{
+	char b[512];
+	std::snprintf(b, sizeof b, f, a...);
+	return b;
+}
+
+} // namespace
+
+void DataPath::set_eth_link(bool up, uint16_t hw_mtu)
+{
+	eth_up_ = up;
+	eth_hw_mtu_ = hw_mtu;
+}
+
+void DataPath::nic_sq_state(NicSq &sq, uint8_t next)
+{
+	namespace ws = prm::wq_state;
+	if (next == ws::RST) {
+		// Back to the state of CREATE_SQ: the driver restarts its
+		// counters from 0.
+		sq.pi = sq.ci = 0;
+	}
+	uint8_t from = sq.state;
+	sq.state = next;
+	if (next == ws::RDY && from == ws::RDY)
+		return;
+	if (next == ws::RDY && sq.pi != sq.ci) {
+		uint32_t n = sq.sqn;
+		fabric_.engine().post([this, n] {
+			if (NicSq *s = res_.sq(n))
+				nic_run_sq(*s);
+		});
+	}
+}
+
+void DataPath::nic_rq_state(NicRq &rq, uint8_t next)
+{
+	if (next == prm::wq_state::RST)
+		rq.ci = rq.next = 0;
+	rq.state = next;
+}
+
+std::vector<std::string> DataPath::nic_lines()
+{
+	auto u = [](uint64_t x) { return static_cast<unsigned long long>(x); };
+	std::vector<std::string> v;
+	const EthCounters &k = eth_;
+	v.push_back(fmt("eth link %s hw_mtu %u tx ucast %llu mcast %llu bcast %llu rx ucast %llu mcast %llu bcast %llu "
+			"rx_dropped %llu rx_no_wqe %llu rx_too_long %llu tx_link_down %llu lso_segments %llu tx_errors %llu",
+			eth_up_ ? "up" : "down", eth_hw_mtu_, u(k.tx[0].packets), u(k.tx[1].packets),
+			u(k.tx[2].packets), u(k.rx[0].packets), u(k.rx[1].packets), u(k.rx[2].packets),
+			u(k.rx_dropped), u(k.rx_no_wqe), u(k.rx_too_long), u(k.tx_link_down), u(k.lso_segments),
+			u(k.tx_errors)));
+	for (const auto &[n, sq] : res_.sqs)
+		v.push_back(fmt("sq 0x%x state %u cqn 0x%x pi %u ci %u packets %llu bytes %llu errors %llu", n,
+				sq->state, sq->cqn, sq->pi, sq->ci, u(sq->ctr.packets), u(sq->ctr.bytes),
+				u(sq->ctr.errors)));
+	for (const auto &[n, rq] : res_.rqs)
+		v.push_back(fmt("rq 0x%x state %u cqn 0x%x ci %u packets %llu bytes %llu out_of_buffer %llu", n,
+				rq->state, rq->cqn, rq->ci, u(rq->ctr.packets), u(rq->ctr.bytes),
+				u(rq->out_of_buffer)));
+	for (const std::string &s : res_.steering.describe())
+		v.push_back(s);
+	return v;
+}
+
+} // namespace mlx5emu

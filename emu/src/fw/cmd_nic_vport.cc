@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0
+// The NIC vport: QUERY/MODIFY_NIC_VPORT_CONTEXT (permanent MAC, MTU,
+// promiscuous modes, address lists, RoCE enable, local loopback),
+// MODIFY_VPORT_STATE and QUERY_VPORT_COUNTER. On an InfiniBand port the
+// NIC vport context carries the GUIDs and the multicast loopback switch
+// (disable_mc_local_lb, kept by the data path for UD multicast), the only
+// field software may change there.
+#include <cstring>
+
+#include "exec/datapath.h"
+#include "fw/cmd_registry.h"
+#include "fw/firmware.h"
+#include "fw/prm.h"
+#include "fw/prm_eth.h"
+
+namespace mlx5emu {
+
+namespace {
+
+using namespace prm;
+namespace nv = nic_vport;
+
+enum Reason : uint32_t {
+	kVport = 1,
+	kListType = 2,
+	kListSize = 3,
+	kUnsupported = 4,
+	kMtu = 5,
+	kState = 6,
+};
+
+bool own_vport(CmdCtx &c)
+{
+	if (c.get(vport_in::other_vport) || c.get(vport_in::vport_number)) {
+		c.fail(status::BAD_PARAM, kVport);
+		return false;
+	}
+	return true;
+}
+
+void put_mac(uint8_t *entry, const MacAddr &m)
+{
+	// mac_address_layout: 16 reserved bits, then the 48-bit address.
+	std::memset(entry, 0, 2);
+	std::memcpy(entry + 2, m.data(), 6);
+}
+
+MacAddr get_mac(const uint8_t *entry)
+{
+	MacAddr m;
+	std::memcpy(m.data(), entry + 2, 6);
+	return m;
+}
+
+void query_nic_vport_context(CmdCtx &c)
+{
+	if (!own_vport(c))
+		return;
+	Firmware &fw = c.fw;
+	const PortAttrs &p = fw.port();
+	uint8_t *ctx = c.out + nv::kQueryAt;
+	bits::store_be64(ctx + nic_vport_context::kSystemImageGuid, p.system_image_guid);
+	bits::store_be64(ctx + nic_vport_context::kPortGuid, p.port_guid);
+	bits::store_be64(ctx + nic_vport_context::kNodeGuid, p.node_guid);
+	{
+		auto lk = fw.dp().lock();
+		bits::set(ctx, nv::disable_mc_local_lb, fw.dp().mc_local_lb_disabled());
+	}
+	if (!fw.is_eth())
+		return;
+	const EthPort &e = fw.eth;
+	bits::set(ctx, nv::roce_en, e.roce_en);
+	bits::set(ctx, nv::disable_uc_local_lb, e.disable_uc_local_lb);
+	bits::set(ctx, nv::min_wqe_inline_mode, e.min_inline);
+	bits::set(ctx, nv::mtu, e.vport_mtu);
+	bits::set(ctx, nv::promisc_uc, e.promisc_uc);
+	bits::set(ctx, nv::promisc_mc, e.promisc_mc);
+	bits::set(ctx, nv::promisc_all, e.promisc_all);
+	uint8_t perm[8];
+	put_mac(perm, e.perm_mac);
+	std::memcpy(ctx + 4 * nv::perm_mac_47_32.dw, perm, 8);
+
+	// The address list the query asks for.
+	uint32_t type = c.get(nv::query_allowed_list_type);
+	bits::set(ctx, nv::allowed_list_type, type);
+	unsigned n = 0;
+	if (type == nv::LIST_UC || type == nv::LIST_MC) {
+		const std::vector<MacAddr> &l = type == nv::LIST_UC ? e.uc_list : e.mc_list;
+		for (; n < l.size() && nv::kQueryAt + nv::kAddressList + 8 * (n + 1) <= c.outlen; ++n)
+			put_mac(ctx + nv::kAddressList + 8 * n, l[n]);
+	} else if (type == nv::LIST_VLAN) {
+		for (; n < e.vlan_list.size() && nv::kQueryAt + nv::kAddressList + 8 * (n + 1) <= c.outlen; ++n)
+			bits::store_be32(ctx + nv::kAddressList + 8 * n, e.vlan_list[n] & 0xfff);
+	}
+	bits::set(ctx, nv::allowed_list_size, n);
+}
+
+// The address or VLAN list of a MODIFY input.
+bool read_list(CmdCtx &c, const uint8_t *ctx, EthPort &e)
+{
+	uint32_t type = bits::get(ctx, nv::allowed_list_type);
+	unsigned n = bits::get(ctx, nv::allowed_list_size);
+	unsigned log_max = type == nv::LIST_UC ? c.fw.caps.gen(eth_gen_caps::log_max_current_uc_list)
+			 : type == nv::LIST_MC ? c.fw.caps.gen(eth_gen_caps::log_max_current_mc_list)
+					       : c.fw.caps.gen(eth_gen_caps::log_max_vlan_list);
+	if (type > nv::LIST_VLAN) {
+		c.fail(status::BAD_PARAM, kListType);
+		return false;
+	}
+	if (n > (1u << log_max) || nv::kModifyAt + nv::kAddressList + 8ull * n > c.inlen) {
+		c.fail(status::BAD_PARAM, kListSize);
+		return false;
+	}
+	const uint8_t *l = ctx + nv::kAddressList;
+	if (type == nv::LIST_VLAN) {
+		e.vlan_list.clear();
+		for (unsigned i = 0; i < n; ++i)
+			e.vlan_list.push_back(static_cast<uint16_t>(bits::load_be32(l + 8 * i) & 0xfff));
+		return true;
+	}
+	std::vector<MacAddr> &dst = type == nv::LIST_UC ? e.uc_list : e.mc_list;
+	dst.clear();
+	for (unsigned i = 0; i < n; ++i)
+		dst.push_back(get_mac(l + 8 * i));
+	return true;
+}
+
+void modify_nic_vport_context(CmdCtx &c)
+{
+	if (!own_vport(c))
+		return;
+	uint32_t sel = c.get(nv::modify_field_select);
+	constexpr uint32_t kKnown = nv::SEL_ROCE_EN | nv::SEL_ADDRESSES_LIST | nv::SEL_PERMANENT_ADDRESS |
+				    nv::SEL_PROMISC | nv::SEL_CHANGE_EVENT | nv::SEL_MTU | nv::SEL_MIN_INLINE |
+				    nv::SEL_DISABLE_MC_LOCAL_LB | nv::SEL_DISABLE_UC_LOCAL_LB;
+	if (sel & ~kKnown || (!c.fw.is_eth() && sel & ~nv::SEL_DISABLE_MC_LOCAL_LB))
+		return c.fail(status::BAD_PARAM, kUnsupported); // GUIDs, affiliation; IB: all but mc loopback
+	const uint8_t *ctx = c.in + nv::kModifyAt;
+	if (sel & nv::SEL_DISABLE_MC_LOCAL_LB) {
+		auto lk = c.fw.dp().lock();
+		c.fw.dp().set_mc_local_lb_disabled(bits::get(ctx, nv::disable_mc_local_lb));
+	}
+	if (!c.fw.is_eth())
+		return;
+	EthPort e = c.fw.eth;
+	if (sel & nv::SEL_ROCE_EN)
+		e.roce_en = bits::get(ctx, nv::roce_en);
+	if (sel & nv::SEL_PERMANENT_ADDRESS) {
+		uint8_t raw[8];
+		std::memcpy(raw, ctx + 4 * nv::perm_mac_47_32.dw, 8);
+		e.perm_mac = get_mac(raw);
+	}
+	if (sel & nv::SEL_PROMISC) {
+		e.promisc_uc = bits::get(ctx, nv::promisc_uc);
+		e.promisc_mc = bits::get(ctx, nv::promisc_mc);
+		e.promisc_all = bits::get(ctx, nv::promisc_all);
+	}
+	if (sel & nv::SEL_MTU) {
+		uint32_t mtu = bits::get(ctx, nv::mtu);
+		if (mtu > EthPort::kMaxMtu)
+			return c.fail(status::BAD_PARAM, kMtu);
+		e.vport_mtu = static_cast<uint16_t>(mtu);
+	}
+	if (sel & nv::SEL_MIN_INLINE)
+		e.min_inline = static_cast<uint8_t>(bits::get(ctx, nv::min_wqe_inline_mode));
+	if (sel & nv::SEL_DISABLE_UC_LOCAL_LB)
+		e.disable_uc_local_lb = bits::get(ctx, nv::disable_uc_local_lb);
+	if ((sel & nv::SEL_ADDRESSES_LIST) && !read_list(c, ctx, e))
+		return;
+	// SEL_CHANGE_EVENT: the vport never changes by itself (no eswitch
+	// manager), so there is no event to arm.
+	c.fw.eth = std::move(e);
+}
+
+void modify_vport_state(CmdCtx &c)
+{
+	if (!own_vport(c))
+		return;
+	uint32_t admin = c.get(vport_state::modify_admin_state);
+	if (admin > vport_state::FOLLOW)
+		return c.fail(status::BAD_PARAM, kState);
+	bool was_up = c.fw.eth.oper_up();
+	c.fw.eth.vport_admin_up = admin != vport_state::DOWN;
+	c.fw.eth_port_changed(was_up);
+}
+
+void put_counter(CmdCtx &c, unsigned at, uint64_t packets, uint64_t octets)
+{
+	bits::store_be64(c.out + at, packets);
+	bits::store_be64(c.out + at + 8, octets);
+}
+
+void query_vport_counter(CmdCtx &c)
+{
+	if (!own_vport(c))
+		return;
+	namespace vc = vport_counter;
+	auto lk = c.fw.dp().lock();
+	const EthCounters &k = c.fw.dp().eth_counters();
+	put_counter(c, vc::kReceivedErrors, k.rx_errors, 0);
+	put_counter(c, vc::kTransmitErrors, k.tx_errors, 0);
+	put_counter(c, vc::kRxEthUnicast, k.rx[EthCounters::Ucast].packets, k.rx[EthCounters::Ucast].bytes);
+	put_counter(c, vc::kRxEthMulticast, k.rx[EthCounters::Mcast].packets, k.rx[EthCounters::Mcast].bytes);
+	put_counter(c, vc::kRxEthBroadcast, k.rx[EthCounters::Bcast].packets, k.rx[EthCounters::Bcast].bytes);
+	put_counter(c, vc::kTxEthUnicast, k.tx[EthCounters::Ucast].packets, k.tx[EthCounters::Ucast].bytes);
+	put_counter(c, vc::kTxEthMulticast, k.tx[EthCounters::Mcast].packets, k.tx[EthCounters::Mcast].bytes);
+	put_counter(c, vc::kTxEthBroadcast, k.tx[EthCounters::Bcast].packets, k.tx[EthCounters::Bcast].bytes);
+}
+
+constexpr CmdSpec kCommands[] = {
+	{op::QUERY_NIC_VPORT_CONTEXT, query_nic_vport_context, 16, nic_vport_context::kOutSize, Need::Initialized},
+	{op::MODIFY_NIC_VPORT_CONTEXT, modify_nic_vport_context, nv::kModifyMinLen, hdr_out::kMinLen,
+	 Need::Initialized},
+	{nic_op::MODIFY_VPORT_STATE, modify_vport_state, 16, hdr_out::kMinLen, Need::EthInitialized},
+	{nic_op::QUERY_VPORT_COUNTER, query_vport_counter, 32, vport_counter::kOutSize, Need::EthInitialized},
+};
+
+} // namespace
+
+std::span<const CmdSpec> nic_vport_commands() { return kCommands; }
+
+} // namespace mlx5emu

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-2.0
+// Ethernet port state changes: the data path's link state and the port
+// change event.
+#include "exec/datapath.h"
+#include "fw/firmware.h"
+#include "fw/prm.h"
+
+namespace mlx5emu {
+
+namespace {
+constexpr uint8_t kSubtypeDown = 1, kSubtypeActive = 4;
+constexpr unsigned kPortByte = 0x20 + 8; // port number << 4
+} // namespace
+
+void Firmware::eth_port_changed(bool was_up)
+{
+	bool up = eth.oper_up();
+	{
+		auto lk = dp_->lock();
+		dp_->set_eth_link(up, eth.admin_mtu);
+	}
+	if (up == was_up || state != FnState::Initialized)
+		return;
+	uint8_t eqe[prm::eqe::kSize] = {};
+	eqe[prm::eqe::kType] = prm::event::PORT_CHANGE;
+	eqe[prm::eqe::kSubType] = up ? kSubtypeActive : kSubtypeDown;
+	eqe[kPortByte] = 1 << 4;
+	post_event(eqe);
+}
+
+} // namespace mlx5emu

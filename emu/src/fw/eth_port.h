@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-2.0
+// The Ethernet port and NIC vport of a function with `--link eth`: what
+// the port registers (PAOS, PMTU, PTYS, PFCC) and the NIC vport context
+// hold. Guarded by Firmware::mu; the data path learns the link state and
+// MTU through DataPath::set_eth_link().
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace mlx5emu {
+
+using MacAddr = std::array<uint8_t, 6>;
+
+struct EthPort {
+	MacAddr perm_mac{};
+	// NIC vport context.
+	uint16_t vport_mtu = 0; // 0 until software sets it
+	bool roce_en = false;
+	bool promisc_uc = false, promisc_mc = false, promisc_all = false;
+	bool disable_uc_local_lb = false; // disable_mc_local_lb: DataPath::mc_local_lb_disabled()
+	uint8_t min_inline = 0;
+	std::vector<MacAddr> uc_list, mc_list;
+	std::vector<uint16_t> vlan_list;
+	// Port registers.
+	bool admin_up = false;         // PAOS admin status (the port starts down)
+	bool vport_admin_up = true;    // MODIFY_VPORT_STATE admin state
+	uint16_t admin_mtu = 1500 + 26; // PMTU: the hardware MTU (L2 header, VLAN tag and FCS included)
+	static constexpr uint16_t kMaxMtu = 9216;
+	bool pause_rx = true, pause_tx = true; // PFCC global pause
+	uint8_t pfc_rx = 0, pfc_tx = 0;
+
+	bool oper_up() const { return admin_up && vport_admin_up; }
+};
+
+} // namespace mlx5emu

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+// Ethernet port registers: PAOS (admin/oper status), PTYS (one 100GBASE-CR4
+// link mode for ethtool), PMTU (port MTU), PPCNT (802.3, RFC 2863 and
+// RFC 2819 counters from the data path; the other groups the driver reads
+// are zeros), PFCC (global pause and PFC settings, stored).
+#include <cstring>
+
+#include "exec/datapath.h"
+#include "fw/cmd_registry.h"
+#include "fw/firmware.h"
+#include "fw/port_regs.h"
+#include "fw/prm.h"
+#include "fw/prm_eth.h"
+
+namespace mlx5emu {
+
+namespace {
+
+using namespace prm;
+namespace ar = access_register_in;
+
+enum Reason : uint32_t {
+	kLen = 0x20,
+	kPort = 0x21,
+	kValue = 0x22,
+	kGroup = 0x23,
+	kProto = 0x24,
+};
+
+// The register's data in the input (a write) and the output (the answer).
+struct Reg {
+	CmdCtx &c;
+	unsigned size;
+	const uint8_t *in() const { return c.in + ar::kData; }
+	uint8_t *out() const { return c.out + ar::kData; }
+	uint32_t get(bits::Field f) const { return bits::get(in(), f); }
+	void put(bits::Field f, uint32_t v) const { bits::set(out(), f, v); }
+	bool write() const { return c.op_mod == ar::WRITE; }
+};
+
+bool check(Reg &r, bits::Field local_port)
+{
+	if (r.c.inlen < ar::kData + r.size || r.c.outlen < ar::kData + r.size) {
+		r.c.fail(status::BAD_INPUT_LEN, kLen);
+		return false;
+	}
+	if (r.get(local_port) != 1) {
+		r.c.fail(status::BAD_PARAM, kPort);
+		return false;
+	}
+	// The answer starts as the request (index fields echoed).
+	std::memcpy(r.out(), r.in(), r.size);
+	return true;
+}
+
+void reg_paos(Reg r)
+{
+	if (!check(r, paos::local_port))
+		return;
+	EthPort &e = r.c.fw.eth;
+	if (r.write() && r.get(paos::ase)) {
+		uint32_t st = r.get(paos::admin_status);
+		if (st != paos::UP && st != paos::DOWN && st != paos::DOWN_ONCE)
+			return r.c.fail(status::BAD_PARAM, kValue);
+		bool was_up = e.oper_up();
+		e.admin_up = st == paos::UP;
+		r.c.fw.eth_port_changed(was_up);
+	}
+	r.put(paos::ase, 0);
+	r.put(paos::admin_status, e.admin_up ? paos::UP : paos::DOWN);
+	r.put(paos::oper_status, e.oper_up() ? paos::UP : paos::DOWN);
+}
+
+void reg_ptys(Reg r)
+{
+	if (!check(r, ptys::local_port))
+		return;
+	if (r.get(ptys::proto_mask) != ptys::PROTO_EN)
+		return r.c.fail(status::BAD_PARAM, kProto);
+	if (r.write()) {
+		uint32_t admin = r.get(ptys::eth_proto_admin);
+		if (admin & ~ptys::kMode100GbaseCr4 || r.get(ptys::ext_eth_proto_admin))
+			return r.c.fail(status::BAD_PARAM, kValue);
+	}
+	const EthPort &e = r.c.fw.eth;
+	std::memset(r.out() + 4, 0, r.size - 4);
+	r.put(ptys::eth_proto_capability, ptys::kMode100GbaseCr4);
+	r.put(ptys::eth_proto_admin, ptys::kMode100GbaseCr4);
+	r.put(ptys::eth_proto_oper, e.oper_up() ? ptys::kMode100GbaseCr4 : 0);
+	r.put(ptys::eth_proto_lp_advertise, e.oper_up() ? ptys::kMode100GbaseCr4 : 0);
+	r.put(ptys::an_disable_admin, 0);
+	r.put(ptys::connector_type, 0x7); // direct-attach copper
+}
+
+void reg_pmtu(Reg r)
+{
+	if (!check(r, pmtu::local_port))
+		return;
+	EthPort &e = r.c.fw.eth;
+	if (r.write()) {
+		uint32_t mtu = r.get(pmtu::admin_mtu);
+		if (mtu < 64 || mtu > EthPort::kMaxMtu)
+			return r.c.fail(status::BAD_PARAM, kValue);
+		bool was_up = e.oper_up();
+		e.admin_mtu = static_cast<uint16_t>(mtu);
+		r.c.fw.eth_port_changed(was_up);
+	}
+	r.put(pmtu::max_mtu, EthPort::kMaxMtu);
+	r.put(pmtu::admin_mtu, e.admin_mtu);
+	r.put(pmtu::oper_mtu, e.admin_mtu);
+}
+
+void reg_pfcc(Reg r)
+{
+	if (!check(r, pfcc::local_port))
+		return;
+	EthPort &e = r.c.fw.eth;
+	if (r.write()) {
+		e.pause_tx = r.get(pfcc::pptx);
+		e.pause_rx = r.get(pfcc::pprx);
+		e.pfc_tx = static_cast<uint8_t>(r.get(pfcc::pfctx));
+		e.pfc_rx = static_cast<uint8_t>(r.get(pfcc::pfcrx));
+	}
+	r.put(pfcc::pptx, e.pause_tx);
+	r.put(pfcc::pprx, e.pause_rx);
+	r.put(pfcc::pfctx, e.pfc_tx);
+	r.put(pfcc::pfcrx, e.pfc_rx);
+	r.put(pfcc::aptx, 0);
+	r.put(pfcc::aprx, 0);
+}
+
+void reg_ppcnt(Reg r)
+{
+	if (!check(r, ppcnt::local_port))
+		return;
+	uint8_t grp = static_cast<uint8_t>(r.get(ppcnt::grp));
+	uint8_t *cnt = r.out() + ppcnt::kCounters;
+	std::memset(cnt, 0, r.size - ppcnt::kCounters);
+	auto put = [&](unsigned i, uint64_t v) { bits::store_be64(cnt + 8 * i, v); };
+	switch (grp) {
+	case ppcnt::GRP_802_3:
+	case ppcnt::GRP_RFC_2863:
+	case ppcnt::GRP_RFC_2819:
+		break;
+	case ppcnt::GRP_RFC_3635:
+	case ppcnt::GRP_ETH_EXTENDED:
+	case ppcnt::GRP_ETH_DISCARD:
+	case ppcnt::GRP_PER_PRIO:
+	case ppcnt::GRP_PER_TC:
+	case ppcnt::GRP_PHYSICAL_LAYER:
+	case ppcnt::GRP_PHYSICAL_LAYER_STATISTICAL:
+		return; // nothing of these happens on the emulated link
+	default:
+		return r.c.fail(status::BAD_PARAM, kGroup);
+	}
+	auto lk = r.c.fw.dp().lock();
+	const EthCounters &k = r.c.fw.dp().eth_counters();
+	using E = EthCounters;
+	uint64_t tx_pk = k.tx[E::Ucast].packets + k.tx[E::Mcast].packets + k.tx[E::Bcast].packets;
+	uint64_t rx_pk = k.rx[E::Ucast].packets + k.rx[E::Mcast].packets + k.rx[E::Bcast].packets;
+	uint64_t tx_by = k.tx[E::Ucast].bytes + k.tx[E::Mcast].bytes + k.tx[E::Bcast].bytes;
+	uint64_t rx_by = k.rx[E::Ucast].bytes + k.rx[E::Mcast].bytes + k.rx[E::Bcast].bytes;
+	if (grp == ppcnt::GRP_802_3) {
+		put(ppcnt::C8023_FRAMES_TX_OK, tx_pk);
+		put(ppcnt::C8023_FRAMES_RX_OK, rx_pk);
+		put(ppcnt::C8023_OCTETS_TX_OK, tx_by);
+		put(ppcnt::C8023_OCTETS_RX_OK, rx_by);
+		put(ppcnt::C8023_MCAST_TX, k.tx[E::Mcast].packets);
+		put(ppcnt::C8023_BCAST_TX, k.tx[E::Bcast].packets);
+		put(ppcnt::C8023_MCAST_RX, k.rx[E::Mcast].packets);
+		put(ppcnt::C8023_BCAST_RX, k.rx[E::Bcast].packets);
+	} else if (grp == ppcnt::GRP_RFC_2863) {
+		put(ppcnt::C2863_IN_OCTETS, rx_by);
+		put(ppcnt::C2863_IN_UCAST, k.rx[E::Ucast].packets);
+		put(ppcnt::C2863_IN_DISCARDS, k.rx_dropped);
+		put(ppcnt::C2863_OUT_OCTETS, tx_by);
+		put(ppcnt::C2863_OUT_UCAST, k.tx[E::Ucast].packets);
+		put(ppcnt::C2863_IN_MCAST, k.rx[E::Mcast].packets);
+		put(ppcnt::C2863_IN_BCAST, k.rx[E::Bcast].packets);
+		put(ppcnt::C2863_OUT_MCAST, k.tx[E::Mcast].packets);
+		put(ppcnt::C2863_OUT_BCAST, k.tx[E::Bcast].packets);
+	} else {
+		// RFC 2819: drop events, octets, pkts, broadcast, multicast.
+		put(0, k.rx_dropped);
+		put(1, rx_by);
+		put(2, rx_pk);
+		put(3, k.rx[E::Bcast].packets);
+		put(4, k.rx[E::Mcast].packets);
+	}
+}
+
+} // namespace
+
+bool eth_port_register(CmdCtx &c, uint16_t id)
+{
+	switch (id) {
+	case reg_eth::PAOS:
+		reg_paos(Reg{c, paos::kSize});
+		return true;
+	case reg_eth::PTYS:
+		reg_ptys(Reg{c, ptys::kSize});
+		return true;
+	case reg_eth::PMTU:
+		reg_pmtu(Reg{c, pmtu::kSize});
+		return true;
+	case reg_eth::PFCC:
+		reg_pfcc(Reg{c, pfcc::kSize});
+		return true;
+	case reg_eth::PPCNT:
+		reg_ppcnt(Reg{c, ppcnt::kSize});
+		return true;
+	default:
+		return false;
+	}
+}
+
+} // namespace mlx5emu
