@@ -82,7 +82,8 @@ void destroy_flow_table(CmdCtx &c)
 		return;
 	auto lk = c.fw.dp().lock();
 	uint32_t reason = 0;
-	result(c, steering(c).destroy_table(c.get(ft_in::table_id), &reason), reason);
+	uint8_t st = steering(c).destroy_table(c.get(ft_in::table_id), &reason);
+	result(c, st, reason);
 }
 
 void query_flow_table(CmdCtx &c)
@@ -110,12 +111,12 @@ void modify_flow_table(CmdCtx &c)
 	const uint8_t *x = c.in + ftc::kAt;
 	auto lk = c.fw.dp().lock();
 	uint32_t reason = 0;
-	if (sel & modify_ft::SEL_MISS_TABLE_ID)
-		result(c,
-		       steering(c).modify_miss(c.get(ft_in::table_id),
-					       static_cast<uint8_t>(bits::get(x, ftc::table_miss_action)),
-					       bits::get(x, ftc::table_miss_id), &reason),
-		       reason);
+	if (!(sel & modify_ft::SEL_MISS_TABLE_ID))
+		return;
+	uint8_t st = steering(c).modify_miss(c.get(ft_in::table_id),
+					     static_cast<uint8_t>(bits::get(x, ftc::table_miss_action)),
+					     bits::get(x, ftc::table_miss_id), &reason);
+	result(c, st, reason);
 }
 
 void set_flow_table_root(CmdCtx &c)
@@ -127,7 +128,8 @@ void set_flow_table_root(CmdCtx &c)
 	auto lk = c.fw.dp().lock();
 	uint32_t reason = 0;
 	// op_mod 1 disconnects the root.
-	result(c, steering(c).set_root(c.op_mod ? 0 : c.get(ft_in::table_id), &reason), reason);
+	uint8_t st = steering(c).set_root(c.op_mod ? 0 : c.get(ft_in::table_id), &reason);
+	result(c, st, reason);
 }
 
 void create_flow_group(CmdCtx &c)
@@ -155,8 +157,8 @@ void destroy_flow_group(CmdCtx &c)
 		return;
 	auto lk = c.fw.dp().lock();
 	uint32_t reason = 0;
-	result(c, steering(c).destroy_group(c.get(ft_in::table_id), c.get(create_fg::group_id_in), &reason),
-	       reason);
+	uint8_t st = steering(c).destroy_group(c.get(ft_in::table_id), c.get(create_fg::group_id_in), &reason);
+	result(c, st, reason);
 }
 
 void set_flow_table_entry(CmdCtx &c)
@@ -192,7 +194,8 @@ void set_flow_table_entry(CmdCtx &c)
 			e.counters.push_back(bits::get(d, dest::counter_id));
 	auto lk = c.fw.dp().lock();
 	uint32_t reason = 0;
-	result(c, steering(c).set_entry(c.get(ft_in::table_id), e, c.op_mod == 1, &reason), reason);
+	uint8_t st = steering(c).set_entry(c.get(ft_in::table_id), e, c.op_mod == 1, &reason);
+	result(c, st, reason);
 }
 
 void delete_flow_table_entry(CmdCtx &c)
@@ -201,7 +204,8 @@ void delete_flow_table_entry(CmdCtx &c)
 		return;
 	auto lk = c.fw.dp().lock();
 	uint32_t reason = 0;
-	result(c, steering(c).delete_entry(c.get(ft_in::table_id), c.get(delete_fte::flow_index), &reason), reason);
+	uint8_t st = steering(c).delete_entry(c.get(ft_in::table_id), c.get(delete_fte::flow_index), &reason);
+	result(c, st, reason);
 }
 
 void alloc_flow_counter(CmdCtx &c)
@@ -225,7 +229,8 @@ void dealloc_flow_counter(CmdCtx &c)
 {
 	auto lk = c.fw.dp().lock();
 	uint32_t reason = 0;
-	result(c, steering(c).dealloc_counter(c.get(flow_counter::id_in), &reason), reason);
+	uint8_t st = steering(c).dealloc_counter(c.get(flow_counter::id_in), &reason);
+	result(c, st, reason);
 }
 
 void query_flow_counter(CmdCtx &c)

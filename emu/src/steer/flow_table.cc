@@ -53,8 +53,6 @@ uint8_t Steering::destroy_table(uint32_t id, uint32_t *reason)
 	auto it = tables_.find(id);
 	if (it == tables_.end())
 		return *reason = 1, st::BAD_PARAM;
-	if (root_ == id)
-		return *reason = 2, st::RESOURCE_BUSY;
 	if (!it->second.groups.empty())
 		return *reason = 3, st::RESOURCE_BUSY;
 	for (const auto &[n, t] : tables_) {
@@ -65,6 +63,10 @@ uint8_t Steering::destroy_table(uint32_t id, uint32_t *reason)
 				if (d.type == prm::dest::FLOW_TABLE && d.id == id)
 					return *reason = 5, st::RESOURCE_BUSY;
 	}
+	// The root may go: frames then find no table (the driver destroys
+	// its last table without setting another root).
+	if (root_ == id)
+		root_ = 0;
 	tables_.erase(it);
 	return st::OK;
 }

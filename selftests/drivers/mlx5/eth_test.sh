@@ -1,0 +1,151 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Ethernet on the emulator (guest with --link eth): the IN-TREE mlx5_core
+# and its Ethernet driver (mlx5e) bring up one netdev per emulated HCA;
+# each goes into a network namespace of its own with IPv4 and IPv6
+# addresses, and the emulator's L2 switch carries ping, ping -6 and a
+# 64 MiB TCP transfer (socat) whose sha256 must match; the netdev, ethtool
+# and vport counters must move; unloading returns every firmware page.
+dir=$(cd "$(dirname "$0")" && pwd)
+. "$dir/lib.sh"
+dmesg_start=$(ktap_dmesg_mark)
+
+have_emu || ktap_skip_all "needs the mlx5-emu control channel (runs in the project's QEMU guest)"
+MB=${MLX5_ETH_MB:-64}
+PORT=5001
+
+# The netdev of PCI function $1.
+netdev_of() { ls "/sys/bus/pci/devices/$1/net" 2>/dev/null | head -n 1; }
+
+# The first netdev in namespace $1 (that is not lo).
+ns_dev() { ip -n "$1" -o link show | awk -F': ' '$2 != "lo" { sub(/@.*/, "", $2); print $2; exit }'; }
+
+t_modprobe()
+{
+	ip link set lo up 2>/dev/null
+	for h in 0 1; do emu_ctl hca $h trace-clear >/dev/null; done
+	mlx5_load in-tree eth || { dmesg | grep -E 'mlx5' | tail; return 1; }
+	for d in $devs; do
+		wait_for 30 sh -c "ls /sys/bus/pci/devices/$d/net 2>/dev/null | grep -q ." ||
+			{ echo "$d: no netdev"; dmesg | grep mlx5 | tail; return 1; }
+		echo "$d: $(netdev_of "$d")"
+	done
+}
+
+carrier() { [ "$(ip netns exec "$1" cat "/sys/class/net/$2/carrier" 2>/dev/null)" = 1 ]; }
+
+t_link_up()
+{
+	n=0
+	for d in $devs; do
+		ns=ns$n
+		dev=$(netdev_of "$d")
+		[ -n "$dev" ] || { echo "$d: no netdev"; return 1; }
+		ip netns add $ns || return 1
+		ip link set "$dev" netns $ns || return 1
+		ip -n $ns link set lo up
+		ip -n $ns addr add 10.77.0.$((n + 1))/24 dev "$dev" || return 1
+		ip -n $ns addr add fd00:77::$((n + 1))/64 dev "$dev" nodad || return 1
+		ip -n $ns link set "$dev" up || return 1
+		wait_for 30 carrier $ns "$dev" || { echo "$dev: no carrier"; ip -n $ns link show; return 1; }
+		speed=$(ip netns exec $ns ethtool "$dev" | awk '/Speed:/ { print $2 }')
+		echo "$ns $dev: carrier, speed $speed"
+		case $speed in [0-9]*Mb/s) ;; *) echo "ethtool reports no speed"; return 1 ;; esac
+		n=$((n + 1))
+	done
+	[ "$n" -eq 2 ] || { echo "need two netdevs, have $n"; return 1; }
+	dev0=$(ns_dev ns0)
+	dev1=$(ns_dev ns1)
+}
+
+t_ping() { ip netns exec ns0 ping -c 5 -i 0.2 -W 10 10.77.0.2; }
+t_ping6() { ip netns exec ns0 ping -6 -c 5 -i 0.2 -W 10 fd00:77::2; }
+
+# The rx or tx ($3) packet counter of netdev $2 in namespace $1 (what
+# `ip -s link` shows).
+link_packets() { ip netns exec "$1" cat "/sys/class/net/$2/statistics/$3_packets"; }
+
+ethtool_stat() { ip netns exec "$1" ethtool -S "$2" | awk -v k="$3:" '$1 == k { print $2; exit }'; }
+
+ns_listening()
+{
+	hex=$(printf ':%04X ' "$2")
+	ip netns exec "$1" cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
+		awk -v p="$hex" 'index($2 " ", p) && $4 == "0A" { f = 1 } END { exit !f }'
+}
+
+t_tcp()
+{
+	need_tool socat sha256sum || return 1
+	src=$out/eth_tcp.src
+	dst=$out/eth_tcp.dst
+	rm -f "$dst"
+	head -c $((MB * 1024 * 1024)) /dev/urandom >"$src" || return 1
+	rx0=$(link_packets ns1 "$dev1" rx)
+	tx0=$(link_packets ns0 "$dev0" tx)
+	ip netns exec ns1 timeout 600 socat -u TCP-LISTEN:$PORT,reuseaddr "OPEN:$dst,creat,trunc" \
+		>"$out/eth_tcp.server" 2>&1 &
+	spid=$!
+	t=300
+	until ns_listening ns1 $PORT; do
+		kill -0 $spid 2>/dev/null || { echo "socat server exited"; cat "$out/eth_tcp.server"; return 1; }
+		t=$((t - 1))
+		[ "$t" -gt 0 ] || { echo "socat server does not listen"; return 1; }
+		sleep 0.1
+	done
+	t0=$(ktap_now)
+	ip netns exec ns0 timeout 600 socat -u "OPEN:$src" TCP:10.77.0.2:$PORT >"$out/eth_tcp.client" 2>&1 ||
+		{ echo "socat client failed"; cat "$out/eth_tcp.client"; kill $spid; return 1; }
+	wait $spid || { echo "socat server failed"; cat "$out/eth_tcp.server"; return 1; }
+	awk -v a="$t0" -v b="$(ktap_now)" -v mb="$MB" 'BEGIN { printf "%d MiB in %.1f s (%.1f MB/s)\n", mb, b - a, mb * 1.048576 / (b - a) }'
+	a=$(sha256sum <"$src" | cut -d' ' -f1)
+	b=$(sha256sum <"$dst" | cut -d' ' -f1)
+	echo "sha256 sent $a"
+	echo "sha256 recv $b"
+	[ "$a" = "$b" ] || return 1
+	rx1=$(link_packets ns1 "$dev1" rx)
+	tx1=$(link_packets ns0 "$dev0" tx)
+	echo "$dev1 rx packets $rx0 -> $rx1, $dev0 tx packets $tx0 -> $tx1"
+	ip -n ns1 -s link show "$dev1"
+	# 64 MiB are at least 45000 frames of 1500 bytes (LSO cuts them on the wire).
+	[ $((rx1 - rx0)) -gt $((MB * 700)) ] || return 1
+	rm -f "$src" "$dst"
+}
+
+t_counters()
+{
+	for ns in ns0 ns1; do
+		dev=$(ns_dev $ns)
+		for k in rx_packets tx_packets rx_bytes tx_bytes rx_vport_unicast_packets tx_vport_unicast_packets \
+			 rx_csum_complete; do
+			v=$(ethtool_stat $ns "$dev" $k)
+			echo "$ns $dev $k ${v:-missing}"
+			[ "${v:-0}" -gt 0 ] || return 1
+		done
+	done
+	for h in 0 1; do emu_ctl hca $h nic | head -n 1; done
+}
+
+t_unload()
+{
+	ip netns del ns0 2>/dev/null
+	ip netns del ns1 2>/dev/null
+	mlx5_unload in-tree || return 1
+	for h in 0 1; do
+		p=$(emu_pages_outstanding $h)
+		echo "hca $h: $p pages outstanding"
+		[ "$p" = 0 ] || return 1
+	done
+	bad=$(dmesg | tail -n +$((dmesg_start + 1)) | grep -E 'mlx5_core [0-9a-f:.]+: .*(failed|error|err\()' | head)
+	[ -z "$bad" ] || { echo "$bad"; return 1; }
+}
+
+ktap_begin 7
+ktap_case "modprobe mlx5_core (in-tree): one Ethernet netdev per HCA" t_modprobe
+ktap_case "netdevs in two namespaces: carrier up, ethtool speed" t_link_up
+ktap_case "ping over IPv4" t_ping
+ktap_case "ping -6 over IPv6" t_ping6
+ktap_case "TCP transfer of ${MB} MiB, sha256 matches" t_tcp
+ktap_case "ethtool -S and vport counters moved" t_counters
+ktap_case "unload: no error, every firmware page returned" t_unload
+ktap_end
