@@ -67,18 +67,19 @@ public:
 		uint16_t head = 0, counter = 0;
 	};
 
-	static HcaConfig config(std::shared_ptr<Fabric> f, unsigned index)
+	static HcaConfig config(std::shared_ptr<Fabric> f, unsigned index, LinkType link = LinkType::Ib)
 	{
 		HcaConfig c;
 		c.index = index;
 		c.fabric = std::move(f);
+		c.link = link;
 		return c;
 	}
 
 	// Brought up like mlx5_core: atomic endianness mode 1 (host order,
 	// little-endian here) unless `atomic_be`.
-	DpHca(std::shared_ptr<Fabric> fabric, unsigned index, bool atomic_be = false)
-		: h(config(std::move(fabric), index))
+	DpHca(std::shared_ptr<Fabric> fabric, unsigned index, bool atomic_be = false, LinkType link = LinkType::Ib)
+		: h(config(std::move(fabric), index, link))
 	{
 		h.enable();
 		h.give_pages(static_cast<uint32_t>(h.query_pages(1)));

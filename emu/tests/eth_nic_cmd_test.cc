@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0
+// NIC queue commands of an Ethernet function: the SQ/RQ state machine
+// (RST -> RDY -> ERR -> RST, the current state checked), TIS/RQT/TIR
+// references, the port registers, and their absence on an InfiniBand port.
+#include <gtest/gtest.h>
+
+#include "dp_harness.h"
+#include "fw/prm.h"
+#include "fw/prm_eth.h"
+#include "fw/prm_mkey.h"
+
+namespace mlx5emu::test {
+namespace {
+
+using namespace prm;
+namespace nc = nic_cmd;
+
+struct EthNic : ::testing::Test {
+	std::shared_ptr<Fabric> fabric = std::make_shared<Fabric>();
+	DpHca d{fabric, 0, false, LinkType::Eth};
+	FwHarness &h = d.h;
+	uint32_t td = 0;
+
+	void SetUp() override
+	{
+		auto out = h.ok(Msg(res_op::ALLOC_TRANSPORT_DOMAIN, 0, 16), 16);
+		td = be32_at(out, 8) & 0xffffff;
+	}
+
+	// CREATE_RQ / CREATE_SQ of 2^log entries on `cqn`.
+	Msg queue_msg(uint16_t op, uint32_t cqn, unsigned log, uint32_t tisn = 0)
+	{
+		bool sq = op == nic_op::CREATE_SQ;
+		unsigned stride_log = sq ? 6 : 4;
+		size_t bytes = size_t(1) << (log + stride_log);
+		size_t pages = (bytes + 4095) / 4096;
+		uint64_t buf = h.mem.alloc(pages * 4096, 4096);
+		uint64_t dbr = h.mem.alloc(64, 64);
+		Msg m(op, 0, nc::kQueuePas + 8 * pages);
+		bits::Field cq = sq ? sqc::cqn : rqc::cqn;
+		m.set(cq.at(nc::kCtx), cqn);
+		if (sq)
+			m.set(sqc::tis_lst_sz.at(nc::kCtx), tisn ? 1 : 0).set(sqc::tis_num_0.at(nc::kCtx), tisn);
+		unsigned w = nc::kCtx + (sq ? sqc::kWq : rqc::kWq);
+		m.set(wq::wq_type.at(w), wq::TYPE_CYCLIC).set(wq::pd.at(w), d.pd).set(wq::uar_page.at(w), d.uar);
+		m.set(wq::log_wq_stride.at(w), stride_log).set(wq::log_wq_sz.at(w), log);
+		m.be64(w + wq::kDbrAddr, dbr);
+		for (size_t i = 0; i < pages; ++i)
+			m.be64(nc::kQueuePas + 8 * i, buf + 4096 * i);
+		return m;
+	}
+
+	uint32_t create(const Msg &m)
+	{
+		auto out = h.ok(m, 16);
+		return be32_at(out, 8) & 0xffffff;
+	}
+
+	Msg modify_rq(uint32_t rqn, uint8_t cur, uint8_t next)
+	{
+		Msg m(nic_op::MODIFY_RQ, 0, nc::kCreateSize);
+		m.set(nc::number_in, rqn).set(nc::modify_state, cur).set(rqc::state.at(nc::kCtx), next);
+		return m;
+	}
+
+	uint8_t rq_state(uint32_t rqn)
+	{
+		auto out = h.ok(Msg(nic_op::QUERY_RQ, 0, 16).set(nc::number_in, rqn), nc::kOutSize);
+		return static_cast<uint8_t>(field(out, rqc::state.at(nc::kCtx)));
+	}
+};
+
+TEST_F(EthNic, RqStateMachine)
+{
+	DpHca::Cq cq = d.create_cq(5);
+	uint32_t rqn = create(queue_msg(nic_op::CREATE_RQ, cq.cqn, 4));
+	EXPECT_EQ(rq_state(rqn), wq_state::RST);
+	h.fails(modify_rq(rqn, wq_state::RST, wq_state::ERR), 16, status::BAD_PARAM);
+	// The current state named must be the queue's.
+	h.fails(modify_rq(rqn, wq_state::RDY, wq_state::RDY), 16, status::BAD_PARAM);
+	h.ok(modify_rq(rqn, wq_state::RST, wq_state::RDY), 16);
+	EXPECT_EQ(rq_state(rqn), wq_state::RDY);
+	h.ok(modify_rq(rqn, wq_state::RDY, wq_state::RDY), 16);
+	h.ok(modify_rq(rqn, wq_state::RDY, wq_state::ERR), 16);
+	h.fails(modify_rq(rqn, wq_state::ERR, wq_state::RDY), 16, status::BAD_PARAM);
+	h.ok(modify_rq(rqn, wq_state::ERR, wq_state::RST), 16);
+	EXPECT_EQ(rq_state(rqn), wq_state::RST);
+	h.ok(Msg(nic_op::DESTROY_RQ, 0, 16).set(nc::number_in, rqn), 16);
+	h.fails(Msg(nic_op::QUERY_RQ, 0, 16).set(nc::number_in, rqn), nc::kOutSize, status::BAD_PARAM);
+}
+
+TEST_F(EthNic, SqNeedsItsTisAndRqtItsRqs)
+{
+	DpHca::Cq cq = d.create_cq(5);
+	Msg tis(nic_op::CREATE_TIS, 0, nc::kCtx + 0xa0);
+	tis.set(tisc::transport_domain.at(nc::kCtx), td);
+	uint32_t tisn = create(tis);
+	h.fails(queue_msg(nic_op::CREATE_SQ, cq.cqn, 4, tisn + 5), 16, status::BAD_PARAM);
+	uint32_t sqn = create(queue_msg(nic_op::CREATE_SQ, cq.cqn, 4, tisn));
+	h.fails(Msg(nic_op::DESTROY_TIS, 0, 16).set(nc::number_in, tisn), 16, status::RESOURCE_BUSY);
+	h.ok(Msg(nic_op::DESTROY_SQ, 0, 16).set(nc::number_in, sqn), 16);
+	h.ok(Msg(nic_op::DESTROY_TIS, 0, 16).set(nc::number_in, tisn), 16);
+
+	uint32_t rqn = create(queue_msg(nic_op::CREATE_RQ, cq.cqn, 4));
+	Msg rqt(nic_op::CREATE_RQT, 0, nc::kCtx + rqtc::kRqList + 8);
+	rqt.set(rqtc::rqt_max_size.at(nc::kCtx), 2).set(rqtc::rqt_actual_size.at(nc::kCtx), 2);
+	rqt.set(bits::Field{(nc::kCtx + rqtc::kRqList) / 4, 23, 0}, rqn);
+	rqt.set(bits::Field{(nc::kCtx + rqtc::kRqList) / 4 + 1, 23, 0}, rqn + 77);
+	h.fails(rqt, 16, status::BAD_PARAM); // an RQ that does not exist
+	rqt.set(bits::Field{(nc::kCtx + rqtc::kRqList) / 4 + 1, 23, 0}, rqn);
+	uint32_t rqtn = create(rqt);
+	Msg tir(nic_op::CREATE_TIR, 0, nc::kCreateSize);
+	tir.set(tirc::disp_type.at(nc::kCtx), tirc::DISP_INDIRECT).set(tirc::indirect_table.at(nc::kCtx), rqtn);
+	tir.set(tirc::transport_domain.at(nc::kCtx), td).set(tirc::rx_hash_fn.at(nc::kCtx), tirc::HASH_TOEPLITZ);
+	uint32_t tirn = create(tir);
+	h.fails(Msg(nic_op::DESTROY_RQT, 0, 16).set(nc::number_in, rqtn), 16, status::RESOURCE_BUSY);
+	h.fails(Msg(nic_op::DESTROY_RQ, 0, 16).set(nc::number_in, rqn), 16, status::RESOURCE_BUSY);
+	h.ok(Msg(nic_op::DESTROY_TIR, 0, 16).set(nc::number_in, tirn), 16);
+	h.ok(Msg(nic_op::DESTROY_RQT, 0, 16).set(nc::number_in, rqtn), 16);
+	h.ok(Msg(nic_op::DESTROY_RQ, 0, 16).set(nc::number_in, rqn), 16);
+	// LRO is not modelled: refused.
+	Msg lro(nic_op::CREATE_TIR, 0, nc::kCreateSize);
+	lro.set(tirc::inline_rqn.at(nc::kCtx), rqn).set(tirc::transport_domain.at(nc::kCtx), td);
+	lro.set(tirc::packet_merge_mask.at(nc::kCtx), 1);
+	h.fails(lro, 16, status::BAD_PARAM);
+}
+
+// PAOS brings the port up (a port change event) and PTYS reports it.
+TEST_F(EthNic, PortRegisters)
+{
+	auto reg = [&](uint16_t id, uint16_t op_mod, std::vector<std::pair<bits::Field, uint32_t>> set,
+		       unsigned size) {
+		Msg m(op::ACCESS_REG, op_mod, access_register_in::kData + size);
+		m.set(bits::Field{2, 15, 0}, id);
+		for (auto &[f, v] : set)
+			m.set(f.at(access_register_in::kData), v);
+		return h.ok(m, access_register_in::kData + size);
+	};
+	auto o = reg(reg_eth::PAOS, 1, {{paos::local_port, 1}}, paos::kSize);
+	EXPECT_EQ(field(o, paos::oper_status.at(access_register_in::kData)), paos::DOWN);
+	o = reg(reg_eth::PAOS, 0, {{paos::local_port, 1}, {paos::ase, 1}, {paos::admin_status, paos::UP}}, paos::kSize);
+	EXPECT_EQ(field(o, paos::oper_status.at(access_register_in::kData)), paos::UP);
+	o = reg(reg_eth::PTYS, 1, {{ptys::local_port, 1}, {ptys::proto_mask, ptys::PROTO_EN}}, ptys::kSize);
+	EXPECT_EQ(field(o, ptys::eth_proto_oper.at(access_register_in::kData)), ptys::kMode100GbaseCr4);
+	o = reg(reg_eth::PMTU, 1, {{pmtu::local_port, 1}}, pmtu::kSize);
+	EXPECT_EQ(field(o, pmtu::max_mtu.at(access_register_in::kData)), EthPort::kMaxMtu);
+}
+
+TEST(EthNicOnIb, NicCommandsAreNotThere)
+{
+	auto fabric = std::make_shared<Fabric>();
+	DpHca d(fabric, 0);
+	Msg tis(nic_op::CREATE_TIS, 0, nc::kCtx + 0xa0);
+	d.h.fails(tis, 16, status::BAD_OP);
+	d.h.fails(Msg(nic_op::CREATE_FLOW_TABLE, 0, 0x40), 16, status::BAD_OP);
+}
+
+} // namespace
+} // namespace mlx5emu::test
