@@ -51,7 +51,8 @@ void ethernet_caps(Caps::Block &g, std::map<uint16_t, Caps::Block> &max)
 	Caps::Block e{};
 	put(e, ec::csum_cap, 1);
 	put(e, ec::vlan_cap, 1);
-	put(e, ec::self_lb_en_modifiable, 1);
+	// No self_lb_en_modifiable: a frame never comes back to the function
+	// that sent it (no local loopback), so there is nothing to block.
 	put(e, ec::max_lso_cap, 16); // 64 KiB
 	put(e, ec::wqe_inline_mode, ec::INLINE_L2);
 	put(e, ec::rss_ind_tbl_cap, 8);

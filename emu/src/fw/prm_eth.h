@@ -85,7 +85,6 @@ constexpr Field log_max_l2_table{0x24, 28, 24};
 namespace eth_caps {
 constexpr Field csum_cap{0, 31, 31};
 constexpr Field vlan_cap{0, 30, 30};
-constexpr Field self_lb_en_modifiable{0, 23, 23};
 constexpr Field max_lso_cap{0, 20, 16};
 constexpr Field wqe_inline_mode{0, 13, 12};
 constexpr Field rss_ind_tbl_cap{0, 11, 8};
