@@ -230,5 +230,6 @@ int case_srq(void);
 int case_data(void);
 int case_query_qp(void);
 int case_ud(void);
+int case_mcast(void);
 
 #endif /* IB_VERBS_H */

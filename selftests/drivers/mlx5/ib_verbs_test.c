@@ -63,6 +63,8 @@ static const struct {
 	{ "srq", "SRQ: limit event, last-WQE event, WQEs outlive a QP in error", case_srq },
 	{ "ud", "UD: datagrams up to the MTU (GRH room, immediate, source), Q_Key mismatch",
 	  case_ud },
+	{ "mcast", "UD multicast: attach/detach, copies on both devices with the GRH, loopback, BLOCK_SELF_MCAST_LB",
+	  case_mcast },
 	{ "errors", "receive too small (LOC_LEN / REM_INV_REQ), transport retries exhausted",
 	  case_errors },
 	{ "limits", "requests beyond the device limits refused", case_limits },

@@ -127,7 +127,7 @@ no_leak()
 
 # The case list comes from the binary (prebuilt or built by the first case).
 cases=${MLX5_VERBS_CASES:-$("$bin" -l 2>/dev/null | cut -f1)}
-[ -n "$cases" ] || cases="cq_overflow rnr_retry flush mr_access comp_channel solicited data query_qp srq ud errors limits large"
+[ -n "$cases" ] || cases="cq_overflow rnr_retry flush mr_access comp_channel solicited data query_qp srq ud mcast errors limits large"
 ncases=$(echo $cases | wc -w)
 ndrv=$(echo $drivers | wc -w)
 
