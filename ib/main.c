@@ -83,6 +83,8 @@ int mlx5c_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 		props->device_cap_flags |= IB_DEVICE_BAD_PKEY_CNTR;
 	if (MLX5C_IB_CAP(dev, qkv))
 		props->device_cap_flags |= IB_DEVICE_BAD_QKEY_CNTR;
+	if (MLX5C_IB_CAP(dev, block_lb_mc))
+		props->kernel_cap_flags |= IBK_BLOCK_MULTICAST_LOOPBACK;
 
 	max_rq_sg = dev->max_rq_desc / MLX5C_IB_DATA_SEG;
 	max_sq_sg = (dev->max_sq_desc - MLX5C_IB_CTRL_SEG - MLX5C_IB_RADDR_SEG) /

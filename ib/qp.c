@@ -50,6 +50,21 @@ static int mlx5c_ib_qp_st(enum ib_qp_type type)
 	}
 }
 
+/*
+ * The one creation flag the device executes: no copy of the QP's own
+ * multicast sends (UD QPs, capability block_lb_mc).
+ */
+static int mlx5c_ib_qp_check_flags(struct mlx5c_ib_dev *dev,
+				   struct ib_qp_init_attr *init)
+{
+	if (init->create_flags & ~IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK)
+		return -EOPNOTSUPP;
+	if ((init->create_flags & IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK) &&
+	    (!MLX5C_IB_CAP(dev, block_lb_mc) || init->qp_type != IB_QPT_UD))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
 static int mlx5c_ib_qp_check_caps(struct mlx5c_ib_dev *dev,
 				  struct ib_qp_init_attr *init)
 {
@@ -129,6 +144,8 @@ static int mlx5c_ib_qp_create_cmd(struct mlx5c_ib_dev *dev,
 	MLX5_SET(qpc, qpc, pm_state, MLX5_QPC_PM_STATE_MIGRATED);
 	MLX5_SET(qpc, qpc, pd, to_mpd(qp->ibqp.pd)->pdn);
 	MLX5_SET(qpc, qpc, wq_signature, sig);
+	MLX5_SET(qpc, qpc, block_lb_mc,
+		 !!(init->create_flags & IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK));
 	MLX5_SET(qpc, qpc, log_msg_max, MLX5C_IB_CAP(dev, log_max_msg));
 	MLX5_SET(qpc, qpc, uar_page, uar);
 	MLX5_SET(qpc, qpc, user_index, qp->uidx);
@@ -189,8 +206,9 @@ static int mlx5c_ib_create_kernel_qp(struct mlx5c_ib_dev *dev,
 {
 	int err;
 
-	if (init->create_flags)
-		return -EOPNOTSUPP;
+	err = mlx5c_ib_qp_check_flags(dev, init);
+	if (err)
+		return err;
 	if ((init->qp_type == IB_QPT_SMI || init->qp_type == IB_QPT_GSI) &&
 	    (init->port_num < 1 || init->port_num > dev->num_ports))
 		return -EINVAL;
@@ -256,8 +274,9 @@ int mlx5c_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (!ctx || init->qp_type == IB_QPT_SMI ||
 	    init->qp_type == IB_QPT_GSI)
 		return -EOPNOTSUPP;
-	if (init->create_flags)
-		return -EOPNOTSUPP;
+	err = mlx5c_ib_qp_check_flags(dev, init);
+	if (err)
+		return err;
 	err = mlx5c_ib_qp_check_caps(dev, init);
 	if (err)
 		return err;
