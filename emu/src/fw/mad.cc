@@ -14,6 +14,12 @@ using bits::store_be16;
 using bits::store_be32;
 using bits::store_be64;
 
+void node_description(const Firmware &fw, uint8_t *d64)
+{
+	std::memset(d64, 0, 64);
+	std::snprintf(reinterpret_cast<char *>(d64), 64, "mlx5-emu HCA-%u", fw.cfg.index + 1);
+}
+
 namespace {
 
 // NodeInfo (IBA 14.2.5.3), offsets inside the SMP data.
@@ -33,10 +39,7 @@ void node_info(const Firmware &fw, uint8_t port, uint8_t *d)
 	store_be32(d + 36, static_cast<uint32_t>(port) << 24 | 0x0002c9); // LocalPortNum, VendorID
 }
 
-void node_desc(const Firmware &fw, uint8_t *d)
-{
-	std::snprintf(reinterpret_cast<char *>(d), mad::kSmpDataLen, "mlx5-emu HCA-%u", fw.cfg.index + 1);
-}
+void node_desc(const Firmware &fw, uint8_t *d) { node_description(fw, d); }
 
 // PortInfo (IBA 14.2.5.6).
 void port_info(const Firmware &fw, uint8_t port, uint8_t *d)

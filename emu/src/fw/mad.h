@@ -52,4 +52,8 @@ void mad_process(const Firmware &fw, uint8_t port, const uint8_t *req, uint8_t *
 // The MAD_IFC command handler.
 void mad_ifc(CmdCtx &c);
 
+// The node description (64 bytes, NUL-padded): NodeDescription SMPs and,
+// on an Ethernet port, the NODE_DESC register.
+void node_description(const Firmware &fw, uint8_t *d64);
+
 } // namespace mlx5emu
