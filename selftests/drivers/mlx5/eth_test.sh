@@ -5,7 +5,9 @@
 # each goes into a network namespace of its own with IPv4 and IPv6
 # addresses, and the emulator's L2 switch carries ping, ping -6 and a
 # 64 MiB TCP transfer (socat) whose sha256 must match; the netdev, ethtool
-# and vport counters must move; unloading returns every firmware page.
+# and vport counters must move; unloading returns every firmware page. Then
+# the in-tree mlx5_ib on the same ports: RDMA devices with link_layer
+# Ethernet (no RoCE capability is advertised yet).
 dir=$(cd "$(dirname "$0")" && pwd)
 . "$dir/lib.sh"
 dmesg_start=$(ktap_dmesg_mark)
@@ -140,7 +142,26 @@ t_unload()
 	[ -z "$bad" ] || { echo "$bad"; return 1; }
 }
 
-ktap_begin 7
+link_layers_ethernet()
+{
+	[ "$(ibv_devinfo 2>/dev/null | grep -c 'link_layer:.*Ethernet')" -eq 2 ]
+}
+
+t_ib_ethernet()
+{
+	mlx5_load in-tree ib || { dmesg | grep -E 'mlx5' | tail; return 1; }
+	wait_for 30 link_layers_ethernet || { ibv_devinfo; return 1; }
+	ibv_devinfo | grep -E 'hca_id|link_layer'
+	mlx5_unload in-tree || return 1
+	for h in 0 1; do
+		p=$(emu_pages_outstanding $h)
+		[ "$p" = 0 ] || { echo "hca $h: $p pages outstanding"; return 1; }
+	done
+	bad=$(dmesg | tail -n +$((dmesg_start + 1)) | grep -E 'mlx5_(core|ib)[. ][0-9a-z:.]+: .*(failed|error|err\()' | head)
+	[ -z "$bad" ] || { echo "$bad"; return 1; }
+}
+
+ktap_begin 8
 ktap_case "modprobe mlx5_core (in-tree): one Ethernet netdev per HCA" t_modprobe
 ktap_case "netdevs in two namespaces: carrier up, ethtool speed" t_link_up
 ktap_case "ping over IPv4" t_ping
@@ -148,4 +169,5 @@ ktap_case "ping -6 over IPv6" t_ping6
 ktap_case "TCP transfer of ${MB} MiB, sha256 matches" t_tcp
 ktap_case "ethtool -S and vport counters moved" t_counters
 ktap_case "unload: no error, every firmware page returned" t_unload
+ktap_case "mlx5_ib (in-tree) on the Ethernet ports: link_layer Ethernet, clean unload" t_ib_ethernet
 ktap_end
