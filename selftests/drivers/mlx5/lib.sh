@@ -220,3 +220,104 @@ emu_obj_leaks()
 	done
 	return $_rc
 }
+
+# mlx5_all_ports_active: every mlx5_N port ACTIVE with a LID.
+mlx5_all_ports_active()
+{
+	for _d in /sys/class/infiniband/mlx5_*; do
+		[ -e "$_d" ] || return 1
+		grep -q ACTIVE "$_d/ports/1/state" 2>/dev/null || return 1
+		[ "$(($(cat "$_d/ports/1/lid")))" -ne 0 ] || return 1
+	done
+}
+
+# opensm_start [TIMEOUT]: opensm bound to mlx5_0's port GUID in the
+# background (output $out/opensm.out, log $out/opensm.log, cache and dump
+# files under $out/opensm: the guest's root is read-only), with a default
+# partition carrying the IPoIB broadcast group; then polls until every
+# mlx5 port is ACTIVE with a LID (TIMEOUT seconds, default 120).
+# opensm_stop ends it. Prints the log's tail when the ports stay down.
+opensm_pid=
+# opensm_up_or_gone: every port ACTIVE, or opensm exited (stop polling).
+opensm_up_or_gone() { ! kill -0 "$opensm_pid" 2>/dev/null || mlx5_all_ports_active; }
+opensm_start()
+{
+	need_tool opensm ibstat || return 1
+	modprobe ib_umad || { echo "modprobe ib_umad failed"; return 1; }
+	_guid=$(ibstat -p mlx5_0 2>/dev/null | head -n 1)
+	[ -n "$_guid" ] || { echo "no port GUID for mlx5_0"; ibstat; return 1; }
+	mkdir -p "$out/opensm" || return 1
+	echo "Default=0x7fff, ipoib : ALL=full ;" >"$out/opensm/partitions.conf"
+	OSM_CACHE_DIR="$out/opensm" OSM_TMP_DIR="$out/opensm" \
+		opensm -g "$_guid" -f "$out/opensm.log" -P "$out/opensm/partitions.conf" \
+		>"$out/opensm.out" 2>&1 &
+	opensm_pid=$!
+	echo "opensm (pid $opensm_pid) on port GUID $_guid"
+	wait_for "${1:-120}" opensm_up_or_gone
+	if ! mlx5_all_ports_active; then
+		for _d in /sys/class/infiniband/mlx5_*; do
+			echo "$(basename "$_d"): $(cat "$_d/ports/1/state") lid $(cat "$_d/ports/1/lid")"
+		done
+		kill -0 "$opensm_pid" 2>/dev/null || echo "opensm exited"
+		tail -n 20 "$out/opensm.out" "$out/opensm.log"
+		return 1
+	fi
+	ibstat 2>&1 | grep -E "^CA '|State:|Base lid:|SM lid:"
+}
+
+opensm_stop()
+{
+	[ -n "$opensm_pid" ] || return 0
+	kill "$opensm_pid" 2>/dev/null
+	wait "$opensm_pid" 2>/dev/null
+	opensm_pid=
+}
+
+# ipoib_netdev IBDEV: the IPoIB interface on port 1 of IBDEV (classic
+# IPoIB sets the HCA's PCI function as the interface's parent).
+ipoib_netdev()
+{
+	for _n in /sys/class/infiniband/"$1"/device/net/*; do
+		[ "$(cat "$_n/type" 2>/dev/null)" = 32 ] && { basename "$_n"; return 0; }
+	done
+	return 1
+}
+
+# ipoib_pair_up: ib_ipoib loaded; the IPoIB interfaces of mlx5_0 and
+# mlx5_1 moved to network namespaces mlx5ns0 / mlx5ns1 with 10.77.0.1/24 and
+# 10.77.0.2/24, up, with carrier (the broadcast group joined through the
+# SA). Sets ipoib0 / ipoib1 (the interface names). ipoib_pair_down undoes it.
+ipoib_pair_up()
+{
+	modprobe ib_ipoib || { echo "modprobe ib_ipoib failed"; return 1; }
+	wait_for 30 ipoib_netdev mlx5_0 && wait_for 30 ipoib_netdev mlx5_1 ||
+		{ echo "no IPoIB interface"; ls /sys/class/net; return 1; }
+	ipoib0=$(ipoib_netdev mlx5_0) ipoib1=$(ipoib_netdev mlx5_1)
+	echo "mlx5_0: $ipoib0, mlx5_1: $ipoib1"
+	for _i in 0 1; do
+		eval _n=\$ipoib$_i
+		ip netns add mlx5ns$_i || return 1
+		ip link set "$_n" netns mlx5ns$_i || return 1
+		ip -n mlx5ns$_i link set lo up
+		ip -n mlx5ns$_i addr add 10.77.0.$((_i + 1))/24 dev "$_n" || return 1
+		ip -n mlx5ns$_i link set "$_n" up || return 1
+	done
+	for _i in 0 1; do
+		eval _n=\$ipoib$_i
+		wait_for 60 ip netns exec mlx5ns$_i sh -c "[ \"\$(cat /sys/class/net/$_n/carrier)\" = 1 ]" ||
+			{ echo "$_n: no carrier (broadcast group not joined)"; ip -n mlx5ns$_i -d link show "$_n"; return 1; }
+	done
+}
+
+ipoib_pair_down()
+{
+	for _i in 0 1; do
+		eval _n=\$ipoib$_i
+		[ -n "$_n" ] && ip -n mlx5ns$_i link set "$_n" netns 1 2>/dev/null
+		ip netns del mlx5ns$_i 2>/dev/null
+	done
+	modprobe -r ib_ipoib || { echo "modprobe -r ib_ipoib failed"; return 1; }
+}
+
+# ipoib_in N CMD...: CMD in mlx5ns N.
+ipoib_in() { _ns=$1; shift; ip netns exec mlx5ns$_ns "$@"; }

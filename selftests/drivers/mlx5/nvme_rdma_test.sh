@@ -1,0 +1,118 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# NVMe over RDMA on the IN-TREE mlx5_core + mlx5_ib: nvmet exports a
+# memory-backed null_blk namespace through nvmet-rdma on mlx5_1's IPoIB address, the
+# host side connects with `nvme connect -t rdma` from mlx5_0's address,
+# writes 64 MiB with O_DIRECT, reads it back and compares checksums, then
+# disconnects and tears everything down. opensm (started here) brings the
+# ports up and answers the path queries. nvme-rdma registers its I/O
+# buffers with fast registration (IB_WR_REG_MR through UMR WQEs).
+#
+# nvmet-rdma and nvme-rdma create their rdma_cm IDs in the initial network
+# namespace, so both addresses are local there and rdma_cm resolves the
+# destination to the device that owns it: both ends of the queue pairs sit
+# on mlx5_1 (the emulator's fabric carries them back to the same port).
+# Needs the fabric guest: --hca 3 --emu-arg --sm --emu-arg external.
+dir=$(cd "$(dirname "$0")" && pwd)
+. "$dir/lib.sh"
+
+have_emu || ktap_skip_all "needs the mlx5-emu control channel (runs in the project's QEMU guest)"
+NVME_MIB=${MLX5_NVME_MIB:-64}
+NQN=nqn.2026-12.org.mlx5-clone:emu
+CFG=/sys/kernel/config/nvmet
+
+t_load()
+{
+	ip link set lo up 2>/dev/null
+	mlx5_load in-tree || { dmesg | grep -E 'mlx5|infiniband' | tail; return 1; }
+	opensm_start || return 1
+	modprobe ib_ipoib || { echo "modprobe ib_ipoib failed"; return 1; }
+	wait_for 30 ipoib_netdev mlx5_0 && wait_for 30 ipoib_netdev mlx5_1 || { echo "no IPoIB interface"; return 1; }
+	n0=$(ipoib_netdev mlx5_0) n1=$(ipoib_netdev mlx5_1)
+	ip addr add 10.78.0.1/24 dev "$n0" && ip addr add 10.78.0.2/24 dev "$n1" || return 1
+	ip link set "$n0" up && ip link set "$n1" up || return 1
+	wait_for 60 sh -c "[ \"\$(cat /sys/class/net/$n1/carrier)\" = 1 ]" || { echo "$n1: no carrier"; return 1; }
+}
+
+t_target()
+{
+	# A memory-backed null_blk keeps what is written (1 GiB at most).
+	modprobe null_blk nr_devices=1 gb=1 memory_backed=1 || { echo "modprobe null_blk failed"; return 1; }
+	for m in nvmet nvmet-rdma nvme-rdma; do
+		modprobe $m || { echo "modprobe $m failed"; return 1; }
+	done
+	wait_for 10 test -b /dev/nullb0 || { echo "no /dev/nullb0"; return 1; }
+	[ -d "$CFG" ] || mount -t configfs none /sys/kernel/config 2>/dev/null
+	[ -d "$CFG" ] || { echo "no $CFG"; return 1; }
+	mkdir "$CFG/subsystems/$NQN" || return 1
+	echo 1 >"$CFG/subsystems/$NQN/attr_allow_any_host"
+	mkdir "$CFG/subsystems/$NQN/namespaces/1" || return 1
+	echo /dev/nullb0 >"$CFG/subsystems/$NQN/namespaces/1/device_path"
+	echo 1 >"$CFG/subsystems/$NQN/namespaces/1/enable" || return 1
+	mkdir "$CFG/ports/1" || return 1
+	echo rdma >"$CFG/ports/1/addr_trtype"
+	echo ipv4 >"$CFG/ports/1/addr_adrfam"
+	echo 10.78.0.2 >"$CFG/ports/1/addr_traddr"
+	echo 4420 >"$CFG/ports/1/addr_trsvcid"
+	ln -s "$CFG/subsystems/$NQN" "$CFG/ports/1/subsystems/$NQN" || return 1
+	dmesg | grep -E 'nvmet' | tail -n 3
+}
+
+nvme_dev()
+{
+	for c in /sys/class/nvme/nvme*; do
+		[ "$(cat "$c/subsysnqn" 2>/dev/null)" = "$NQN" ] || continue
+		for n in "$c"/nvme*n1 /sys/block/nvme*c*n1; do
+			[ -e "$n" ] && { basename "$n"; return 0; }
+		done
+	done
+	ls /sys/block | grep -E '^nvme[0-9]+n1$' | head -n 1 | grep .
+}
+
+t_connect()
+{
+	need_tool nvme || return 1
+	nvme connect -t rdma -n "$NQN" -a 10.78.0.2 -s 4420 -w 10.78.0.1 >"$out/nvme_connect.txt" 2>&1
+	rc=$?
+	cat "$out/nvme_connect.txt"
+	[ "$rc" -eq 0 ] || { dmesg | grep -E 'nvme|mlx5' | tail -n 20; return 1; }
+	wait_for 30 nvme_dev || { echo "no namespace block device"; nvme list; return 1; }
+	dev=/dev/$(nvme_dev)
+	echo "namespace: $dev"
+	nvme list 2>&1 | head -n 5
+}
+
+t_io()
+{
+	f=/tmp/nvme_rdma.data
+	head -c $((NVME_MIB << 20)) /dev/urandom >"$f" || return 1
+	dd if="$f" of="$dev" bs=1M count="$NVME_MIB" oflag=direct 2>&1 | tail -n 1 || return 1
+	a=$(sha256sum <"$f" | cut -d' ' -f1)
+	b=$(dd if="$dev" bs=1M count="$NVME_MIB" iflag=direct 2>/dev/null | sha256sum | cut -d' ' -f1)
+	rm -f "$f"
+	echo "written $a"
+	echo "read    $b"
+	[ "$b" = "$a" ]
+}
+
+t_down()
+{
+	rc=0
+	nvme disconnect -n "$NQN" || rc=1
+	rm -f "$CFG/ports/1/subsystems/$NQN"
+	rmdir "$CFG/ports/1" "$CFG/subsystems/$NQN/namespaces/1" "$CFG/subsystems/$NQN" || rc=1
+	for m in nvme-rdma nvmet-rdma nvmet null_blk ib_ipoib; do
+		modprobe -r $m || { echo "modprobe -r $m failed"; rc=1; }
+	done
+	opensm_stop
+	mlx5_unload in-tree || rc=1
+	return $rc
+}
+
+ktap_begin 5
+ktap_case "in-tree mlx5, opensm, IPoIB addresses" t_load
+ktap_case "nvmet-rdma exports a null_blk namespace on 10.78.0.2:4420" t_target
+ktap_case "nvme connect -t rdma" t_connect
+ktap_case "${NVME_MIB} MiB O_DIRECT write, read back, checksums" t_io
+ktap_case "disconnect and teardown" t_down
+ktap_end

@@ -1,0 +1,113 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# rdma_cm on the IN-TREE mlx5_core + mlx5_ib over classic IPoIB addresses:
+# opensm (started here) brings the ports up and answers the path queries,
+# the IPoIB interfaces of mlx5_0 / mlx5_1 sit in two network namespaces
+# (10.77.0.1, 10.77.0.2), and each tool runs its server in mlx5ns1 and its
+# client in mlx5ns0: rping -v -V (data verified), ucmatose (RC), udaddy
+# (UD), ib_write_bw -R and ib_send_lat -R (perftest connecting through
+# rdma_cm). Needs the fabric guest: --hca 3 --emu-arg --sm --emu-arg external.
+dir=$(cd "$(dirname "$0")" && pwd)
+. "$dir/lib.sh"
+
+have_emu || ktap_skip_all "needs the mlx5-emu control channel (runs in the project's QEMU guest)"
+CM_TIMEOUT=${MLX5_CM_TIMEOUT:-240}
+PERF_ITERS=${MLX5_PERF_ITERS:-100}
+
+t_load()
+{
+	ip link set lo up 2>/dev/null
+	mlx5_load in-tree || { dmesg | grep -E 'mlx5|infiniband' | tail; return 1; }
+	modprobe rdma_ucm || { echo "modprobe rdma_ucm failed"; return 1; }
+}
+
+t_up() { opensm_start && ipoib_pair_up; }
+
+# cm_pair NAME SERVER-CMD -- CLIENT-CMD: the server in mlx5ns1 in the
+# background, the client in mlx5ns0 once the server had a moment to bind
+# (rdma_cm listeners show in no socket table: poll its output instead,
+# or give up after a few seconds and let the client's retries decide).
+cm_pair()
+{
+	name=$1
+	shift
+	scmd=
+	while [ "$1" != -- ]; do scmd="$scmd $1"; shift; done
+	shift
+	ipoib_in 1 timeout "$CM_TIMEOUT" $scmd >"$out/cm_$name.server" 2>&1 &
+	spid=$!
+	# The server is bound once its rdma_cm ID listens: /sys shows no such
+	# thing, but `rdma res show cm_id` does.
+	wait_for 30 sh -c "rdma res show cm_id 2>/dev/null | grep -q LISTEN" ||
+		echo "no listening cm_id seen after 30 s"
+	ipoib_in 0 timeout "$CM_TIMEOUT" "$@" >"$out/cm_$name.client" 2>&1
+	crc=$?
+	[ "$crc" -eq 0 ] || kill $spid 2>/dev/null
+	wait $spid
+	src=$?
+	echo "--- server (exit $src):$scmd"
+	tail -n 30 "$out/cm_$name.server"
+	echo "--- client (exit $crc): $*"
+	tail -n 30 "$out/cm_$name.client"
+	[ "$src" -eq 0 ] && [ "$crc" -eq 0 ]
+}
+
+t_rping()
+{
+	need_tool rping || return 1
+	cm_pair rping rping -s -v -V -C 10 -a 10.77.0.2 -- rping -c -v -V -C 10 -a 10.77.0.2 || return 1
+	n=$(grep -c 'ping data' "$out/cm_rping.client")
+	echo "client printed $n ping lines"
+	[ "$n" -ge 10 ]
+}
+
+t_ucmatose()
+{
+	need_tool ucmatose || return 1
+	cm_pair ucmatose ucmatose -b 10.77.0.2 -C 10 -- ucmatose -s 10.77.0.2 -C 10 || return 1
+	grep -q 'data transfers complete' "$out/cm_ucmatose.client"
+}
+
+t_udaddy()
+{
+	need_tool udaddy || return 1
+	cm_pair udaddy udaddy -b 10.77.0.2 -C 10 -- udaddy -s 10.77.0.2 -C 10 || return 1
+	grep -q 'data transfers complete' "$out/cm_udaddy.client"
+}
+
+t_write_bw()
+{
+	need_tool ib_write_bw || return 1
+	cm_pair write_bw ib_write_bw -R -d mlx5_1 -n "$PERF_ITERS" -- \
+		ib_write_bw -R -d mlx5_0 -n "$PERF_ITERS" 10.77.0.2 || return 1
+	perf_result "$out/cm_write_bw.client"
+}
+
+t_send_lat()
+{
+	need_tool ib_send_lat || return 1
+	cm_pair send_lat ib_send_lat -R -d mlx5_1 -n "$PERF_ITERS" -- \
+		ib_send_lat -R -d mlx5_0 -n "$PERF_ITERS" 10.77.0.2 || return 1
+	perf_result "$out/cm_send_lat.client"
+}
+
+t_down()
+{
+	rc=0
+	ipoib_pair_down || rc=1
+	opensm_stop
+	modprobe -r rdma_ucm
+	mlx5_unload in-tree || rc=1
+	return $rc
+}
+
+ktap_begin 8
+ktap_case "modprobe mlx5_ib (in-tree), rdma_ucm" t_load
+ktap_case "opensm: ports ACTIVE; IPoIB interfaces up in two namespaces" t_up
+ktap_case "rping -v -V: 10 pings, data verified" t_rping
+ktap_case "ucmatose (RC through rdma_cm)" t_ucmatose
+ktap_case "udaddy (UD through rdma_cm)" t_udaddy
+ktap_case "ib_write_bw -R" t_write_bw
+ktap_case "ib_send_lat -R" t_send_lat
+ktap_case "teardown" t_down
+ktap_end
