@@ -4,10 +4,7 @@
 // references, the port registers, and their absence on an InfiniBand port.
 #include <gtest/gtest.h>
 
-#include "dp_harness.h"
-#include "fw/prm.h"
-#include "fw/prm_eth.h"
-#include "fw/prm_mkey.h"
+#include "eth_harness.h"
 
 namespace mlx5emu::test {
 namespace {
@@ -17,51 +14,18 @@ namespace nc = nic_cmd;
 
 struct EthNic : ::testing::Test {
 	std::shared_ptr<Fabric> fabric = std::make_shared<Fabric>();
-	DpHca d{fabric, 0, false, LinkType::Eth};
-	FwHarness &h = d.h;
-	uint32_t td = 0;
+	EthDev e{fabric, 0};
+	DpHca &d = e.d;
+	FwHarness &h = e.h;
+	uint32_t td = e.td;
 
-	void SetUp() override
-	{
-		auto out = h.ok(Msg(res_op::ALLOC_TRANSPORT_DOMAIN, 0, 16), 16);
-		td = be32_at(out, 8) & 0xffffff;
-	}
-
-	// CREATE_RQ / CREATE_SQ of 2^log entries on `cqn`.
 	Msg queue_msg(uint16_t op, uint32_t cqn, unsigned log, uint32_t tisn = 0)
 	{
-		bool sq = op == nic_op::CREATE_SQ;
-		unsigned stride_log = sq ? 6 : 4;
-		size_t bytes = size_t(1) << (log + stride_log);
-		size_t pages = (bytes + 4095) / 4096;
-		uint64_t buf = h.mem.alloc(pages * 4096, 4096);
-		uint64_t dbr = h.mem.alloc(64, 64);
-		Msg m(op, 0, nc::kQueuePas + 8 * pages);
-		bits::Field cq = sq ? sqc::cqn : rqc::cqn;
-		m.set(cq.at(nc::kCtx), cqn);
-		if (sq)
-			m.set(sqc::tis_lst_sz.at(nc::kCtx), tisn ? 1 : 0).set(sqc::tis_num_0.at(nc::kCtx), tisn);
-		unsigned w = nc::kCtx + (sq ? sqc::kWq : rqc::kWq);
-		m.set(wq::wq_type.at(w), wq::TYPE_CYCLIC).set(wq::pd.at(w), d.pd).set(wq::uar_page.at(w), d.uar);
-		m.set(wq::log_wq_stride.at(w), stride_log).set(wq::log_wq_sz.at(w), log);
-		m.be64(w + wq::kDbrAddr, dbr);
-		for (size_t i = 0; i < pages; ++i)
-			m.be64(nc::kQueuePas + 8 * i, buf + 4096 * i);
-		return m;
+		EthDev::Queue q;
+		return e.queue_msg(op, cqn, log, tisn, &q);
 	}
-
-	uint32_t create(const Msg &m)
-	{
-		auto out = h.ok(m, 16);
-		return be32_at(out, 8) & 0xffffff;
-	}
-
-	Msg modify_rq(uint32_t rqn, uint8_t cur, uint8_t next)
-	{
-		Msg m(nic_op::MODIFY_RQ, 0, nc::kCreateSize);
-		m.set(nc::number_in, rqn).set(nc::modify_state, cur).set(rqc::state.at(nc::kCtx), next);
-		return m;
-	}
+	uint32_t create(const Msg &m) { return e.create(m); }
+	Msg modify_rq(uint32_t rqn, uint8_t cur, uint8_t next) { return e.modify_msg(nic_op::MODIFY_RQ, rqn, cur, next); }
 
 	uint8_t rq_state(uint32_t rqn)
 	{
@@ -92,9 +56,7 @@ TEST_F(EthNic, RqStateMachine)
 TEST_F(EthNic, SqNeedsItsTisAndRqtItsRqs)
 {
 	DpHca::Cq cq = d.create_cq(5);
-	Msg tis(nic_op::CREATE_TIS, 0, nc::kCtx + 0xa0);
-	tis.set(tisc::transport_domain.at(nc::kCtx), td);
-	uint32_t tisn = create(tis);
+	uint32_t tisn = e.create_tis();
 	h.fails(queue_msg(nic_op::CREATE_SQ, cq.cqn, 4, tisn + 5), 16, status::BAD_PARAM);
 	uint32_t sqn = create(queue_msg(nic_op::CREATE_SQ, cq.cqn, 4, tisn));
 	h.fails(Msg(nic_op::DESTROY_TIS, 0, 16).set(nc::number_in, tisn), 16, status::RESOURCE_BUSY);

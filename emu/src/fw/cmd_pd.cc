@@ -77,6 +77,10 @@ void query_q_counter(CmdCtx &c)
 		sum.flushed += k.flushed;
 		req_err += k.errors;
 	}
+	// NIC RQs bound to the set: frames that found no receive WQE.
+	for (const auto &[n, rq] : r.rqs)
+		if (!id || rq->counter_set_id == id)
+			sum.out_of_buffer += rq->out_of_buffer;
 	auto put = [&](bits::Field f, uint64_t v) { c.put(f, static_cast<uint32_t>(v)); };
 	put(q_counter::rx_write_requests, sum.rx_write_requests);
 	put(q_counter::rx_read_requests, sum.rx_read_requests);
