@@ -31,53 +31,73 @@ std::vector<uint8_t> udp_frame(unsigned payload)
 	return f;
 }
 
-TEST(EthDataPath, UdpFrameFromSqToRq)
+// A on the left sends, B on the right receives into RQ WQEs of 2 KiB.
+struct EthPair : ::testing::Test {
+	std::shared_ptr<Fabric> fabric = std::make_shared<Fabric>();
+	EthDev a{fabric, 0}, b{fabric, 1};
+	DpHca::Cq acq, bcq;
+	EthDev::Queue sq, rq;
+	DpHca::Mr sbuf, rbuf;
+	uint16_t sq_pi = 0;
+
+	void SetUp() override
+	{
+		a.port_up();
+		b.port_up();
+		bcq = b.d.create_cq(5);
+		rq.n = b.create(b.queue_msg(nic_op::CREATE_RQ, bcq.cqn, 4, 0, &rq));
+		b.h.ok(b.modify_msg(nic_op::MODIFY_RQ, rq.n, wq_state::RST, wq_state::RDY), 16);
+		b.steer_all_to(rq.n);
+		rbuf = b.d.reg_mr(16 * 2048);
+		for (unsigned i = 0; i < 16; ++i) {
+			uint8_t dseg[16];
+			bits::store_be32(dseg, 2048);
+			bits::store_be32(dseg + 4, rbuf.key);
+			bits::store_be64(dseg + 8, rbuf.addr + 2048 * i);
+			b.h.mem.write(rq.buf + 16 * i, dseg, 16);
+		}
+		uint8_t pi[4];
+		bits::store_be32(pi, 16);
+		b.h.mem.write(rq.dbr, pi, 4);
+
+		acq = a.d.create_cq(5);
+		uint32_t tisn = a.create_tis();
+		sq.n = a.create(a.queue_msg(nic_op::CREATE_SQ, acq.cqn, 4, tisn, &sq));
+		a.h.ok(a.modify_msg(nic_op::MODIFY_SQ, sq.n, wq_state::RST, wq_state::RDY), 16);
+		sbuf = a.d.reg_mr(64 * 1024);
+	}
+
+	// Posts one WQE: `inl` bytes of `f` inline, the rest by pointer.
+	void send(uint8_t opcode, const std::vector<uint8_t> &f, unsigned inl, uint16_t mss = 0)
+	{
+		a.h.mem.write(sbuf.addr, f.data() + inl, f.size() - inl);
+		uint8_t wqe[128] = {};
+		unsigned inl_ds = (inl - 2 + 15) / 16;
+		unsigned ds = 2 + inl_ds + 1;
+		bits::store_be32(wqe, static_cast<uint32_t>(sq_pi) << 8 | opcode);
+		bits::store_be32(wqe + 4, sq.n << 8 | ds);
+		wqe[0xb] = 0x08;
+		wqe[16 + 4] = 0xc0;
+		bits::store_be16(wqe + 16 + 6, mss);
+		bits::store_be16(wqe + 16 + 12, static_cast<uint16_t>(inl));
+		std::memcpy(wqe + 16 + 14, f.data(), inl);
+		uint8_t *d = wqe + 16 * (2 + inl_ds);
+		bits::store_be32(d, static_cast<uint32_t>(f.size() - inl));
+		bits::store_be32(d + 4, sbuf.key);
+		bits::store_be64(d + 8, sbuf.addr);
+		unsigned nbb = (ds * 16 + 63) / 64;
+		for (unsigned k = 0; k < nbb; ++k)
+			a.h.mem.write(sq.buf + 64 * ((sq_pi + k) & 15), wqe + 64 * k, 64);
+		uint64_t db = static_cast<uint64_t>(htobe32(sq.n << 8 | ds)) << 32 | htobe32(sq_pi << 8 | opcode);
+		sq_pi = static_cast<uint16_t>(sq_pi + nbb);
+		a.h.hca->bar_write(a.d.uar * 4096ull + 0x800, 8, db);
+	}
+};
+
+TEST_F(EthPair, UdpFrameFromSqToRq)
 {
-	auto fabric = std::make_shared<Fabric>();
-	EthDev a(fabric, 0), b(fabric, 1);
-	a.port_up();
-	b.port_up();
-
-	// B: an RQ with one 2 KiB receive buffer, everything steered to it.
-	DpHca::Cq bcq = b.d.create_cq(5);
-	EthDev::Queue rq;
-	rq.n = b.create(b.queue_msg(nic_op::CREATE_RQ, bcq.cqn, 4, 0, &rq));
-	b.h.ok(b.modify_msg(nic_op::MODIFY_RQ, rq.n, wq_state::RST, wq_state::RDY), 16);
-	b.steer_all_to(rq.n);
-	DpHca::Mr rbuf = b.d.reg_mr(4096);
-	uint8_t dseg[16];
-	bits::store_be32(dseg, 2048);
-	bits::store_be32(dseg + 4, rbuf.key);
-	bits::store_be64(dseg + 8, rbuf.addr);
-	b.h.mem.write(rq.buf, dseg, 16);
-	uint8_t one[4];
-	bits::store_be32(one, 1);
-	b.h.mem.write(rq.dbr, one, 4);
-
-	// A: a TIS, an SQ, and the frame: 18 bytes inline, the rest by pointer.
-	DpHca::Cq acq = a.d.create_cq(5);
-	uint32_t tisn = a.create_tis();
-	EthDev::Queue sq;
-	sq.n = a.create(a.queue_msg(nic_op::CREATE_SQ, acq.cqn, 4, tisn, &sq));
-	a.h.ok(a.modify_msg(nic_op::MODIFY_SQ, sq.n, wq_state::RST, wq_state::RDY), 16);
 	std::vector<uint8_t> f = udp_frame(300);
-	DpHca::Mr sbuf = a.d.reg_mr(4096);
-	a.h.mem.write(sbuf.addr, f.data() + 18, f.size() - 18);
-	uint8_t wqe[64] = {};
-	unsigned ds = 4; // ctrl, eth (+2 inline bytes), 16 more inline bytes, one data pointer
-	bits::store_be32(wqe, 0x0a);
-	bits::store_be32(wqe + 4, sq.n << 8 | ds);
-	wqe[0xb] = 0x08; // CQ update
-	wqe[16 + 4] = 0xc0; // L3 and L4 checksums
-	bits::store_be16(wqe + 16 + 12, 18);
-	std::memcpy(wqe + 16 + 14, f.data(), 18);
-	bits::store_be32(wqe + 48, static_cast<uint32_t>(f.size() - 18));
-	bits::store_be32(wqe + 52, sbuf.key);
-	bits::store_be64(wqe + 56, sbuf.addr);
-	a.h.mem.write(sq.buf, wqe, 64);
-	uint64_t db = static_cast<uint64_t>(htobe32(sq.n << 8 | ds)) << 32 | htobe32(0x0a);
-	a.h.hca->bar_write(a.d.uar * 4096ull + 0x800, 8, db);
-
+	send(0x0a, f, 18);
 	Cqe tx, rx;
 	ASSERT_TRUE(a.d.poll(acq, &tx));
 	EXPECT_EQ(tx.opcode, cqe_opcode::REQ);
@@ -98,6 +118,35 @@ TEST(EthDataPath, UdpFrameFromSqToRq)
 	got[24] = got[25] = 0;
 	got[40] = got[41] = 0;
 	EXPECT_EQ(got, f);
+}
+
+// LSO: a 3000-byte TCP payload with MSS 1000 arrives as three frames with
+// their own lengths, sequence numbers, PSH only on the last, checksums.
+TEST_F(EthPair, LsoCutsTcpIntoMssFrames)
+{
+	std::vector<uint8_t> f = udp_frame(0);
+	f.resize(34); // Ethernet + IPv4
+	f[23] = 6;    // TCP
+	f.insert(f.end(), {0x30, 0x39, 0x04, 0xd2, 0, 0, 0x10, 0, 0, 0, 0, 0, 0x50, 0x18, 0xff, 0xff, 0, 0, 0, 0});
+	for (unsigned i = 0; i < 3000; ++i)
+		f.push_back(static_cast<uint8_t>(i));
+	send(0x0e, f, 54, 1000);
+	Cqe tx;
+	ASSERT_TRUE(a.d.poll(acq, &tx));
+	EXPECT_EQ(tx.opcode, cqe_opcode::REQ);
+	for (unsigned i = 0; i < 3; ++i) {
+		Cqe rx;
+		ASSERT_TRUE(b.d.poll(bcq, &rx)) << "segment " << i;
+		EXPECT_EQ(rx.byte_cnt, 54u + 1000);
+		std::vector<uint8_t> got = b.h.mem.bytes(rbuf.addr + 2048 * i, rx.byte_cnt);
+		steer::Headers hh = steer::parse_headers(got.data(), got.size());
+		EXPECT_EQ(hh.l3_len, 20u + 20 + 1000);
+		EXPECT_TRUE(steer::ipv4_csum_ok(got.data(), got.size(), hh));
+		EXPECT_TRUE(steer::l4_csum_ok(got.data(), got.size(), hh));
+		EXPECT_EQ(bits::load_be32(got.data() + 38), 0x1000u + 1000 * i) << "sequence number";
+		EXPECT_EQ(got[47] & 0x08, i == 2 ? 0x08 : 0) << "PSH on the last segment only";
+		EXPECT_EQ(got[54], static_cast<uint8_t>(1000 * i));
+	}
 }
 
 } // namespace

@@ -125,7 +125,7 @@ t_counters()
 			[ "${v:-0}" -gt 0 ] || return 1
 		done
 	done
-	for h in 0 1; do emu_ctl hca $h nic | head -n 1; done
+	for h in 0 1; do emu_ctl hca $h nic | sed -n 2p; done
 }
 
 t_unload()
