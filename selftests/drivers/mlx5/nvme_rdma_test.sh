@@ -9,9 +9,11 @@
 # buffers with fast registration (IB_WR_REG_MR through UMR WQEs).
 #
 # nvmet-rdma and nvme-rdma create their rdma_cm IDs in the initial network
-# namespace, so both addresses are local there and rdma_cm resolves the
-# destination to the device that owns it: both ends of the queue pairs sit
-# on mlx5_1 (the emulator's fabric carries them back to the same port).
+# namespace, so both addresses live there. The host binds to mlx5_0's
+# address (-w), and rdma_cm resolves the target's hardware address by ARP
+# on mlx5_0's interface; an ARP whose sender address is local is dropped
+# unless accept_local is set, so it is (rp_filter off): the queue pairs then
+# connect mlx5_0 to mlx5_1 across the fabric.
 # Needs the fabric guest: --hca 3 --emu-arg --sm --emu-arg external.
 dir=$(cd "$(dirname "$0")" && pwd)
 . "$dir/lib.sh"
@@ -72,10 +74,14 @@ nvme_dev()
 t_connect()
 {
 	need_tool nvme || return 1
+	for k in all default "$n0" "$n1"; do
+		sysctl -qw net.ipv4.conf."$k".accept_local=1 net.ipv4.conf."$k".rp_filter=0 || return 1
+	done
 	nvme connect -t rdma -n "$NQN" -a 10.78.0.2 -s 4420 -w 10.78.0.1 >"$out/nvme_connect.txt" 2>&1
 	rc=$?
 	cat "$out/nvme_connect.txt"
-	[ "$rc" -eq 0 ] || { dmesg | grep -E 'nvme|mlx5' | tail -n 20; return 1; }
+	ip neigh show 10.78.0.2
+	[ "$rc" -eq 0 ] || { dmesg | grep -E 'nvme|infiniband|mlx5_core .*: no ' | tail -n 20; return 1; }
 	wait_for 30 nvme_dev || { echo "no namespace block device"; nvme list; return 1; }
 	dev=/dev/$(nvme_dev)
 	echo "namespace: $dev"
