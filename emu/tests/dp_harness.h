@@ -24,9 +24,9 @@ constexpr uint16_t ctx_dw(uint16_t d) { return static_cast<uint16_t>(4 + d); }
 enum : uint8_t { OP_NOP = 0x00, OP_SEND_INV = 0x01, OP_WRITE = 0x08, OP_WRITE_IMM = 0x09, OP_SEND = 0x0a,
 		 OP_SEND_IMM = 0x0b, OP_READ = 0x10, OP_CAS = 0x11, OP_FAA = 0x12 };
 enum : uint8_t { F_SIGNALED = 0x08, F_SOLICITED = 0x02, F_FENCE = 0x40 };
-enum : uint8_t { ST_RC = 0, ST_UC = 1, ST_UD = 2, ST_QP1 = 8 };
+enum : uint8_t { ST_RC = 0, ST_UC = 1, ST_UD = 2, ST_QP1 = 8, ST_UMR = 0xc };
 enum : unsigned { A_LR = 1u << 10, A_LW = 1u << 11, A_RR = 1u << 12, A_RW = 1u << 13, A_ATOMIC = 1u << 14,
-		  A_ALL = A_LR | A_LW | A_RR | A_RW | A_ATOMIC };
+		  A_ALL = A_LR | A_LW | A_RR | A_RW | A_ATOMIC, A_UMR_EN = 1u << 15 };
 
 struct Cqe {
 	uint8_t opcode = 0xf, owner = 0, syndrome = 0, wqe_opcode = 0;
@@ -111,7 +111,7 @@ public:
 		size_t pages = (len + 4095) / 4096;
 		m.addr = h.mem.alloc(pages * 4096, 4096);
 		Msg c(0x200, 0, 0x110 + 8 * ((pages + 1) & ~1ull));
-		c.set({ctx_dw(0), 9, 8}, 1).set({ctx_dw(0), 14, 10}, access >> 10);
+		c.set({ctx_dw(0), 9, 8}, 1).set({ctx_dw(0), 15, 10}, access >> 10);
 		c.set({ctx_dw(1), 31, 8}, 0xffffff).set({ctx_dw(1), 7, 0}, variant);
 		c.set({ctx_dw(3), 23, 0}, in_pd ? in_pd : pd);
 		c.be64(0x20, m.addr).be64(0x28, len);
@@ -314,7 +314,6 @@ public:
 	uint16_t post_send(Qp &q, const Wr &w, bool ring = true)
 	{
 		std::vector<uint8_t> wqe(16, 0);
-		uint16_t idx = q.sq_pi;
 		if (q.st == ST_UD || q.st == ST_QP1) {
 			std::vector<uint8_t> av(48, 0);
 			bits::store_be32(&av[0], w.qkey);
@@ -355,13 +354,22 @@ public:
 			bits::store_be64(d + 8, g.addr);
 			wqe.insert(wqe.end(), d, d + 16);
 		}
+		return post_wqe(q, w.opcode, w.flags, w.imm, std::move(wqe), ring);
+	}
+
+	// Writes a WQE whose segments after the control segment are `wqe`
+	// from byte 16 on (bytes 0-15 are filled in here) at sq_pi and rings
+	// the doorbell (unless `ring` is false). Returns the WQE index.
+	uint16_t post_wqe(Qp &q, uint8_t opcode, uint8_t flags, uint32_t imm, std::vector<uint8_t> wqe, bool ring = true)
+	{
+		uint16_t idx = q.sq_pi;
 		unsigned ds = static_cast<unsigned>(wqe.size() / 16);
-		bits::store_be32(&wqe[0], static_cast<uint32_t>(idx) << 8 | w.opcode);
+		bits::store_be32(&wqe[0], static_cast<uint32_t>(idx) << 8 | opcode);
 		bits::store_be32(&wqe[4], q.qpn << 8 | ds);
-		wqe[11] = w.flags;
-		bits::store_be32(&wqe[12], w.imm);
+		wqe[11] = flags;
+		bits::store_be32(&wqe[12], imm);
 		wqe.resize((wqe.size() + 63) / 64 * 64, 0);
-		uint64_t sq = q.buf + (q.st == ST_RC || q.st == ST_UC || q.st == ST_UD || q.st == ST_QP1 ? q.rq_bytes() : 0);
+		uint64_t sq = q.buf + (q.st == ST_RC || q.st == ST_UC || q.st == ST_UD || q.st == ST_QP1 || q.st == ST_UMR ? q.rq_bytes() : 0);
 		for (size_t bb = 0; bb < wqe.size() / 64; ++bb)
 			h.mem.write(sq + ((idx + bb) & ((1u << q.log_sq) - 1)) * 64, &wqe[bb * 64], 64);
 		q.sq_pi = static_cast<uint16_t>(q.sq_pi + wqe.size() / 64);

@@ -78,12 +78,12 @@ TEST_F(MkeyFixture, TranslationAcrossScatteredPages)
 	std::vector<uint8_t> v(0x20);
 	for (size_t i = 0; i < v.size(); ++i)
 		v[i] = static_cast<uint8_t>(i + 1);
-	ASSERT_TRUE(MkeyTable::write(mem, *m, 0x70000ff0, v.data(), v.size()));
+	ASSERT_TRUE(t.write(mem, *m, 0x70000ff0, v.data(), v.size()));
 	EXPECT_EQ(mem.byte(pages[0] + 0xff0), 1);
 	EXPECT_EQ(mem.byte(pages[0] + 0xfff), 0x10);
 	EXPECT_EQ(mem.byte(pages[1] + 0x000), 0x11) << "continues on the next MTT page";
 	std::vector<uint8_t> back(0x20);
-	ASSERT_TRUE(MkeyTable::read(mem, *m, 0x70000ff0, back.data(), back.size()));
+	ASSERT_TRUE(t.read(mem, *m, 0x70000ff0, back.data(), back.size()));
 	EXPECT_EQ(back, v);
 }
 
@@ -100,7 +100,7 @@ TEST_F(MkeyFixture, PaModeAndReservedLkey)
 	uint64_t pa = mem.alloc(64);
 	ASSERT_EQ(t.check(index << 8, 2, pa, 64, ACC_LOCAL_WRITE, &k), KeyStatus::Ok);
 	uint32_t x = 0xabcd;
-	ASSERT_TRUE(MkeyTable::write(mem, *k, pa, &x, 4));
+	ASSERT_TRUE(t.write(mem, *k, pa, &x, 4));
 	EXPECT_EQ(mem.byte(pa), 0xcd);
 	// The reserved lkey: physical addresses in any PD, local rights only.
 	ASSERT_EQ(t.check(MkeyTable::kReservedLkey, 9, pa, 64, ACC_LOCAL_READ, &k), KeyStatus::Ok);

@@ -388,6 +388,7 @@ std::vector<std::string> DataPath::stats_lines()
 	v.push_back(fmt("cqes %llu", u(c_.cqes)));
 	v.push_back(fmt("cqe_drops %llu", u(c_.cqe_drops)));
 	v.push_back(fmt("cq_overruns %llu", u(c_.cq_overruns)));
+	v.push_back(fmt("umr_wqes %llu", u(c_.umr_wqes)));
 	v.push_back(fmt("comp_events %llu", u(c_.comp_events)));
 	v.push_back(fmt("async_events %llu", u(c_.async_events)));
 	v.push_back(fmt("packets_no_qp %llu", u(c_.no_qp_packets)));

@@ -8,7 +8,8 @@
 // state lock held. Commands take that lock (lock()) to change objects.
 // The implementation is split by mechanism: datapath.cc (doorbells,
 // dispatch, lifetime), cqe.cc, recv_wqe.cc, send_wqe.cc, requester.cc,
-// requester_ack.cc, responder.cc, uc.cc, ud.cc, local_qp.cc, flush.cc.
+// requester_ack.cc, responder.cc, uc.cc, ud.cc, local_qp.cc, umr.cc,
+// flush.cc.
 #pragma once
 
 #include <atomic>
@@ -148,6 +149,7 @@ public:
 		// without a group here, copies the loopback rules kept back.
 		uint64_t mcast_packets = 0, mcast_copies = 0, mcast_no_grh = 0, mcast_no_group = 0;
 		uint64_t mcast_lb_blocked = 0;
+		uint64_t umr_wqes = 0; // executed without error
 	};
 	const Counters &counters() const { return c_; }
 
@@ -299,6 +301,10 @@ private:
 
 	// local_qp.cc
 	void local_send(Qp &qp);
+
+	// umr.cc: executes the UMR WQE `wr` of `qp`; 0 or a CQE syndrome.
+	uint8_t execute_umr(Qp &qp, const SendWr &wr);
+	uint8_t check_window(const Qp &qp, const Mkey &k) const;
 
 	// flush.cc
 	void enter_error(Qp &qp);

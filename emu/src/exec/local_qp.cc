@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-// QPs whose work never leaves the HCA (the driver's UMR QP). No UMR
-// feature is advertised (umr_modify_entity_size_disabled and friends), so
-// a UMR WQE completes with a local QP operation error; NOPs complete.
+// QPs whose work never leaves the HCA (the driver's UMR QP): UMR WQEs
+// (exec/umr.cc) and NOPs, executed and completed in order. A failed WQE
+// completes in error and the QP enters the error state, as the in-tree
+// driver's UMR recovery expects.
 #include "exec/datapath.h"
 #include "fw/prm_cq.h"
 #include "fw/prm_qp.h"
@@ -15,9 +16,13 @@ void DataPath::local_send(Qp &qp)
 	UdAddress av;
 	uint8_t s;
 	while (qp.state == prm::qp_state::RTS && take_send_wqe(qp, &wr, &av, &s)) {
-		if (s || wr.opcode != prm::wqe::OP_NOP) {
+		if (!s && wr.opcode == prm::wqe::OP_UMR)
+			s = execute_umr(qp, wr);
+		else if (!s && wr.opcode != prm::wqe::OP_NOP)
+			s = prm::cqe_syndrome::LOCAL_QP_OP;
+		if (s) {
 			++qp.ctr.errors;
-			complete_send_error(qp, wr, s ? s : static_cast<uint8_t>(prm::cqe_syndrome::LOCAL_QP_OP));
+			complete_send_error(qp, wr, s);
 			enter_error(qp);
 			return;
 		}

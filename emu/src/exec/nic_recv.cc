@@ -144,7 +144,7 @@ bool DataPath::nic_fill_rq(NicRq &rq, const std::vector<uint8_t> &in, const stee
 	bool ok = walk_sgl(sgl, 0, f->size(), [&](const Sge &s, uint64_t off, size_t at, size_t n) {
 		const Mkey *mk = nullptr;
 		return res_.mkeys.check(s.lkey, rq.wq.pd, s.addr + off, n, ACC_LOCAL_WRITE, &mk) == KeyStatus::Ok &&
-		       MkeyTable::write(mem_, *mk, s.addr + off, f->data() + at, n);
+		       res_.mkeys.write(mem_, *mk, s.addr + off, f->data() + at, n);
 	});
 	uint16_t counter = rq.ci;
 	rq.ci = static_cast<uint16_t>(rq.ci + 1);

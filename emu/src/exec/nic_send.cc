@@ -219,7 +219,7 @@ bool DataPath::nic_send_wqe(NicSq &sq, uint16_t *nbb)
 		frame.resize(old + len);
 		if (res_.mkeys.check(bits::load_be32(d + w::kDataLkey), sq.wq.pd, addr, len, ACC_LOCAL_READ, &mk) !=
 			    KeyStatus::Ok ||
-		    !MkeyTable::read(mem_, *mk, addr, frame.data() + old, len))
+		    !res_.mkeys.read(mem_, *mk, addr, frame.data() + old, len))
 			return fail(opcode, kSyndLocalProt);
 	}
 	if (frame.size() < 14)

@@ -2,6 +2,9 @@
 // RC (and UC) requester, send side: taking WQEs, assigning PSNs, MTU segmentation
 // into packets, the read/atomic limit and fences, in-order completion,
 // the retransmission timer (retry_cnt) and the RNR wait (rnr_retry).
+// UMR WQEs (memory registration, local invalidation, window binds) run
+// strongly ordered: once every earlier WQE completed, and before any later
+// one goes out.
 #include <algorithm>
 
 #include "exec/datapath.h"
@@ -68,12 +71,12 @@ void DataPath::rc_take_wqes(Qp &qp)
 		return r.wrs.empty() || static_cast<uint16_t>(r.sq_ci - r.wrs.front().index) < qp.cfg.sq_wqebbs();
 	};
 	while (room() && take_send_wqe(qp, &wr, &av, &syndrome)) {
-		if (!syndrome)
-			syndrome = check_local_sgl(qp, wr);
 		wr.error = syndrome;
 		if (wr.opcode == w::OP_NOP) {
 			wr.npsn = 0;
 			wr.sent = wr.done = true;
+		} else if (wr.opcode == w::OP_UMR) {
+			wr.npsn = 0;
 		}
 		qp.req.wrs.push_back(std::move(wr));
 	}
@@ -90,15 +93,34 @@ void DataPath::rc_transmit(Qp &qp)
 	bool rd_pending = false;
 	uint32_t m = mtu(qp);
 	uint32_t budget = kUcBurst;
+	bool all_done = true; // every WQE before this one completed
 	for (SendWr &wr : r.wrs) {
 		if (wr.error)
 			break; // nothing after a failed WQE goes out
+		if (wr.opcode == w::OP_UMR && !wr.sent) {
+			if (!all_done) {
+				r.stalled = true;
+				break;
+			}
+			wr.sent = true;
+			wr.error = execute_umr(qp, wr);
+			if (wr.error)
+				break;
+			wr.done = true;
+			continue;
+		}
+		all_done = all_done && wr.done;
 		bool rd = is_rd_atomic(wr.opcode);
 		if (!wr.sent) {
 			if ((wr.fence && rd_pending) || (rd && r.rd_atomic_outstanding >= (1u << qp.cfg.log_sra_max))) {
 				r.stalled = true;
 				break;
 			}
+			// The local keys as they are now (a UMR before may have
+			// changed them).
+			wr.error = check_local_sgl(qp, wr);
+			if (wr.error)
+				break;
 			wr.first_psn = r.next_psn;
 			wr.npsn = wr.opcode == w::OP_ATOMIC_CS || wr.opcode == w::OP_ATOMIC_FA ? 1 : packets_for(wr.length, m);
 			r.next_psn = psn_add(r.next_psn, wr.npsn);
@@ -239,27 +261,33 @@ void DataPath::rc_retransmit(Qp &qp, uint32_t from_psn)
 void DataPath::rc_complete(Qp &qp)
 {
 	Requester &r = qp.req;
-	bool freed = false;
-	while (!r.wrs.empty()) {
-		SendWr &wr = r.wrs.front();
-		if (wr.error) {
-			++qp.ctr.errors;
-			complete_send_error(qp, wr, static_cast<uint8_t>(wr.error));
+	for (;;) {
+		bool popped = false;
+		while (!r.wrs.empty()) {
+			SendWr &wr = r.wrs.front();
+			if (wr.error) {
+				++qp.ctr.errors;
+				complete_send_error(qp, wr, static_cast<uint8_t>(wr.error));
+				r.wrs.pop_front();
+				enter_error(qp);
+				return;
+			}
+			if (!wr.done)
+				break;
+			complete_send(qp, wr, static_cast<uint32_t>(wr.length));
+			if (is_rd_atomic(wr.opcode))
+				--r.rd_atomic_outstanding;
 			r.wrs.pop_front();
-			enter_error(qp);
-			return;
+			popped = true;
 		}
-		if (!wr.done)
+		if (!popped || !r.stalled)
 			break;
-		complete_send(qp, wr, static_cast<uint32_t>(wr.length));
-		if (is_rd_atomic(wr.opcode)) {
-			--r.rd_atomic_outstanding;
-			freed = true;
-		}
-		r.wrs.pop_front();
-	}
-	if (freed && r.stalled)
+		// A fence, the read/atomic limit or a UMR waiting for the WQEs
+		// before it may let more go now; a UMR that ran completes here.
 		rc_transmit(qp);
+		if (r.wrs.empty() || !(r.wrs.front().done || r.wrs.front().error))
+			break;
+	}
 	rc_arm_timer(qp);
 }
 
@@ -318,6 +346,7 @@ void DataPath::rc_rnr_resume(uint32_t qpn, uint64_t id)
 		return;
 	rc_retransmit(*qp, qp->req.rnr_psn);
 	rc_transmit(*qp);
+	rc_complete(*qp);
 }
 
 } // namespace mlx5emu

@@ -100,10 +100,12 @@ void DataPath::rc_response(Qp &qp, const Packet &p)
 	}
 	rc_complete(qp);
 	// Completions make room in the SQ: WQEs rung beyond it are taken now.
-	if (qp.state == prm::qp_state::RTS && r.sq_ci != r.sq_pi)
+	if (qp.state == prm::qp_state::RTS && r.sq_ci != r.sq_pi) {
 		rc_take_wqes(qp);
-	else
+	} else {
 		rc_transmit(qp);
+		rc_complete(qp); // a UMR or a WQE that failed its local check
+	}
 }
 
 // Every PSN up to `psn` acknowledged: moves the window, completes the WRs

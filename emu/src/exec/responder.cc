@@ -136,7 +136,7 @@ void DataPath::responder_error(Qp &qp, const Packet &req, uint8_t nak_code, uint
 
 bool DataPath::check_rkey(Qp &qp, uint32_t rkey, uint64_t va, uint64_t len, unsigned need, const Mkey **out)
 {
-	return res_.mkeys.check(rkey, qp.cfg.pd, va, len, need, out) == KeyStatus::Ok;
+	return res_.mkeys.check(rkey, qp.cfg.pd, va, len, need, out, qp.qpn) == KeyStatus::Ok;
 }
 
 // The receive WQE in use completes: `ci` (from resp_cqe) has the opcode
@@ -184,7 +184,10 @@ void DataPath::rc_send_request(Qp &qp, const Packet &p)
 			ci.has_imm = true;
 		} else if (p.opcode == ibop::RC_SEND_LAST_INV || p.opcode == ibop::RC_SEND_ONLY_INV) {
 			Mkey *mk = res_.mkeys.find_index(p.inv_rkey >> 8);
-			if (!mk || mk->variant != (p.inv_rkey & 0xff) || !mk->en_rinval || mk->pd != qp.cfg.pd)
+			// Keys that allow remote invalidation (fast-registered MRs,
+			// type 2 windows: only through the QP they are bound to).
+			if (!mk || mk->variant != (p.inv_rkey & 0xff) || !mk->en_rinval || mk->pd != qp.cfg.pd ||
+			    !mk->serves(qp.qpn))
 				return responder_error(qp, p, aeth::NAK_INVALID_REQUEST, syn::REMOTE_INVAL_REQ, true);
 			mk->free = true;
 			ci.opcode = prm::cqe_opcode::RESP_SEND_INV;
@@ -234,7 +237,7 @@ void DataPath::rc_write_request(Qp &qp, const Packet &p)
 		const Mkey *mk = nullptr;
 		uint64_t va = r.write_va + r.write_done;
 		if (!check_rkey(qp, r.write_rkey, va, n, ACC_REMOTE_WRITE, &mk) ||
-		    !MkeyTable::write(mem_, *mk, va, p.payload.data(), n))
+		    !res_.mkeys.write(mem_, *mk, va, p.payload.data(), n))
 			return responder_error(qp, p, aeth::NAK_REMOTE_ACCESS, syn::REMOTE_ACCESS, imm);
 	}
 	r.write_done += n;
@@ -323,7 +326,7 @@ void DataPath::rc_atomic_request(Qp &qp, const Packet &p, bool duplicate)
 		if (!qp.cfg.rae || !check_rkey(qp, p.rkey, p.va, 8, ACC_ATOMIC, &mk))
 			return responder_error(qp, p, aeth::NAK_REMOTE_ACCESS, 0, false);
 		uint8_t b[8];
-		if (!MkeyTable::read(mem_, *mk, p.va, b, 8))
+		if (!res_.mkeys.read(mem_, *mk, p.va, b, 8))
 			return responder_error(qp, p, aeth::NAK_REMOTE_ACCESS, 0, false);
 		orig = 0;
 		for (int i = 0; i < 8; ++i)
@@ -332,7 +335,7 @@ void DataPath::rc_atomic_request(Qp &qp, const Packet &p, bool duplicate)
 		if (next != orig) {
 			for (int i = 0; i < 8; ++i)
 				b[i] = static_cast<uint8_t>(next >> (atomic_le_ ? 8 * i : 56 - 8 * i));
-			if (!MkeyTable::write(mem_, *mk, p.va, b, 8))
+			if (!res_.mkeys.write(mem_, *mk, p.va, b, 8))
 				return responder_error(qp, p, aeth::NAK_REMOTE_ACCESS, 0, false);
 		}
 		r.atomic_replay[p.psn] = orig;

@@ -104,7 +104,7 @@ void DataPath::responses_pump(Qp &qp)
 			// The key is checked again for every packet: the region
 			// may have gone since the request arrived.
 			if (len && (!check_rkey(qp, j.rkey, j.va + off, len, ACC_REMOTE_READ, &mk) ||
-				    !MkeyTable::read(mem_, *mk, j.va + off, rsp.payload.data(), len))) {
+				    !res_.mkeys.read(mem_, *mk, j.va + off, rsp.payload.data(), len))) {
 				Packet req;
 				req.slid = j.dlid;
 				req.sqpn = j.dqpn;

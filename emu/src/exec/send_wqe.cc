@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 // Send WQEs: reading one from the SQ (WQEBBs wrap around the queue),
 // parsing its segments (control, datagram, remote address, atomic, data
-// pointers, inline data) and moving the local data it names.
+// pointers, inline data; a UMR WQE's segments are kept for exec/umr.cc)
+// and moving the local data it names.
 #include <algorithm>
 #include <cstring>
 
@@ -104,6 +105,15 @@ bool DataPath::take_send_wqe(Qp &qp, SendWr *wr, UdAddress *av, uint8_t *syndrom
 	case w::OP_SEND_INVAL:
 	case w::OP_NOP:
 		break;
+	case w::OP_UMR:
+		// Executed in order by exec/umr.cc; never on UD.
+		if (qp.cfg.is_ud()) {
+			*syndrome = syn::LOCAL_QP_OP;
+			++qp.ctr.bad_wqes;
+			return true;
+		}
+		wr->umr.assign(buf + pos, buf + end);
+		return true;
 	default:
 		*syndrome = syn::LOCAL_QP_OP;
 		++qp.ctr.bad_wqes;
@@ -172,7 +182,7 @@ bool DataPath::gather(const Qp &qp, const SendWr &wr, uint64_t off, uint8_t *dst
 	return walk_sgl(wr.sgl, off, len, [&](const Sge &s, uint64_t in, size_t at, size_t n) {
 		const Mkey *mk = nullptr;
 		return res_.mkeys.check(s.lkey, qp.cfg.pd, s.addr + in, n, ACC_LOCAL_READ, &mk) == KeyStatus::Ok &&
-		       MkeyTable::read(mem_, *mk, s.addr + in, dst + at, n);
+		       res_.mkeys.read(mem_, *mk, s.addr + in, dst + at, n);
 	});
 }
 
@@ -181,7 +191,7 @@ bool DataPath::scatter_local(const Qp &qp, const std::vector<Sge> &sgl, uint64_t
 	return walk_sgl(sgl, off, len, [&](const Sge &s, uint64_t in, size_t at, size_t n) {
 		const Mkey *mk = nullptr;
 		return res_.mkeys.check(s.lkey, qp.cfg.pd, s.addr + in, n, ACC_LOCAL_WRITE, &mk) == KeyStatus::Ok &&
-		       MkeyTable::write(mem_, *mk, s.addr + in, src + at, n);
+		       res_.mkeys.write(mem_, *mk, s.addr + in, src + at, n);
 	});
 }
 

@@ -183,10 +183,14 @@ void Caps::build(const HcaConfig &cfg)
 	// LSO offloads (ipoib_basic_offloads): ib_ipoib runs as classic IPoIB
 	// over kernel verbs (UD QP, and RC QPs with an SRQ in connected mode).
 
-	// No UMR features.
-	put(g, gc::umr_modify_entity_size_disabled, 1);
-	put(g, gc::umr_modify_atomic_disabled, 1);
+	// UMR (exec/umr.cc): translation, page size, access (atomic too), PD
+	// and free-state changes; memory windows and KLM keys (imaicl). UMR
+	// WQEs run strongly ordered (umr_fence 0). No indirect-mkey updates
+	// for ODP, no 48-bit translation offsets (umr_extended_translation_offset).
+	put(g, gc::umr_modify_entity_size_disabled, !cfg.caps_umr);
+	put(g, gc::umr_modify_atomic_disabled, !cfg.caps_umr);
 	put(g, gc::umr_indirect_mkey_disabled, 1);
+	put(g, gc::imaicl, cfg.caps_umr);
 
 	// Port: one InfiniBand port.
 	put(g, gc::port_type, gc::PORT_TYPE_IB);

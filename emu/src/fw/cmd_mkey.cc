@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-// Memory keys: CREATE_MKEY (PA mode, MTT page lists), QUERY_MKEY,
-// DESTROY_MKEY.
+// Memory keys: CREATE_MKEY (PA mode, MTT page lists, free KLM keys that
+// UMR fills: memory windows), QUERY_MKEY, DESTROY_MKEY.
 #include <algorithm>
 
 #include "exec/datapath.h"
@@ -36,8 +36,11 @@ void create_mkey(CmdCtx &c)
 		return c.fail(status::BAD_PARAM, kUmem); // no DEVX umems
 	Mkey m;
 	m.mode = static_cast<uint8_t>(get(k, mkc::access_mode_4_2) << 2 | get(k, mkc::access_mode_1_0));
-	if (m.mode != mkc::MODE_PA && m.mode != mkc::MODE_MTT)
-		return c.fail(status::BAD_PARAM, kMode); // KLM/KSM: no indirect mkeys
+	// KLM keys start free and get their entries by UMR (ALLOC_MW, the
+	// in-tree driver's KLM MRs); no KSM.
+	bool klm_by_umr = m.mode == mkc::MODE_KLM && get(k, mkc::free) && get(k, mkc::umr_en);
+	if (m.mode != mkc::MODE_PA && m.mode != mkc::MODE_MTT && !klm_by_umr)
+		return c.fail(status::BAD_PARAM, kMode);
 	if (get(k, mkc::bsf_en))
 		return c.fail(status::BAD_PARAM, kBsf); // no signature offload
 	m.variant = static_cast<uint8_t>(get(k, mkc::mkey_7_0));

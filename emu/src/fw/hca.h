@@ -32,6 +32,9 @@ struct HcaConfig {
 	// port_type Ethernet with the NIC, offload and flow-table caps, and
 	// carries frames over the process's L2 switch.
 	LinkType link = LinkType::Ib;
+	// UMR (entity size and atomic changes), memory windows and KLM keys
+	// (`imaicl`): exec/umr.cc executes them.
+	bool caps_umr = true;
 	// The fabric linking this HCA's port to the others of the process;
 	// null: a private fabric (loopback only).
 	std::shared_ptr<Fabric> fabric;

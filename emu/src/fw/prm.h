@@ -459,6 +459,7 @@ constexpr Field ipoib_basic_offloads{0x10, 27, 27};
 constexpr Field umr_modify_entity_size_disabled{0x10, 24, 24};
 constexpr Field umr_modify_atomic_disabled{0x10, 23, 23};
 constexpr Field umr_indirect_mkey_disabled{0x10, 22, 22};
+constexpr Field imaicl{0x11, 14, 14};
 constexpr Field cmdif_checksum{0x10, 15, 14};
 constexpr Field dct{0x10, 5, 5};
 constexpr Field qos{0x10, 4, 4};

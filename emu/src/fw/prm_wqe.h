@@ -86,6 +86,53 @@ enum : uint8_t {
 	OP_LOCAL_INVAL = 0x1b,
 	OP_UMR = 0x25,
 };
+
+// UMR control segment (48 bytes), after the control segment of a UMR WQE
+// (opcode OP_UMR; the control segment's immediate names the mkey index).
+constexpr unsigned kUmrFlags = 0x0;           // u8
+constexpr unsigned kUmrXltOctowords = 0x4;    // be16: translation size in 16-byte units
+constexpr unsigned kUmrXltOffset = 0x6;       // be16: translation offset [15:0] in 16-byte units
+constexpr unsigned kUmrMkeyMask = 0x8;        // be64: mkey context fields to change
+constexpr unsigned kUmrXltOffset47_16 = 0x10; // be32
+constexpr unsigned kUmrCtrlSize = 48;
+enum : uint8_t {
+	UMR_INLINE = 0x80,         // translation entries follow the mkey segment
+	UMR_FAIL_IF_FREE = 0x40,     // the mkey must be in use
+	UMR_FAIL_IF_NOT_FREE = 0x20, // the mkey must be free
+	UMR_XLT_OFFSET_EN = 0x10,  // the offset fields apply
+	UMR_CHECK_QPN = 0x08,      // fail unless the mkey's qpn is the posting QP's
+};
+// mkey_mask bits: which fields of the mkey segment a UMR writes.
+namespace mkey_mask {
+enum : uint64_t {
+	LEN = 1ull << 0,
+	PAGE_SIZE = 1ull << 1,
+	START_ADDR = 1ull << 6,
+	PD = 1ull << 7,
+	EN_RINVAL = 1ull << 8,
+	EN_SIGERR = 1ull << 9,
+	BSF_EN = 1ull << 12,
+	KEY = 1ull << 13,
+	QPN = 1ull << 14,
+	LR = 1ull << 17,
+	LW = 1ull << 18,
+	RR = 1ull << 19,
+	RW = 1ull << 20,
+	A = 1ull << 21,
+	SMALL_FENCE = 1ull << 23,
+	FREE = 1ull << 29,
+};
+} // namespace mkey_mask
+// The mkey segment (64 bytes) has the layout of the mkey context (prm_mkey.h).
+constexpr unsigned kUmrMkeySegSize = 64;
+// Translation entries: MTT (8 bytes: be64 address | rd_en << 0 | wr_en << 1)
+// and KLM (16 bytes: be32 byte count, be32 key, be64 address).
+constexpr unsigned kMttSize = 8;
+constexpr uint64_t kMttPresent = 0x3;
+constexpr unsigned kKlmByteCount = 0x0;
+constexpr unsigned kKlmKey = 0x4;
+constexpr unsigned kKlmAddr = 0x8;
+constexpr unsigned kKlmSize = 16;
 } // namespace wqe
 
 // Send doorbell / BlueFlame registers inside a UAR page: four registers

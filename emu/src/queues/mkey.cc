@@ -20,19 +20,33 @@ Mkey make_reserved()
 	return m;
 }
 
-// Calls fn(guest_addr, offset_in_request, n) for every physically
-// contiguous piece of [va, va+len).
-template <class Fn> bool for_each_piece(const Mkey &m, uint64_t va, size_t len, Fn fn)
+} // namespace
+
+bool Mkey::serves(uint32_t q) const { return mode != prm::mkc::MODE_KLM || qpn == kNoQp || qpn == q; }
+
+uint64_t Mkey::xlt_capacity() const
+{
+	uint64_t octwords = (static_cast<uint64_t>(translations_octwords) + 3) & ~3ull;
+	return mode == prm::mkc::MODE_MTT ? octwords * 2 : mode == prm::mkc::MODE_KLM ? octwords : 0;
+}
+
+namespace {
+
+// PA and MTT keys: fn(guest_addr, offset_in_request, n) for every
+// physically contiguous piece of [va, va+len).
+template <class Fn> bool direct_pieces(const Mkey &m, uint64_t va, size_t len, Fn fn)
 {
 	if (m.mode == prm::mkc::MODE_PA)
 		return len == 0 || fn(va, 0, len);
+	if (m.mode != prm::mkc::MODE_MTT)
+		return false;
 	uint64_t page = 1ull << m.log_page;
 	uint64_t first_page = m.start >> m.log_page;
 	size_t done = 0;
 	while (done < len) {
 		uint64_t a = va + done;
 		uint64_t idx = (a >> m.log_page) - first_page;
-		if (idx >= m.mtt.size())
+		if (idx >= m.mtt.size() || m.mtt[idx] == Mkey::kNotPresent)
 			return false;
 		uint64_t in_page = a & (page - 1);
 		size_t n = static_cast<size_t>(std::min<uint64_t>(len - done, page - in_page));
@@ -45,6 +59,35 @@ template <class Fn> bool for_each_piece(const Mkey &m, uint64_t va, size_t len, 
 
 } // namespace
 
+template <class Fn> bool MkeyTable::pieces(const Mkey &m, uint64_t va, size_t len, Fn fn) const
+{
+	if (m.mode != prm::mkc::MODE_KLM)
+		return direct_pieces(m, va, len, fn);
+	// Entry by entry from the key's start; every entry names a direct
+	// key (no other indirect key, not the reserved lkey) of the same PD
+	// and lies inside it.
+	uint64_t off = va - m.start;
+	size_t done = 0;
+	for (const Klm &e : m.klm) {
+		if (done == len)
+			break;
+		if (off >= e.bcount) {
+			off -= e.bcount;
+			continue;
+		}
+		size_t n = static_cast<size_t>(std::min<uint64_t>(e.bcount - off, len - done));
+		const Mkey *t = find_index(e.key >> 8);
+		if (!t || t->mode == prm::mkc::MODE_KLM || check(e.key, m.pd, e.va + off, n, 0, &t) != KeyStatus::Ok)
+			return false;
+		size_t base = done;
+		if (!direct_pieces(*t, e.va + off, n, [&](uint64_t ga, size_t at, size_t k) { return fn(ga, base + at, k); }))
+			return false;
+		done += n;
+		off = 0;
+	}
+	return done == len;
+}
+
 MkeyTable::MkeyTable(uint32_t limit) : limit_(limit), reserved_(make_reserved()) {}
 
 bool MkeyTable::create(Mkey m, uint32_t *index)
@@ -55,7 +98,7 @@ bool MkeyTable::create(Mkey m, uint32_t *index)
 			break;
 		n = i + 1;
 	}
-	if (n >= limit_ || n > 0xffffff)
+	if (n >= limit_ || n > 0xffffff || !xlt_resized(0, m.xlt_entries()))
 		return false;
 	m.index = n;
 	keys_.emplace(n, std::move(m));
@@ -63,7 +106,23 @@ bool MkeyTable::create(Mkey m, uint32_t *index)
 	return true;
 }
 
-bool MkeyTable::destroy(uint32_t index) { return keys_.erase(index) != 0; }
+bool MkeyTable::destroy(uint32_t index)
+{
+	auto it = keys_.find(index);
+	if (it == keys_.end())
+		return false;
+	xlt_resized(it->second.xlt_entries(), 0);
+	keys_.erase(it);
+	return true;
+}
+
+bool MkeyTable::xlt_resized(size_t before, size_t after)
+{
+	if (after > before && xlt_entries_ + (after - before) > kMaxXltEntries)
+		return false;
+	xlt_entries_ = xlt_entries_ + after - before;
+	return true;
+}
 
 const Mkey *MkeyTable::find_index(uint32_t index) const
 {
@@ -78,7 +137,7 @@ Mkey *MkeyTable::find_index(uint32_t index)
 }
 
 KeyStatus MkeyTable::check(uint32_t key, uint32_t pd, uint64_t va, uint64_t len, unsigned need,
-			   const Mkey **out) const
+			   const Mkey **out, uint32_t qpn) const
 {
 	const Mkey *m = nullptr;
 	if (key == kReservedLkey && !(need & (ACC_REMOTE_READ | ACC_REMOTE_WRITE | ACC_ATOMIC))) {
@@ -92,6 +151,9 @@ KeyStatus MkeyTable::check(uint32_t key, uint32_t pd, uint64_t va, uint64_t len,
 		return KeyStatus::BadPd;
 	if ((m->access & need) != need)
 		return KeyStatus::NoAccess;
+	// A type 2 window bound to a QP serves that QP only.
+	if ((need & (ACC_REMOTE_READ | ACC_REMOTE_WRITE | ACC_ATOMIC)) && !m->serves(qpn))
+		return KeyStatus::NoAccess;
 	if (!m->length64) {
 		if (va < m->start || len > m->len || va - m->start > m->len - len)
 			return KeyStatus::Bounds;
@@ -104,20 +166,23 @@ KeyStatus MkeyTable::check(uint32_t key, uint32_t pd, uint64_t va, uint64_t len,
 		if ((va >> m->log_page) < first || last - first >= m->mtt.size())
 			return KeyStatus::Translation;
 	}
+	if (m->mode == prm::mkc::MODE_KLM && len &&
+	    !pieces(*m, va, static_cast<size_t>(len), [](uint64_t, size_t, size_t) { return true; }))
+		return KeyStatus::Translation;
 	*out = m;
 	return KeyStatus::Ok;
 }
 
-bool MkeyTable::read(GuestMemory &mem, const Mkey &m, uint64_t va, void *dst, size_t len)
+bool MkeyTable::read(GuestMemory &mem, const Mkey &m, uint64_t va, void *dst, size_t len) const
 {
 	auto *d = static_cast<uint8_t *>(dst);
-	return for_each_piece(m, va, len, [&](uint64_t ga, size_t at, size_t n) { return mem.read(ga, d + at, n); });
+	return pieces(m, va, len, [&](uint64_t ga, size_t at, size_t n) { return mem.read(ga, d + at, n); });
 }
 
-bool MkeyTable::write(GuestMemory &mem, const Mkey &m, uint64_t va, const void *src, size_t len)
+bool MkeyTable::write(GuestMemory &mem, const Mkey &m, uint64_t va, const void *src, size_t len) const
 {
 	auto *s = static_cast<const uint8_t *>(src);
-	return for_each_piece(m, va, len, [&](uint64_t ga, size_t at, size_t n) { return mem.write(ga, s + at, n); });
+	return pieces(m, va, len, [&](uint64_t ga, size_t at, size_t n) { return mem.write(ga, s + at, n); });
 }
 
 } // namespace mlx5emu

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-// Memory keys: the MKey table, access checks (PD, rights, bounds) and the
-// translation of virtual ranges to guest addresses (PA mode, MTT lists).
+// Memory keys: the MKey table, access checks (PD, rights, bounds, the QP a
+// type 2 window is bound to) and the translation of virtual ranges to
+// guest addresses (PA mode, MTT lists, KLM lists naming other keys).
 #pragma once
 
 #include <cstddef>
@@ -21,7 +22,19 @@ enum Access : unsigned {
 	ACC_ATOMIC = 1u << 4,
 };
 
+// One KLM entry: `bcount` bytes of the key's range continue at `va` of
+// key `key` (an indirect key: memory windows, KLM memory regions).
+struct Klm {
+	uint32_t bcount = 0;
+	uint32_t key = 0;
+	uint64_t va = 0;
+};
+
 struct Mkey {
+	static constexpr uint32_t kNoQp = 0xffffff;
+	// An MTT entry the driver wrote without its present bits.
+	static constexpr uint64_t kNotPresent = ~0ull;
+
 	uint32_t index = 0;  // 24 bits, assigned by the device
 	uint8_t variant = 0; // mkey_7_0, chosen by software
 	uint32_t pd = 0;
@@ -31,13 +44,20 @@ struct Mkey {
 	bool umr_en = false;
 	bool length64 = false; // covers the whole address space
 	bool en_rinval = false; // may be invalidated by a remote SEND_INV
-	uint32_t qpn = 0xffffff;
+	uint32_t qpn = kNoQp; // a type 2 window: the QP it is bound to
 	uint64_t start = 0, len = 0;
 	uint32_t log_page = 12;
-	uint32_t translations_octwords = 0;
+	uint32_t translations_octwords = 0; // room for translation entries (16-byte units)
 	std::vector<uint64_t> mtt; // page addresses (MTT mode)
+	std::vector<Klm> klm;      // KLM mode
+
+	// Translation entries the key has room for (UMR writes 64-byte units).
+	uint64_t xlt_capacity() const;
+	size_t xlt_entries() const { return mtt.size() + klm.size(); }
 
 	uint32_t key() const { return index << 8 | variant; }
+	// False for a type 2 window bound to a QP other than `q`.
+	bool serves(uint32_t q) const;
 };
 
 enum class KeyStatus { Ok, NoKey, BadPd, NoAccess, Bounds, Translation };
@@ -48,12 +68,19 @@ public:
 	// The reserved lkey (QUERY_SPECIAL_CONTEXTS resd_lkey): guest physical
 	// addresses with every local right, in any PD.
 	static constexpr uint32_t kReservedLkey = 0x100;
+	// Translation entries (MTT + KLM) all keys together may hold: 256 MiB
+	// of host memory, the tables of 128 GiB in 4 KiB pages.
+	static constexpr uint64_t kMaxXltEntries = 1ull << 25;
 
 	explicit MkeyTable(uint32_t limit = 1u << 16);
 
 	// Assigns the index. False when the table is full.
 	bool create(Mkey m, uint32_t *index);
 	bool destroy(uint32_t index);
+	// Keeps the entry count in step after a key's translation changed
+	// from `before` entries; false (and nothing counted) past the budget.
+	bool xlt_resized(size_t before, size_t after);
+	uint64_t xlt_entries() const { return xlt_entries_; }
 	const Mkey *find_index(uint32_t index) const;
 	Mkey *find_index(uint32_t index);
 	void clear() { keys_.clear(); }
@@ -61,16 +88,24 @@ public:
 	void set_limit(uint32_t limit) { limit_ = limit; }
 
 	// Checks `key` for [va, va+len) with the rights in `need` inside
-	// protection domain `pd`; *out gets the key on success.
-	KeyStatus check(uint32_t key, uint32_t pd, uint64_t va, uint64_t len, unsigned need, const Mkey **out) const;
+	// protection domain `pd`, used by QP `qpn` (a type 2 window answers
+	// only the QP it is bound to); *out gets the key on success. Indirect
+	// (KLM) keys are checked through to the keys they name.
+	KeyStatus check(uint32_t key, uint32_t pd, uint64_t va, uint64_t len, unsigned need, const Mkey **out,
+			uint32_t qpn = Mkey::kNoQp) const;
 
 	// Copy between a checked key range and host memory.
-	static bool read(GuestMemory &mem, const Mkey &m, uint64_t va, void *dst, size_t len);
-	static bool write(GuestMemory &mem, const Mkey &m, uint64_t va, const void *src, size_t len);
+	bool read(GuestMemory &mem, const Mkey &m, uint64_t va, void *dst, size_t len) const;
+	bool write(GuestMemory &mem, const Mkey &m, uint64_t va, const void *src, size_t len) const;
 
 private:
+	// Calls fn(guest_addr, offset_in_request, n) for every physically
+	// contiguous piece of [va, va+len) of a checked key.
+	template <class Fn> bool pieces(const Mkey &m, uint64_t va, size_t len, Fn fn) const;
+
 	std::map<uint32_t, Mkey> keys_;
 	uint32_t limit_;
+	uint64_t xlt_entries_ = 0;
 	Mkey reserved_;
 };
 

@@ -120,6 +120,7 @@ struct SendWr {
 	std::vector<uint8_t> inline_data;
 	bool is_inline = false;
 	uint64_t length = 0;
+	std::vector<uint8_t> umr; // OP_UMR: the segments after the control segment
 	// Transport progress.
 	uint32_t first_psn = 0;
 	uint32_t npsn = 1;        // PSNs the request uses
