@@ -84,6 +84,9 @@ selftests: toolbox
 		-o $(SELFTESTS_DIR)/ib_verbs_test $(SELFTESTS_DIR)/ib_verbs_test.c \
 		$(SELFTESTS_DIR)/ib_verbs_lib.c $(wildcard $(SELFTESTS_DIR)/ib_verbs_cases_*.c) -libverbs
 	$(TOP)/scripts/in-toolbox gcc -O2 -Wall -Wextra \
+		-o $(SELFTESTS_DIR)/upstream_verbs_test $(SELFTESTS_DIR)/upstream_verbs_test.c \
+		$(SELFTESTS_DIR)/ib_verbs_lib.c $(wildcard $(SELFTESTS_DIR)/upstream_verbs_cases_*.c) -libverbs
+	$(TOP)/scripts/in-toolbox gcc -O2 -Wall -Wextra \
 		-o $(SELFTESTS_DIR)/doorbell_abuse $(SELFTESTS_DIR)/doorbell_abuse.c -libverbs -lmlx5
 	$(MAKE) kverbs-test
 

@@ -199,6 +199,19 @@ struct ibv_cq *get_cq_event(struct ibv_comp_channel *ch, void **ctx, int ms);
 
 /* --- cases ------------------------------------------------------------- */
 
+/* One case of a test program: its name on the command line, its KTAP title. */
+struct verbs_case {
+	const char *name, *title;
+	int (*fn)(void);
+};
+
+/*
+ * The main() of a case program: options (-d DEV0 -D DEV1 -p PORT -g GID
+ * -t WAIT_MS -q QUIET_MS, -l lists the cases), the selected cases (default
+ * all) as KTAP lines. Exit status 0 all passed, 1 one failed, 4 all skipped.
+ */
+int verbs_main(int argc, char **argv, const struct verbs_case *cases, int ncases);
+
 struct two {
 	struct dev d[2];
 };

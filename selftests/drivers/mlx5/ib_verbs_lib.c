@@ -521,3 +521,76 @@ bool write_ok(struct ep *a, struct ep *b, uint64_t wr_id)
 		return false;
 	return first_diff(a->m.buf, b->m.buf, 64) < 0;
 }
+
+static void usage(const char *p)
+{
+	fprintf(stderr,
+		"usage: %s [-d DEV0] [-D DEV1] [-p PORT] [-g GID_INDEX] [-t WAIT_MS] [-q QUIET_MS] [-l] [CASE...]\n",
+		p);
+}
+
+int verbs_main(int argc, char **argv, const struct verbs_case *cases, int ncases)
+{
+	int *sel, nsel = 0, pass = 0, fail = 0, skip = 0, c, i, j;
+
+	while ((c = getopt(argc, argv, "d:D:p:g:t:q:lh")) != -1) {
+		switch (c) {
+		case 'd': dev_name[0] = optarg; break;
+		case 'D': dev_name[1] = optarg; break;
+		case 'p': port_num = atoi(optarg); break;
+		case 'g': gid_index = atoi(optarg); break;
+		case 't': wait_ms = atoi(optarg); break;
+		case 'q': quiet_ms = atoi(optarg); break;
+		case 'l':
+			for (i = 0; i < ncases; i++)
+				printf("%s\t%s\n", cases[i].name, cases[i].title);
+			return 0;
+		default:
+			usage(argv[0]);
+			return 2;
+		}
+	}
+	sel = calloc(ncases, sizeof(*sel));
+	if (!sel)
+		return KSFT_FAIL;
+	for (; optind < argc; optind++) {
+		for (j = 0; j < ncases; j++)
+			if (!strcmp(argv[optind], cases[j].name))
+				break;
+		if (j == ncases) {
+			fprintf(stderr, "unknown case %s\n", argv[optind]);
+			usage(argv[0]);
+			free(sel);
+			return 2;
+		}
+		if (nsel < ncases)
+			sel[nsel++] = j;
+	}
+	if (!nsel)
+		for (nsel = 0; nsel < ncases; nsel++)
+			sel[nsel] = nsel;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	printf("TAP version 13\n1..%d\n", nsel);
+	for (i = 0; i < nsel; i++) {
+		long long t0 = now_ms();
+		int r = cases[sel[i]].fn();
+
+		diag("%s: %lld ms", cases[sel[i]].name, now_ms() - t0);
+		if (r == KSFT_PASS) {
+			printf("ok %d %s\n", i + 1, cases[sel[i]].title);
+			pass++;
+		} else if (r == KSFT_SKIP) {
+			printf("ok %d %s # SKIP\n", i + 1, cases[sel[i]].title);
+			skip++;
+		} else {
+			printf("not ok %d %s\n", i + 1, cases[sel[i]].title);
+			fail++;
+		}
+	}
+	free(sel);
+	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0\n", pass, fail, skip);
+	if (fail)
+		return KSFT_FAIL;
+	return pass ? KSFT_PASS : KSFT_SKIP;
+}

@@ -46,10 +46,7 @@
 #define _GNU_SOURCE
 #include "ib_verbs.h"
 
-static const struct {
-	const char *name, *title;
-	int (*fn)(void);
-} cases[] = {
+static const struct verbs_case cases[] = {
 	{ "cq_overflow", "CQ overrun: CQ error event, the QP in error", case_cq_overflow },
 	{ "rnr_retry", "RNR retry exhausted (rnr_retry 0, 3); rnr_retry 7 waits", case_rnr_retry },
 	{ "flush", "QP to error: every outstanding WR flushed", case_flush },
@@ -72,72 +69,7 @@ static const struct {
 	  case_large },
 };
 
-#define NCASES ((int)(sizeof(cases) / sizeof(cases[0])))
-
-static void usage(const char *p)
-{
-	fprintf(stderr,
-		"usage: %s [-d DEV0] [-D DEV1] [-p PORT] [-g GID_INDEX] [-t WAIT_MS] [-q QUIET_MS] [-l] [CASE...]\n",
-		p);
-}
-
 int main(int argc, char **argv)
 {
-	int sel[NCASES], nsel = 0, pass = 0, fail = 0, skip = 0, c, i, j;
-
-	while ((c = getopt(argc, argv, "d:D:p:g:t:q:lh")) != -1) {
-		switch (c) {
-		case 'd': dev_name[0] = optarg; break;
-		case 'D': dev_name[1] = optarg; break;
-		case 'p': port_num = atoi(optarg); break;
-		case 'g': gid_index = atoi(optarg); break;
-		case 't': wait_ms = atoi(optarg); break;
-		case 'q': quiet_ms = atoi(optarg); break;
-		case 'l':
-			for (i = 0; i < NCASES; i++)
-				printf("%s\t%s\n", cases[i].name, cases[i].title);
-			return 0;
-		default:
-			usage(argv[0]);
-			return 2;
-		}
-	}
-	for (; optind < argc; optind++) {
-		for (j = 0; j < NCASES; j++)
-			if (!strcmp(argv[optind], cases[j].name))
-				break;
-		if (j == NCASES) {
-			fprintf(stderr, "unknown case %s\n", argv[optind]);
-			usage(argv[0]);
-			return 2;
-		}
-		if (nsel < NCASES)
-			sel[nsel++] = j;
-	}
-	if (!nsel)
-		for (nsel = 0; nsel < NCASES; nsel++)
-			sel[nsel] = nsel;
-	setvbuf(stdout, NULL, _IOLBF, 0);
-
-	printf("TAP version 13\n1..%d\n", nsel);
-	for (i = 0; i < nsel; i++) {
-		long long t0 = now_ms();
-		int r = cases[sel[i]].fn();
-
-		diag("%s: %lld ms", cases[sel[i]].name, now_ms() - t0);
-		if (r == KSFT_PASS) {
-			printf("ok %d %s\n", i + 1, cases[sel[i]].title);
-			pass++;
-		} else if (r == KSFT_SKIP) {
-			printf("ok %d %s # SKIP\n", i + 1, cases[sel[i]].title);
-			skip++;
-		} else {
-			printf("not ok %d %s\n", i + 1, cases[sel[i]].title);
-			fail++;
-		}
-	}
-	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0\n", pass, fail, skip);
-	if (fail)
-		return KSFT_FAIL;
-	return pass ? KSFT_PASS : KSFT_SKIP;
+	return verbs_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(cases[0])));
 }
