@@ -241,6 +241,29 @@ TEST(ExecUmr, IndirectListWithTranslationOffset)
 	EXPECT_EQ(p.b.mem().bytes(buf + 3 * 4096, 100), p.a.mem().bytes(src.addr, 100));
 }
 
+TEST(ExecUmr, UmrQpReadsItsListThroughAKeyOfAnyPd)
+{
+	// The in-tree driver's list key is its UMR PD's DMA key, whatever
+	// PD the UMR QP context names.
+	UmrPair p;
+	auto key = free_key(p.b, kModeMtt, 4);
+	uint64_t buf = p.b.mem().alloc(4096, 4096);
+	auto list = p.b.reg_mr(64, A_LR | A_LW, p.b.alloc_pd());
+	std::vector<uint8_t> l(64);
+	bits::store_be64(&l[0], buf | 3);
+	p.b.mem().write(list.addr, l.data(), l.size());
+	Umr u;
+	u.flags = U_FAIL_IF_NOT_FREE;
+	u.mask = M_FREE | M_ACCESS | M_TRANSLATION;
+	u.access(A_LR | A_LW | A_RW).range(0x3000, 4096).log_page(12).qpn(0xffffff);
+	u.indirect(list.addr, list.key, 64);
+	EXPECT_EQ(p.umr(key.key, u).opcode, kReq);
+	auto src = p.a.reg_mr(4096);
+	fill(p.a.mem(), src.addr, 64, 8);
+	EXPECT_EQ(p.write(src, 64, 0x3000, key.key).opcode, kReq);
+	EXPECT_EQ(p.b.mem().bytes(buf, 64), p.a.mem().bytes(src.addr, 64));
+}
+
 TEST(ExecUmr, TranslationBeyondTheRoomFailsAndLeavesTheKey)
 {
 	UmrPair p;

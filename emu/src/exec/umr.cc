@@ -166,8 +166,14 @@ uint8_t DataPath::execute_umr(Qp &qp, const SendWr &wr)
 			if (bc < bytes)
 				return syn::LOCAL_LENGTH;
 			xlt.resize(bytes);
+			// The UMR QP (the driver's own, privileged) reads through a
+			// key of any PD, e.g. its PD's DMA key; others through keys
+			// of their PD.
+			uint32_t pd = qp.cfg.pd;
+			if (const Mkey *own = res_.mkeys.find_index(lkey >> 8); umr_qp && own)
+				pd = own->pd;
 			const Mkey *lk = nullptr;
-			if (res_.mkeys.check(lkey, qp.cfg.pd, addr, bytes, ACC_LOCAL_READ, &lk) != KeyStatus::Ok ||
+			if (res_.mkeys.check(lkey, pd, addr, bytes, ACC_LOCAL_READ, &lk) != KeyStatus::Ok ||
 			    !res_.mkeys.read(mem_, *lk, addr, xlt.data(), bytes))
 				return syn::LOCAL_PROT;
 		}
