@@ -35,7 +35,7 @@ t_build()
 	cc -O2 -Wall -Wextra -o "$bin" $srcs -libverbs
 }
 
-umr_wqes() { emu_ctl hca "$1" stats | awk '$1 == "umr_wqes" { n = $2 } END { print n + 0 }'; }
+umr_wqes() { emu_ctl hca "$1" stats | awk '$1 == "dp" && $2 == "umr_wqes" { n = $3 } END { print n + 0 }'; }
 
 t_load()
 {
