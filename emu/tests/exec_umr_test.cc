@@ -64,17 +64,20 @@ struct Umr {
 		flags |= U_INLINE;
 		return *this;
 	}
-	// One inline KLM entry, padded to 64 bytes.
-	Umr &klm(uint32_t bcount, uint32_t key, uint64_t va)
+	// Inline KLM entries (byte count, key, address), padded to 64 bytes.
+	Umr &klms(const std::vector<Klm> &es)
 	{
-		data.assign(64, 0);
-		bits::store_be32(&data[0], bcount);
-		bits::store_be32(&data[4], key);
-		bits::store_be64(&data[8], va);
-		octowords = 4;
+		data.assign((es.size() * 16 + 63) / 64 * 64, 0);
+		for (size_t i = 0; i < es.size(); ++i) {
+			bits::store_be32(&data[16 * i], es[i].bcount);
+			bits::store_be32(&data[16 * i + 4], es[i].key);
+			bits::store_be64(&data[16 * i + 8], es[i].va);
+		}
+		octowords = static_cast<uint16_t>(data.size() / 16);
 		flags |= U_INLINE;
 		return *this;
 	}
+	Umr &klm(uint32_t bcount, uint32_t key, uint64_t va) { return klms({Klm{bcount, key, va}}); }
 	// The translation list at (`addr`, `lkey`) in guest memory.
 	Umr &indirect(uint64_t addr, uint32_t lkey, uint32_t bytes)
 	{
@@ -383,6 +386,33 @@ TEST(ExecUmr, FastRegistrationAndLocalInvalidateOnAnRcQp)
 	e = p.write(src, 16, 0x7000800, rkey);
 	EXPECT_EQ(e.opcode, kReqErr);
 	EXPECT_EQ(e.syndrome, kRemoteAccess);
+}
+
+// The in-tree driver's gappy fast registration (IB_MR_TYPE_SG_GAPS, what
+// nvme-rdma uses when imaicl is advertised): a KLM key whose entries name
+// the PD's DMA key (physical addresses) piece by piece.
+TEST(ExecUmr, KlmFastRegistrationOverTheDmaKey)
+{
+	UmrPair p;
+	Msg c(0x200, 0, 0x110);
+	c.set({ctx_dw(0), 14, 10}, (A_LR | A_LW) >> 10).set({ctx_dw(1), 31, 8}, 0xffffff);
+	c.set({ctx_dw(3), 31, 31}, 1).set({ctx_dw(3), 23, 0}, p.b.pd); // PA, length64
+	uint32_t dma_key = (be32_at(p.b.h.ok(c, 16), 8) & 0xffffff) << 8;
+	auto gappy = free_key(p.b, kModeKlm, 4);
+	uint64_t b1 = p.b.mem().alloc(4096, 4096), b2 = p.b.mem().alloc(4096, 4096);
+	Umr u;
+	u.mask = M_TRANSLATION | M_EN_RINVAL | M_KEY | M_ACCESS | M_FREE;
+	u.access(A_LR | A_LW | A_RW).range(b1 + 512, 3584 + 100).variant(0x44).qpn(0xffffff).en_rinval(true);
+	u.klms({Klm{3584, dma_key, b1 + 512}, Klm{100, dma_key, b2 + 7}});
+	uint32_t rkey = gappy.index << 8 | 0x44;
+	ASSERT_EQ(p.umr_rc(rkey, u).opcode, kReq);
+	auto src = p.a.reg_mr(4096);
+	fill(p.a.mem(), src.addr, 3684, 6);
+	ASSERT_EQ(p.write(src, 3684, b1 + 512, rkey).opcode, kReq);
+	EXPECT_EQ(p.b.mem().bytes(b1 + 512, 3584), p.a.mem().bytes(src.addr, 3584));
+	EXPECT_EQ(p.b.mem().bytes(b2 + 7, 100), p.a.mem().bytes(src.addr + 3584, 100));
+	// One byte past the registered length.
+	EXPECT_EQ(p.write(src, 3685, b1 + 512, rkey).syndrome, kRemoteAccess);
 }
 
 TEST(ExecUmr, RcUmrOnAKeyOfAnotherPdIsRefused)
