@@ -85,6 +85,11 @@ int mlx5c_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 		props->device_cap_flags |= IB_DEVICE_BAD_QKEY_CNTR;
 	if (MLX5C_IB_CAP(dev, block_lb_mc))
 		props->kernel_cap_flags |= IBK_BLOCK_MULTICAST_LOOPBACK;
+	/* Fast registration and local invalidation by UMR (umr.c). */
+	if (mlx5c_ib_umr_supported(dev)) {
+		props->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
+		props->max_fast_reg_page_list_len = MLX5C_IB_FRWR_MAX_PAGES;
+	}
 
 	max_rq_sg = dev->max_rq_desc / MLX5C_IB_DATA_SEG;
 	max_sq_sg = (dev->max_sq_desc - MLX5C_IB_CTRL_SEG - MLX5C_IB_RADDR_SEG) /
@@ -311,6 +316,8 @@ static const struct ib_device_ops mlx5c_ib_dev_ops = {
 	.dereg_mr = mlx5c_ib_dereg_mr,
 
 	.get_dma_mr = mlx5c_ib_get_dma_mr,
+	.alloc_mr = mlx5c_ib_alloc_mr,
+	.map_mr_sg = mlx5c_ib_map_mr_sg,
 
 	.create_cq = mlx5c_ib_create_cq_op,
 #ifdef HAVE_CREATE_USER_CQ

@@ -244,11 +244,19 @@ struct mlx5c_ib_pd {
  * @ibmr: ib_core MR
  * @umem: pinned user memory
  * @mkey: the memory key (lkey == rkey)
+ * @descs: page list of a fast-registration MR (MTT entries)
+ * @descs_dma: its bus address
+ * @max_descs: entries @descs holds
+ * @ndescs: entries mapped by the last map_mr_sg
  */
 struct mlx5c_ib_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;
 	u32 mkey;
+	__be64 *descs;
+	dma_addr_t descs_dma;
+	u32 max_descs;
+	u32 ndescs;
 };
 
 /**
@@ -531,6 +539,18 @@ struct ib_mr *mlx5c_ib_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 				   u64 iova, int access, struct ib_udata *udata);
 int mlx5c_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 struct ib_mr *mlx5c_ib_get_dma_mr(struct ib_pd *pd, int access);
+/* Longest page list of a fast-registration MR. */
+#define MLX5C_IB_FRWR_MAX_PAGES	1024
+struct ib_mr *mlx5c_ib_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
+				u32 max_num_sg);
+int mlx5c_ib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
+		       int sg_nents, unsigned int *sg_offset);
+
+/* umr.c */
+bool mlx5c_ib_umr_supported(struct mlx5c_ib_dev *dev);
+u32 mlx5c_ib_umr_wqe_size(struct mlx5c_ib_dev *dev, enum ib_qp_type type);
+int mlx5c_ib_build_umr(struct mlx5c_ib_dev *dev, const struct ib_send_wr *wr,
+		       void *seg, __be32 *imm);
 
 /* cq.c */
 int mlx5c_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,

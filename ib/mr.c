@@ -186,6 +186,117 @@ struct ib_mr *mlx5c_ib_get_dma_mr(struct ib_pd *pd, int access)
 	return &mr->ibmr;
 }
 
+static int mlx5c_ib_frwr_mkey(struct mlx5c_ib_dev *dev, struct mlx5c_ib_mr *mr,
+			      u32 pdn)
+{
+	u32 in[MLX5_ST_SZ_DW(create_mkey_in)] = {};
+	void *mkc = MLX5_ADDR_OF(create_mkey_in, in, memory_key_mkey_entry);
+
+	/* Free until the first IB_WR_REG_MR gives it pages and rights. */
+	MLX5_SET(mkc, mkc, free, 1);
+	MLX5_SET(mkc, mkc, umr_en, 1);
+	MLX5_SET(mkc, mkc, access_mode_1_0, MLX5_MKC_ACCESS_MODE_MTT);
+	MLX5_SET(mkc, mkc, lr, 1);
+	MLX5_SET(mkc, mkc, qpn, 0xffffff);
+	MLX5_SET(mkc, mkc, pd, pdn);
+	MLX5_SET(mkc, mkc, mkey_7_0, mlx5c_ib_mkey_variant(dev));
+	MLX5_SET(mkc, mkc, translations_octword_size, mr->max_descs / 2);
+	MLX5_SET(mkc, mkc, log_page_size, PAGE_SHIFT);
+	return mlx5c_mkey_create(dev->mdev, in, sizeof(in), &mr->mkey);
+}
+
+/**
+ * mlx5c_ib_alloc_mr() - a memory region for fast registration
+ * @pd: protection domain
+ * @type: IB_MR_TYPE_MEM_REG
+ * @max_num_sg: longest page list it will be registered with
+ *
+ * A free UMR-enabled MTT key with room for @max_num_sg pages, and the page
+ * list map_mr_sg fills and IB_WR_REG_MR hands to the device (umr.c).
+ *
+ * Return: the MR or an ERR_PTR().
+ */
+struct ib_mr *mlx5c_ib_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
+				u32 max_num_sg)
+{
+	struct mlx5c_ib_dev *dev = to_mdev(pd->device);
+	struct device *ddev = &dev->pdev->dev;
+	struct mlx5c_ib_mr *mr;
+	int err;
+
+	if (type != IB_MR_TYPE_MEM_REG || !mlx5c_ib_umr_supported(dev))
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!max_num_sg || max_num_sg > MLX5C_IB_FRWR_MAX_PAGES)
+		return ERR_PTR(-EINVAL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->max_descs = ALIGN(max_num_sg, 2);
+	mr->descs = kcalloc(mr->max_descs, sizeof(*mr->descs), GFP_KERNEL);
+	if (!mr->descs) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	mr->descs_dma = dma_map_single(ddev, mr->descs,
+				       mr->max_descs * sizeof(*mr->descs),
+				       DMA_TO_DEVICE);
+	if (dma_mapping_error(ddev, mr->descs_dma)) {
+		err = -ENOMEM;
+		goto err_descs;
+	}
+	err = mlx5c_ib_frwr_mkey(dev, mr, to_mpd(pd)->pdn);
+	if (err)
+		goto err_unmap;
+	mr->ibmr.lkey = mr->mkey;
+	mr->ibmr.rkey = mr->mkey;
+	return &mr->ibmr;
+
+err_unmap:
+	dma_unmap_single(ddev, mr->descs_dma, mr->max_descs * sizeof(*mr->descs),
+			 DMA_TO_DEVICE);
+err_descs:
+	kfree(mr->descs);
+err_free:
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+static int mlx5c_ib_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct mlx5c_ib_mr *mr = to_mmr(ibmr);
+
+	if (mr->ndescs == mr->max_descs)
+		return -ENOMEM;
+	mr->descs[mr->ndescs++] = cpu_to_be64(addr | MLX5_EN_RD | MLX5_EN_WR);
+	return 0;
+}
+
+/**
+ * mlx5c_ib_map_mr_sg() - fill a fast-registration MR's page list
+ * @ibmr: MR from mlx5c_ib_alloc_mr()
+ * @sg: DMA-mapped scatterlist
+ * @sg_nents: its entries
+ * @sg_offset: offset into the first entry (in/out)
+ *
+ * Return: the number of entries mapped.
+ */
+int mlx5c_ib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
+		       int sg_nents, unsigned int *sg_offset)
+{
+	struct mlx5c_ib_mr *mr = to_mmr(ibmr);
+	struct device *ddev = &to_mdev(ibmr->device)->pdev->dev;
+	size_t size = mr->max_descs * sizeof(*mr->descs);
+	int n;
+
+	if (!mr->descs)
+		return -EINVAL;
+	mr->ndescs = 0;
+	dma_sync_single_for_cpu(ddev, mr->descs_dma, size, DMA_TO_DEVICE);
+	n = ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, mlx5c_ib_set_page);
+	dma_sync_single_for_device(ddev, mr->descs_dma, size, DMA_TO_DEVICE);
+	return n;
+}
+
 /**
  * mlx5c_ib_dereg_mr() - deregister a memory region
  * @ibmr: MR
@@ -201,6 +312,12 @@ int mlx5c_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 
 	mlx5c_ib_destroy_obj(dev, MLX5C_IB_OBJ_MKEY, mr->mkey, &mr->umem);
 	ib_umem_release(mr->umem);
+	if (mr->descs) {
+		dma_unmap_single(&dev->pdev->dev, mr->descs_dma,
+				 mr->max_descs * sizeof(*mr->descs),
+				 DMA_TO_DEVICE);
+		kfree(mr->descs);
+	}
 	kfree(mr);
 	return 0;
 }

@@ -36,7 +36,8 @@ static int mlx5c_ib_kqp_size_sq(struct mlx5c_ib_dev *dev, struct mlx5c_ib_qp *qp
 			 ALIGN(MLX5C_IB_INLINE_HDR + cap->max_inline_data,
 			       MLX5C_IB_DATA_SEG));
 	u32 max_wr = 1U << MLX5C_IB_CAP(dev, log_max_qp_sz);
-	u32 wqe = ALIGN(hdr + max_t(u32, data, MLX5C_IB_DATA_SEG),
+	u32 wqe = ALIGN(max(hdr + max_t(u32, data, MLX5C_IB_DATA_SEG),
+			    mlx5c_ib_umr_wqe_size(dev, init->qp_type)),
 			MLX5C_IB_WQE_BB);
 	u32 bbs = wqe / MLX5C_IB_WQE_BB;
 

@@ -5,7 +5,7 @@
  * A send WQE is a control segment, then per transport a datagram segment
  * (UD address vector), a remote address segment and an atomic segment,
  * then data pointers or inline data, in 16-byte units, padded to 64-byte
- * basic blocks. It is built in the QP's staging buffer and copied block by
+ * basic blocks (REG_MR and LOCAL_INV: UMR segments, umr.c). It is built in the QP's staging buffer and copied block by
  * block into the ring, whose pages are not contiguous. After a batch, the
  * producer counter goes into the doorbell record and the first 8 bytes of
  * the last control segment to the send doorbell of mlx5_core's kernel UAR.
@@ -55,6 +55,15 @@ static int mlx5c_ib_wr_opcode(const struct ib_send_wr *wr,
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		*wc_op = IB_WC_FETCH_ADD;
 		return type == IB_QPT_RC ? MLX5_OPCODE_ATOMIC_FA : -EINVAL;
+	case IB_WR_SEND_WITH_INV:
+		*wc_op = IB_WC_SEND;
+		return type == IB_QPT_RC ? MLX5_OPCODE_SEND_INVAL : -EINVAL;
+	case IB_WR_REG_MR:
+		*wc_op = IB_WC_REG_MR;
+		return ud ? -EINVAL : MLX5_OPCODE_UMR;
+	case IB_WR_LOCAL_INV:
+		*wc_op = IB_WC_LOCAL_INV;
+		return ud ? -EINVAL : MLX5_OPCODE_UMR;
 	default:
 		return -EINVAL;
 	}
@@ -114,6 +123,8 @@ static void mlx5c_ib_set_transport(struct mlx5c_ib_qp *qp,
 	const struct ib_ud_wr *uwr;
 
 	switch (op) {
+	case MLX5_OPCODE_SEND_INVAL:
+		return;
 	case MLX5_OPCODE_SEND:
 	case MLX5_OPCODE_SEND_IMM:
 		if (qp->ibqp.qp_type != IB_QPT_UD &&
@@ -169,10 +180,23 @@ static int mlx5c_ib_build_send(struct mlx5c_ib_qp *qp,
 	if (op < 0)
 		return op;
 	memset(qp->staging, 0, qp->sq_wqe_max);
-	mlx5c_ib_set_transport(qp, wr, op, &ds);
-	err = mlx5c_ib_set_data(qp, wr, &ds);
-	if (err)
-		return err;
+	if (op == MLX5_OPCODE_UMR) {
+		if (qp->sq_wqe_max < MLX5C_IB_CTRL_SEG +
+		    MLX5C_IB_DS * DIV_ROUND_UP(sizeof(struct mlx5_wqe_umr_ctrl_seg) +
+					       MLX5_ST_SZ_BYTES(mkc) +
+					       MLX5C_IB_DATA_SEG, MLX5C_IB_DS))
+			return -EINVAL;
+		err = mlx5c_ib_build_umr(to_mdev(qp->ibqp.device), wr,
+					 mlx5c_ib_seg(qp, ds), &ctrl->imm);
+		if (err < 0)
+			return err;
+		ds += DIV_ROUND_UP(err, MLX5C_IB_DS);
+	} else {
+		mlx5c_ib_set_transport(qp, wr, op, &ds);
+		err = mlx5c_ib_set_data(qp, wr, &ds);
+		if (err)
+			return err;
+	}
 	if (ds * MLX5C_IB_DS > qp->sq_wqe_max)
 		return -EINVAL;
 
@@ -187,6 +211,8 @@ static int mlx5c_ib_build_send(struct mlx5c_ib_qp *qp,
 	ctrl->fm_ce_se = flags;
 	if (op == MLX5_OPCODE_SEND_IMM || op == MLX5_OPCODE_RDMA_WRITE_IMM)
 		ctrl->imm = wr->ex.imm_data;
+	else if (op == MLX5_OPCODE_SEND_INVAL)
+		ctrl->imm = cpu_to_be32(wr->ex.invalidate_rkey);
 	return ds;
 }
 
