@@ -103,9 +103,14 @@ static int mlx5c_ib_create_kernel_cq(struct mlx5c_ib_dev *dev,
 	}
 	err = mlx5c_ib_cq_cmd(dev, cq, dev->uar_index, cq->kbuf.db_dma, entries,
 			      0, vector);
-	if (err)
+	if (err) {
 		mlx5c_ib_kbuf_free(dev, &cq->kbuf);
-	return err;
+		return err;
+	}
+	mutex_lock(&dev->kcq_mutex);
+	list_add_tail(&cq->kcq_entry, &dev->kcqs);
+	mutex_unlock(&dev->kcq_mutex);
+	return 0;
 }
 
 /**
@@ -227,6 +232,7 @@ int mlx5c_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	struct mlx5c_ib_cq *cq = to_mcq(ibcq);
 
 	if (!cq->ctx) {
+		mlx5c_ib_dead_forget(dev, cq);
 		mlx5c_ib_orphan_kbuf(dev, MLX5C_IB_OBJ_CQ, cq->mcq.cqn,
 				     &cq->kbuf,
 				     mlx5c_cq_destroy(dev->mdev, &cq->mcq));

@@ -225,8 +225,11 @@ static void mlx5c_ib_fatal(struct mlx5c_ib_dev *dev)
 		.element.port_num = 1,
 	};
 
-	if (!xchg(&dev->fatal, true))
+	if (!xchg(&dev->fatal, true)) {
 		ib_dispatch_event(&ev);
+		/* Flush completions for what the kernel consumers posted. */
+		mlx5c_ib_dead_kick(dev);
+	}
 }
 
 /*
@@ -396,6 +399,7 @@ static int mlx5c_ib_probe(struct auxiliary_device *adev,
 	dev->uar = mlx5c_kernel_uar_map(mdev);
 	dev->uar_index = mlx5c_kernel_uar_index(mdev);
 	spin_lock_init(&dev->port_lock);
+	mlx5c_ib_dead_init(dev);
 	xa_init_flags(&dev->qps, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->srqs, XA_FLAGS_LOCK_IRQ);
 	atomic_set(&dev->mkey_variant, 0);
@@ -449,6 +453,7 @@ err_unregister:
 err_counters:
 	mlx5c_ib_counters_cleanup(dev);
 err_dealloc:
+	mlx5c_ib_dead_cleanup(dev);
 	mutex_destroy(&dev->orphans_lock);
 	ib_dealloc_device(&dev->ib);
 	return err;
@@ -468,6 +473,7 @@ static void mlx5c_ib_remove(struct auxiliary_device *adev)
 	ib_unregister_device(&dev->ib);
 	mlx5c_ib_orphans_release(dev);
 	mlx5c_ib_counters_cleanup(dev);
+	mlx5c_ib_dead_cleanup(dev);
 	WARN_ON(!xa_empty(&dev->qps));
 	WARN_ON(!xa_empty(&dev->srqs));
 	xa_destroy(&dev->qps);

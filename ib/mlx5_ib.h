@@ -107,6 +107,11 @@ struct mlx5c_ib_port {
  * @uar_index: its index (uar_page of kernel CQs and QPs)
  * @port_lock: protects the modify_port bits of @port
  * @q_counter: the Q counter set every QP counts in (counters.c)
+ * @kcq_mutex: protects @kcqs
+ * @kcqs: kernel CQs (fatal.c)
+ * @kqp_lock: protects @kqps
+ * @kqps: kernel QPs (fatal.c)
+ * @dead_work: calls the kernel CQs' handlers on a dead device
  */
 struct mlx5c_ib_dev {
 	struct ib_device ib;
@@ -131,6 +136,11 @@ struct mlx5c_ib_dev {
 	u32 uar_index;
 	spinlock_t port_lock; /* modify_port bits */
 	u32 q_counter;
+	struct mutex kcq_mutex; /* protects kcqs */
+	struct list_head kcqs;
+	spinlock_t kqp_lock; /* protects kqps */
+	struct list_head kqps;
+	struct work_struct dead_work;
 };
 
 /**
@@ -270,6 +280,7 @@ struct mlx5c_ib_mr {
  * @kbuf: CQE ring and doorbell record of a kernel CQ
  * @lock: serialises polling, arming and cleaning of a kernel CQ
  * @cons_index: consumer index of a kernel CQ
+ * @kcq_entry: in the device's list of kernel CQs
  */
 struct mlx5c_ib_cq {
 	struct ib_cq ibcq;
@@ -281,6 +292,7 @@ struct mlx5c_ib_cq {
 	struct mlx5c_ib_kbuf kbuf;
 	spinlock_t lock; /* poll, arm and clean */
 	u32 cons_index;
+	struct list_head kcq_entry;
 };
 
 /**
@@ -336,6 +348,7 @@ struct mlx5c_ib_wq {
  * @sq_wqe_max: largest send WQE of a kernel QP in bytes
  * @staging: a send WQE is built here, then copied into the ring (whose
  *	pages are not contiguous)
+ * @kqp_entry: in the device's list of kernel QPs
  */
 struct mlx5c_ib_qp {
 	struct ib_qp ibqp;
@@ -362,6 +375,7 @@ struct mlx5c_ib_qp {
 	struct mlx5c_ib_wq rq;
 	u32 sq_wqe_max;
 	void *staging;
+	struct list_head kqp_entry;
 };
 
 /**
@@ -621,6 +635,15 @@ struct rdma_hw_stats *mlx5c_ib_alloc_hw_port_stats(struct ib_device *ibdev,
 						   u32 port);
 int mlx5c_ib_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 			  u32 port, int index);
+
+/* fatal.c */
+bool mlx5c_ib_dead(struct mlx5c_ib_dev *dev);
+void mlx5c_ib_dead_init(struct mlx5c_ib_dev *dev);
+void mlx5c_ib_dead_kick(struct mlx5c_ib_dev *dev);
+void mlx5c_ib_dead_forget(struct mlx5c_ib_dev *dev, struct mlx5c_ib_cq *cq);
+void mlx5c_ib_dead_cleanup(struct mlx5c_ib_dev *dev);
+int mlx5c_ib_dead_poll(struct mlx5c_ib_dev *dev, struct mlx5c_ib_cq *cq,
+		       struct ib_wc *wc, int num);
 
 /* mcast.c */
 int mlx5c_ib_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);

@@ -220,6 +220,15 @@ int mlx5c_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	if (cq->ctx)
 		return -EINVAL;
 	spin_lock_irqsave(&cq->lock, flags);
+	/*
+	 * A dead device's CQEs are not trusted (it may still write some):
+	 * every outstanding WQE completes as flushed instead (fatal.c).
+	 */
+	if (mlx5c_ib_dead(dev)) {
+		n = mlx5c_ib_dead_poll(dev, cq, wc, num_entries);
+		spin_unlock_irqrestore(&cq->lock, flags);
+		return n;
+	}
 	while (n < num_entries) {
 		cqe = mlx5c_ib_sw_cqe(cq, cq->cons_index);
 		if (!cqe)

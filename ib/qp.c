@@ -230,6 +230,9 @@ static int mlx5c_ib_create_kernel_qp(struct mlx5c_ib_dev *dev,
 	err = xa_insert_irq(&dev->qps, qp->qpn, qp, GFP_KERNEL);
 	if (err)
 		goto err_destroy;
+	spin_lock_irq(&dev->kqp_lock);
+	list_add_tail(&qp->kqp_entry, &dev->kqps);
+	spin_unlock_irq(&dev->kqp_lock);
 	return 0;
 
 err_destroy:
@@ -712,6 +715,10 @@ int mlx5c_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	    (cur == IB_QPS_ERR && new == IB_QPS_ERR))
 		goto done;
 	err = mlx5c_ib_qp_transition(dev, qp, cur, new, attr, mask);
+	/* A dead device's QPs are in error already (fatal.c). */
+	if (err && (new == IB_QPS_ERR || new == IB_QPS_RESET) &&
+	    mlx5c_ib_gone(dev, err))
+		err = 0;
 	if (err)
 		goto out;
 	if (new == IB_QPS_RESET && qp->kbuf.frags)
@@ -838,6 +845,9 @@ int mlx5c_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	if (!refcount_dec_and_test(&qp->refcount))
 		wait_for_completion(&qp->free);
 	if (qp->kbuf.frags) {
+		spin_lock_irq(&dev->kqp_lock);
+		list_del(&qp->kqp_entry);
+		spin_unlock_irq(&dev->kqp_lock);
 		mlx5c_ib_orphan_kbuf(dev, MLX5C_IB_OBJ_QP, qp->qpn, &qp->kbuf,
 				     mlx5c_ib_destroy_cmd(dev, MLX5C_IB_OBJ_QP,
 							  qp->qpn));

@@ -296,6 +296,8 @@ int mlx5c_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	if (posted)
 		mlx5c_ib_ring_send(dev, qp, last);
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	if (posted && mlx5c_ib_dead(dev))
+		mlx5c_ib_dead_kick(dev);
 	if (err)
 		*bad_wr = wr;
 	return err;
@@ -368,6 +370,8 @@ int mlx5c_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		qp->kbuf.db[MLX5_RCV_DBR] = cpu_to_be32(qp->rq.head & 0xffff);
 	}
 	spin_unlock_irqrestore(&qp->rq.lock, flags);
+	if (posted && mlx5c_ib_dead(to_mdev(ibqp->device)))
+		mlx5c_ib_dead_kick(to_mdev(ibqp->device));
 	if (err)
 		*bad_wr = wr;
 	return err;

@@ -11,6 +11,9 @@
 #   (MAD_IFC); a LID-routed SMP to the other HCA crosses both QP0s, ibping
 #   both QP1s.
 # - IPoIB attaches to our devices (an ib interface per port).
+# - ib_drain_qp() on QPs of a device that enters the internal-error state
+#   (fatal health syndrome from the emulator) returns with the receives
+#   flushed; the function is rebound with IPoIB up.
 # - Removing mlx5_ib while ib_ipoib and ib_umad use it: ib_core detaches
 #   the clients first, and nothing splats.
 dir=$(cd "$(dirname "$0")" && pwd)
@@ -131,6 +134,30 @@ t_ipoib()
 	ls /sys/class/net
 }
 
+# The self-test module drains QPs of mlx5_0 after the emulator declared the
+# device dead (a fatal health syndrome) under it; then the function is
+# rebound, as after any such failure.
+t_dead_drain()
+{
+	have_emu || { echo "no emulator control channel"; return 1; }
+	_m=$(ktap_dmesg_mark)
+	insmod "$kverbs_ko" devname=mlx5_0 dead_device=1 &
+	_ipid=$!
+	wait_for 60 sh -c "dmesg | tail -n +$((_m + 1)) | grep -q 'waiting for the device error'" ||
+		{ echo "the module never got ready"; kill "$_ipid" 2>/dev/null; return 1; }
+	emu_ctl hca 0 health-syndrome 1 0x42 fatal >/dev/null || return 1
+	wait "$_ipid"
+	_rc=$?
+	dmesg | tail -n +$((_m + 1)) | sed -n 's/^.*mlx5_kverbs_test: //p' | tee "$out/kverbs_dead.ktap"
+	[ "$_rc" -eq 0 ] && rmmod mlx5_kverbs_test || _rc=1
+	emu_ctl hca 0 health-syndrome 0 >/dev/null
+	_pci=$(echo "$devs" | head -n 1)
+	echo "$_pci" >/sys/bus/pci/drivers/mlx5_core/unbind || return 1
+	echo "$_pci" >/sys/bus/pci/drivers/mlx5_core/bind || return 1
+	wait_for 30 sh -c "[ \$(ls /sys/class/infiniband | grep -c '^mlx5_') -ge $ndev ]" || return 1
+	[ "$_rc" -eq 0 ] && grep -q '^ok [0-9]* drain_on_dead_device$' "$out/kverbs_dead.ktap"
+}
+
 t_unload_with_ulps()
 {
 	rmmod mlx5_ib || { echo "rmmod mlx5_ib failed"; return 1; }
@@ -141,7 +168,7 @@ t_unload_with_ulps()
 
 [ -n "$devs" ] || ktap_skip_all "no ConnectX functions"
 set -- $kt_cases
-ktap_begin $(($# + 9))
+ktap_begin $(($# + 10))
 ktap_case "load our driver pair" t_load
 ktap_case "self-test module on mlx5_0" t_module
 for c in $kt_cases; do
@@ -153,5 +180,6 @@ ktap_case "smpquery -D nodeinfo 0 (process_mad)" t_smp_local
 ktap_case "smpquery nodeinfo to mlx5_1's LID (QP0 both ways)" t_smp_remote
 ktap_case "ibping mlx5_0 -> mlx5_1 (QP1 both ways)" t_gsi_ping
 ktap_case "ib_ipoib attaches" t_ipoib
+ktap_case "ib_drain_qp on a device that died (IPoIB up)" t_dead_drain
 ktap_case "rmmod mlx5_ib under ib_ipoib/ib_umad" t_unload_with_ulps
 ktap_end

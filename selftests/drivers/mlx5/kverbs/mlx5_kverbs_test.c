@@ -14,7 +14,8 @@
  * are recycled, UD with an address handle, UD multicast, IB_CQ_REPORT_MISSED_EVENTS,
  * posting and polling from the completion handler (softirq context),
  * ib_drain_qp() with receives outstanding, and destroying a QP whose CQEs
- * are still in its CQ.
+ * are still in its CQ. With dead_device=1 only ib_drain_qp() on a device
+ * that enters the internal-error state meanwhile.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -27,6 +28,10 @@
 static char *devname = "mlx5_0";
 module_param(devname, charp, 0444);
 MODULE_PARM_DESC(devname, "RDMA device to test");
+static bool dead_device;
+module_param(dead_device, bool, 0444);
+MODULE_PARM_DESC(dead_device,
+		 "only drain QPs after the device entered its internal-error state (the caller makes it fail)");
 
 #define KT_BUF_SIZE	(4 * PAGE_SIZE)
 #define KT_TIMEOUT_MS	10000
@@ -924,6 +929,74 @@ out_scq:
 	return err;
 }
 
+/*
+ * On a device that dies under them (the shell test injects a fatal health
+ * syndrome while this waits), ib_drain_qp() must still return, with the
+ * posted receives flushed, and without WARN from ib_core.
+ */
+static DECLARE_COMPLETION(kt_fatal);
+
+static void kt_event(struct ib_event_handler *h, struct ib_event *ev)
+{
+	if (ev->event == IB_EVENT_DEVICE_FATAL)
+		complete(&kt_fatal);
+}
+
+static int kt_case_dead_drain(void)
+{
+	struct kt_drain d = { .cqe.done = kt_drain_done };
+	struct ib_sge sge = { .addr = kt_dst_dma(), .length = 64,
+			      .lkey = kt.pd->local_dma_lkey };
+	struct ib_recv_wr wr = { .wr_cqe = &d.cqe, .sg_list = &sge,
+				 .num_sge = 1 };
+	struct ib_event_handler eh;
+	struct ib_qp *a = NULL, *b = NULL;
+	struct ib_cq *scq, *rcq;
+	int i, err = 0;
+
+	atomic_set(&d.flushed, 0);
+	INIT_IB_EVENT_HANDLER(&eh, kt.dev, kt_event);
+	ib_register_event_handler(&eh);
+	scq = ib_alloc_cq(kt.dev, NULL, 64, 0, IB_POLL_SOFTIRQ);
+	if (IS_ERR(scq)) {
+		err = PTR_ERR(scq);
+		goto out_eh;
+	}
+	rcq = ib_alloc_cq(kt.dev, NULL, 64, 0, IB_POLL_WORKQUEUE);
+	if (IS_ERR(rcq)) {
+		err = PTR_ERR(rcq);
+		goto out_scq;
+	}
+	err = kt_rc_pair(scq, rcq, NULL, &a, &b);
+	if (err)
+		goto out_rcq;
+	for (i = 0; i < 4 && !err; i++)
+		err = ib_post_recv(a, &wr, NULL);
+	if (err)
+		goto out;
+	pr_info("# waiting for the device error\n");
+	if (!wait_for_completion_timeout(&kt_fatal, 60 * HZ)) {
+		pr_info("# no IB_EVENT_DEVICE_FATAL\n");
+		err = -ETIMEDOUT;
+		goto out;
+	}
+	ib_drain_qp(a);
+	ib_drain_qp(b);
+	if (atomic_read(&d.flushed) != 4) {
+		pr_info("# %d of 4 receives flushed\n", atomic_read(&d.flushed));
+		err = -EIO;
+	}
+out:
+	kt_pair_destroy(a, b);
+out_rcq:
+	ib_free_cq(rcq);
+out_scq:
+	ib_free_cq(scq);
+out_eh:
+	ib_unregister_event_handler(&eh);
+	return err;
+}
+
 static int kt_setup(struct ib_device *dev)
 {
 	struct ib_port_attr pattr;
@@ -991,12 +1064,16 @@ static void kt_run(struct ib_device *dev)
 	int err;
 
 	pr_info("KTAP version 1\n");
-	pr_info("1..20\n");
+	pr_info("1..%d\n", dead_device ? 2 : 20);
 	pr_info("# device %s\n", dev_name(&dev->dev));
 	err = kt_setup(dev);
 	kt_result("setup", err);
 	if (err)
 		return;
+	if (dead_device) {
+		kt_result("drain_on_dead_device", kt_case_dead_drain());
+		goto out;
+	}
 	kt_result("kernel_cq_empty", kt_cq_empty(kt.scq));
 	kt_rc_cases();
 	kt_result("srq_recycle", kt_case_srq());
@@ -1005,6 +1082,7 @@ static void kt_run(struct ib_device *dev)
 	kt_result("cq_report_missed_events", kt_case_missed_events());
 	kt_result("softirq_post_poll_chain", kt_case_softirq_chain());
 	kt_result("drain_qp", kt_case_drain());
+out:
 	kt_teardown();
 	pr_info("# totals: pass:%d fail:%d\n", kt.n - kt.failed, kt.failed);
 }
