@@ -23,7 +23,8 @@ kt_log=$out/kverbs_test.ktap
 # The module's cases, in its order.
 kt_cases="setup kernel_cq_empty rc_connect rc_send rc_send_imm rc_send_inline
 rc_write rc_write_imm rc_read rc_atomics hw_counters rc_unsignaled rc_remote_access_error
-cq_empty_after_destroy srq_recycle ud_send_recv ud_multicast cq_report_missed_events
+cq_empty_after_destroy srq_recycle ud_send_recv ud_multicast frwr_local_inv frwr_send_with_inv
+cq_report_missed_events
 softirq_post_poll_chain drain_qp"
 
 t_load()

@@ -11,7 +11,8 @@
  * Cases: RC send/recv, immediate data, RDMA WRITE (+IMM), READ, atomics,
  * inline data, the port's hardware counters, unsignalled sends, remote
  * access errors, an SRQ whose WQEs
- * are recycled, UD with an address handle, UD multicast, IB_CQ_REPORT_MISSED_EVENTS,
+ * are recycled, UD with an address handle, UD multicast, fast registration
+ * with local and remote invalidation, IB_CQ_REPORT_MISSED_EVENTS,
  * posting and polling from the completion handler (softirq context),
  * ib_drain_qp() with receives outstanding, and destroying a QP whose CQEs
  * are still in its CQ. With dead_device=1 only ib_drain_qp() on a device
@@ -22,6 +23,7 @@
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/module.h>
+#include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 
@@ -668,6 +670,131 @@ out:
 	return err;
 }
 
+/* Register the destination half of the buffer on @mr with a new key. */
+static int kt_reg_mr(struct ib_qp *qp, struct ib_mr *mr, u64 wr_id)
+{
+	struct ib_reg_wr wr = {
+		.wr = { .wr_id = wr_id, .opcode = IB_WR_REG_MR,
+			.send_flags = IB_SEND_SIGNALED },
+		.mr = mr,
+		.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+			  IB_ACCESS_REMOTE_READ,
+	};
+	struct scatterlist sg;
+	struct ib_wc wc;
+	int n, err;
+
+	sg_init_table(&sg, 1);
+	sg_dma_address(&sg) = kt_dst_dma();
+	sg_dma_len(&sg) = KT_BUF_SIZE / 2;
+	n = ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE);
+	KT_CHECK(n == 1, "ib_map_mr_sg: %d", n);
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+	wr.key = mr->rkey;
+	err = ib_post_send(qp, &wr.wr, NULL);
+	KT_CHECK(!err, "post REG_MR: %d", err);
+	return kt_expect(kt.scq, wr_id, IB_WC_REG_MR, &wc);
+}
+
+/* An RDMA WRITE through @rkey into the destination half. */
+static int kt_write_rkey(struct ib_qp *a, u32 rkey, u64 wr_id,
+			 enum ib_wc_status *status)
+{
+	struct ib_sge sge = { .addr = kt_src_dma(), .length = 1500,
+			      .lkey = kt.pd->local_dma_lkey };
+	struct ib_rdma_wr wr = {
+		.wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
+			.opcode = IB_WR_RDMA_WRITE,
+			.send_flags = IB_SEND_SIGNALED },
+		.remote_addr = kt_dst_dma() + 100,
+		.rkey = rkey,
+	};
+	struct ib_wc wc;
+	int err;
+
+	err = ib_post_send(a, &wr.wr, NULL);
+	KT_CHECK(!err, "post WRITE: %d", err);
+	err = kt_poll(kt.scq, &wc);
+	KT_CHECK(!err && wc.wr_id == wr_id, "no completion for the WRITE: %d", err);
+	*status = wc.status;
+	return 0;
+}
+
+/*
+ * Fast registration: REG_MR gives the MR pages and rights, a WRITE through
+ * its rkey lands, LOCAL_INV (or a SEND_WITH_INV from the peer) takes the
+ * rights away again and the next WRITE fails with a remote access error.
+ */
+static int kt_case_frwr(bool remote_inv)
+{
+	struct ib_qp *a = NULL, *b = NULL;
+	enum ib_wc_status status;
+	struct ib_mr *mr;
+	struct ib_wc wc;
+	int err;
+
+	KT_CHECK(kt.dev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS,
+		 "the device offers no fast registration");
+	mr = ib_alloc_mr(kt.pd, IB_MR_TYPE_MEM_REG, 4);
+	KT_CHECK(!IS_ERR(mr), "ib_alloc_mr: %ld", PTR_ERR(mr));
+	err = kt_rc_pair(kt.scq, kt.rcq, NULL, &a, &b);
+	if (err)
+		goto out;
+	kt_pattern(remote_inv ? 11 : 12, 1500);
+	err = kt_reg_mr(a, mr, 60) ?: kt_write_rkey(a, mr->rkey, 61, &status);
+	if (err)
+		goto out;
+	if (status != IB_WC_SUCCESS ||
+	    memcmp(kt_src(), kt_dst() + 100, 1500)) {
+		pr_info("# WRITE through the registered key: %s\n",
+			ib_wc_status_msg(status));
+		err = -EIO;
+		goto out;
+	}
+	if (remote_inv) {
+		struct ib_sge sge = { .addr = kt_src_dma(), .length = 16,
+				      .lkey = kt.pd->local_dma_lkey };
+		struct ib_send_wr swr = {
+			.wr_id = 62, .sg_list = &sge, .num_sge = 1,
+			.opcode = IB_WR_SEND_WITH_INV,
+			.send_flags = IB_SEND_SIGNALED,
+			.ex.invalidate_rkey = mr->rkey,
+		};
+
+		err = kt_post_recv(a, 63, kt_src_dma() + 64, 64) ?:
+		      ib_post_send(b, &swr, NULL) ?:
+		      kt_expect(kt.scq, 62, IB_WC_SEND, &wc) ?:
+		      kt_expect(kt.rcq, 63, IB_WC_RECV, &wc);
+		if (!err && (!(wc.wc_flags & IB_WC_WITH_INVALIDATE) ||
+			     wc.ex.invalidate_rkey != mr->rkey)) {
+			pr_info("# receive: flags 0x%x invalidated 0x%x (0x%x)\n",
+				wc.wc_flags, wc.ex.invalidate_rkey, mr->rkey);
+			err = -EIO;
+		}
+	} else {
+		struct ib_send_wr iwr = {
+			.wr_id = 64, .opcode = IB_WR_LOCAL_INV,
+			.send_flags = IB_SEND_SIGNALED,
+			.ex.invalidate_rkey = mr->rkey,
+		};
+
+		err = ib_post_send(a, &iwr, NULL) ?:
+		      kt_expect(kt.scq, 64, IB_WC_LOCAL_INV, &wc);
+	}
+	if (err)
+		goto out;
+	err = kt_write_rkey(a, mr->rkey, 65, &status);
+	if (!err && status != IB_WC_REM_ACCESS_ERR) {
+		pr_info("# WRITE through the invalidated key: %s\n",
+			ib_wc_status_msg(status));
+		err = -EIO;
+	}
+out:
+	kt_pair_destroy(a, b);
+	ib_dereg_mr(mr);
+	return err;
+}
+
 /*
  * A UD QP attached to a multicast group receives what another QP sends to
  * the group's MLID (the device's loopback copy), with the GRH in front.
@@ -1064,7 +1191,7 @@ static void kt_run(struct ib_device *dev)
 	int err;
 
 	pr_info("KTAP version 1\n");
-	pr_info("1..%d\n", dead_device ? 2 : 20);
+	pr_info("1..%d\n", dead_device ? 2 : 22);
 	pr_info("# device %s\n", dev_name(&dev->dev));
 	err = kt_setup(dev);
 	kt_result("setup", err);
@@ -1079,6 +1206,8 @@ static void kt_run(struct ib_device *dev)
 	kt_result("srq_recycle", kt_case_srq());
 	kt_result("ud_send_recv", kt_case_ud());
 	kt_result("ud_multicast", kt_case_ud_multicast());
+	kt_result("frwr_local_inv", kt_case_frwr(false));
+	kt_result("frwr_send_with_inv", kt_case_frwr(true));
 	kt_result("cq_report_missed_events", kt_case_missed_events());
 	kt_result("softirq_post_poll_chain", kt_case_softirq_chain());
 	kt_result("drain_qp", kt_case_drain());
