@@ -41,6 +41,7 @@ struct Options {
 	uint32_t msix = 64;
 	bool verbose = false;
 	std::vector<LinkType> links; // one for all HCAs, or one per HCA
+	Fabric::Sm sm = Fabric::Sm::Internal;
 };
 
 void usage(FILE *out)
@@ -58,6 +59,10 @@ void usage(FILE *out)
 		     "  --msix N           MSI-X vectors per HCA (default 64, 1..512)\n"
 		     "  --link ib|eth[,..] link layer of every HCA's port, or of each HCA in turn\n"
 		     "                     (default ib)\n"
+		     "  --sm internal|external\n"
+		     "                     who configures the ports: the emulator (default: ACTIVE,\n"
+		     "                     LID = index + 1) or a subnet manager in the guest\n"
+		     "                     (opensm; ports wait in INIT without a LID)\n"
 		     "  --pidfile FILE     write the process id to FILE\n"
 		     "  -v                 trace every vfio-user message\n");
 }
@@ -135,6 +140,17 @@ int parse(int argc, char **argv, Options &o)
 				return 1;
 			}
 			o.hca_count = unsigned(n);
+		} else if (a == "--sm") {
+			if (!value(&v))
+				return 1;
+			if (std::strcmp(v, "internal") == 0)
+				o.sm = Fabric::Sm::Internal;
+			else if (std::strcmp(v, "external") == 0)
+				o.sm = Fabric::Sm::External;
+			else {
+				std::fprintf(stderr, "mlx5-emu: --sm takes internal or external\n");
+				return 1;
+			}
 		} else if (a == "--device-id") {
 			if (!value(&v) || !parse_number(v, 0xffff, &n)) {
 				std::fprintf(stderr, "mlx5-emu: --device-id takes a 16-bit number\n");
@@ -225,8 +241,9 @@ int run(const Options &o)
 		return 1;
 	}
 
-	// One switch links the ports of every HCA of the process.
-	auto fabric = std::make_shared<Fabric>();
+	// One fabric links the ports of every HCA of the process: back to
+	// back, or through a switch from three HCAs on.
+	auto fabric = std::make_shared<Fabric>(o.sm);
 	std::vector<std::unique_ptr<EmulatedFunction>> functions;
 	for (unsigned i = 0; i < o.sockets.size(); i++) {
 		HcaConfig cfg;

@@ -177,14 +177,17 @@ struct Sink : FabricPort {
 TEST(ExecBounds, EachPortQueuesAtMostTheCap)
 {
 	Fabric f;
-	Sink s;
-	f.attach(1, &s);
+	Sink s, t;
+	f.attach(0, &s);
+	f.attach(1, &t);
 	f.engine().post([&] {
+		f.set_lid(&s, 1, 0);
+		f.set_lid(&t, 2, 0);
 		for (uint32_t i = 0; i < 3000; ++i) {
 			Packet p;
 			p.dlid = 1;
 			p.payload.assign(4096, 0);
-			f.transmit(std::move(p));
+			f.transmit(&t, std::move(p));
 		}
 	});
 	ASSERT_TRUE(f.engine().wait_idle(std::chrono::seconds(5)));

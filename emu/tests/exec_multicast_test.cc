@@ -174,8 +174,12 @@ TEST(Grh, RcPathWithGrhCarriesItAndStillConnects)
 	{
 		auto f = std::make_shared<Fabric>();
 		DpHca a{f, 0};
-		Capture cap;
-		f->attach(50, &cap);
+		Capture cap; // HCA 1's port, LID 50
+		f->attach(1, &cap);
+		{
+			auto lk = a.dp().lock();
+			f->set_lid(&cap, 50, 0);
+		}
 		auto cq = a.create_cq(5);
 		auto qp = a.create_qp(ST_RC, cq, cq);
 		DpHca::RcParams p;
@@ -211,7 +215,7 @@ TEST(Grh, RcPathWithGrhCarriesItAndStillConnects)
 		EXPECT_TRUE(std::equal(rgid.begin(), rgid.end(), out.begin() + 0x18 + 0x18 + 0x10));
 		a.h.ok(a.modify_msg(0x507, qp), 16); // to ERR: stop retransmitting
 		ASSERT_TRUE(a.settle());
-		f->detach(50, &cap);
+		f->detach(&cap);
 	}
 	// Two RC QPs with GRH paths exchange a SEND.
 	auto f = std::make_shared<Fabric>();

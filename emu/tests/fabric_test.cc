@@ -34,16 +34,23 @@ void on_engine(Fabric &f, std::function<void()> fn)
 	ASSERT_TRUE(f.engine().wait_idle(2000ms));
 }
 
+// Attaches `p` as HCA `index` with LID index + 1, as the internal SM does.
+void join(Fabric &f, unsigned index, FabricPort *p)
+{
+	f.attach(index, p);
+	on_engine(f, [&] { f.set_lid(p, static_cast<uint16_t>(index + 1), 0); });
+}
+
 TEST(Fabric, RoutesByLid)
 {
 	Fabric f;
 	Port a, b;
-	f.attach(1, &a);
-	f.attach(2, &b);
+	join(f, 0, &a);
+	join(f, 1, &b);
 	on_engine(f, [&] {
-		f.transmit(to(2, 10));
-		f.transmit(to(1, 11));
-		f.transmit(to(7, 12));
+		f.transmit(&a, to(2, 10));
+		f.transmit(&a, to(1, 11));
+		f.transmit(&a, to(7, 12));
 	});
 	ASSERT_TRUE(f.engine().wait_idle(2000ms));
 	EXPECT_EQ(b.psns, std::vector<uint32_t>{10});
@@ -53,8 +60,8 @@ TEST(Fabric, RoutesByLid)
 	EXPECT_EQ(c.delivered, 2u);
 	EXPECT_EQ(c.no_route, 1u);
 	EXPECT_EQ(c.bytes, 30u);
-	f.detach(2, &b);
-	on_engine(f, [&] { f.transmit(to(2, 13)); });
+	f.detach(&b);
+	on_engine(f, [&] { f.transmit(&a, to(2, 13)); });
 	ASSERT_TRUE(f.engine().wait_idle(2000ms));
 	EXPECT_EQ(b.psns.size(), 1u) << "detached";
 }
@@ -63,11 +70,11 @@ TEST(Fabric, DropInjection)
 {
 	Fabric f;
 	Port a;
-	f.attach(1, &a);
+	join(f, 0, &a);
 	f.drop_next(2, 1);
 	on_engine(f, [&] {
 		for (uint32_t i = 0; i < 5; ++i)
-			f.transmit(to(1, i));
+			f.transmit(&a, to(1, i));
 	});
 	ASSERT_TRUE(f.engine().wait_idle(2000ms));
 	EXPECT_EQ(a.psns, (std::vector<uint32_t>{0, 3, 4})) << "one passes, two are dropped";
@@ -79,10 +86,10 @@ TEST(Fabric, LinkDelay)
 {
 	Fabric f;
 	Port a;
-	f.attach(1, &a);
+	join(f, 0, &a);
 	f.set_delay_ms(30);
 	auto t0 = std::chrono::steady_clock::now();
-	on_engine(f, [&] { f.transmit(to(1, 1)); });
+	on_engine(f, [&] { f.transmit(&a, to(1, 1)); });
 	std::atomic<bool> got{false};
 	while (!got && std::chrono::steady_clock::now() - t0 < 2s) {
 		std::this_thread::sleep_for(1ms);

@@ -199,9 +199,13 @@ TEST(FwMad, BadVersionAndMethod)
 	mad_process(h.fw(), 1, req, resp);
 	EXPECT_EQ(bits::load_be16(resp + 4), mad::STATUS_BAD_VERSION);
 	req[0] = 1;
-	req[3] = 2; // Set
+	req[3] = 3; // Send: no SMP method
 	mad_process(h.fw(), 1, req, resp);
 	EXPECT_EQ(bits::load_be16(resp + 4), mad::STATUS_UNSUP_METHOD);
+	req[3] = 2; // Set NodeInfo: read-only
+	bits::store_be16(req + 16, mad::ATTR_NODE_INFO);
+	mad_process(h.fw(), 1, req, resp);
+	EXPECT_EQ(bits::load_be16(resp + 4), mad::STATUS_UNSUP_METHOD_ATTR);
 }
 
 } // namespace

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "dma/guest_memory.h"
+#include "fabric/smp.h"
 #include "fw/bits.h"
 #include "fw/prm.h"
 #include "fw/prm_cq.h"
@@ -47,12 +48,16 @@ uint64_t ack_timeout_usec(uint8_t code)
 }
 
 DataPath::DataPath(const Config &cfg, GuestMemory &mem, Fabric &fabric, EventSink &events)
-	: cfg_(cfg), mem_(mem), fabric_(fabric), events_(events)
+	: cfg_(cfg), lid_(cfg.lid), port_state_(cfg.active ? mad::PORT_ACTIVE : mad::PORT_INIT), mem_(mem), fabric_(fabric),
+	  events_(events)
 {
-	if (cfg_.eth)
+	if (cfg_.eth) {
 		eth_port_ = fabric_.attach_eth(this);
-	else
-		fabric_.attach(cfg_.lid, this);
+	} else {
+		fabric_.attach(cfg_.hca_index, this);
+		auto lk = lock();
+		fabric_.set_lid(this, lid_, 0);
+	}
 }
 
 DataPath::~DataPath()
@@ -60,7 +65,7 @@ DataPath::~DataPath()
 	if (eth_port_)
 		fabric_.detach_eth(eth_port_);
 	else
-		fabric_.detach(cfg_.lid, this);
+		fabric_.detach(this);
 	std::set<uint64_t> timers;
 	{
 		auto lk = lock();
@@ -176,8 +181,37 @@ void DataPath::run_sq(Qp &qp)
 // ---------------------------------------------------------------------------
 // Packets
 
+void DataPath::set_port(uint16_t lid, uint8_t lmc, uint8_t state)
+{
+	lid_ = lid;
+	lmc_ = lmc;
+	port_state_ = state;
+	fabric_.set_lid(this, lid, lmc);
+}
+
+namespace {
+// Octets of a packet beyond its payload, as PortXmitData/PortRcvData count
+// them: LRH 8, BTH 12, ICRC 4, VCRC 2 (extended headers not counted).
+constexpr uint64_t kHeaderBytes = 26;
+} // namespace
+
 void DataPath::receive(const Packet &p)
 {
+	// The LRH DLID: the permissive LID reaches QP0 only, a unicast one
+	// must be this port's; data needs an ARMED or ACTIVE port.
+	bool smp = p.dqpn == 0;
+	bool to_us = p.dlid == mad::kPermissiveLid ? smp
+		     : is_multicast_lid(p.dlid) ? true
+						       : lid_ && (p.dlid >> lmc_) == (lid_ >> lmc_);
+	if (!to_us || (!smp && port_state_ != mad::PORT_ACTIVE && port_state_ != mad::PORT_ARMED)) {
+		++traffic_.rcv_errors;
+		++c_.dropped_packets;
+		return;
+	}
+	++traffic_.rcv_pkts;
+	traffic_.rcv_bytes += p.payload.size() + kHeaderBytes;
+	if (is_multicast_lid(p.dlid))
+		++traffic_.rcv_mcast;
 	if (is_multicast_lid(p.dlid)) {
 		multicast_receive(p, nullptr);
 		return;
@@ -212,9 +246,17 @@ void DataPath::receive(const Packet &p)
 
 void DataPath::transmit(Qp &qp, Packet p)
 {
+	if (port_state_ != mad::PORT_ACTIVE && qp.cfg.st != prm::qp_st::QP0) {
+		++traffic_.xmit_discards; // only SMPs leave a port that is not ACTIVE
+		return;
+	}
 	++qp.ctr.tx_packets;
 	qp.ctr.tx_bytes += p.payload.size();
-	fabric_.transmit(std::move(p));
+	++traffic_.xmit_pkts;
+	traffic_.xmit_bytes += p.payload.size() + kHeaderBytes;
+	if (is_multicast_lid(p.dlid))
+		++traffic_.xmit_mcast;
+	fabric_.transmit(this, std::move(p));
 }
 
 Gid DataPath::port_gid() const
@@ -244,7 +286,7 @@ Packet DataPath::rc_packet(const Qp &qp, uint8_t opcode, uint32_t psn) const
 {
 	Packet p;
 	p.grh = path_grh(qp);
-	p.slid = cfg_.lid;
+	p.slid = lid_;
 	p.dlid = qp.cfg.path.rlid;
 	p.sl = qp.cfg.path.sl;
 	p.opcode = opcode;

@@ -74,7 +74,8 @@ class DataPath : public FabricPort {
 public:
 	struct Config {
 		unsigned hca_index = 0;
-		uint16_t lid = 0;
+		uint16_t lid = 0;  // the port's LID at start (0: none until an SM sets one)
+		bool active = true; // the port starts ACTIVE (else INIT, waiting for an SM)
 		uint8_t port_mtu = 5;
 		uint8_t log_max_msg = 30;
 		// GID[0] (the only GID): subnet prefix + port GUID, the SGID of
@@ -127,6 +128,19 @@ public:
 	void nic_rq_state(NicRq &rq, uint8_t next);
 	const EthCounters &eth_counters() const { return eth_; }
 	std::vector<std::string> nic_lines();
+	// State lock held: the port's LID range and state as the SM set them
+	// (IBA PortState: data moves only on an ACTIVE port; SMPs on QP0
+	// always, an ARMED port also receives).
+	void set_port(uint16_t lid, uint8_t lmc, uint8_t state);
+	uint16_t port_lid() const { return lid_; }
+	// The port's traffic as the PMA counts it (state lock held): data in
+	// octets of payload plus headers, packets, of every QP.
+	struct PortTraffic {
+		uint64_t xmit_bytes = 0, rcv_bytes = 0, xmit_pkts = 0, rcv_pkts = 0;
+		uint64_t xmit_mcast = 0, rcv_mcast = 0, xmit_discards = 0, rcv_errors = 0;
+	};
+	const PortTraffic &port_traffic() const { return traffic_; }
+	void clear_port_traffic() { traffic_ = PortTraffic{}; }
 	// Per-QP lines for the control channel.
 	std::vector<std::string> qp_lines();
 	std::vector<std::string> stats_lines();
@@ -314,6 +328,10 @@ private:
 	void flush_poll(uint32_t qpn, uint64_t id);
 
 	Config cfg_;
+	uint16_t lid_ = 0;
+	uint8_t lmc_ = 0;
+	uint8_t port_state_ = 4; // IB PortState: 2 INIT, 3 ARMED, 4 ACTIVE
+	PortTraffic traffic_;
 	GuestMemory &mem_;
 	Fabric &fabric_;
 	EventSink &events_;

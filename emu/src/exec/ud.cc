@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "exec/datapath.h"
+#include "fabric/smp.h"
 #include "fw/bits.h"
 #include "fw/prm_cq.h"
 #include "fw/prm_qp.h"
@@ -50,8 +51,10 @@ void DataPath::ud_send(Qp &qp)
 			s = syn::LOCAL_LENGTH;
 		Packet p;
 		if (!s && wr.opcode != w::OP_NOP) {
-			p.slid = cfg_.lid;
 			p.dlid = av.dlid;
+			// Directed-route SMPs carry the permissive LID both ways
+			// (IBA 14.2.2): the answer comes back across the same link.
+			p.slid = p.dlid == mad::kPermissiveLid && qp.cfg.st == prm::qp_st::QP0 ? mad::kPermissiveLid : lid_;
 			p.sl = av.sl;
 			p.opcode = wr.opcode == w::OP_SEND_IMM ? ibop::UD_SEND_ONLY_IMM : ibop::UD_SEND_ONLY;
 			p.dqpn = av.dqpn;
@@ -87,7 +90,8 @@ void DataPath::ud_receive(Qp &qp, const Packet &p)
 		++c_.dropped_packets;
 		return;
 	}
-	if (p.qkey != qp.cfg.qkey) {
+	// QP0 checks no Q_Key; QP1 and UD QPs take their own only.
+	if (qp.cfg.st != prm::qp_st::QP0 && p.qkey != qp.cfg.qkey) {
 		++qp.ctr.qkey_violations;
 		return;
 	}

@@ -1,31 +1,95 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "fabric/fabric.h"
 
+#include <algorithm>
 #include <cstdio>
+
+#include "fabric/ib_switch.h"
+#include "fabric/smp.h"
 
 namespace mlx5emu {
 
-Fabric::Fabric() = default;
+namespace {
+// The switch's node GUID (Mellanox OUI, fixed: one switch per process).
+constexpr uint64_t kSwitchGuid = 0x0002c90300e50000ull;
+} // namespace
+
+Fabric::Fabric(Sm sm) : sm_(sm) {}
 Fabric::~Fabric() = default;
 
-void Fabric::attach(uint16_t lid, FabricPort *port)
+Fabric::Node *Fabric::node(FabricPort *p)
 {
-	std::lock_guard<std::mutex> lk(engine_.state_mutex());
-	ports_[lid] = port;
+	for (Node &n : nodes_)
+		if (n.port == p)
+			return &n;
+	return nullptr;
 }
 
-void Fabric::detach(uint16_t lid, FabricPort *port)
+Fabric::Node *Fabric::on_switch_port(unsigned sp)
 {
-	std::lock_guard<std::mutex> lk(engine_.state_mutex());
-	auto it = ports_.find(lid);
-	if (it != ports_.end() && it->second == port)
-		ports_.erase(it);
+	for (Node &n : nodes_)
+		if (n.index + 1 == sp)
+			return &n;
+	return nullptr;
 }
 
-void Fabric::transmit(Packet p)
+void Fabric::attach(unsigned index, FabricPort *port)
 {
-	std::vector<uint16_t> to;
-	uint32_t delay;
+	std::lock_guard<std::mutex> lk(engine_.state_mutex());
+	std::erase_if(nodes_, [&](const Node &n) { return n.index == index || n.port == port; });
+	nodes_.push_back(Node{port, index});
+	std::sort(nodes_.begin(), nodes_.end(), [](const Node &a, const Node &b) { return a.index < b.index; });
+	relink();
+}
+
+void Fabric::detach(FabricPort *port)
+{
+	std::lock_guard<std::mutex> lk(engine_.state_mutex());
+	std::erase_if(nodes_, [&](const Node &n) { return n.port == port; });
+	relink();
+}
+
+// Two HCAs or fewer: back to back. From the third on: the switch, which
+// stays once it exists (its ports lose their link when an HCA leaves).
+void Fabric::relink()
+{
+	if (!sw_ && nodes_.size() < 3)
+		return;
+	unsigned nports = 0;
+	for (const Node &n : nodes_)
+		nports = std::max(nports, n.index + 1);
+	if (!sw_)
+		sw_ = std::make_unique<IbSwitch>(nports, kSwitchGuid, sm_ == Sm::Internal);
+	sw_->resize(nports);
+	for (unsigned sp = 1; sp <= sw_->ports(); ++sp) {
+		Node *n = on_switch_port(sp);
+		sw_->set_link(sp, n != nullptr);
+		if (n && n->lid && sm_ == Sm::Internal)
+			sw_->program_lid(n->lid, n->lmc, sp);
+	}
+}
+
+void Fabric::set_lid(FabricPort *port, uint16_t lid, uint8_t lmc)
+{
+	Node *n = node(port);
+	if (!n)
+		return;
+	n->lid = lid;
+	n->lmc = lmc;
+	if (sw_ && sm_ == Sm::Internal && lid)
+		sw_->program_lid(lid, lmc, n->index + 1);
+}
+
+std::vector<unsigned> Fabric::outports(uint16_t mlid) const { return sw_ ? sw_->outports(mlid) : std::vector<unsigned>{}; }
+
+void Fabric::count_no_route()
+{
+	std::lock_guard<std::mutex> lk(cfg_mu_);
+	++c_.no_route;
+}
+
+void Fabric::transmit(FabricPort *from, Packet p)
+{
 	{
 		std::lock_guard<std::mutex> lk(cfg_mu_);
 		++c_.packets;
@@ -37,65 +101,89 @@ void Fabric::transmit(Packet p)
 			++c_.dropped;
 			return;
 		}
-		if (is_multicast_lid(p.dlid)) {
-			// Every port but the sender's: its own HCA delivered the
-			// loopback copies already.
+		if (is_multicast_lid(p.dlid))
 			++c_.multicast;
-			for (const auto &[lid, port] : ports_)
-				if (lid != p.slid)
-					to.push_back(lid);
-		} else if (ports_.count(p.dlid)) {
-			to.push_back(p.dlid);
-		} else {
-			// No port with that LID: the switch drops it now, instead
-			// of carrying it to a link that does not exist.
-			++c_.no_route;
-			return;
-		}
-		std::erase_if(to, [this](uint16_t lid) {
-			uint32_t &q = queued_[lid];
-			if (q >= kLinkQueueCap) {
-				++c_.dropped_full;
-				return true;
-			}
-			++q;
-			if (q > c_.queued_max)
-				c_.queued_max = q;
-			return false;
-		});
-		delay = delay_ms_;
-		if (delay && !to.empty())
-			++c_.delayed;
 	}
-	auto pkt = std::make_shared<const Packet>(std::move(p));
-	for (uint16_t lid : to) {
-		auto fn = [this, lid, pkt] { deliver(lid, *pkt); };
-		if (delay)
-			engine_.post_at(Engine::Clock::now() + std::chrono::milliseconds(delay), fn);
+	Node *src = node(from);
+	if (!src)
+		return count_no_route();
+	// A port's own LIDs loop back inside the HCA.
+	if (p.dlid != mad::kPermissiveLid && src->owns(p.dlid))
+		return to_port(*src, std::move(p));
+	if (sw_)
+		return through_switch(src->index + 1, std::move(p));
+	Node *peer = nullptr;
+	for (Node &n : nodes_)
+		if (&n != src)
+			peer = &n;
+	// Back to back: directed route and multicast cross the link; unicast
+	// goes if the neighbour has the LID.
+	if (peer && (p.dlid == mad::kPermissiveLid || is_multicast_lid(p.dlid) || peer->owns(p.dlid)))
+		return to_port(*peer, std::move(p));
+	count_no_route();
+}
+
+void Fabric::through_switch(unsigned in_port, Packet p)
+{
+	IbSwitch::Out out;
+	sw_->receive(in_port, std::move(p), &out);
+	{
+		std::lock_guard<std::mutex> lk(cfg_mu_);
+		++c_.switched;
+	}
+	if (out.empty())
+		return count_no_route();
+	for (auto &[sp, pkt] : out) {
+		Node *n = on_switch_port(sp);
+		if (n)
+			to_port(*n, std::move(pkt));
 		else
-			engine_.post(fn);
+			count_no_route();
 	}
 }
 
-void Fabric::deliver(uint16_t lid, const Packet &p)
+void Fabric::to_port(Node &n, Packet p)
+{
+	uint32_t delay;
+	FabricPort *to = n.port;
+	{
+		std::lock_guard<std::mutex> lk(cfg_mu_);
+		uint32_t &q = queued_[to];
+		if (q >= kLinkQueueCap) {
+			++c_.dropped_full;
+			return;
+		}
+		++q;
+		if (q > c_.queued_max)
+			c_.queued_max = q;
+		delay = delay_ms_;
+		if (delay)
+			++c_.delayed;
+	}
+	auto pkt = std::make_shared<Packet>(std::move(p));
+	auto fn = [this, to, pkt] { deliver(to, *pkt); };
+	if (delay)
+		engine_.post_at(Engine::Clock::now() + std::chrono::milliseconds(delay), fn);
+	else
+		engine_.post(fn);
+}
+
+void Fabric::deliver(FabricPort *to, const Packet &p)
 {
 	{
 		std::lock_guard<std::mutex> lk(cfg_mu_);
-		auto q = queued_.find(lid);
+		auto q = queued_.find(to);
 		if (q != queued_.end() && q->second && !--q->second)
 			queued_.erase(q);
 	}
-	auto it = ports_.find(lid);
-	if (it == ports_.end()) {
-		std::lock_guard<std::mutex> lk(cfg_mu_);
-		++c_.no_route;
-		return;
-	}
+	// The port may have left while the packet was on its way.
+	if (!node(to))
+		return count_no_route();
 	{
 		std::lock_guard<std::mutex> lk(cfg_mu_);
 		++c_.delivered;
 	}
-	it->second->receive(p);
+	to->receive(p);
 }
 
 void Fabric::drop_next(uint32_t n, uint32_t skip)
@@ -115,7 +203,7 @@ Fabric::Counters Fabric::counters() const
 {
 	std::lock_guard<std::mutex> lk(cfg_mu_);
 	Counters c = c_;
-	for (const auto &[lid, n] : queued_)
+	for (const auto &[port, n] : queued_)
 		c.queued += n;
 	c.drops_pending = drops_pending_;
 	c.delay_ms = delay_ms_;
@@ -128,31 +216,25 @@ std::vector<std::string> Fabric::describe() const
 	auto u = [](uint64_t x) { return static_cast<unsigned long long>(x); };
 	char b[256];
 	std::vector<std::string> v;
-	std::snprintf(b, sizeof b, "packets %llu", u(c.packets));
-	v.push_back(b);
-	std::snprintf(b, sizeof b, "bytes %llu", u(c.bytes));
-	v.push_back(b);
-	std::snprintf(b, sizeof b, "delivered %llu", u(c.delivered));
-	v.push_back(b);
-	std::snprintf(b, sizeof b, "dropped %llu", u(c.dropped));
-	v.push_back(b);
-	std::snprintf(b, sizeof b, "no_route %llu", u(c.no_route));
-	v.push_back(b);
-	std::snprintf(b, sizeof b, "multicast %llu", u(c.multicast));
-	v.push_back(b);
-	std::snprintf(b, sizeof b, "dropped_full %llu", u(c.dropped_full));
-	v.push_back(b);
-	std::snprintf(b, sizeof b, "queued %llu", u(c.queued));
-	v.push_back(b);
-	std::snprintf(b, sizeof b, "queued_max %llu", u(c.queued_max));
-	v.push_back(b);
-	std::snprintf(b, sizeof b, "link_queue_cap %u", kLinkQueueCap);
-	v.push_back(b);
-	std::snprintf(b, sizeof b, "delayed %llu", u(c.delayed));
-	v.push_back(b);
-	std::snprintf(b, sizeof b, "drops_pending %u", c.drops_pending);
-	v.push_back(b);
-	std::snprintf(b, sizeof b, "delay_ms %u", c.delay_ms);
+	auto line = [&](const char *name, uint64_t x) {
+		std::snprintf(b, sizeof b, "%s %llu", name, u(x));
+		v.push_back(b);
+	};
+	line("packets", c.packets);
+	line("bytes", c.bytes);
+	line("delivered", c.delivered);
+	line("dropped", c.dropped);
+	line("no_route", c.no_route);
+	line("dropped_full", c.dropped_full);
+	line("multicast", c.multicast);
+	line("queued", c.queued);
+	line("queued_max", c.queued_max);
+	line("link_queue_cap", kLinkQueueCap);
+	line("delayed", c.delayed);
+	line("switched", c.switched);
+	line("drops_pending", c.drops_pending);
+	line("delay_ms", c.delay_ms);
+	std::snprintf(b, sizeof b, "sm %s", sm_ == Sm::Internal ? "internal" : "external");
 	v.push_back(b);
 	return v;
 }

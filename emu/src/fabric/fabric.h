@@ -1,8 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
-// The fabric: a switch linking the port of every HCA served by the process.
-// Packets are routed by destination LID (a multicast LID reaches every
-// port but the sender's) and delivered on the engine thread;
-// the control channel can drop packets or delay the link.
+// The fabric: the nodes and links between the ports of the HCAs served by
+// the process. One or two HCAs are linked back to back; from the third on
+// every HCA port links to a port of an emulated switch (fabric/ib_switch.h)
+// with HCA index i on switch port i + 1.
+//
+// Each port's LID range is what its SM set (set_lid): the emulator's own
+// (Sm::Internal, LID = index + 1, ports ACTIVE, the switch's forwarding
+// table programmed here) or a real one (Sm::External, opensm in the guest
+// through QP0 SMPs). LID-routed packets follow those LIDs (through the
+// switch's linear forwarding table); directed-route SMPs (DLID permissive)
+// cross exactly one link, to the neighbour's QP0 or to the switch's SMA;
+// multicast LIDs cross the link to the neighbour, or go through the switch
+// to the ports of its multicast forwarding table (the sender's HCA
+// delivered its own loopback copies already).
+// Packets are delivered on the engine thread; the control channel can drop
+// packets or delay the link.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +29,8 @@
 
 namespace mlx5emu {
 
+class IbSwitch;
+
 // An HCA port on the fabric. receive() runs on the engine thread with the
 // state lock held.
 class FabricPort {
@@ -29,23 +43,29 @@ public:
 
 class Fabric {
 public:
-	Fabric();
+	// Who plays subnet manager.
+	enum class Sm { Internal, External };
+	explicit Fabric(Sm sm = Sm::Internal);
 	~Fabric();
 
 	Engine &engine() { return engine_; }
+	Sm sm() const { return sm_; }
 
-	// Connects a port with `lid` (state lock held by the caller or not:
-	// takes it). Replaces an earlier port with the same LID.
-	void attach(uint16_t lid, FabricPort *port);
-	void detach(uint16_t lid, FabricPort *port);
+	// Connects the port of HCA `index` (takes the state lock). The third
+	// HCA brings the switch in.
+	void attach(unsigned index, FabricPort *port);
+	void detach(FabricPort *port);
+	// State lock held: the LID range [lid, lid + 2^lmc) of `port`'s
+	// port (lid 0: none). With the internal SM and a switch, also its
+	// forwarding table.
+	void set_lid(FabricPort *port, uint16_t lid, uint8_t lmc);
 
-	// Engine thread, state lock held: sends `p` to p.dlid, or for a
-	// multicast DLID to every port except the one with LID p.slid (after the
-	// configured delay, or never if a drop is pending). Packets to a LID
-	// no port has are dropped at once (no_route); at most kLinkQueueCap
-	// packets wait for each port, more are dropped (dropped_full), as a
-	// switch with full buffers does: the RC requester retransmits.
-	void transmit(Packet p);
+	// Engine thread, state lock held: `p` leaves `from`'s port. Packets
+	// that reach no port are dropped at once (no_route); at most
+	// kLinkQueueCap packets wait for each port, more are dropped
+	// (dropped_full), as a switch with full buffers does: the RC requester
+	// retransmits.
+	void transmit(FabricPort *from, Packet p);
 	static constexpr uint32_t kLinkQueueCap = 1024;
 
 	// Ethernet ports (eth_fabric.cc): one L2 switch links them. attach_eth
@@ -57,6 +77,13 @@ public:
 	// and per-port queue bound as packets.
 	void transmit_frame(uint32_t in, std::vector<uint8_t> frame);
 
+	// State lock held: the switch ports a packet to multicast LID `mlid`
+	// leaves by, as the SM programmed the switch's multicast forwarding
+	// table (empty without a switch).
+	std::vector<unsigned> outports(uint16_t mlid) const;
+	// The switch (null while the HCAs are back to back). State lock held.
+	IbSwitch *ib_switch() { return sw_.get(); }
+
 	// Control channel (any thread).
 	// Drops `n` packets after letting `skip` more pass.
 	void drop_next(uint32_t n, uint32_t skip = 0);
@@ -67,22 +94,39 @@ public:
 		uint64_t multicast = 0;    // packets to a multicast LID
 		uint64_t queued = 0;       // waiting for delivery now, every port
 		uint64_t queued_max = 0;   // the most that waited for one port
+		uint64_t switched = 0;     // packets that went through the switch
 		uint32_t drops_pending = 0, delay_ms = 0;
 	};
 	Counters counters() const;
 	std::vector<std::string> describe() const;
 
 private:
-	void deliver(uint16_t lid, const Packet &p);
+	struct Node {
+		FabricPort *port;
+		unsigned index;
+		uint16_t lid = 0;
+		uint8_t lmc = 0;
+		bool owns(uint16_t dlid) const { return lid && (dlid >> lmc) == (lid >> lmc); }
+	};
+	Node *node(FabricPort *p);
+	Node *on_switch_port(unsigned n);
+	void relink();
+	void through_switch(unsigned in_port, Packet p);
+	void to_port(Node &n, Packet p);
+	void deliver(FabricPort *to, const Packet &p);
 	void deliver_frame(uint32_t port, const std::vector<uint8_t> &frame);
+	void count_no_route();
 
+	const Sm sm_;
 	mutable std::mutex cfg_mu_; // injection settings and counters
 	uint32_t drops_pending_ = 0;
 	uint32_t skip_pending_ = 0;
 	uint32_t delay_ms_ = 0;
 	Counters c_;
-	std::map<uint16_t, uint32_t> queued_;    // packets waiting, by LID (cfg_mu_)
-	std::map<uint16_t, FabricPort *> ports_; // by LID, under the state lock
+	std::map<FabricPort *, uint32_t> queued_; // packets waiting, by port (cfg_mu_)
+	// Under the state lock:
+	std::vector<Node> nodes_; // by HCA index
+	std::unique_ptr<IbSwitch> sw_;
 	// Ethernet: switch ports (state lock) and frames waiting per port (cfg_mu_).
 	L2Switch l2_;
 	std::map<uint32_t, FabricPort *> eth_ports_;

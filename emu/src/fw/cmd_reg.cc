@@ -49,6 +49,23 @@ void access_reg(CmdCtx &c)
 		std::memcpy(c.out + ar::kData, fw.host_endianness, n);
 		return;
 	}
+	case reg::PCAP: {
+		// local_port at byte 1, port_capability_mask[0] at byte 4: the
+		// PortInfo CapabilityMask (the driver sets IsSM, IsCM through it).
+		constexpr uint32_t kLen = 20;
+		if (c.inlen < ar::kData + kLen)
+			return c.fail(status::BAD_INPUT_LEN, 3);
+		if (c.in[ar::kData + 1] != 1)
+			return c.fail(status::BAD_PARAM, 4);
+		PortAttrs &p = c.fw.port();
+		if (c.op_mod == ar::WRITE)
+			p.cap_mask = bits::load_be32(c.in + ar::kData + 4);
+		if (c.outlen >= ar::kData + kLen) {
+			c.out[ar::kData + 1] = 1;
+			bits::store_be32(c.out + ar::kData + 4, p.cap_mask);
+		}
+		return;
+	}
 	default:
 		if (c.fw.is_eth() && c.fw.state == FnState::Initialized && eth_port_register(c, id))
 			return;

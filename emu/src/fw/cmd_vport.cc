@@ -59,7 +59,7 @@ void query_vport_state(CmdCtx &c)
 		return;
 	}
 	c.put(query_vport_state_out::admin_state, query_vport_state_out::STATE_UP);
-	c.put(query_vport_state_out::state, query_vport_state_out::STATE_UP);
+	c.put(query_vport_state_out::state, c.fw.port().active() ? query_vport_state_out::STATE_UP : 0);
 }
 
 void query_hca_vport_context(CmdCtx &c)
@@ -71,8 +71,8 @@ void query_hca_vport_context(CmdCtx &c)
 	uint8_t *ctx = c.out + hv::kAt;
 	bits::set(ctx, hv::has_smi, 1);
 	bits::set(ctx, hv::port_physical_state, mad::PHYS_LINK_UP);
-	bits::set(ctx, hv::port_state, mad::PORT_ACTIVE);
-	bits::set(ctx, hv::vport_state, mad::PORT_ACTIVE);
+	bits::set(ctx, hv::port_state, p.state);
+	bits::set(ctx, hv::vport_state, p.state);
 	bits::store_be64(ctx + hv::kSystemImageGuid, p.system_image_guid);
 	bits::store_be64(ctx + hv::kPortGuid, p.port_guid);
 	bits::store_be64(ctx + hv::kNodeGuid, p.node_guid);
@@ -93,10 +93,13 @@ void query_hca_vport_gid(CmdCtx &c)
 	if (!table_entries(c, c.fw.caps.gid_table_len(), c.get(qg::gid_index), qg::kGids, 16, &first, &count))
 		return;
 	const PortAttrs &p = c.fw.port();
+	// GID[i] = the subnet prefix + GUID[i] (the port GUID, then the
+	// alias GUIDs an SM set through GUIDInfo); unset entries are zero.
 	for (unsigned i = 0; i < count; ++i) {
-		if (first + i == 0) {
+		uint64_t guid = first + i < p.guids.size() ? p.guids[first + i] : 0;
+		if (guid) {
 			bits::store_be64(c.out + qg::kGids + 16 * i, p.gid_prefix);
-			bits::store_be64(c.out + qg::kGids + 16 * i + 8, p.port_guid);
+			bits::store_be64(c.out + qg::kGids + 16 * i + 8, guid);
 		}
 	}
 	c.put(qg::gids_num, count);
@@ -110,8 +113,9 @@ void query_hca_vport_pkey(CmdCtx &c)
 	unsigned first, count;
 	if (!table_entries(c, c.fw.caps.pkey_table_len(), c.get(qp::pkey_index), qp::kPkeys, 4, &first, &count))
 		return;
-	if (first == 0)
-		bits::store_be32(c.out + qp::kPkeys, c.fw.port().pkey0);
+	const PortAttrs &p = c.fw.port();
+	for (unsigned i = 0; i < count && first + i < p.pkeys.size(); ++i)
+		bits::store_be32(c.out + qp::kPkeys + 4 * i, p.pkeys[first + i]);
 }
 
 constexpr CmdSpec kCommands[] = {

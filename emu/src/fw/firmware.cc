@@ -82,24 +82,31 @@ Firmware::Firmware(const HcaConfig &c, GuestMemory &m, InterruptSink &i)
 {
 	// GUIDs: Mellanox OUI 00:02:c9 and 40 bits from the seed and index.
 	uint64_t low = mix64(cfg.guid_seed ^ (static_cast<uint64_t>(cfg.index) << 48)) & 0xfffffffffeull;
+	fabric_ = cfg.fabric ? cfg.fabric : std::make_shared<Fabric>();
+	bool internal_sm = fabric_->sm() == Fabric::Sm::Internal;
 	port_.node_guid = 0x0002c9ull << 40 | low;
-	port_.port_guid = port_.node_guid + 1;
 	port_.system_image_guid = port_.node_guid;
-	port_.lid = static_cast<uint16_t>(cfg.index + 1);
+	port_.init(port_.node_guid + 1, caps.pkey_table_len(), caps.gid_table_len());
+	port_.mtu_cap = port_.neighbor_mtu = port_.mtu;
 	port_.cap_mask = kCapSystemImageGuid | kCapExtendedSpeeds | kCapCm | kCapClientReregister;
 	// Ethernet: the permanent MAC is the OUI and the low 24 bits of the
 	// port GUID.
 	eth.perm_mac = {0x00, 0x02, 0xc9, static_cast<uint8_t>(port_.port_guid >> 16),
 			static_cast<uint8_t>(port_.port_guid >> 8), static_cast<uint8_t>(port_.port_guid)};
+	if (internal_sm) {
+		port_.lid = static_cast<uint16_t>(cfg.index + 1);
+		port_.sm_lid = 1;
+		port_.state = mad::PORT_ACTIVE;
+	}
 
 	eqs.set_max_eqs(1u << caps.log_max_eq());
 	pages.set_label(fmt("hca %u", cfg.index));
 
-	fabric_ = cfg.fabric ? cfg.fabric : std::make_shared<Fabric>();
 	events_ = std::make_unique<Events>(*this);
 	DataPath::Config dc;
 	dc.hca_index = cfg.index;
 	dc.lid = port_.lid;
+	dc.active = internal_sm;
 	dc.port_mtu = port_.mtu;
 	dc.port_guid = port_.port_guid;
 	dc.gid_prefix = port_.gid_prefix;
@@ -213,6 +220,37 @@ void Firmware::post_event_to(uint8_t eqn, const uint8_t *eqe64)
 		return;
 	}
 	write_eqe_now(eqn, eqe64);
+}
+
+// The events of IBA port changes as the PRM reports them (PORT_CHANGE
+// EQE, sub_type, the port in data byte 8): the driver turns them into
+// LID/PKEY/GID change, port active/error and client-reregister events.
+void Firmware::port_changed(const PortChanges &ch)
+{
+	{
+		auto lk = dp().lock();
+		dp().set_port(port_.lid, port_.lmc, port_.state);
+	}
+	auto post = [&](uint8_t subtype) {
+		uint8_t eqe[prm::eqe::kSize] = {};
+		eqe[prm::eqe::kType] = prm::event::PORT_CHANGE;
+		eqe[prm::eqe::kSubType] = subtype;
+		eqe[prm::eqe::kData + 8] = 1 << 4; // port 1
+		post_event(eqe);
+	};
+	namespace sub = prm::port_change;
+	if (ch.lid || ch.sm)
+		post(sub::LID);
+	if (ch.pkey)
+		post(sub::PKEY);
+	if (ch.gid)
+		post(sub::GUID);
+	if (ch.state && port_.state == mad::PORT_ACTIVE)
+		post(sub::ACTIVE);
+	else if (ch.state && ch.old_state == mad::PORT_ACTIVE)
+		post(sub::DOWN);
+	if (ch.rereg)
+		post(sub::CLIENT_REREG);
 }
 
 bool Firmware::post_event(const uint8_t *eqe64)

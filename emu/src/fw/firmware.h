@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "fabric/sma_port.h"
 #include "fw/caps.h"
 #include "fw/command_queue.h"
 #include "fw/eq.h"
@@ -34,21 +35,14 @@ class Fabric;
 
 enum class FnState : uint8_t { Disabled, Enabled, Initialized };
 
-// The InfiniBand port the emulator plays subnet manager for.
-struct PortAttrs {
+// The InfiniBand port: what its SMA reports and the subnet manager sets
+// (fabric/sma_port.h), plus what identifies the node. With the internal
+// SM the emulator configured it (ACTIVE, LID = index + 1, SM LID 1); with
+// an external one it starts in INIT without a LID.
+struct PortAttrs : SmaPort {
 	uint64_t node_guid = 0;
-	uint64_t port_guid = 0;
 	uint64_t system_image_guid = 0;
-	uint16_t lid = 0;
-	uint16_t sm_lid = 1;
-	uint8_t sm_sl = 0;
-	uint8_t lmc = 0;
-	uint8_t subnet_timeout = 18;
-	uint8_t mtu = 5; // IB MTU enum: 5 = 4096
-	uint32_t cap_mask = 0;
-	uint16_t pkey0 = 0xffff;
-	// GID[0] = fe80::/64 + port GUID.
-	uint64_t gid_prefix = 0xfe80000000000000ull;
+	uint8_t mtu = 5; // IB MTU enum: 5 = 4096, the largest path MTU
 };
 
 class Firmware {
@@ -81,6 +75,10 @@ public:
 	FnState function_state() const;
 	const PortAttrs &port() const { return port_; }
 	bool is_eth() const { return cfg.link == LinkType::Eth; }
+	// The SMA's view (worker thread, `mu` held): changes go through
+	// port_changed(), which tells the data path and raises the events.
+	PortAttrs &port() { return port_; }
+	void port_changed(const PortChanges &ch);
 
 	// --- used by the command handlers (worker thread, `mu` held) ---------
 	// Drop every resource of the function (DISABLE_HCA, ENABLE_HCA over an

@@ -110,6 +110,7 @@ enum : uint16_t {
 // Register ids for ACCESS_REG.
 namespace reg {
 enum : uint16_t {
+	PCAP = 0x5001, // port capability mask (PortInfo CapabilityMask)
 	HOST_ENDIANNESS = 0x7004,
 };
 } // namespace reg
@@ -293,6 +294,11 @@ namespace gen_eqe_in {
 constexpr unsigned kEqe = 0x10; // 64 bytes
 constexpr unsigned kSize = 80;
 } // namespace gen_eqe_in
+
+// PORT_CHANGE EQE sub_type.
+namespace port_change {
+enum : uint8_t { DOWN = 1, ACTIVE = 4, INITIALIZED = 5, LID = 6, PKEY = 7, GUID = 8, CLIENT_REREG = 9 };
+}
 
 namespace eqe { // 64 bytes
 constexpr unsigned kSize = 64;
