@@ -28,6 +28,7 @@ port_state() { cat "/sys/class/infiniband/$1/ports/1/state" 2>/dev/null; }
 port_lid() { echo $(($(cat "/sys/class/infiniband/$1/ports/1/lid"))); }
 all_active()
 {
+	[ -z "$sm_pid" ] || kill -0 "$sm_pid" 2>/dev/null || return 0 # opensm died: stop waiting
 	for d in $ibdevs; do
 		case "$(port_state $d)" in *ACTIVE*) ;; *) return 1 ;; esac
 	done
@@ -59,7 +60,8 @@ t_init_state()
 
 t_opensm()
 {
-	need_tool opensm || return 1
+	need_tool opensm ibstat || return 1
+	modprobe ib_umad || { echo "modprobe ib_umad failed"; return 1; }
 	guid=$(ibstat -p mlx5_0 | head -1)
 	[ -n "$guid" ] || { ibstat mlx5_0; return 1; }
 	mkdir -p "$out/opensm-cache"
@@ -73,7 +75,8 @@ t_opensm()
 		return 1
 	fi
 	for d in $ibdevs; do echo "$d: $(port_state $d), LID $(port_lid $d)"; done
-	kill -0 "$sm_pid" || { show_sm_log; return 1; }
+	kill -0 "$sm_pid" 2>/dev/null || { echo "opensm exited"; cat "$out/opensm.out"; show_sm_log; return 1; }
+	all_active
 }
 
 t_ibstat()
@@ -128,7 +131,7 @@ t_smpquery()
 	smpquery -C mlx5_0 nodeinfo "$lid" >"$out/smp_ni.txt" 2>&1 || { cat "$out/smp_ni.txt"; return 1; }
 	cat "$out/smp_ni.txt"
 	guid=$(cat /sys/class/infiniband/mlx5_1/node_guid | tr -d :)
-	grep -q "NodeGuid:.*0x$guid" "$out/smp_ni.txt" || { echo "mlx5_1 node GUID $guid not reported"; return 1; }
+	grep -q "^Guid:.*0x$guid" "$out/smp_ni.txt" || { echo "mlx5_1 node GUID $guid not reported"; return 1; }
 	smpquery -C mlx5_0 portinfo "$lid" 1 >"$out/smp_pi.txt" 2>&1 || { cat "$out/smp_pi.txt"; return 1; }
 	cat "$out/smp_pi.txt"
 	grep -q "^Lid:\.*$lid\$" "$out/smp_pi.txt" && grep -q 'LinkState:\.*Active' "$out/smp_pi.txt" || return 1
@@ -138,7 +141,7 @@ t_smpquery()
 	[ "$ndev" -ge 3 ] && path=0,1,2
 	smpquery -C mlx5_0 -D nodeinfo "$path" >"$out/smp_dr.txt" 2>&1 || { cat "$out/smp_dr.txt"; return 1; }
 	cat "$out/smp_dr.txt"
-	grep -q "NodeGuid:.*0x$guid" "$out/smp_dr.txt"
+	grep -q "^Guid:.*0x$guid" "$out/smp_dr.txt"
 }
 
 # xmit/rcv data and packet counters of mlx5_1's port, by its LID
