@@ -147,6 +147,7 @@ TEST(IbSwitch, SmaProgramsForwarding)
 			sw.receive(1, dr_smp(mad::METHOD_SET, mad::ATTR_PORT_INFO, n, {0, 1}, pi), &out);
 			ASSERT_EQ(out.size(), 1u);
 			EXPECT_EQ(out[0].second.payload[mad::kSmpData + 32] & 0xf, st);
+			EXPECT_EQ(out[0].second.payload[mad::kSmpData + 28], 1) << "LocalPortNum: the port it came in by";
 		}
 	out.clear();
 	sw.receive(1, data, &out);

@@ -210,7 +210,7 @@ Fabric::Counters Fabric::counters() const
 	return c;
 }
 
-std::vector<std::string> Fabric::describe() const
+std::vector<std::string> Fabric::describe()
 {
 	Counters c = counters();
 	auto u = [](uint64_t x) { return static_cast<unsigned long long>(x); };
@@ -236,6 +236,22 @@ std::vector<std::string> Fabric::describe() const
 	line("delay_ms", c.delay_ms);
 	std::snprintf(b, sizeof b, "sm %s", sm_ == Sm::Internal ? "internal" : "external");
 	v.push_back(b);
+	std::lock_guard<std::mutex> lk(engine_.state_mutex());
+	for (const Node &n : nodes_) {
+		std::snprintf(b, sizeof b, "hca %u lid %u lmc %u link %s", n.index, n.lid, n.lmc,
+			      sw_ ? "switch" : nodes_.size() == 2 ? "peer" : "none");
+		v.push_back(b);
+	}
+	if (sw_) {
+		const IbSwitch::Counters &sc = sw_->counters();
+		std::snprintf(b, sizeof b, "switch ports %u lid %u forwarded %llu sma %llu dropped %llu", sw_->ports(),
+			      sw_->lid(), u(sc.forwarded), u(sc.sma_requests), u(sc.dropped));
+		v.push_back(b);
+		for (unsigned n = 0; n <= sw_->ports(); ++n) {
+			std::snprintf(b, sizeof b, "switch port %u state %u", n, sw_->port(n).state);
+			v.push_back(b);
+		}
+	}
 	return v;
 }
 

@@ -98,7 +98,7 @@ public:
 		uint32_t drops_pending = 0, delay_ms = 0;
 	};
 	Counters counters() const;
-	std::vector<std::string> describe() const;
+	std::vector<std::string> describe(); // takes the state lock
 
 private:
 	struct Node {

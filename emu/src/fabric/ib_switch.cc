@@ -36,7 +36,7 @@ void IbSwitch::resize(unsigned nports)
 		p.lid_fields = n == 0;
 		p.link_up = n == 0;
 		p.state = n == 0 || internal_sm_ ? mad::PORT_ACTIVE : mad::PORT_INIT;
-		p.cap_mask = n == 0 ? 1u << 11 : 0; // port 0: IsSystemImageGUIDSupported
+		p.cap_mask = n == 0 ? 1u << 11 | 1u << 14 : 0; // port 0: IsSystemImageGUIDSupported, IsExtendedSpeedsSupported
 	}
 }
 
@@ -325,7 +325,8 @@ bool IbSwitch::sma(unsigned in, const uint8_t *req, uint8_t *resp)
 					st = mad::STATUS_INVALID_ATTR_VALUE;
 			}
 			std::memset(d, 0, mad::kSmpDataLen);
-			sma::get_port_info(ports_[n], static_cast<uint8_t>(n), d);
+			// LocalPortNum: the port the SMP came in by, whichever port it describes.
+			sma::get_port_info(ports_[n], static_cast<uint8_t>(in), d);
 			if (hide)
 				std::memset(d, 0, 8);
 			break;

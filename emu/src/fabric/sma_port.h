@@ -72,7 +72,8 @@ namespace sma {
 constexpr unsigned kPkeysPerBlock = 32;
 constexpr unsigned kGuidsPerBlock = 8;
 
-// PortInfo (IBA 14.2.5.6) of `p` as port number `local_port`.
+// PortInfo (IBA 14.2.5.6) of `p`; LocalPortNum is `local_port`, the
+// port the SMP came in by (an SM skips probing beyond that one).
 void get_port_info(const SmaPort &p, uint8_t local_port, uint8_t *d);
 // Applies a Set PortInfo; false (invalid attribute value) changes nothing.
 bool set_port_info(SmaPort &p, const uint8_t *d, PortChanges *ch);

@@ -66,7 +66,7 @@ t_opensm()
 	[ -n "$guid" ] || { ibstat mlx5_0; return 1; }
 	mkdir -p "$out/opensm-cache"
 	echo "opensm on port GUID $guid"
-	OSM_CACHE_DIR=$out/opensm-cache opensm -g "$guid" -f "$sm_log" -s 0 >"$out/opensm.out" 2>&1 &
+	OSM_CACHE_DIR=$out/opensm-cache opensm -g "$guid" -f "$sm_log" -s 0 ${MLX5_OPENSM_ARGS:-} >"$out/opensm.out" 2>&1 &
 	sm_pid=$!
 	if ! wait_for "$SM_TIMEOUT" all_active; then
 		for d in $ibdevs; do echo "$d: $(port_state $d), LID $(port_lid $d)"; done
