@@ -181,8 +181,9 @@ void DataPath::run_sq(Qp &qp)
 // ---------------------------------------------------------------------------
 // Packets
 
-void DataPath::set_port(uint16_t lid, uint8_t lmc, uint8_t state)
+void DataPath::set_port(uint16_t lid, uint8_t lmc, uint8_t state, uint64_t gid_prefix)
 {
+	cfg_.gid_prefix = gid_prefix; // the SGID of the GRHs this port sends
 	lid_ = lid;
 	lmc_ = lmc;
 	port_state_ = state;

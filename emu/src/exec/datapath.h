@@ -128,10 +128,10 @@ public:
 	void nic_rq_state(NicRq &rq, uint8_t next);
 	const EthCounters &eth_counters() const { return eth_; }
 	std::vector<std::string> nic_lines();
-	// State lock held: the port's LID range and state as the SM set them
+	// State lock held: the port's LID range, state and GID prefix as the SM set them
 	// (IBA PortState: data moves only on an ACTIVE port; SMPs on QP0
 	// always, an ARMED port also receives).
-	void set_port(uint16_t lid, uint8_t lmc, uint8_t state);
+	void set_port(uint16_t lid, uint8_t lmc, uint8_t state, uint64_t gid_prefix);
 	uint16_t port_lid() const { return lid_; }
 	// The port's traffic as the PMA counts it (state lock held): data in
 	// octets of payload plus headers, packets, of every QP.

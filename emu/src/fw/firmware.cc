@@ -229,7 +229,7 @@ void Firmware::port_changed(const PortChanges &ch)
 {
 	{
 		auto lk = dp().lock();
-		dp().set_port(port_.lid, port_.lmc, port_.state);
+		dp().set_port(port_.lid, port_.lmc, port_.state, port_.gid_prefix);
 	}
 	auto post = [&](uint8_t subtype) {
 		uint8_t eqe[prm::eqe::kSize] = {};
