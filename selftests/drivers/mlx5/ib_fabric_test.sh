@@ -1,9 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Subnet management on the emulated fabric (emulator --sm external): the
-# IN-TREE mlx5_core + mlx5_ib come up with every port in INIT without a
-# LID; opensm, bound to mlx5_0's port GUID, sweeps the fabric through QP0
-# (directed route across the links and the switch, answered by the
+# Subnet management on the emulated fabric (emulator --sm external):
+# mlx5_core + mlx5_ib (the in-tree pair, then ours) come up with every port
+# in INIT without a LID; opensm, bound to mlx5_0's port GUID, sweeps the
+# fabric through QP0 (directed route across the links and the switch, answered by the
 # firmware's SMA behind MAD_IFC and by the switch's own SMA), assigns LIDs
 # and brings every port to ACTIVE. Then infiniband-diags look at it:
 # ibstat / ibv_devinfo show the SM's LIDs, ibnetdiscover the topology,
@@ -42,7 +42,7 @@ show_sm_log()
 t_modprobe()
 {
 	ip link set lo up 2>/dev/null
-	mlx5_load in-tree || { dmesg | grep -E 'mlx5|infiniband' | tail; return 1; }
+	mlx5_load "$drv" || { dmesg | grep -E 'mlx5|infiniband' | tail; return 1; }
 }
 
 t_init_state()
@@ -173,19 +173,23 @@ t_unload()
 		kill "$sm_pid" 2>/dev/null
 		wait "$sm_pid"
 	fi
-	mlx5_unload in-tree || return 1
+	mlx5_unload "$drv" || return 1
 	bad=$(dmesg | tail -n +$((dmesg_start + 1)) | grep -E "$KTAP_SPLAT" | head)
 	[ -z "$bad" ] || { echo "$bad"; return 1; }
 }
 
-ktap_begin 9
-ktap_case "modprobe mlx5_ib (in-tree) on $ndev emulated HCAs" t_modprobe
-ktap_case "before an SM: every port INIT with LID 0" t_init_state
-ktap_case "opensm on mlx5_0 brings every port to ACTIVE" t_opensm
-ktap_case "ibstat / ibv_devinfo: the SM's LIDs and SM LID" t_ibstat
-ktap_case "ibnetdiscover: the topology" t_ibnetdiscover
-ktap_case "saquery: a path record from opensm's SA" t_saquery
-ktap_case "smpquery: NodeInfo / PortInfo by LID and by directed route" t_smpquery
-ktap_case "perfquery: PMA counters count an ibv_rc_pingpong" t_perfquery
-ktap_case "opensm stopped, rmmod, no kernel splat" t_unload
+# The in-tree pair first, then ours, in the same boot: the same cases,
+# each named with its driver.
+ktap_begin 18
+for drv in in-tree ours; do
+	ktap_case "modprobe mlx5_ib on $ndev emulated HCAs [$drv]" t_modprobe
+	ktap_case "before an SM: every port INIT with LID 0 [$drv]" t_init_state
+	ktap_case "opensm on mlx5_0 brings every port to ACTIVE [$drv]" t_opensm
+	ktap_case "ibstat / ibv_devinfo: the SM's LIDs and SM LID [$drv]" t_ibstat
+	ktap_case "ibnetdiscover: the topology [$drv]" t_ibnetdiscover
+	ktap_case "saquery: a path record from opensm's SA [$drv]" t_saquery
+	ktap_case "smpquery: NodeInfo / PortInfo by LID and by directed route [$drv]" t_smpquery
+	ktap_case "perfquery: PMA counters count an ibv_rc_pingpong [$drv]" t_perfquery
+	ktap_case "opensm stopped, rmmod, no kernel splat [$drv]" t_unload
+done
 ktap_end

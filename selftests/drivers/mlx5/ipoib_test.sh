@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Classic IPoIB on the IN-TREE mlx5_core + mlx5_ib: the emulator advertises
+# Classic IPoIB on the in-tree mlx5_core + mlx5_ib and on ours (the same
+# cases, in-tree first): the emulator advertises
 # no enhanced-IPoIB offloads, so ib_ipoib runs over kernel verbs (a UD QP
 # and kernel CQs; RC QPs with an SRQ in connected mode). opensm (started
 # here on mlx5_0's port GUID) brings the ports up and answers the
@@ -20,7 +21,7 @@ xfer_port=5200
 t_load()
 {
 	ip link set lo up 2>/dev/null
-	mlx5_load in-tree || { dmesg | grep -E 'mlx5|infiniband' | tail; return 1; }
+	mlx5_load "$drv" || { dmesg | grep -E 'mlx5|infiniband' | tail; return 1; }
 	[ "$(mlx5_ibdev_count)" -ge 2 ] || { echo "fewer than 2 RDMA devices"; return 1; }
 }
 
@@ -106,7 +107,7 @@ t_down()
 	rc=0
 	ipoib_pair_down || rc=1
 	opensm_stop
-	mlx5_unload in-tree || rc=1
+	mlx5_unload "$drv" || rc=1
 	for h in 0 1; do
 		p=$(emu_pages_outstanding $h)
 		echo "hca $h: $p pages outstanding"
@@ -115,13 +116,17 @@ t_down()
 	return $rc
 }
 
-ktap_begin 8
-ktap_case "modprobe mlx5_ib (in-tree)" t_load
-ktap_case "opensm brings every port ACTIVE" t_opensm
-ktap_case "classic IPoIB interfaces up in two namespaces, broadcast group joined" t_up
-ktap_case "ping both ways (ARP through the broadcast group)" t_ping
-ktap_case "datagram mode: ${XFER_MIB} MiB over TCP, sha256 matches" t_xfer_datagram
-ktap_case "connected mode: RC QPs, ping with 8000 bytes" t_connected
-ktap_case "connected mode: ${XFER_MIB} MiB over TCP, sha256 matches" t_xfer_connected
-ktap_case "teardown: ib_ipoib, opensm, mlx5 unloaded, pages returned" t_down
+# The in-tree pair first, then ours, in the same boot: the same cases,
+# each named with its driver.
+ktap_begin 16
+for drv in in-tree ours; do
+	ktap_case "modprobe mlx5_ib [$drv]" t_load
+	ktap_case "opensm brings every port ACTIVE [$drv]" t_opensm
+	ktap_case "classic IPoIB interfaces up in two namespaces, broadcast group joined [$drv]" t_up
+	ktap_case "ping both ways (ARP through the broadcast group) [$drv]" t_ping
+	ktap_case "datagram mode: ${XFER_MIB} MiB over TCP, sha256 matches [$drv]" t_xfer_datagram
+	ktap_case "connected mode: RC QPs, ping with 8000 bytes [$drv]" t_connected
+	ktap_case "connected mode: ${XFER_MIB} MiB over TCP, sha256 matches [$drv]" t_xfer_connected
+	ktap_case "teardown: ib_ipoib, opensm, mlx5 unloaded, pages returned [$drv]" t_down
+done
 ktap_end

@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# NVMe over RDMA on the IN-TREE mlx5_core + mlx5_ib: nvmet exports a
+# NVMe over RDMA on the in-tree mlx5_core + mlx5_ib and on ours (the same
+# cases, in-tree first): nvmet exports a
 # memory-backed null_blk namespace through nvmet-rdma on mlx5_1's IPoIB address, the
 # host side connects with `nvme connect -t rdma` from mlx5_0's address,
 # writes 64 MiB with O_DIRECT, reads it back and compares checksums, then
@@ -26,7 +27,7 @@ CFG=/sys/kernel/config/nvmet
 t_load()
 {
 	ip link set lo up 2>/dev/null
-	mlx5_load in-tree || { dmesg | grep -E 'mlx5|infiniband' | tail; return 1; }
+	mlx5_load "$drv" || { dmesg | grep -E 'mlx5|infiniband' | tail; return 1; }
 	opensm_start || return 1
 	modprobe ib_ipoib || { echo "modprobe ib_ipoib failed"; return 1; }
 	wait_for 30 ipoib_netdev mlx5_0 && wait_for 30 ipoib_netdev mlx5_1 || { echo "no IPoIB interface"; return 1; }
@@ -111,14 +112,18 @@ t_down()
 		modprobe -r $m || { echo "modprobe -r $m failed"; rc=1; }
 	done
 	opensm_stop
-	mlx5_unload in-tree || rc=1
+	mlx5_unload "$drv" || rc=1
 	return $rc
 }
 
-ktap_begin 5
-ktap_case "in-tree mlx5, opensm, IPoIB addresses" t_load
-ktap_case "nvmet-rdma exports a null_blk namespace on 10.78.0.2:4420" t_target
-ktap_case "nvme connect -t rdma" t_connect
-ktap_case "${NVME_MIB} MiB O_DIRECT write, read back, checksums" t_io
-ktap_case "disconnect and teardown" t_down
+# The in-tree pair first, then ours, in the same boot: the same cases,
+# each named with its driver.
+ktap_begin 10
+for drv in in-tree ours; do
+	ktap_case "mlx5, opensm, IPoIB addresses [$drv]" t_load
+	ktap_case "nvmet-rdma exports a null_blk namespace on 10.78.0.2:4420 [$drv]" t_target
+	ktap_case "nvme connect -t rdma [$drv]" t_connect
+	ktap_case "${NVME_MIB} MiB O_DIRECT write, read back, checksums [$drv]" t_io
+	ktap_case "disconnect and teardown [$drv]" t_down
+done
 ktap_end

@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# rdma_cm on the IN-TREE mlx5_core + mlx5_ib over classic IPoIB addresses:
+# rdma_cm on the in-tree mlx5_core + mlx5_ib and on ours (the same
+# cases, in-tree first) over classic IPoIB addresses:
 # opensm (started here) brings the ports up and answers the path queries,
 # the IPoIB interfaces of mlx5_0 / mlx5_1 sit in two network namespaces
 # (10.77.0.1, 10.77.0.2), and each tool runs its server in mlx5ns1 and its
@@ -17,7 +18,7 @@ PERF_ITERS=${MLX5_PERF_ITERS:-100}
 t_load()
 {
 	ip link set lo up 2>/dev/null
-	mlx5_load in-tree || { dmesg | grep -E 'mlx5|infiniband' | tail; return 1; }
+	mlx5_load "$drv" || { dmesg | grep -E 'mlx5|infiniband' | tail; return 1; }
 	modprobe rdma_ucm || { echo "modprobe rdma_ucm failed"; return 1; }
 }
 
@@ -97,17 +98,21 @@ t_down()
 	ipoib_pair_down || rc=1
 	opensm_stop
 	modprobe -r rdma_ucm
-	mlx5_unload in-tree || rc=1
+	mlx5_unload "$drv" || rc=1
 	return $rc
 }
 
-ktap_begin 8
-ktap_case "modprobe mlx5_ib (in-tree), rdma_ucm" t_load
-ktap_case "opensm: ports ACTIVE; IPoIB interfaces up in two namespaces" t_up
-ktap_case "rping -v -V: 10 pings, data verified" t_rping
-ktap_case "ucmatose (RC through rdma_cm)" t_ucmatose
-ktap_case "udaddy (UD through rdma_cm)" t_udaddy
-ktap_case "ib_write_bw -R" t_write_bw
-ktap_case "ib_send_lat -R" t_send_lat
-ktap_case "teardown" t_down
+# The in-tree pair first, then ours, in the same boot: the same cases,
+# each named with its driver.
+ktap_begin 16
+for drv in in-tree ours; do
+	ktap_case "modprobe mlx5_ib, rdma_ucm [$drv]" t_load
+	ktap_case "opensm: ports ACTIVE; IPoIB interfaces up in two namespaces [$drv]" t_up
+	ktap_case "rping -v -V: 10 pings, data verified [$drv]" t_rping
+	ktap_case "ucmatose (RC through rdma_cm) [$drv]" t_ucmatose
+	ktap_case "udaddy (UD through rdma_cm) [$drv]" t_udaddy
+	ktap_case "ib_write_bw -R [$drv]" t_write_bw
+	ktap_case "ib_send_lat -R [$drv]" t_send_lat
+	ktap_case "teardown [$drv]" t_down
+done
 ktap_end
