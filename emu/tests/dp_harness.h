@@ -24,7 +24,7 @@ constexpr uint16_t ctx_dw(uint16_t d) { return static_cast<uint16_t>(4 + d); }
 enum : uint8_t { OP_NOP = 0x00, OP_SEND_INV = 0x01, OP_WRITE = 0x08, OP_WRITE_IMM = 0x09, OP_SEND = 0x0a,
 		 OP_SEND_IMM = 0x0b, OP_READ = 0x10, OP_CAS = 0x11, OP_FAA = 0x12 };
 enum : uint8_t { F_SIGNALED = 0x08, F_SOLICITED = 0x02, F_FENCE = 0x40 };
-enum : uint8_t { ST_RC = 0, ST_UC = 1, ST_UD = 2, ST_QP1 = 8, ST_UMR = 0xc };
+enum : uint8_t { ST_RC = 0, ST_UC = 1, ST_UD = 2, ST_XRC = 3, ST_QP1 = 8, ST_UMR = 0xc };
 enum : unsigned { A_LR = 1u << 10, A_LW = 1u << 11, A_RR = 1u << 12, A_RW = 1u << 13, A_ATOMIC = 1u << 14,
 		  A_ALL = A_LR | A_LW | A_RR | A_RW | A_ATOMIC, A_UMR_EN = 1u << 15 };
 
@@ -289,6 +289,7 @@ public:
 		uint8_t tclass = 0, hop_limit = 0, sgid_index = 0;
 		uint32_t flow_label = 0;
 		Gid dgid{};
+		uint32_t xrc_srqn = 0; // XRC initiators: the XRC segment
 	};
 
 	// A signaled SEND of `len` bytes at `off` in `m`.
@@ -326,6 +327,11 @@ public:
 				std::memcpy(&av[0x20], w.dgid.data(), 16);
 			}
 			wqe.insert(wqe.end(), av.begin(), av.end());
+		}
+		if (q.st == ST_XRC) {
+			uint8_t x[16] = {};
+			bits::store_be32(x, w.xrc_srqn);
+			wqe.insert(wqe.end(), x, x + 16);
 		}
 		if (w.opcode == OP_WRITE || w.opcode == OP_WRITE_IMM || w.opcode == OP_READ || w.opcode == OP_CAS ||
 		    w.opcode == OP_FAA) {
@@ -455,6 +461,65 @@ public:
 		uint8_t db[4];
 		bits::store_be32(db, s.counter);
 		h.mem.write(s.dbr, db, 4);
+	}
+
+	uint32_t alloc_xrcd()
+	{
+		auto out = h.ok(Msg(0x80e, 0, 16), 16);
+		return be32_at(out, 8) & 0xffffff;
+	}
+
+	// An XRC SRQ (CREATE_XRC_SRQ) in `xrcd` completing to `cq`, on PD
+	// `in_pd` (this HCA's PD by default): 64-byte WQEs linked as by
+	// create_rmp.
+	Srq create_xrc_srq(unsigned log, uint32_t xrcd, const Cq &cq, uint32_t user_index, uint32_t in_pd = 0)
+	{
+		Srq s;
+		s.log = log;
+		s.log_stride = 6;
+		size_t pages = ((64ull << log) + 4095) / 4096;
+		s.buf = h.mem.alloc(pages * 4096, 4096);
+		s.dbr = h.mem.alloc(64, 64);
+		for (unsigned i = 0; i < (1u << log); ++i) {
+			uint8_t nx[2];
+			bits::store_be16(nx, static_cast<uint16_t>((i + 1) & ((1u << log) - 1)));
+			h.mem.write(s.buf + 64ull * i + 2, nx, 2);
+		}
+		Msg c(0x705, 0, 0x110 + 8 * pages);
+		c.set({ctx_dw(0), 27, 24}, log).set({ctx_dw(1), 26, 24}, 2).set({ctx_dw(1), 23, 0}, xrcd);
+		c.set({ctx_dw(2), 23, 0}, cq.cqn).set({ctx_dw(4), 23, 0}, user_index);
+		c.set({ctx_dw(6), 23, 0}, in_pd ? in_pd : pd).be64(0x10 + 0x28, s.dbr);
+		for (size_t i = 0; i < pages; ++i)
+			c.be64(0x110 + 8 * i, s.buf + 4096 * i);
+		auto out = h.ok(c, 16);
+		s.n = be32_at(out, 8) & 0xffffff;
+		return s;
+	}
+
+	// XRC QPs as the in-tree mlx5_ib creates them: receive side on an
+	// SRQ (`srq`, any kind), in domain `xrcd`; an initiator has a send
+	// queue of 2^log_sq WQEBBs completing to `cq`, a target none.
+	Qp create_xrc_qp(bool target, const Cq &cq, uint32_t xrcd, const Srq &srq, unsigned log_sq = 4)
+	{
+		Qp q;
+		q.st = ST_XRC;
+		q.log_sq = target ? 0 : log_sq;
+		q.buf = h.mem.alloc(target ? 4096 : ((64ull << log_sq) + 4095) / 4096 * 4096, 4096);
+		q.dbr = h.mem.alloc(64, 64);
+		Msg c(0x500, 0, 0x110 + 8 * (target ? 0 : ((64ull << log_sq) + 4095) / 4096));
+		c.set({qpc_dw(0), 23, 16}, ST_XRC).set({qpc_dw(0), 12, 11}, 3).set({qpc_dw(1), 23, 0}, pd);
+		if (target)
+			c.set({qpc_dw(2), 15, 15}, 1);
+		else
+			c.set({qpc_dw(2), 14, 11}, log_sq);
+		c.set({qpc_dw(3), 23, 0}, uar).set({qpc_dw(0x1f), 23, 0}, cq.cqn).set({qpc_dw(0x27), 23, 0}, cq.cqn);
+		c.set({qpc_dw(0x26), 23, 0}, xrcd).set({qpc_dw(0x2b), 26, 24}, 1).set({qpc_dw(0x2b), 23, 0}, srq.n);
+		c.be64(0x18 + 0xa0, q.dbr);
+		for (size_t i = 0; !target && i < ((64ull << log_sq) + 4095) / 4096; ++i)
+			c.be64(0x110 + 8 * i, q.buf + 4096 * i);
+		auto out = h.ok(c, 16);
+		q.qpn = be32_at(out, 8) & 0xffffff;
+		return q;
 	}
 
 	// Waits for the engine to run out of queued work.

@@ -207,7 +207,8 @@ TEST_F(Cmds, QpCreateErrors)
 	};
 	d.h.ok(base(ST_RC), 16);
 	d.h.ok(base(ST_UC), 16);                                                  // UC
-	d.h.fails(base(3), 16, kBadParam);                                         // XRC QPs
+	d.h.fails(base(ST_XRC), 16, kBadParam);                                    // XRC without a domain
+	d.h.ok(base(ST_XRC).set({qpc_dw(0x26), 23, 0}, d.alloc_xrcd()), 16);
 	d.h.fails(base(ST_RC).set({qpc_dw(1), 23, 0}, 77), 16, kBadParam);          // PD
 	d.h.fails(base(ST_RC).set({qpc_dw(0x1f), 23, 0}, 77), 16, kBadParam);       // send CQ
 	d.h.fails(base(ST_RC).set({qpc_dw(0x27), 23, 0}, 77), 16, kBadParam);       // receive CQ

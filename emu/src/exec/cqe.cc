@@ -128,7 +128,7 @@ CqeInfo DataPath::resp_cqe(const Qp &qp, const RecvWqe &rw) const
 	CqeInfo ci;
 	ci.qpn = qp.qpn;
 	ci.wqe_counter = rw.counter;
-	ci.srqn_uidx = cqe_srqn_uidx(qp, rw.from_srq ? res_.srq(qp.cfg.srqn) : nullptr);
+	ci.srqn_uidx = cqe_srqn_uidx(qp, rw.from_srq ? res_.srq(rw.srqn) : nullptr);
 	return ci;
 }
 

@@ -24,11 +24,6 @@ std::string fmt(const char *f, auto... a)
 	return b;
 }
 
-bool is_response(uint8_t op)
-{
-	return (op >= ibop::RC_READ_RESPONSE_FIRST && op <= ibop::RC_ATOMIC_ACK);
-}
-
 } // namespace
 
 uint64_t rnr_timer_usec(uint8_t code)
@@ -235,11 +230,15 @@ void DataPath::receive(const Packet &p)
 		uc_request(*qp, p);
 		return;
 	}
+	if (qp->cfg.is_xrc()) {
+		xrc_receive(*qp, p);
+		return;
+	}
 	if (!qp->cfg.is_rc()) {
 		++c_.dropped_packets;
 		return;
 	}
-	if (is_response(p.opcode))
+	if (is_rc_response(p.opcode))
 		rc_response(*qp, p);
 	else
 		rc_request(*qp, p);
@@ -257,6 +256,10 @@ void DataPath::transmit(Qp &qp, Packet p)
 	traffic_.xmit_bytes += p.payload.size() + kHeaderBytes;
 	if (is_multicast_lid(p.dlid))
 		++traffic_.xmit_mcast;
+	// The requester and responder speak RC opcodes; XRC QPs put the
+	// XRC transport bits on everything they send.
+	if (qp.cfg.is_xrc())
+		p.opcode = static_cast<uint8_t>(ibop::XRC_BASE | p.opcode);
 	fabric_.transmit(this, std::move(p));
 }
 
@@ -294,6 +297,13 @@ Packet DataPath::rc_packet(const Qp &qp, uint8_t opcode, uint32_t psn) const
 	p.dqpn = qp.cfg.remote_qpn;
 	p.sqpn = qp.qpn;
 	p.psn = psn & 0xffffff;
+	return p;
+}
+
+Packet DataPath::rc_request_packet(const Qp &qp, const SendWr &wr, uint8_t opcode, uint32_t psn) const
+{
+	Packet p = rc_packet(qp, opcode, psn);
+	p.xrc_srqn = wr.xrc_srqn;
 	return p;
 }
 
@@ -407,13 +417,14 @@ std::vector<std::string> DataPath::qp_lines()
 		v.push_back(fmt("qp 0x%x %s %s rlid=%u rqpn=0x%x sq_pi=%u sq_ci=%u rq_ci=%u sq_psn=0x%x rq_psn=0x%x "
 				"outstanding=%zu doorbells=%llu wqes=%llu tx=%llu/%lluB rx=%llu/%lluB recvs=%llu "
 				"retransmits=%llu timeouts=%llu rnr_sent=%llu rnr_rcvd=%llu seq_naks=%llu dups=%llu "
-				"errors=%llu flushed=%llu cqes=%llu qkey_viol=%llu uc_dropped=%llu",
+				"errors=%llu flushed=%llu cqes=%llu qkey_viol=%llu uc_dropped=%llu xrc_bad_srq=%llu",
 				n, qp_type_name(qp->cfg.st), qp_state_name(qp->state), qp->cfg.path.rlid,
 				qp->cfg.remote_qpn, qp->req.sq_pi, qp->req.sq_ci, qp->resp.rq_ci, qp->req.next_psn,
 				qp->resp.epsn, qp->req.wrs.size(), u(k.doorbells), u(k.sq_wqes), u(k.tx_packets),
 				u(k.tx_bytes), u(k.rx_packets), u(k.rx_bytes), u(k.recv_wqes), u(k.retransmits),
 				u(k.timeouts), u(k.rnr_naks_sent), u(k.rnr_naks_rcvd), u(k.seq_naks), u(k.duplicates),
-				u(k.errors), u(k.flushed), u(k.cqes), u(k.qkey_violations), u(k.uc_dropped_msgs)));
+				u(k.errors), u(k.flushed), u(k.cqes), u(k.qkey_violations), u(k.uc_dropped_msgs),
+				u(k.xrc_bad_srq)));
 	}
 	return v;
 }

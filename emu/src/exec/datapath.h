@@ -8,7 +8,7 @@
 // state lock held. Commands take that lock (lock()) to change objects.
 // The implementation is split by mechanism: datapath.cc (doorbells,
 // dispatch, lifetime), cqe.cc, recv_wqe.cc, send_wqe.cc, requester.cc,
-// requester_ack.cc, responder.cc, uc.cc, ud.cc, local_qp.cc, umr.cc,
+// requester_ack.cc, responder.cc, uc.cc, xrc.cc, ud.cc, local_qp.cc, umr.cc,
 // flush.cc.
 #pragma once
 
@@ -202,6 +202,8 @@ private:
 	// The GRH of the QP's primary path (present when the path asks).
 	Grh path_grh(const Qp &qp) const;
 	Packet rc_packet(const Qp &qp, uint8_t opcode, uint32_t psn) const;
+	// A request packet of `wr` (carries the XRC SRQ of an XRC initiator).
+	Packet rc_request_packet(const Qp &qp, const SendWr &wr, uint8_t opcode, uint32_t psn) const;
 
 	// send_wqe.cc: take the WQE at sq_ci. False: no more WQEs; *bad set
 	// when the WQE could not be parsed.
@@ -217,7 +219,7 @@ private:
 	bool gather(const Qp &qp, const SendWr &wr, uint64_t off, uint8_t *dst, size_t len);
 	// Writes into a scatter list (READ/atomic results, receive WQEs)
 	// through the local keys; false on a protection error.
-	bool scatter_local(const Qp &qp, const std::vector<Sge> &sgl, uint64_t off, const uint8_t *src, size_t len);
+	bool scatter_local(uint32_t pd, const std::vector<Sge> &sgl, uint64_t off, const uint8_t *src, size_t len);
 
 	// recv_wqe.cc
 	bool take_recv_wqe(Qp &qp, RecvWqe *out);
@@ -278,6 +280,13 @@ private:
 	// uc.cc
 	void uc_request(Qp &qp, const Packet &p);
 	void uc_drop_message(Qp &qp);
+	// xrc.cc: XRC packets reach the RC requester (initiator) and
+	// responder (target); receives go to the XRC SRQ the request names.
+	void xrc_receive(Qp &qp, const Packet &p);
+	bool xrc_target_srq(Qp &qp);
+	uint32_t recv_srqn(const Qp &qp) const;
+	uint32_t resp_pd(const Qp &qp) const;
+	uint32_t recv_cqn(const Qp &qp, const RecvWqe &rw) const;
 	void rc_duplicate(Qp &qp, const Packet &p);
 	void rc_send_request(Qp &qp, const Packet &p);
 	void rc_write_request(Qp &qp, const Packet &p);

@@ -50,7 +50,7 @@ bool DataPath::take_recv_wqe(Qp &qp, RecvWqe *out)
 {
 	out->valid = false;
 	if (qp.cfg.rq_type == prm::rq_type::SRQ) {
-		Srq *srq = res_.srq(qp.cfg.srqn);
+		Srq *srq = res_.srq(recv_srqn(qp));
 		if (!srq || srq->error)
 			return false;
 		const SrqConfig &s = srq->cfg;
@@ -66,6 +66,7 @@ bool DataPath::take_recv_wqe(Qp &qp, RecvWqe *out)
 		parse_sgl(wqe.data() + first, wqe.size() - first, out);
 		out->counter = index;
 		out->from_srq = true;
+		out->srqn = srq->number;
 		out->valid = true;
 		srq->head = bits::load_be16(wqe.data() + w::kSrqNextIndex);
 		++srq->consumed;
@@ -104,7 +105,7 @@ DataPath::Scatter DataPath::scatter(const Qp &qp, const RecvWqe &r, uint64_t off
 {
 	if (off + len > r.capacity)
 		return Scatter::Length;
-	return scatter_local(qp, r.sgl, off, src, len) ? Scatter::Ok : Scatter::Protection;
+	return scatter_local(resp_pd(qp), r.sgl, off, src, len) ? Scatter::Ok : Scatter::Protection;
 }
 
 void DataPath::flush_rq(Qp &qp)
@@ -113,7 +114,7 @@ void DataPath::flush_rq(Qp &qp)
 		CqeInfo ci = resp_cqe(qp, rw);
 		ci.opcode = prm::cqe_opcode::RESP_ERR;
 		ci.syndrome = prm::cqe_syndrome::WR_FLUSH;
-		complete(qp.cfg.cqn_rcv, ci, true);
+		complete(recv_cqn(qp, rw), ci, true);
 		++qp.ctr.flushed;
 	};
 	// A receive WQE taken by a message that will never finish.

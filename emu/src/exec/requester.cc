@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// RC (and UC) requester, send side: taking WQEs, assigning PSNs, MTU segmentation
+// RC (and UC, XRC initiator) requester, send side: taking WQEs, assigning PSNs, MTU segmentation
 // into packets, the read/atomic limit and fences, in-order completion,
 // the retransmission timer (retry_cnt) and the RNR wait (rnr_retry).
 // UMR WQEs (memory registration, local invalidation, window binds) run
@@ -180,7 +180,7 @@ void DataPath::rc_send_packets(Qp &qp, SendWr &wr, uint32_t from_psn, uint32_t e
 	switch (wr.opcode) {
 	case w::OP_RDMA_READ: {
 		uint64_t off = std::min<uint64_t>(static_cast<uint64_t>(k0) * m, wr.length);
-		Packet p = rc_packet(qp, ibop::RC_READ_REQUEST, from_psn);
+		Packet p = rc_request_packet(qp, wr, ibop::RC_READ_REQUEST, from_psn);
 		p.va = wr.remote_va + off;
 		p.rkey = wr.rkey;
 		p.dma_len = static_cast<uint32_t>(wr.length - off);
@@ -190,7 +190,8 @@ void DataPath::rc_send_packets(Qp &qp, SendWr &wr, uint32_t from_psn, uint32_t e
 	}
 	case w::OP_ATOMIC_CS:
 	case w::OP_ATOMIC_FA: {
-		Packet p = rc_packet(qp, wr.opcode == w::OP_ATOMIC_CS ? ibop::RC_CMP_SWAP : ibop::RC_FETCH_ADD, wr.first_psn);
+		Packet p = rc_request_packet(qp, wr, wr.opcode == w::OP_ATOMIC_CS ? ibop::RC_CMP_SWAP : ibop::RC_FETCH_ADD,
+					     wr.first_psn);
 		p.va = wr.remote_va;
 		p.rkey = wr.rkey;
 		p.swap_add = wr.swap_add;
@@ -208,7 +209,7 @@ void DataPath::rc_send_packets(Qp &qp, SendWr &wr, uint32_t from_psn, uint32_t e
 		uint64_t off = static_cast<uint64_t>(k) * m;
 		size_t n = static_cast<size_t>(std::min<uint64_t>(m, wr.length - std::min(off, wr.length)));
 		uint8_t op = write ? write_opcode(wr, first, last) : send_opcode(wr, first, last);
-		Packet p = rc_packet(qp, qp.cfg.is_uc() ? ibop::UC_BASE | op : op, psn_add(wr.first_psn, k));
+		Packet p = rc_request_packet(qp, wr, qp.cfg.is_uc() ? ibop::UC_BASE | op : op, psn_add(wr.first_psn, k));
 		p.payload.resize(n);
 		if (n && !gather(qp, wr, off, p.payload.data(), n)) {
 			wr.error = syn::LOCAL_PROT;

@@ -191,7 +191,7 @@ void DataPath::rc_read_response(Qp &qp, const Packet &p)
 		wr.error = syn::BAD_RESP;
 		return;
 	}
-	if (!p.payload.empty() && !scatter_local(qp, wr.sgl, wr.read_done, p.payload.data(), p.payload.size())) {
+	if (!p.payload.empty() && !scatter_local(qp.cfg.pd, wr.sgl, wr.read_done, p.payload.data(), p.payload.size())) {
 		wr.error = syn::LOCAL_PROT;
 		return;
 	}
@@ -222,7 +222,7 @@ void DataPath::rc_atomic_ack(Qp &qp, const Packet &p)
 		int shift = atomic_le_ ? 8 * i : 56 - 8 * i;
 		v[i] = static_cast<uint8_t>(p.orig >> shift);
 	}
-	if (!scatter_local(qp, wr.sgl, 0, v, sizeof v)) {
+	if (!scatter_local(qp.cfg.pd, wr.sgl, 0, v, sizeof v)) {
 		wr.error = syn::LOCAL_PROT;
 		return;
 	}

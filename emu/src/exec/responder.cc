@@ -76,6 +76,8 @@ void DataPath::rc_request(Qp &qp, const Packet &p)
 		return;
 	}
 	r.nak_seq_sent = false;
+	if (qp.cfg.is_xrc() && !xrc_target_srq(qp))
+		return responder_error(qp, p, aeth::NAK_INVALID_REQUEST, 0, false);
 	if (is_send(p.opcode))
 		rc_send_request(qp, p);
 	else if (is_write(p.opcode))
@@ -125,7 +127,7 @@ void DataPath::responder_error(Qp &qp, const Packet &req, uint8_t nak_code, uint
 		ci.opcode = prm::cqe_opcode::RESP_ERR;
 		ci.syndrome = cqe_syndrome;
 		++qp.ctr.cqes;
-		complete(qp.cfg.cqn_rcv, ci, true);
+		complete(recv_cqn(qp, r.recv), ci, true);
 		r.recv.valid = false;
 	}
 	post_qp_event(nak_code == aeth::NAK_REMOTE_ACCESS ? prm::async_event::WQ_ACCESS_ERROR
@@ -136,7 +138,7 @@ void DataPath::responder_error(Qp &qp, const Packet &req, uint8_t nak_code, uint
 
 bool DataPath::check_rkey(Qp &qp, uint32_t rkey, uint64_t va, uint64_t len, unsigned need, const Mkey **out)
 {
-	return res_.mkeys.check(rkey, qp.cfg.pd, va, len, need, out, qp.qpn) == KeyStatus::Ok;
+	return res_.mkeys.check(rkey, resp_pd(qp), va, len, need, out, qp.qpn) == KeyStatus::Ok;
 }
 
 // The receive WQE in use completes: `ci` (from resp_cqe) has the opcode
@@ -148,7 +150,7 @@ void DataPath::complete_recv(Qp &qp, const Packet &p, CqeInfo &ci, uint64_t byte
 	ci.flags_rqpn = p.sqpn & 0xffffff;
 	ci.slid = p.slid;
 	++qp.ctr.cqes;
-	complete(qp.cfg.cqn_rcv, ci, p.solicited);
+	complete(recv_cqn(qp, r.recv), ci, p.solicited);
 	r.recv.valid = false;
 }
 
@@ -186,7 +188,7 @@ void DataPath::rc_send_request(Qp &qp, const Packet &p)
 			Mkey *mk = res_.mkeys.find_index(p.inv_rkey >> 8);
 			// Keys that allow remote invalidation (fast-registered MRs,
 			// type 2 windows: only through the QP they are bound to).
-			if (!mk || mk->variant != (p.inv_rkey & 0xff) || !mk->en_rinval || mk->pd != qp.cfg.pd ||
+			if (!mk || mk->variant != (p.inv_rkey & 0xff) || !mk->en_rinval || mk->pd != resp_pd(qp) ||
 			    !mk->serves(qp.qpn))
 				return responder_error(qp, p, aeth::NAK_INVALID_REQUEST, syn::REMOTE_INVAL_REQ, true);
 			mk->free = true;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 // Send WQEs: reading one from the SQ (WQEBBs wrap around the queue),
-// parsing its segments (control, datagram, remote address, atomic, data
-// pointers, inline data; a UMR WQE's segments are kept for exec/umr.cc)
-// and moving the local data it names.
+// parsing its segments (control, datagram, XRC, remote address, atomic,
+// data pointers, inline data; a UMR WQE's segments are kept for
+// exec/umr.cc) and moving the local data it names.
 #include <algorithm>
 #include <cstring>
 
@@ -82,6 +82,10 @@ bool DataPath::take_send_wqe(Qp &qp, SendWr *wr, UdAddress *av, uint8_t *syndrom
 			std::memcpy(av->grh.dgid.data(), a + w::kAvRgid, 16);
 		}
 		pos += w::kAvSize;
+	}
+	if (qp.cfg.is_xrc()) {
+		wr->xrc_srqn = load_be32(buf + pos + w::kXrcSrqn) & 0xffffff;
+		pos += w::kXrcSize;
 	}
 	switch (wr->opcode) {
 	case w::OP_RDMA_WRITE:
@@ -186,11 +190,11 @@ bool DataPath::gather(const Qp &qp, const SendWr &wr, uint64_t off, uint8_t *dst
 	});
 }
 
-bool DataPath::scatter_local(const Qp &qp, const std::vector<Sge> &sgl, uint64_t off, const uint8_t *src, size_t len)
+bool DataPath::scatter_local(uint32_t pd, const std::vector<Sge> &sgl, uint64_t off, const uint8_t *src, size_t len)
 {
 	return walk_sgl(sgl, off, len, [&](const Sge &s, uint64_t in, size_t at, size_t n) {
 		const Mkey *mk = nullptr;
-		return res_.mkeys.check(s.lkey, qp.cfg.pd, s.addr + in, n, ACC_LOCAL_WRITE, &mk) == KeyStatus::Ok &&
+		return res_.mkeys.check(s.lkey, pd, s.addr + in, n, ACC_LOCAL_WRITE, &mk) == KeyStatus::Ok &&
 		       res_.mkeys.write(mem_, *mk, s.addr + in, src + at, n);
 	});
 }

@@ -2,7 +2,7 @@
 // What travels between HCA ports: an InfiniBand transport packet with its
 // LRH/BTH essentials, the GRH when the sender added one, and the extended
 // headers the data path uses (RETH, AtomicETH, AETH, AtomicAckETH, DETH,
-// ImmDt, IETH), plus the payload.
+// ImmDt, IETH, XRCETH), plus the payload.
 #pragma once
 
 #include <array>
@@ -39,6 +39,8 @@ enum : uint8_t {
 	RC_SEND_ONLY_INV = 0x17,
 	// UC (0x20 | the RC opcode): SEND and WRITE only.
 	UC_BASE = 0x20,
+	// XRC (0xa0 | the RC opcode): every RC request and response.
+	XRC_BASE = 0xa0,
 	UD_SEND_ONLY = 0x64,
 	UD_SEND_ONLY_IMM = 0x65,
 };
@@ -98,6 +100,7 @@ struct Packet {
 	uint32_t qkey = 0;      // DETH
 	uint32_t imm = 0;       // ImmDt (raw big-endian bytes)
 	uint32_t inv_rkey = 0;  // IETH
+	uint32_t xrc_srqn = 0;  // XRCETH (XRC requests)
 	std::vector<uint8_t> payload;
 };
 
@@ -119,6 +122,12 @@ inline void Grh::encode(uint16_t paylen, uint8_t *o) const
 }
 
 inline bool is_uc_request(uint8_t op) { return op >= ibop::UC_BASE && op <= (ibop::UC_BASE | ibop::RC_WRITE_ONLY_IMM); }
+
+// READ responses, ACKs and atomic ACKs (RC opcodes).
+inline bool is_rc_response(uint8_t op) { return op >= ibop::RC_READ_RESPONSE_FIRST && op <= ibop::RC_ATOMIC_ACK; }
+
+// XRC opcodes: the transport bits 101 over an RC opcode.
+inline bool is_xrc_op(uint8_t op) { return (op & 0xe0) == ibop::XRC_BASE; }
 
 inline uint32_t psn_add(uint32_t psn, uint32_t n) { return (psn + n) & 0xffffff; }
 // Signed distance a - b of 24-bit PSNs.

@@ -32,13 +32,14 @@ enum Reason : uint32_t {
 	kNoQp = 15,
 	kStride = 16,
 	kRqType = 17,
+	kXrcd = 18,
 };
 
 bool supported_type(uint8_t st)
 {
 	// REG_UMR: the in-tree mlx5_ib creates its UMR QP before the first
 	// memory registration even when no UMR feature is advertised.
-	return st == qp_st::RC || st == qp_st::UC || st == qp_st::UD || st == qp_st::QP0 || st == qp_st::QP1 || st == qp_st::REG_UMR;
+	return st == qp_st::RC || st == qp_st::UC || st == qp_st::XRC || st == qp_st::UD || st == qp_st::QP0 || st == qp_st::QP1 || st == qp_st::REG_UMR;
 }
 
 void create_qp(CmdCtx &c)
@@ -79,6 +80,9 @@ void create_qp(CmdCtx &c)
 		return c.fail(status::BAD_PARAM, kRecvCq);
 	if (cfg.rq_type == rq_type::SRQ && !r.srq(cfg.srqn))
 		return c.fail(status::BAD_PARAM, kSrq);
+	// XRC: initiators name a domain too (the in-tree mlx5_ib's spare one).
+	if (cfg.st == qp_st::XRC && !r.xrcds.contains(cfg.xrcd))
+		return c.fail(status::BAD_PARAM, kXrcd);
 	if ((cfg.st == qp_st::QP0 && r.qp0) || (cfg.st == qp_st::QP1 && r.qp1))
 		return c.fail(status::RESOURCE_BUSY, kSpecialBusy);
 	uint32_t qpn;

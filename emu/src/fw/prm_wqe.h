@@ -28,6 +28,11 @@ constexpr uint8_t kSolicited = 0x02;
 // fence modes (fm_ce_se >> 5)
 enum : uint8_t { FM_NONE = 0, FM_INITIATOR_SMALL = 1, FM_FENCE = 2, FM_STRONG_ORDERING = 3, FM_SMALL_AND_FENCE = 4 };
 
+// XRC segment (16 bytes, XRC initiator QPs, right after the control
+// segment): the remote XRC SRQ number.
+constexpr unsigned kXrcSrqn = 0x0; // be32, [23:0]
+constexpr unsigned kXrcSize = 16;
+
 // Remote address segment (16 bytes).
 constexpr unsigned kRaddrVa = 0x0;   // be64
 constexpr unsigned kRaddrRkey = 0x8; // be32

@@ -103,7 +103,9 @@ struct QpConfig {
 	bool is_ud() const; // UD, QP0, QP1
 	bool is_rc() const;
 	bool is_uc() const;
-	bool is_connected() const; // RC or UC: PSNs, a remote QP, the requester/responder
+	bool is_xrc() const;       // XRC initiator (has an SQ) or target (no SQ)
+	bool is_xrc_tgt() const;
+	bool is_connected() const; // RC, UC or XRC: PSNs, a remote QP, the requester/responder
 };
 
 // A send WQE taken from the SQ and not yet completed (RC requester).
@@ -116,6 +118,7 @@ struct SendWr {
 	uint64_t remote_va = 0;
 	uint32_t rkey = 0;
 	uint64_t swap_add = 0, compare = 0;
+	uint32_t xrc_srqn = 0; // XRC initiator: the remote XRC SRQ (XRC segment)
 	std::vector<Sge> sgl;
 	std::vector<uint8_t> inline_data;
 	bool is_inline = false;
@@ -152,6 +155,7 @@ struct RecvWqe {
 	bool valid = false;
 	uint16_t counter = 0; // RQ counter or SRQ WQE index (CQE wqe_counter)
 	bool from_srq = false;
+	uint32_t srqn = 0;    // the SRQ it came from
 	std::vector<Sge> sgl;
 	uint64_t capacity = 0;
 };
@@ -193,6 +197,8 @@ struct Responder {
 	// Results of executed atomics by PSN, replayed for duplicates.
 	std::map<uint32_t, uint64_t> atomic_replay;
 	bool comm_est = false;
+	// XRC target: the XRC SRQ the request being handled names (XRCETH).
+	uint32_t xrc_srqn = 0;
 	// Responses not sent yet (only while a READ is being answered):
 	// at most 2^log_rra_max READs/atomics, ACKs merged.
 	std::deque<Response> responses;
@@ -208,6 +214,7 @@ struct QpCounters {
 	uint64_t qkey_violations = 0, cqes = 0, doorbells = 0, bad_wqes = 0;
 	uint64_t rx_write_requests = 0, rx_read_requests = 0, rx_atomic_requests = 0, out_of_buffer = 0;
 	uint64_t uc_dropped_msgs = 0; // UC messages the responder dropped (PSN gap, no WQE, errors)
+	uint64_t xrc_bad_srq = 0;     // XRC requests naming no XRC SRQ of the target's domain
 
 	QpCounters &operator+=(const QpCounters &o);
 };

@@ -69,7 +69,7 @@ struct Rule {
 	uint16_t opcode;
 	uint8_t from;       // required current state (0xff: any)
 	uint8_t to;
-	uint32_t rc_always; // RC fields the transition always takes
+	uint32_t rc_always; // RC (and XRC) fields the transition always takes
 	uint32_t uc_always; // UC: no responder resources, RNR or retries
 	uint32_t ud_always; // UD / QP0 / QP1
 	uint32_t optional;  // fields it takes when opt_param_mask says so
@@ -175,7 +175,9 @@ bool QpConfig::has_rq() const { return rq_type == rq_type::REGULAR; }
 bool QpConfig::is_ud() const { return st == qp_st::UD || st == qp_st::QP0 || st == qp_st::QP1; }
 bool QpConfig::is_rc() const { return st == qp_st::RC; }
 bool QpConfig::is_uc() const { return st == qp_st::UC; }
-bool QpConfig::is_connected() const { return is_rc() || is_uc(); }
+bool QpConfig::is_xrc() const { return st == qp_st::XRC; }
+bool QpConfig::is_xrc_tgt() const { return is_xrc() && no_sq; }
+bool QpConfig::is_connected() const { return is_rc() || is_uc() || is_xrc(); }
 
 void qp_config_from_create(const uint8_t *qpc, QpConfig *c)
 {
@@ -219,7 +221,8 @@ uint8_t qp_transition(Qp &qp, uint16_t opcode, const uint8_t *qpc, uint32_t opt_
 		*reason = kBadState;
 		return kStatusBadQpState;
 	}
-	uint32_t groups = qp.cfg.is_rc() ? r->rc_always : qp.cfg.is_uc() ? r->uc_always : r->ud_always;
+	// XRC QPs take the RC fields: the same reliability, both directions.
+	uint32_t groups = qp.cfg.is_rc() || qp.cfg.is_xrc() ? r->rc_always : qp.cfg.is_uc() ? r->uc_always : r->ud_always;
 	if (groups || r->optional) {
 		if (!qpc) {
 			*reason = kNoContext;
