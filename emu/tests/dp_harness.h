@@ -148,6 +148,44 @@ public:
 		return q;
 	}
 
+	// MODIFY_CQ resize of `q` to 2^log entries in a new buffer, returned
+	// in *next (the buffer software moves to once it polls the resize
+	// CQE, see follow_resize). The command's result.
+	FwHarness::Result resize_cq(const Cq &q, unsigned log, Cq *next)
+	{
+		*next = q;
+		next->log = log;
+		size_t pages = ((static_cast<size_t>(q.stride) << log) + 4095) / 4096;
+		next->buf = h.mem.alloc(pages * 4096, 4096);
+		for (size_t i = 0; i < (1u << log); ++i) {
+			uint8_t inv = 0xf0;
+			h.mem.write(next->buf + i * q.stride + q.stride - 1, &inv, 1);
+		}
+		Msg c(0x403, 1, 0x110 + 8 * pages);
+		c.set({2, 23, 0}, q.cqn).set({3, 31, 0}, 7); // log size, page offset, page size
+		c.set({ctx_dw(0), 23, 21}, q.stride == 128).set({ctx_dw(3), 28, 24}, log);
+		for (size_t i = 0; i < pages; ++i)
+			c.be64(0x110 + 8 * i, next->buf + 4096 * i);
+		return h.exec(c, 16);
+	}
+	// Software's side of a resize: polls the old buffer up to the resize
+	// CQE (the CQEs before it into *before), then moves to `next`.
+	::testing::AssertionResult follow_resize(Cq &q, const Cq &next, std::vector<Cqe> *before)
+	{
+		Cqe e;
+		for (unsigned n = 0; n <= (1u << q.log); ++n) {
+			if (!poll(q, &e))
+				return ::testing::AssertionFailure() << "no resize CQE after " << n << " CQEs";
+			if (e.opcode == 5) {
+				q.buf = next.buf;
+				q.log = next.log;
+				return ::testing::AssertionSuccess();
+			}
+			before->push_back(e);
+		}
+		return ::testing::AssertionFailure() << "more CQEs than the old CQ holds";
+	}
+
 	// Polls one CQE; false on timeout.
 	bool poll(Cq &q, Cqe *e, std::chrono::milliseconds timeout = 3000ms)
 	{
@@ -512,7 +550,7 @@ public:
 			c.set({qpc_dw(2), 15, 15}, 1);
 		else
 			c.set({qpc_dw(2), 14, 11}, log_sq);
-		c.set({qpc_dw(3), 23, 0}, uar).set({qpc_dw(0x1f), 23, 0}, cq.cqn).set({qpc_dw(0x27), 23, 0}, cq.cqn);
+		c.set({qpc_dw(3), 23, 0}, target ? 0 : uar).set({qpc_dw(0x1f), 23, 0}, cq.cqn).set({qpc_dw(0x27), 23, 0}, cq.cqn);
 		c.set({qpc_dw(0x26), 23, 0}, xrcd).set({qpc_dw(0x2b), 26, 24}, 1).set({qpc_dw(0x2b), 23, 0}, srq.n);
 		c.be64(0x18 + 0xa0, q.dbr);
 		for (size_t i = 0; !target && i < ((64ull << log_sq) + 4095) / 4096; ++i)

@@ -61,7 +61,9 @@ void create_qp(CmdCtx &c)
 		return c.fail(status::BAD_PARAM, kStride);
 	if (!cfg.no_sq && cfg.log_sq_size > log_max_sz)
 		return c.fail(status::BAD_PARAM, kSqSize);
-	if (!fw.uars.count(cfg.uar_page))
+	// The UAR page rings the send queue: a QP without one (an XRC
+	// target from the in-tree mlx5_ib) may name none.
+	if (!cfg.no_sq && !fw.uars.count(cfg.uar_page))
 		return c.fail(status::BAD_PARAM, kUar);
 	uint64_t bytes = cfg.rq_bytes() + static_cast<uint64_t>(cfg.sq_wqebbs()) * 64;
 	if (bytes && !cfg.dbr_addr)

@@ -4,7 +4,8 @@
 # the guest kernel and the unmodified rdma-core / perftest tools move data
 # between two emulated HCAs (mlx5_0 <-> mlx5_1, linked by the emulator's
 # fabric): ports ACTIVE with LIDs, ibv_rc_pingpong (polling and events),
-# ibv_uc_pingpong, ibv_ud_pingpong, ibv_srq_pingpong, perftest write/read/send/atomic
+# ibv_uc_pingpong, ibv_ud_pingpong, ibv_srq_pingpong, ibv_xsrq_pingpong
+# (XRC: initiator QPs sending into XRC SRQs behind target QPs), perftest write/read/send/atomic
 # bandwidth and write latency, and RC traffic that survives a packet the
 # fabric drops. Servers run on mlx5_0 in the background; the client on
 # mlx5_1 starts once `ss -ltn` shows the server's TCP port.
@@ -48,6 +49,8 @@ t_rc_events() { pair rc_events ibv_rc_pingpong -n "$ITERS" -c -e; }
 t_uc() { pair uc ibv_uc_pingpong -n "$ITERS" -c; }
 t_ud() { pair ud ibv_ud_pingpong -n "$ITERS" -s 1024; }
 t_srq() { pair srq ibv_srq_pingpong -n "$ITERS" -q 4; }
+t_xsrq() { pair xsrq ibv_xsrq_pingpong -n "$ITERS" -s 4096 -m 4096; }
+t_xsrq_events() { pair xsrq_events ibv_xsrq_pingpong -n "$ITERS" -e; }
 
 # perf NAME TOOL ARGS...: one perftest pair; prints its result line.
 perf()
@@ -100,7 +103,7 @@ t_unload()
 	[ -z "$bad" ] || { echo "$bad"; return 1; }
 }
 
-ktap_begin 15
+ktap_begin 17
 ktap_case "modprobe mlx5_ib (in-tree) on two emulated HCAs" t_modprobe
 ktap_case "ibv_devinfo -v: both ports ACTIVE with LIDs" t_devinfo
 ktap_case "ibv_rc_pingpong mlx5_0 <-> mlx5_1" t_rc
@@ -108,6 +111,8 @@ ktap_case "ibv_rc_pingpong -e (completion events)" t_rc_events
 ktap_case "ibv_uc_pingpong" t_uc
 ktap_case "ibv_ud_pingpong" t_ud
 ktap_case "ibv_srq_pingpong" t_srq
+ktap_case "ibv_xsrq_pingpong (XRC)" t_xsrq
+ktap_case "ibv_xsrq_pingpong -e (XRC, completion events)" t_xsrq_events
 ktap_case "ib_write_bw" t_write_bw
 ktap_case "ib_read_bw" t_read_bw
 ktap_case "ib_send_bw" t_send_bw
