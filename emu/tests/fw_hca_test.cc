@@ -55,7 +55,8 @@ TEST(FwHca, GeneralCapabilityProfile)
 		EXPECT_EQ(cap(out, {0x13, 30, 30}), 1u) << "driver_version";
 		EXPECT_EQ(cap(out, {0x11, 0, 0}), 1u) << "rc";
 		EXPECT_EQ(cap(out, {0x11, 2, 2}), 1u) << "ud";
-		EXPECT_EQ(cap(out, {0x11, 3, 3}), 1u) << "xrc (the in-tree mlx5_ib needs it)";
+		EXPECT_EQ(cap(out, {0x11, 3, 3}), 1u) << "xrc (domains, XRC SRQs, XRC QPs)";
+		EXPECT_EQ(cap(out, {0x11, 30, 30}), 1u) << "cq_resize";
 		EXPECT_EQ(cap(out, {0x11, 1, 1}), 1u) << "uc";
 		EXPECT_EQ(cap(out, {0x10, 1, 1}), 1u) << "atomic (executed by the data path)";
 		// Nothing the emulator does not do.

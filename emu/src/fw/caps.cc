@@ -160,14 +160,15 @@ void Caps::build(const HcaConfig &cfg)
 	put(g, gc::cqe_version, 1);
 
 	// Transports: RC, UC and UD (UD is needed for the GSI QP on IB).
-	// XRC domains and XRC SRQs (the in-tree mlx5_ib needs `xrc` to set
-	// up its device resources), but no XRC QPs.
+	// XRC: domains, XRC SRQs, initiator and target QPs (exec/xrc.cc).
 	put(g, gc::rc, 1);
 	put(g, gc::uc, 1);
 	put(g, gc::ud, 1);
 	put(g, gc::xrc, 1);
 	put(g, gc::log_max_xrcd, 16);
 	put(g, gc::log_max_transport_domain, 16);
+	// CQs: MODIFY_CQ resizes (queues/cq.cc).
+	put(g, gc::cq_resize, 1);
 	if (cfg.caps_atomic)
 		put(g, gc::atomic, 1);
 

@@ -24,8 +24,13 @@ enum Reason : uint32_t {
 	kFull = 7,
 	kPas = 8, // and 9
 	kNoCq = 10,
-	kResize = 11,
 	kOpMod = 12,
+	kResizeSize = 13,
+	kResizeTooSmall = 14, // fewer entries than CQEs not polled yet
+	kResizeFull = 15,     // no room for the resize CQE
+	kResizeError = 16,    // CQ in error
+	kResizePas = 17,      // and 18
+	kResizeSelect = 19,
 };
 
 void create_cq(CmdCtx &c)
@@ -114,11 +119,52 @@ void query_cq(CmdCtx &c)
 		bits::store_be64(c.out + cq_cmd::kPas + 8 * i, f.buf.pas[i]);
 }
 
+// MODIFY_CQ op_mod 1: the CQ moves to a new buffer (log_cq_size, page
+// size and offset from the context, the page list after it) at once;
+// Cq::resize says where and how.
+void resize_cq(CmdCtx &c)
+{
+	namespace m = modify_cq_in;
+	const uint8_t *x = c.in + cq_cmd::kCqc;
+	Firmware &fw = c.fw;
+	if (c.get(cq_cmd::cq_umem_valid))
+		return c.fail(status::BAD_PARAM, kUmem);
+	constexpr uint32_t kAll = m::RESIZE_LOG_SIZE | m::RESIZE_PAGE_OFFSET | m::RESIZE_PAGE_SIZE;
+	if ((c.get(m::field_select) & kAll) != kAll)
+		return c.fail(status::BAD_PARAM, kResizeSelect);
+	uint8_t log_size = static_cast<uint8_t>(get(x, cqc::log_cq_size));
+	uint8_t cqe_sz = static_cast<uint8_t>(get(x, cqc::cqe_sz));
+	if (log_size > fw.caps.gen(cmd_hca_cap::log_max_cq_sz))
+		return c.fail(status::BAD_PARAM, kResizeSize);
+	if (cqe_sz > cqc::CQE_SZ_128_PAD)
+		return c.fail(status::BAD_PARAM, kCqeSize);
+	uint32_t log_page_12 = get(x, cqc::log_page_size);
+	uint64_t offset = static_cast<uint64_t>(get(x, cqc::page_offset)) * ((4096ull << log_page_12) / 64);
+	PageList buf;
+	uint64_t bytes = (1ull << log_size) * (cqe_sz == cqc::CQE_SZ_64 ? 64 : 128);
+	if (!read_page_list(c, cq_cmd::kPas, bytes, log_page_12, offset, &buf, kResizePas))
+		return;
+	auto lk = fw.dp().lock();
+	Cq *cq = fw.dp().res().cq(c.get(cq_cmd::cqn));
+	if (!cq)
+		return c.fail(status::BAD_PARAM, kNoCq);
+	switch (cq->resize(fw.mem, log_size, cqe_sz, std::move(buf))) {
+	case Cq::Resize::Ok:
+		return;
+	case Cq::Resize::TooSmall:
+		return c.fail(status::BAD_PARAM, kResizeTooSmall);
+	case Cq::Resize::Full:
+		return c.fail(status::BAD_PARAM, kResizeFull);
+	case Cq::Resize::Error:
+		return c.fail(status::BAD_RES_STATE, kResizeError);
+	}
+}
+
 void modify_cq(CmdCtx &c)
 {
 	namespace m = modify_cq_in;
 	if (c.op_mod == m::OPMOD_RESIZE)
-		return c.fail(status::BAD_PARAM, kResize); // cq_resize is not advertised
+		return resize_cq(c);
 	if (c.op_mod != m::OPMOD_MODIFY)
 		return c.fail(status::BAD_PARAM, kOpMod);
 	auto lk = c.fw.dp().lock();

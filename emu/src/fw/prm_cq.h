@@ -56,6 +56,8 @@ namespace modify_cq_in {
 constexpr Field field_select{3, 31, 0};
 enum : uint32_t { SEL_PERIOD = 1u << 0, SEL_COUNT = 1u << 1, SEL_OI = 1u << 2, SEL_PERIOD_MODE = 1u << 4 };
 enum : uint16_t { OPMOD_MODIFY = 0, OPMOD_RESIZE = 1 };
+// Resize: which context fields the new buffer takes.
+enum : uint32_t { RESIZE_LOG_SIZE = 1u << 0, RESIZE_PAGE_OFFSET = 1u << 1, RESIZE_PAGE_SIZE = 1u << 2 };
 } // namespace modify_cq_in
 
 // The 64-byte CQE (the second half of a 128-byte CQE).

@@ -23,6 +23,46 @@ uint32_t Cq::read_consumer(GuestMemory &mem)
 	return consumer_;
 }
 
+bool Cq::write_entry(GuestMemory &mem, const uint8_t *cqe)
+{
+	uint32_t nent = cfg_.nent();
+	uint64_t off = static_cast<uint64_t>(producer_ & (nent - 1)) * cfg_.stride() + (cfg_.stride() - 64);
+	uint8_t buf[prm::cqe::kSize];
+	std::copy(cqe, cqe + prm::cqe::kSize, buf);
+	uint8_t owner = static_cast<uint8_t>((producer_ >> cfg_.log_size) & 1);
+	buf[prm::cqe::kOpOwn] = static_cast<uint8_t>((buf[prm::cqe::kOpOwn] & ~1u) | owner);
+	// Body first, then op_own: software never sees a valid owner with a
+	// stale body.
+	bool ok = cfg_.buf.write(mem, off, buf, prm::cqe::kOpOwn);
+	std::atomic_thread_fence(std::memory_order_release);
+	ok = ok && cfg_.buf.write(mem, off + prm::cqe::kOpOwn, &buf[prm::cqe::kOpOwn], 1);
+	if (ok)
+		++producer_;
+	return ok;
+}
+
+Cq::Resize Cq::resize(GuestMemory &mem, uint8_t log_size, uint8_t cqe_sz, PageList buf)
+{
+	if (overrun_)
+		return Resize::Error;
+	uint32_t present = (producer_ - read_consumer(mem)) & kMask24;
+	// The resize CQE needs a free entry of the old buffer; the CQEs
+	// software has not polled must fit the new one.
+	if (present >= cfg_.nent())
+		return Resize::Full;
+	if (present > (1u << log_size))
+		return Resize::TooSmall;
+	uint8_t cqe[prm::cqe::kSize] = {};
+	cqe[prm::cqe::kOpOwn] = static_cast<uint8_t>(prm::cqe_opcode::RESIZE_CQ << 4);
+	if (!write_entry(mem, cqe))
+		return Resize::Error;
+	++c_.resizes;
+	cfg_.log_size = log_size;
+	cfg_.cqe_sz = cqe_sz;
+	cfg_.buf = std::move(buf);
+	return Resize::Ok;
+}
+
 Cq::Push Cq::push(GuestMemory &mem, const uint8_t *cqe, bool solicited)
 {
 	Push r;
@@ -41,22 +81,11 @@ Cq::Push Cq::push(GuestMemory &mem, const uint8_t *cqe, bool solicited)
 		return r;
 	}
 
-	uint64_t off = static_cast<uint64_t>(producer_ & (nent - 1)) * cfg_.stride() + (cfg_.stride() - 64);
-	uint8_t buf[prm::cqe::kSize];
-	std::copy(cqe, cqe + prm::cqe::kSize, buf);
-	uint8_t owner = static_cast<uint8_t>((producer_ >> cfg_.log_size) & 1);
-	buf[prm::cqe::kOpOwn] = static_cast<uint8_t>((buf[prm::cqe::kOpOwn] & ~1u) | owner);
-	// Body first, then op_own: software never sees a valid owner with a
-	// stale body.
-	bool ok = cfg_.buf.write(mem, off, buf, prm::cqe::kOpOwn);
-	std::atomic_thread_fence(std::memory_order_release);
-	ok = ok && cfg_.buf.write(mem, off + prm::cqe::kOpOwn, &buf[prm::cqe::kOpOwn], 1);
-	if (!ok) {
+	if (!write_entry(mem, cqe)) {
 		r.dropped = true;
 		++c_.dropped;
 		return r;
 	}
-	++producer_;
 	++c_.cqes;
 	r.written = true;
 	if (solicited) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // Completion queues: the CQE writer (owner parity, 64/128-byte entries),
-// overrun detection against the consumer index in the doorbell record, and
-// the arm state (REQ_NOT, REQ_NOT_SOL: one event per arm).
+// overrun detection against the consumer index in the doorbell record, the
+// arm state (REQ_NOT, REQ_NOT_SOL: one event per arm) and resizing.
 #pragma once
 
 #include <cstdint>
@@ -48,6 +48,14 @@ public:
 	// Reads the consumer index from the doorbell record.
 	uint32_t read_consumer(GuestMemory &mem);
 
+	// MODIFY_CQ resize: a RESIZE_CQ CQE goes into the old buffer at the
+	// producer index (software finds it after the CQEs it has not
+	// polled, copies those, and counts the resize CQE as consumed); the
+	// next CQE goes into `buf` (2^log_size entries of `cqe_sz`) at the
+	// next producer index, owner bits by the new size.
+	enum class Resize { Ok, TooSmall, Full, Error };
+	Resize resize(GuestMemory &mem, uint8_t log_size, uint8_t cqe_sz, PageList buf);
+
 	uint32_t cqn() const { return cqn_; }
 	const CqConfig &config() const { return cfg_; }
 	CqConfig &config() { return cfg_; }
@@ -59,11 +67,15 @@ public:
 	uint32_t last_solicited() const { return last_solicited_; }
 
 	struct Counters {
-		uint64_t cqes = 0, events = 0, arms = 0, overruns = 0, dropped = 0;
+		uint64_t cqes = 0, events = 0, arms = 0, overruns = 0, dropped = 0, resizes = 0;
 	};
 	const Counters &counters() const { return c_; }
 
 private:
+	// Writes a CQE at the producer index (owner bit by the current size)
+	// and moves the producer on; false on a DMA failure.
+	bool write_entry(GuestMemory &mem, const uint8_t *cqe);
+
 	uint32_t cqn_;
 	CqConfig cfg_;
 	uint32_t producer_ = 0; // CQEs written (full counter)
