@@ -71,10 +71,10 @@ bool DataPath::push_cqe(uint32_t cqn, const uint8_t *cqe, bool solicited, uint32
 		return false;
 	}
 	++c_.cqes;
-	if (r.notify) {
-		++c_.comp_events;
-		events_.completion_event(cq->config().c_eqn, cqn);
-	}
+	if (r.notify)
+		comp_event(*cq);
+	else if (r.hold_started)
+		moderation_start(*cq);
 	return true;
 }
 

@@ -146,10 +146,10 @@ void DataPath::cq_doorbell(uint32_t uar, uint32_t dw0, uint32_t dw1)
 			++c_.bad_doorbells;
 			return;
 		}
-		if (cq->arm(d0)) {
-			++c_.comp_events;
-			events_.completion_event(cq->config().c_eqn, cqn);
-		}
+		// An arm starts moderation over (Cq::arm forgets held CQEs).
+		stop_timer(&cq->moderation_timer());
+		if (cq->arm(d0))
+			comp_event(*cq);
 	});
 }
 
@@ -316,13 +316,13 @@ uint32_t DataPath::mtu(const Qp &qp) const
 // ---------------------------------------------------------------------------
 // Timers and events
 
-uint64_t DataPath::start_timer(uint64_t usec, uint32_t qpn, void (DataPath::*fn)(uint32_t, uint64_t))
+uint64_t DataPath::start_timer(uint64_t usec, uint32_t num, void (DataPath::*fn)(uint32_t, uint64_t))
 {
 	auto idp = std::make_shared<uint64_t>(0);
 	uint64_t id = fabric_.engine().post_at(Engine::Clock::now() + std::chrono::microseconds(usec),
-				  [this, qpn, fn, idp] {
+				  [this, num, fn, idp] {
 					  timers_.erase(*idp);
-					  (this->*fn)(qpn, *idp);
+					  (this->*fn)(num, *idp);
 				  });
 	*idp = id;
 	timers_.insert(id);

@@ -174,6 +174,12 @@ public:
 	// Writes a built 64-byte CQE to `cqn`: overrun and completion events;
 	// `qpn` is the queue that gets the error when the CQ refuses it.
 	bool push_cqe(uint32_t cqn, const uint8_t *cqe, bool solicited, uint32_t qpn);
+	// cq_moderation.cc: the completion event of `cq` (EQE, counted, its
+	// time kept), and the moderation period held back by Cq::push.
+	void comp_event(Cq &cq);
+	void moderation_start(Cq &cq);
+	void moderation_timeout(uint32_t cqn, uint64_t id);
+	uint64_t now_us() const;
 	// QP `qpn` could not post a CQE to a CQ in error: WQ_CATAS_ERROR event
 	// and the error state (on a later engine task).
 	void cq_error_fatal(uint32_t qpn);
@@ -193,7 +199,8 @@ public:
 private:
 	// datapath.cc
 	void run_sq(Qp &qp);
-	uint64_t start_timer(uint64_t usec, uint32_t qpn, void (DataPath::*fn)(uint32_t, uint64_t));
+	// Runs (this->*fn)(num, timer id) on the engine after usec.
+	uint64_t start_timer(uint64_t usec, uint32_t num, void (DataPath::*fn)(uint32_t, uint64_t));
 	void stop_timer(uint64_t *id);
 	void post_qp_event(uint8_t type, uint32_t qpn);
 	void transmit(Qp &qp, Packet p);

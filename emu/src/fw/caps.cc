@@ -167,8 +167,13 @@ void Caps::build(const HcaConfig &cfg)
 	put(g, gc::xrc, 1);
 	put(g, gc::log_max_xrcd, 16);
 	put(g, gc::log_max_transport_domain, 16);
-	// CQs: MODIFY_CQ resizes (queues/cq.cc).
+	// CQs: MODIFY_CQ resizes (queues/cq.cc); event moderation by count
+	// and period, the period from the last EQE or the first CQE, changed
+	// by MODIFY_CQ too (exec/cq_moderation.cc).
 	put(g, gc::cq_resize, 1);
+	put(g, gc::cq_moderation, 1);
+	put(g, gc::cq_period_mode_modify, 1);
+	put(g, gc::cq_period_start_from_cqe, 1);
 	if (cfg.caps_atomic)
 		put(g, gc::atomic, 1);
 

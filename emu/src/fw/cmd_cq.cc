@@ -31,6 +31,7 @@ enum Reason : uint32_t {
 	kResizeError = 16,    // CQ in error
 	kResizePas = 17,      // and 18
 	kResizeSelect = 19,
+	kPeriodMode = 20,
 };
 
 void create_cq(CmdCtx &c)
@@ -55,6 +56,8 @@ void create_cq(CmdCtx &c)
 		return c.fail(status::BAD_PARAM, kCqeSize);
 	if (get(x, cqc::cqe_comp_en) || get(x, cqc::cc))
 		return c.fail(status::BAD_PARAM, kCompression);
+	if (cfg.period_mode > cqc::PERIOD_FROM_CQE)
+		return c.fail(status::BAD_PARAM, kPeriodMode);
 	if (cfg.c_eqn > 0xff || !fw.eqs.serial(static_cast<uint8_t>(cfg.c_eqn)))
 		return c.fail(status::BAD_PARAM, kEqn);
 	if (!fw.uars.count(cfg.uar_page))
@@ -173,6 +176,8 @@ void modify_cq(CmdCtx &c)
 		return c.fail(status::BAD_PARAM, kNoCq);
 	const uint8_t *x = c.in + cq_cmd::kCqc;
 	uint32_t sel = c.get(m::field_select);
+	if ((sel & m::SEL_PERIOD_MODE) && get(x, cqc::cq_period_mode) > cqc::PERIOD_FROM_CQE)
+		return c.fail(status::BAD_PARAM, kPeriodMode);
 	CqConfig &f = cq->config();
 	if (sel & m::SEL_PERIOD)
 		f.period = static_cast<uint16_t>(get(x, cqc::cq_period));

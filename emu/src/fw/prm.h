@@ -475,6 +475,8 @@ constexpr Field atomic{0x10, 1, 1};
 constexpr Field cq_oi{0x11, 31, 31};
 constexpr Field cq_resize{0x11, 30, 30};
 constexpr Field cq_moderation{0x11, 29, 29};
+constexpr Field cq_period_mode_modify{0x11, 28, 28};
+constexpr Field cq_period_start_from_cqe{0x11, 20, 20};
 constexpr Field pg{0x11, 24, 24};
 constexpr Field block_lb_mc{0x11, 23, 23};
 constexpr Field qkv{0x11, 9, 9};

@@ -24,6 +24,8 @@ constexpr Field cqe_sz{0, 23, 21};
 constexpr Field cc{0, 20, 20};
 constexpr Field oi{0, 17, 17};
 constexpr Field cq_period_mode{0, 16, 15};
+// The moderation period starts at the last event (EQE) or the first CQE.
+enum : uint8_t { PERIOD_FROM_EQE = 0, PERIOD_FROM_CQE = 1 };
 constexpr Field cqe_comp_en{0, 14, 14};
 constexpr Field st{0, 11, 8};
 constexpr Field page_offset{2, 11, 6};

@@ -93,12 +93,35 @@ Cq::Push Cq::push(GuestMemory &mem, const uint8_t *cqe, bool solicited)
 		last_solicited_ = producer_;
 	}
 	if (arm_ == Arm::All || (arm_ == Arm::Solicited && solicited)) {
-		arm_ = Arm::None;
-		last_notified_ = producer_;
-		r.notify = true;
-		++c_.events;
+		if (!cfg_.moderated()) {
+			fire(&r);
+		} else if (++held_, cfg_.max_count && held_ >= cfg_.max_count) {
+			++c_.moderated_events;
+			fire(&r);
+		} else {
+			r.hold_started = held_ == 1;
+		}
 	}
 	return r;
+}
+
+void Cq::fire(Push *r)
+{
+	arm_ = Arm::None;
+	last_notified_ = producer_;
+	held_ = 0;
+	r->notify = true;
+	++c_.events;
+}
+
+bool Cq::moderation_expired()
+{
+	if (!held_ || arm_ == Arm::None)
+		return false;
+	Push r;
+	fire(&r);
+	++c_.moderated_events;
+	return true;
 }
 
 bool Cq::arm(uint32_t dw0)
@@ -110,6 +133,7 @@ bool Cq::arm(uint32_t dw0)
 	consumer_ = ci;
 	if (overrun_)
 		return false;
+	held_ = 0; // software looks at the CQ again
 	bool pending = sol ? has_solicited_ && diff24(last_solicited_ - 1, ci) >= 0 : ((producer_ - ci) & kMask24) != 0;
 	if (pending) {
 		arm_ = Arm::None;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 // Completion queues: the CQE writer (owner parity, 64/128-byte entries),
 // overrun detection against the consumer index in the doorbell record, the
-// arm state (REQ_NOT, REQ_NOT_SOL: one event per arm) and resizing.
+// arm state (REQ_NOT, REQ_NOT_SOL: one event per arm), event moderation
+// (cq_max_count CQEs or cq_period microseconds) and resizing.
 #pragma once
 
 #include <cstdint>
@@ -19,12 +20,15 @@ struct CqConfig {
 	uint32_t c_eqn = 0;
 	uint64_t dbr_addr = 0;
 	bool oi = false;
-	uint16_t period = 0, max_count = 0;
-	uint8_t period_mode = 0;
+	uint16_t period = 0, max_count = 0; // moderation: microseconds, CQEs
+	uint8_t period_mode = 0;            // prm::cqc::PERIOD_FROM_*
 	PageList buf;
 
 	uint32_t nent() const { return 1u << log_size; }
 	uint32_t stride() const { return cqe_sz == 0 ? 64u : 128u; }
+	// An event waits for max_count CQEs or the period (0 and 1 CQE
+	// with no period: at once).
+	bool moderated() const { return period || max_count > 1; }
 };
 
 class Cq {
@@ -35,6 +39,9 @@ public:
 		bool overrun = false; // the CQ just overflowed (report CQ_ERROR)
 		bool dropped = false; // not written: CQ in error or DMA failure
 		bool notify = false;  // post a completion event to c_eqn
+		// Moderation holds the event back: the first CQE held starts
+		// the period (the caller's timer, then moderation_expired()).
+		bool hold_started = false;
 	};
 
 	Cq(uint32_t cqn, const CqConfig &cfg) : cqn_(cqn), cfg_(cfg) {}
@@ -45,6 +52,16 @@ public:
 	// The arm doorbell: dword0 = sn << 28 | cmd | ci. True when an event
 	// must be posted at once (CQEs beyond ci already exist).
 	bool arm(uint32_t dw0);
+	// The moderation period ended: true when the held event is due now
+	// (the CQ is still armed and CQEs are held).
+	bool moderation_expired();
+	uint32_t held() const { return held_; }
+	// When the last completion event was posted (microseconds of the
+	// engine's clock): the period of mode PERIOD_FROM_EQE starts there.
+	uint64_t &last_event_us() { return last_event_us_; }
+	// The engine timer of the moderation period (exec/), 0 when none.
+	uint64_t &moderation_timer() { return mod_timer_; }
+
 	// Reads the consumer index from the doorbell record.
 	uint32_t read_consumer(GuestMemory &mem);
 
@@ -68,6 +85,7 @@ public:
 
 	struct Counters {
 		uint64_t cqes = 0, events = 0, arms = 0, overruns = 0, dropped = 0, resizes = 0;
+		uint64_t moderated_events = 0; // fired by the count or the period
 	};
 	const Counters &counters() const { return c_; }
 
@@ -75,6 +93,8 @@ private:
 	// Writes a CQE at the producer index (owner bit by the current size)
 	// and moves the producer on; false on a DMA failure.
 	bool write_entry(GuestMemory &mem, const uint8_t *cqe);
+	// The completion event is posted: disarmed until the next arm.
+	void fire(Push *r);
 
 	uint32_t cqn_;
 	CqConfig cfg_;
@@ -85,6 +105,9 @@ private:
 	uint32_t last_solicited_ = 0; // producer value after the last solicited CQE
 	uint32_t last_notified_ = 0;
 	bool overrun_ = false;
+	uint32_t held_ = 0;     // CQEs whose event moderation holds back
+	uint64_t mod_timer_ = 0;
+	uint64_t last_event_us_ = 0;
 	Counters c_;
 };
 
