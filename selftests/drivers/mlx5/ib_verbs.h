@@ -244,5 +244,10 @@ int case_data(void);
 int case_query_qp(void);
 int case_ud(void);
 int case_mcast(void);
+int case_cq_resize(void);
+int case_cq_moderation(void);
+
+/* -x: CQ resize and moderation must work (ib_verbs_cases_cq.c). */
+extern int cq_ext_required;
 
 #endif /* IB_VERBS_H */

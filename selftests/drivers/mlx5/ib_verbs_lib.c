@@ -5,6 +5,7 @@
 
 int wait_ms = 20000;
 int quiet_ms = 500;
+int cq_ext_required;
 const char *dev_name[2] = { "mlx5_0", "mlx5_1" };
 int port_num = 1;
 int gid_index;
@@ -525,7 +526,7 @@ bool write_ok(struct ep *a, struct ep *b, uint64_t wr_id)
 static void usage(const char *p)
 {
 	fprintf(stderr,
-		"usage: %s [-d DEV0] [-D DEV1] [-p PORT] [-g GID_INDEX] [-t WAIT_MS] [-q QUIET_MS] [-l] [CASE...]\n",
+		"usage: %s [-d DEV0] [-D DEV1] [-p PORT] [-g GID_INDEX] [-t WAIT_MS] [-q QUIET_MS] [-x] [-l] [CASE...]\n",
 		p);
 }
 
@@ -533,7 +534,7 @@ int verbs_main(int argc, char **argv, const struct verbs_case *cases, int ncases
 {
 	int *sel, nsel = 0, pass = 0, fail = 0, skip = 0, c, i, j;
 
-	while ((c = getopt(argc, argv, "d:D:p:g:t:q:lh")) != -1) {
+	while ((c = getopt(argc, argv, "d:D:p:g:t:q:xlh")) != -1) {
 		switch (c) {
 		case 'd': dev_name[0] = optarg; break;
 		case 'D': dev_name[1] = optarg; break;
@@ -541,6 +542,7 @@ int verbs_main(int argc, char **argv, const struct verbs_case *cases, int ncases
 		case 'g': gid_index = atoi(optarg); break;
 		case 't': wait_ms = atoi(optarg); break;
 		case 'q': quiet_ms = atoi(optarg); break;
+		case 'x': cq_ext_required = 1; break;
 		case 'l':
 			for (i = 0; i < ncases; i++)
 				printf("%s\t%s\n", cases[i].name, cases[i].title);

@@ -40,6 +40,14 @@
  *                   max_mr_size (at most 4 GiB) where the guest has the
  *                   memory (scripts/vm --mem 6144); one entry, WR or page
  *                   beyond a limit fails with EINVAL
+ *   cq_resize       ibv_resize_cq: shrinking below the completions present
+ *                   fails and keeps them, growing and shrinking keep them in
+ *                   order, completions in flight cross a resize
+ *   cq_moderation   ibv_modify_cq: one event per cq_count completions, the
+ *                   period fires the event of fewer, (0, 0) fires at once
+ *
+ * The cq_ cases accept EOPNOTSUPP from a driver without the verbs (the CQ
+ * must still work) unless -x says the driver implements them.
  *
  * Exit status: 0 all passed, 1 a case failed, 4 every case skipped.
  */
@@ -67,6 +75,10 @@ static const struct verbs_case cases[] = {
 	{ "limits", "requests beyond the device limits refused", case_limits },
 	{ "large", "the largest objects: CQ of 2^21 - 1 and max_cqe, 1 GiB MR, max_qp_wr QP; one beyond is EINVAL",
 	  case_large },
+	{ "cq_resize", "ibv_resize_cq: too small fails, grow and shrink keep completions, resize in flight",
+	  case_cq_resize },
+	{ "cq_moderation", "ibv_modify_cq moderation: cq_count completions per event, the period, (0, 0)",
+	  case_cq_moderation },
 };
 
 int main(int argc, char **argv)
