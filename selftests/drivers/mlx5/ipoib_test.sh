@@ -21,7 +21,7 @@ xfer_port=5200
 t_load()
 {
 	ip link set lo up 2>/dev/null
-	mlx5_load "$drv" || { dmesg | grep -E 'mlx5|infiniband' | tail; return 1; }
+	mlx5_load "$pair" || { dmesg | grep -E 'mlx5|infiniband' | tail; return 1; }
 	[ "$(mlx5_ibdev_count)" -ge 2 ] || { echo "fewer than 2 RDMA devices"; return 1; }
 }
 
@@ -107,7 +107,7 @@ t_down()
 	rc=0
 	ipoib_pair_down || rc=1
 	opensm_stop
-	mlx5_unload "$drv" || rc=1
+	mlx5_unload "$pair" || rc=1
 	for h in 0 1; do
 		p=$(emu_pages_outstanding $h)
 		echo "hca $h: $p pages outstanding"
@@ -119,14 +119,14 @@ t_down()
 # The in-tree pair first, then ours, in the same boot: the same cases,
 # each named with its driver.
 ktap_begin 16
-for drv in in-tree ours; do
-	ktap_case "modprobe mlx5_ib [$drv]" t_load
-	ktap_case "opensm brings every port ACTIVE [$drv]" t_opensm
-	ktap_case "classic IPoIB interfaces up in two namespaces, broadcast group joined [$drv]" t_up
-	ktap_case "ping both ways (ARP through the broadcast group) [$drv]" t_ping
-	ktap_case "datagram mode: ${XFER_MIB} MiB over TCP, sha256 matches [$drv]" t_xfer_datagram
-	ktap_case "connected mode: RC QPs, ping with 8000 bytes [$drv]" t_connected
-	ktap_case "connected mode: ${XFER_MIB} MiB over TCP, sha256 matches [$drv]" t_xfer_connected
-	ktap_case "teardown: ib_ipoib, opensm, mlx5 unloaded, pages returned [$drv]" t_down
+for pair in in-tree ours; do
+	ktap_case "modprobe mlx5_ib [$pair]" t_load
+	ktap_case "opensm brings every port ACTIVE [$pair]" t_opensm
+	ktap_case "classic IPoIB interfaces up in two namespaces, broadcast group joined [$pair]" t_up
+	ktap_case "ping both ways (ARP through the broadcast group) [$pair]" t_ping
+	ktap_case "datagram mode: ${XFER_MIB} MiB over TCP, sha256 matches [$pair]" t_xfer_datagram
+	ktap_case "connected mode: RC QPs, ping with 8000 bytes [$pair]" t_connected
+	ktap_case "connected mode: ${XFER_MIB} MiB over TCP, sha256 matches [$pair]" t_xfer_connected
+	ktap_case "teardown: ib_ipoib, opensm, mlx5 unloaded, pages returned [$pair]" t_down
 done
 ktap_end

@@ -27,7 +27,7 @@ CFG=/sys/kernel/config/nvmet
 t_load()
 {
 	ip link set lo up 2>/dev/null
-	mlx5_load "$drv" || { dmesg | grep -E 'mlx5|infiniband' | tail; return 1; }
+	mlx5_load "$pair" || { dmesg | grep -E 'mlx5|infiniband' | tail; return 1; }
 	opensm_start || return 1
 	modprobe ib_ipoib || { echo "modprobe ib_ipoib failed"; return 1; }
 	wait_for 30 ipoib_netdev mlx5_0 && wait_for 30 ipoib_netdev mlx5_1 || { echo "no IPoIB interface"; return 1; }
@@ -112,18 +112,18 @@ t_down()
 		modprobe -r $m || { echo "modprobe -r $m failed"; rc=1; }
 	done
 	opensm_stop
-	mlx5_unload "$drv" || rc=1
+	mlx5_unload "$pair" || rc=1
 	return $rc
 }
 
 # The in-tree pair first, then ours, in the same boot: the same cases,
 # each named with its driver.
 ktap_begin 10
-for drv in in-tree ours; do
-	ktap_case "mlx5, opensm, IPoIB addresses [$drv]" t_load
-	ktap_case "nvmet-rdma exports a null_blk namespace on 10.78.0.2:4420 [$drv]" t_target
-	ktap_case "nvme connect -t rdma [$drv]" t_connect
-	ktap_case "${NVME_MIB} MiB O_DIRECT write, read back, checksums [$drv]" t_io
-	ktap_case "disconnect and teardown [$drv]" t_down
+for pair in in-tree ours; do
+	ktap_case "mlx5, opensm, IPoIB addresses [$pair]" t_load
+	ktap_case "nvmet-rdma exports a null_blk namespace on 10.78.0.2:4420 [$pair]" t_target
+	ktap_case "nvme connect -t rdma [$pair]" t_connect
+	ktap_case "${NVME_MIB} MiB O_DIRECT write, read back, checksums [$pair]" t_io
+	ktap_case "disconnect and teardown [$pair]" t_down
 done
 ktap_end

@@ -18,7 +18,7 @@ PERF_ITERS=${MLX5_PERF_ITERS:-100}
 t_load()
 {
 	ip link set lo up 2>/dev/null
-	mlx5_load "$drv" || { dmesg | grep -E 'mlx5|infiniband' | tail; return 1; }
+	mlx5_load "$pair" || { dmesg | grep -E 'mlx5|infiniband' | tail; return 1; }
 	modprobe rdma_ucm || { echo "modprobe rdma_ucm failed"; return 1; }
 }
 
@@ -98,21 +98,21 @@ t_down()
 	ipoib_pair_down || rc=1
 	opensm_stop
 	modprobe -r rdma_ucm
-	mlx5_unload "$drv" || rc=1
+	mlx5_unload "$pair" || rc=1
 	return $rc
 }
 
 # The in-tree pair first, then ours, in the same boot: the same cases,
 # each named with its driver.
 ktap_begin 16
-for drv in in-tree ours; do
-	ktap_case "modprobe mlx5_ib, rdma_ucm [$drv]" t_load
-	ktap_case "opensm: ports ACTIVE; IPoIB interfaces up in two namespaces [$drv]" t_up
-	ktap_case "rping -v -V: 10 pings, data verified [$drv]" t_rping
-	ktap_case "ucmatose (RC through rdma_cm) [$drv]" t_ucmatose
-	ktap_case "udaddy (UD through rdma_cm) [$drv]" t_udaddy
-	ktap_case "ib_write_bw -R [$drv]" t_write_bw
-	ktap_case "ib_send_lat -R [$drv]" t_send_lat
-	ktap_case "teardown [$drv]" t_down
+for pair in in-tree ours; do
+	ktap_case "modprobe mlx5_ib, rdma_ucm [$pair]" t_load
+	ktap_case "opensm: ports ACTIVE; IPoIB interfaces up in two namespaces [$pair]" t_up
+	ktap_case "rping -v -V: 10 pings, data verified [$pair]" t_rping
+	ktap_case "ucmatose (RC through rdma_cm) [$pair]" t_ucmatose
+	ktap_case "udaddy (UD through rdma_cm) [$pair]" t_udaddy
+	ktap_case "ib_write_bw -R [$pair]" t_write_bw
+	ktap_case "ib_send_lat -R [$pair]" t_send_lat
+	ktap_case "teardown [$pair]" t_down
 done
 ktap_end
