@@ -61,6 +61,30 @@ TEST(FwIseg, HealthSyndromeAndFatalBits)
 	EXPECT_EQ((h.rd32(0x238) >> 24) & 0x8, 0x8u) << "severity valid";
 }
 
+// A fatal syndrome crashes the firmware: the function loses its pages and
+// state, and a command rung meanwhile never completes, not even once the
+// syndrome is cleared (its mailboxes may be free memory by then). After
+// the clear, the function starts over with ENABLE_HCA.
+TEST(FwIseg, FatalSyndromeCrashesTheFirmware)
+{
+	FwHarness h;
+	h.bring_up();
+	ASSERT_GT(h.fw().pages_outstanding(), 0u);
+	h.fw().set_health_syndrome(0x1, 0x42, true);
+	EXPECT_TRUE(h.fw().crashed());
+	EXPECT_EQ(h.fw().function_state(), FnState::Disabled);
+	EXPECT_EQ(h.fw().pages_outstanding(), 0u);
+	auto p = h.prepare(0, Msg(prm::op::QUERY_ISSI, 0, 16).b, 112);
+	h.ring(1);
+	EXPECT_FALSE(h.wait(p, 300ms)) << "a crashed firmware completed a command";
+	h.fw().set_health_syndrome(0, 0, false);
+	EXPECT_FALSE(h.fw().crashed());
+	EXPECT_TRUE(h.idle());
+	EXPECT_TRUE(h.mem.byte(p.entry + FwHarness::kEntStatusOwn) & 1) << "the lost command ran after the clear";
+	h.enable();
+	EXPECT_EQ(h.fw().function_state(), FnState::Enabled);
+}
+
 TEST(FwIseg, HeartbeatTicksAndFreezes)
 {
 	FwHarness h;

@@ -267,15 +267,30 @@ bool Firmware::post_event(const uint8_t *eqe64)
 
 void Firmware::hang(bool hung)
 {
-	engine_.set_hung(hung);
+	ctl_hung_ = hung;
+	engine_.set_hung(hung || crashed_);
 	health.freeze(hung);
 }
 
-bool Firmware::hung() const { return engine_.hung(); }
+bool Firmware::hung() const { return ctl_hung_; }
 
 void Firmware::set_health_syndrome(uint8_t synd, uint16_t ext_synd, bool fatal)
 {
+	bool crash = fatal && synd;
 	health.set_syndrome(synd, ext_synd, fatal);
+	if (crashed_.exchange(crash) == crash)
+		return;
+	if (crash) {
+		engine_.set_hung(true);
+		engine_.reset();
+		// The command being executed, if any, finishes first (the
+		// worker holds `mu`).
+		std::lock_guard<std::mutex> lk(mu);
+		function_reset("firmware crash (fatal syndrome)");
+		return;
+	}
+	engine_.reset();
+	engine_.set_hung(ctl_hung_);
 }
 
 bool Firmware::page_request(int32_t npages, std::string *err)

@@ -8,6 +8,7 @@
 // for anything that reads or changes firmware state.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -60,7 +61,14 @@ public:
 	// --- control API (any thread) ----------------------------------------
 	void hang(bool hung);
 	bool hung() const;
+	// A fatal syndrome is a firmware crash: the commands in flight and
+	// those rung meanwhile are lost, and the function's queues, EQs and
+	// pages are gone, so the device writes nothing to guest memory any
+	// more (software frees its buffers without the firmware's help).
+	// Clearing the syndrome brings the firmware back with the function
+	// disabled, as after a reset: software starts over with ENABLE_HCA.
 	void set_health_syndrome(uint8_t synd, uint16_t ext_synd, bool fatal);
+	bool crashed() const { return crashed_.load(); }
 	// Queue a PAGE_REQUEST EQE asking software to give (npages > 0) or
 	// take back (npages < 0) pages. False if no EQ takes page requests.
 	bool page_request(int32_t npages, std::string *err);
@@ -147,6 +155,8 @@ private:
 	std::mutex split_mu_;
 	std::map<uint64_t, uint32_t> split_dw0_;
 	CommandEngine engine_;
+	std::atomic<bool> crashed_{false}; // fatal syndrome set (set_health_syndrome)
+	std::atomic<bool> ctl_hung_{false}; // hang() from the control channel
 };
 
 } // namespace mlx5emu
