@@ -252,23 +252,36 @@ static int kt_post_recv(struct ib_qp *qp, u64 wr_id, u64 addr, u32 len)
 	return ib_post_recv(qp, &wr, NULL);
 }
 
-static int kt_post_send(struct ib_qp *qp, u64 wr_id, enum ib_wr_opcode op,
-			u32 len, int flags)
+/*
+ * One signalled-or-not work request with a single SGE at LOCAL (a DMA
+ * address, or a kernel virtual address with IB_SEND_INLINE), and REMOTE
+ * with RKEY for RDMA and atomics.
+ */
+static int kt_post_rdma(struct ib_qp *qp, u64 wr_id, enum ib_wr_opcode op,
+			u64 local, u32 len, int flags, u64 remote, u32 rkey)
 {
-	struct ib_sge sge = { .addr = kt_src_dma(), .length = len,
+	struct ib_sge sge = { .addr = local, .length = len,
 			      .lkey = kt.pd->local_dma_lkey };
 	struct ib_rdma_wr wr = {
 		.wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
 			.opcode = op, .send_flags = flags },
-		.remote_addr = kt_dst_dma(),
-		.rkey = kt.pd->unsafe_global_rkey,
+		.remote_addr = remote,
+		.rkey = rkey,
 	};
 
 	if (op == IB_WR_SEND_WITH_IMM || op == IB_WR_RDMA_WRITE_WITH_IMM)
 		wr.wr.ex.imm_data = cpu_to_be32(0x12345678);
-	if (flags & IB_SEND_INLINE)
-		sge.addr = (uintptr_t)kt_src();
 	return ib_post_send(qp, &wr.wr, NULL);
+}
+
+/* From the source half of the buffer to the destination half. */
+static int kt_post_send(struct ib_qp *qp, u64 wr_id, enum ib_wr_opcode op,
+			u32 len, int flags)
+{
+	u64 local = flags & IB_SEND_INLINE ? (uintptr_t)kt_src() : kt_src_dma();
+
+	return kt_post_rdma(qp, wr_id, op, local, len, flags, kt_dst_dma(),
+			    kt.pd->unsafe_global_rkey);
 }
 
 static void kt_pattern(u8 seed, size_t len)
@@ -341,20 +354,13 @@ static int kt_case_write(struct ib_qp *a, struct ib_qp *b, bool imm)
 
 static int kt_case_read(struct ib_qp *a)
 {
-	struct ib_sge sge = { .addr = kt_dst_dma(), .length = 2048,
-			      .lkey = kt.pd->local_dma_lkey };
-	struct ib_rdma_wr wr = {
-		.wr = { .wr_id = 5, .sg_list = &sge, .num_sge = 1,
-			.opcode = IB_WR_RDMA_READ,
-			.send_flags = IB_SEND_SIGNALED },
-		.remote_addr = kt_src_dma(),
-		.rkey = kt.pd->unsafe_global_rkey,
-	};
 	struct ib_wc wc;
 	int err;
 
 	kt_pattern(9, 2048);
-	err = ib_post_send(a, &wr.wr, NULL);
+	err = kt_post_rdma(a, 5, IB_WR_RDMA_READ, kt_dst_dma(), 2048,
+			   IB_SEND_SIGNALED, kt_src_dma(),
+			   kt.pd->unsafe_global_rkey);
 	KT_CHECK(!err, "post_send: %d", err);
 	err = kt_expect(kt.scq, 5, IB_WC_RDMA_READ, &wc);
 	if (err)
@@ -463,19 +469,12 @@ static int kt_case_unsignaled(struct ib_qp *a, struct ib_qp *b)
 /* A write to a bad rkey: remote access error, then flushes. */
 static int kt_case_access_error(struct ib_qp *a)
 {
-	struct ib_sge sge = { .addr = kt_src_dma(), .length = 16,
-			      .lkey = kt.pd->local_dma_lkey };
-	struct ib_rdma_wr wr = {
-		.wr = { .wr_id = 7, .sg_list = &sge, .num_sge = 1,
-			.opcode = IB_WR_RDMA_WRITE,
-			.send_flags = IB_SEND_SIGNALED },
-		.remote_addr = kt_dst_dma(),
-		.rkey = kt.pd->unsafe_global_rkey ^ 0x7f00,
-	};
 	struct ib_wc wc;
 	int err;
 
-	err = ib_post_send(a, &wr.wr, NULL);
+	err = kt_post_rdma(a, 7, IB_WR_RDMA_WRITE, kt_src_dma(), 16,
+			   IB_SEND_SIGNALED, kt_dst_dma(),
+			   kt.pd->unsafe_global_rkey ^ 0x7f00);
 	KT_CHECK(!err, "post_send: %d", err);
 	err = kt_poll(kt.scq, &wc);
 	KT_CHECK(!err, "no completion: %d", err);
@@ -700,19 +699,11 @@ static int kt_reg_mr(struct ib_qp *qp, struct ib_mr *mr, u64 wr_id)
 static int kt_write_rkey(struct ib_qp *a, u32 rkey, u64 wr_id,
 			 enum ib_wc_status *status)
 {
-	struct ib_sge sge = { .addr = kt_src_dma(), .length = 1500,
-			      .lkey = kt.pd->local_dma_lkey };
-	struct ib_rdma_wr wr = {
-		.wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
-			.opcode = IB_WR_RDMA_WRITE,
-			.send_flags = IB_SEND_SIGNALED },
-		.remote_addr = kt_dst_dma() + 100,
-		.rkey = rkey,
-	};
 	struct ib_wc wc;
 	int err;
 
-	err = ib_post_send(a, &wr.wr, NULL);
+	err = kt_post_rdma(a, wr_id, IB_WR_RDMA_WRITE, kt_src_dma(), 1500,
+			   IB_SEND_SIGNALED, kt_dst_dma() + 100, rkey);
 	KT_CHECK(!err, "post WRITE: %d", err);
 	err = kt_poll(kt.scq, &wc);
 	KT_CHECK(!err && wc.wr_id == wr_id, "no completion for the WRITE: %d", err);
@@ -1016,44 +1007,75 @@ static void kt_drain_done(struct ib_cq *cq, struct ib_wc *wc)
 		atomic_inc(&d->flushed);
 }
 
-static int kt_case_drain(void)
+/*
+ * Two connected RC QPs on their own CQs, with four receives posted on the
+ * first: what both drain cases start from.
+ */
+struct kt_drain_pair {
+	struct kt_drain d;
+	struct ib_cq *scq, *rcq;
+	struct ib_qp *a, *b;
+};
+
+static int kt_drain_pair_setup(struct kt_drain_pair *p,
+			       enum ib_poll_context rcq_poll)
 {
-	struct kt_drain d = { .cqe.done = kt_drain_done };
 	struct ib_sge sge = { .addr = kt_dst_dma(), .length = 64,
 			      .lkey = kt.pd->local_dma_lkey };
-	struct ib_recv_wr wr = { .wr_cqe = &d.cqe, .sg_list = &sge,
+	struct ib_recv_wr wr = { .wr_cqe = &p->d.cqe, .sg_list = &sge,
 				 .num_sge = 1 };
-	struct ib_qp *a = NULL, *b = NULL;
-	struct ib_cq *scq, *rcq;
-	int i, err = 0;
+	int i, err;
 
-	atomic_set(&d.flushed, 0);
-	scq = ib_alloc_cq(kt.dev, NULL, 64, 0, IB_POLL_SOFTIRQ);
-	KT_CHECK(!IS_ERR(scq), "alloc_cq: %ld", PTR_ERR(scq));
-	rcq = ib_alloc_cq(kt.dev, NULL, 64, 0, IB_POLL_SOFTIRQ);
-	if (IS_ERR(rcq)) {
-		err = PTR_ERR(rcq);
+	memset(p, 0, sizeof(*p));
+	p->d.cqe.done = kt_drain_done;
+	atomic_set(&p->d.flushed, 0);
+	p->scq = ib_alloc_cq(kt.dev, NULL, 64, 0, IB_POLL_SOFTIRQ);
+	if (IS_ERR(p->scq))
+		return PTR_ERR(p->scq);
+	p->rcq = ib_alloc_cq(kt.dev, NULL, 64, 0, rcq_poll);
+	if (IS_ERR(p->rcq)) {
+		err = PTR_ERR(p->rcq);
 		goto out_scq;
 	}
-	err = kt_rc_pair(scq, rcq, NULL, &a, &b);
+	err = kt_rc_pair(p->scq, p->rcq, NULL, &p->a, &p->b);
 	if (err)
 		goto out_rcq;
 	for (i = 0; i < 4 && !err; i++)
-		err = ib_post_recv(a, &wr, NULL);
-	if (err)
-		goto out;
-	ib_drain_qp(a);
-	if (atomic_read(&d.flushed) != 4) {
-		pr_info("# %d of 4 receives flushed\n", atomic_read(&d.flushed));
+		err = ib_post_recv(p->a, &wr, NULL);
+	if (!err)
+		return 0;
+	kt_pair_destroy(p->a, p->b);
+out_rcq:
+	ib_free_cq(p->rcq);
+out_scq:
+	ib_free_cq(p->scq);
+	return err;
+}
+
+/* Every receive came back flushed; then the pair is destroyed. */
+static int kt_drain_pair_check(struct kt_drain_pair *p, int err)
+{
+	if (!err && atomic_read(&p->d.flushed) != 4) {
+		pr_info("# %d of 4 receives flushed\n",
+			atomic_read(&p->d.flushed));
 		err = -EIO;
 	}
-out:
-	kt_pair_destroy(a, b);
-out_rcq:
-	ib_free_cq(rcq);
-out_scq:
-	ib_free_cq(scq);
+	kt_pair_destroy(p->a, p->b);
+	ib_free_cq(p->rcq);
+	ib_free_cq(p->scq);
 	return err;
+}
+
+static int kt_case_drain(void)
+{
+	struct kt_drain_pair p;
+	int err;
+
+	err = kt_drain_pair_setup(&p, IB_POLL_SOFTIRQ);
+	if (err)
+		return err;
+	ib_drain_qp(p.a);
+	return kt_drain_pair_check(&p, 0);
 }
 
 /*
@@ -1071,54 +1093,24 @@ static void kt_event(struct ib_event_handler *h, struct ib_event *ev)
 
 static int kt_case_dead_drain(void)
 {
-	struct kt_drain d = { .cqe.done = kt_drain_done };
-	struct ib_sge sge = { .addr = kt_dst_dma(), .length = 64,
-			      .lkey = kt.pd->local_dma_lkey };
-	struct ib_recv_wr wr = { .wr_cqe = &d.cqe, .sg_list = &sge,
-				 .num_sge = 1 };
 	struct ib_event_handler eh;
-	struct ib_qp *a = NULL, *b = NULL;
-	struct ib_cq *scq, *rcq;
-	int i, err = 0;
+	struct kt_drain_pair p;
+	int err;
 
-	atomic_set(&d.flushed, 0);
 	INIT_IB_EVENT_HANDLER(&eh, kt.dev, kt_event);
 	ib_register_event_handler(&eh);
-	scq = ib_alloc_cq(kt.dev, NULL, 64, 0, IB_POLL_SOFTIRQ);
-	if (IS_ERR(scq)) {
-		err = PTR_ERR(scq);
+	err = kt_drain_pair_setup(&p, IB_POLL_WORKQUEUE);
+	if (err)
 		goto out_eh;
-	}
-	rcq = ib_alloc_cq(kt.dev, NULL, 64, 0, IB_POLL_WORKQUEUE);
-	if (IS_ERR(rcq)) {
-		err = PTR_ERR(rcq);
-		goto out_scq;
-	}
-	err = kt_rc_pair(scq, rcq, NULL, &a, &b);
-	if (err)
-		goto out_rcq;
-	for (i = 0; i < 4 && !err; i++)
-		err = ib_post_recv(a, &wr, NULL);
-	if (err)
-		goto out;
 	pr_info("# waiting for the device error\n");
 	if (!wait_for_completion_timeout(&kt_fatal, 60 * HZ)) {
 		pr_info("# no IB_EVENT_DEVICE_FATAL\n");
 		err = -ETIMEDOUT;
-		goto out;
+	} else {
+		ib_drain_qp(p.a);
+		ib_drain_qp(p.b);
 	}
-	ib_drain_qp(a);
-	ib_drain_qp(b);
-	if (atomic_read(&d.flushed) != 4) {
-		pr_info("# %d of 4 receives flushed\n", atomic_read(&d.flushed));
-		err = -EIO;
-	}
-out:
-	kt_pair_destroy(a, b);
-out_rcq:
-	ib_free_cq(rcq);
-out_scq:
-	ib_free_cq(scq);
+	err = kt_drain_pair_check(&p, err);
 out_eh:
 	ib_unregister_event_handler(&eh);
 	return err;
