@@ -37,7 +37,7 @@ JOBS ?= $(shell nproc)
 # to a sub-make again makes it warn and leave the jobserver.
 JOBS_FLAG = $(if $(filter -j% --jobserver%,$(MAKEFLAGS)),,-j$(JOBS))
 
-.PHONY: all modules kverbs-test clean emu emu-test toolbox selftests check run install dkms-src dkms-install dkms-remove link-check
+.PHONY: all modules kverbs-test clean emu emu-test toolbox selftests check run bench install dkms-src dkms-install dkms-remove link-check
 
 all: modules
 
@@ -100,6 +100,14 @@ check: toolbox emu selftests
 
 run: toolbox emu modules
 	$(TOP)/scripts/vm --hca 2 -- sh scripts/demo
+
+# Benchmarks, not tests: probe time, then perftest and verbs rates on the
+# in-tree pair, ours and rdma_rxe, BENCH_ROUNDS rounds interleaved.
+BENCH_ITERS ?= 200
+BENCH_ROUNDS ?= 5
+bench: toolbox emu modules
+	$(TOP)/scripts/bench/run probe
+	$(TOP)/scripts/bench/run perf $(BENCH_ITERS) $(BENCH_ROUNDS)
 
 # Our mlx5_core serves InfiniBand ports only: installing it for the running
 # kernel on a host whose ConnectX has an Ethernet port takes that port's

@@ -5,11 +5,15 @@
 #   in-tree  the guest kernel's mlx5_core + mlx5_ib on two emulated HCAs,
 #   ours     our mlx5_core + mlx5_ib on the same emulated HCAs,
 #   rxe      rdma_rxe over a veth pair split across two network namespaces,
-# printed side by side with the ratio ours / in-tree.
-# Usage: perf.sh ITERATIONS VERBS_RATE_BINARY
+# interleaved: REPS rounds of in-tree, ours, rxe, so that a slow phase of
+# the host spreads over all three instead of biasing one.
+# Prints one line per measurement, "result REP STACK NAME VALUE UNIT", and a
+# table of medians (scripts/bench/report makes the JSON and the chart).
+# Usage: perf.sh ITERATIONS REPS VERBS_RATE_BINARY
 set -u
 N=${1:-300}
-rate_bin=${2:-}
+REPS=${2:-1}
+rate_bin=${3:-}
 top=${MLX5_SRC:-$(pwd)}
 out=${MLX5_OUT:-/tmp}
 port=19000
@@ -49,14 +53,13 @@ send_lat_8 lat ib_send_lat -s 8
 read_lat_8 lat ib_read_lat -s 8
 rc_pingpong_4k pp ibv_rc_pingpong -s 4096"
 
-# measure_all STACK: every test on STACK (intree, ours or rxe); results in
-# $out/bench.res.STACK as "name value unit" lines.
+# measure_all STACK REP: every test on STACK (intree, ours or rxe); prints
+# "result REP STACK NAME VALUE UNIT" lines.
 measure_all()
 {
-	stack=$1
-	: >"$out/bench.res.$stack"
+	stack=$1 rep=$2
 	echo "$TESTS" | while read -r name kind tool args; do
-		f=$out/bench.$name.$stack
+		f=$out/bench.$name.$stack.$rep
 		if [ "$stack" = rxe ]; then
 			gid="-x $RXE_GID"
 			[ "$tool" = ibv_rc_pingpong ] && gid="-g $RXE_GID"
@@ -71,11 +74,10 @@ measure_all()
 		lat) v="$(col "$f" 5) us" ;;
 		pp) v="$(awk '/usec\/iter/ { print $(NF - 1) }' "$f" | tail -n1) us/iter" ;;
 		esac
-		case $v in [0-9]*) ;; *) v="- failed" ;; esac
-		echo "$name $v" >>"$out/bench.res.$stack"
+		case $v in [0-9]*) echo "result $rep $stack $name $v" ;; *) log "$stack $name failed (rep $rep)"; tail -n 3 "$f" >&2 ;; esac
 	done
 	if [ "$stack" != rxe ] && [ -x "$rate_bin" ]; then
-		"$rate_bin" mlx5_0 "$N" | awk '{ print $1, $2, "/s" }' >>"$out/bench.res.$stack"
+		"$rate_bin" mlx5_0 "$N" | awk -v r="$rep" -v s="$stack" '{ print "result", r, s, $1, $2, "/s" }'
 	fi
 }
 
@@ -105,29 +107,25 @@ setup_rxe()
 }
 
 modprobe ib_uverbs
-log "in-tree mlx5_core + mlx5_ib"
-modprobe mlx5_ib && wait_dev mlx5_1 || { log "in-tree driver did not load"; exit 1; }
-measure_all intree
-modprobe -r mlx5_ib mlx5_core
-log "our mlx5_core + mlx5_ib"
-insmod "$top/core/mlx5_core.ko" && insmod "$top/ib/mlx5_ib.ko" && wait_dev mlx5_1 ||
-	{ log "our driver did not load"; exit 1; }
-measure_all ours
-rmmod mlx5_ib mlx5_core
-log "rdma_rxe"
-if setup_rxe; then measure_all rxe; else log "rdma_rxe setup failed"; : >"$out/bench.res.rxe"; fi
-
-printf '%-22s %-16s %-16s %-16s %s\n' "$N iterations" in-tree ours rdma_rxe "ours/in-tree"
-awk '
-	FNR == 1 { stack++ }
-	{ key[$1] = 1; if (!($1 in order)) order[$1] = ++n; val[stack, $1] = $2; unit[$1] = $3 }
-	END {
-		for (k in order) name[order[k]] = k
-		for (i = 1; i <= n; i++) {
-			k = name[i]
-			a = val[1, k]; b = val[2, k]; c = val[3, k]
-			r = (a + 0 > 0 && b + 0 > 0) ? sprintf("%.2f", b / a) : "-"
-			printf "%-22s %-16s %-16s %-16s %s\n", k, (a == "" ? "-" : a " " unit[k]),
-				(b == "" ? "-" : b " " unit[k]), (c == "" ? "-" : c " " unit[k]), r
-		}
-	}' "$out/bench.res.intree" "$out/bench.res.ours" "$out/bench.res.rxe"
+have_rxe=0
+if setup_rxe; then have_rxe=1; else log "rdma_rxe setup failed: no rxe figures"; fi
+res=$out/bench.results
+: >"$res"
+rep=1
+while [ "$rep" -le "$REPS" ]; do
+	log "round $rep of $REPS: in-tree mlx5_core + mlx5_ib"
+	modprobe mlx5_ib && wait_dev mlx5_1 || { log "in-tree driver did not load"; exit 1; }
+	measure_all intree "$rep" | tee -a "$res"
+	modprobe -r mlx5_ib mlx5_core
+	log "round $rep of $REPS: our mlx5_core + mlx5_ib"
+	insmod "$top/core/mlx5_core.ko" && insmod "$top/ib/mlx5_ib.ko" && wait_dev mlx5_1 ||
+		{ log "our driver did not load"; exit 1; }
+	measure_all ours "$rep" | tee -a "$res"
+	rmmod mlx5_ib mlx5_core
+	if [ "$have_rxe" = 1 ]; then
+		log "round $rep of $REPS: rdma_rxe"
+		measure_all rxe "$rep" | tee -a "$res"
+	fi
+	rep=$((rep + 1))
+done
+sh "$top/scripts/bench/report" table "$res"
