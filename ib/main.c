@@ -90,6 +90,12 @@ int mlx5c_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 		props->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
 		props->max_fast_reg_page_list_len = MLX5C_IB_FRWR_MAX_PAGES;
 	}
+	/* Windows bound by UMR WQEs from user QPs (mw.c). */
+	if (mlx5c_ib_mw_supported(dev)) {
+		props->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
+					   IB_DEVICE_MEM_WINDOW_TYPE_2B;
+		props->max_mw = 1 << MLX5C_IB_CAP(dev, log_max_mkey);
+	}
 
 	max_rq_sg = dev->max_rq_desc / MLX5C_IB_DATA_SEG;
 	max_sq_sg = (dev->max_sq_desc - MLX5C_IB_CTRL_SEG - MLX5C_IB_RADDR_SEG) /
@@ -316,11 +322,14 @@ static const struct ib_device_ops mlx5c_ib_dev_ops = {
 	.dealloc_pd = mlx5c_ib_dealloc_pd,
 
 	.reg_user_mr = mlx5c_ib_reg_user_mr_op,
+	.rereg_user_mr = mlx5c_ib_rereg_user_mr,
 	.dereg_mr = mlx5c_ib_dereg_mr,
 
 	.get_dma_mr = mlx5c_ib_get_dma_mr,
 	.alloc_mr = mlx5c_ib_alloc_mr,
 	.map_mr_sg = mlx5c_ib_map_mr_sg,
+	.alloc_mw = mlx5c_ib_alloc_mw,
+	.dealloc_mw = mlx5c_ib_dealloc_mw,
 
 	.create_cq = mlx5c_ib_create_cq_op,
 #ifdef HAVE_CREATE_USER_CQ
@@ -357,6 +366,7 @@ static const struct ib_device_ops mlx5c_ib_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_qp, mlx5c_ib_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, mlx5c_ib_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ah, mlx5c_ib_ah, ibah),
+	INIT_RDMA_OBJ_SIZE(ib_mw, mlx5c_ib_mw, ibmw),
 };
 
 /* Limits that both query_device and the user-context response use. */

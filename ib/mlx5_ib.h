@@ -258,15 +258,28 @@ struct mlx5c_ib_pd {
  * @descs_dma: its bus address
  * @max_descs: entries @descs holds
  * @ndescs: entries mapped by the last map_mr_sg
+ * @access: IB_ACCESS_* flags of a user MR
  */
 struct mlx5c_ib_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;
+	int access;
 	u32 mkey;
 	__be64 *descs;
 	dma_addr_t descs_dma;
 	u32 max_descs;
 	u32 ndescs;
+};
+
+/**
+ * struct mlx5c_ib_mw - memory window
+ * @ibmw: ib_core MW
+ * @mkey: the KLM memory key as created (a type 1 bind changes the
+ *	variant the consumer sees; the index stays)
+ */
+struct mlx5c_ib_mw {
+	struct ib_mw ibmw;
+	u32 mkey;
 };
 
 /**
@@ -450,6 +463,11 @@ static inline struct mlx5c_ib_mr *to_mmr(struct ib_mr *mr)
 	return container_of(mr, struct mlx5c_ib_mr, ibmr);
 }
 
+static inline struct mlx5c_ib_mw *to_mmw(struct ib_mw *mw)
+{
+	return container_of(mw, struct mlx5c_ib_mw, ibmw);
+}
+
 static inline struct mlx5c_ib_cq *to_mcq(struct ib_cq *cq)
 {
 	return container_of(cq, struct mlx5c_ib_cq, ibcq);
@@ -549,8 +567,12 @@ int mlx5c_ib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 /* Longest MR whose MTT list fits one CREATE_MKEY at 4 KiB pages. */
 #define MLX5C_IB_MR_MAX_SIZE	SZ_4G
 u64 mlx5c_ib_max_mr_size(struct mlx5c_ib_dev *dev);
+u8 mlx5c_ib_mkey_variant(struct mlx5c_ib_dev *dev);
 struct ib_mr *mlx5c_ib_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 				   u64 iova, int access, struct ib_udata *udata);
+struct ib_mr *mlx5c_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				     u64 length, u64 iova, int access,
+				     struct ib_pd *pd, struct ib_udata *udata);
 int mlx5c_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 struct ib_mr *mlx5c_ib_get_dma_mr(struct ib_pd *pd, int access);
 /* Longest page list of a fast-registration MR. */
@@ -559,6 +581,11 @@ struct ib_mr *mlx5c_ib_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
 				u32 max_num_sg);
 int mlx5c_ib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
 		       int sg_nents, unsigned int *sg_offset);
+
+/* mw.c */
+bool mlx5c_ib_mw_supported(struct mlx5c_ib_dev *dev);
+int mlx5c_ib_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int mlx5c_ib_dealloc_mw(struct ib_mw *ibmw);
 
 /* umr.c */
 bool mlx5c_ib_umr_supported(struct mlx5c_ib_dev *dev);

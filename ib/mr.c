@@ -22,7 +22,13 @@
 static_assert(MLX5_ST_SZ_BYTES(create_mkey_in) +
 	      DIV_ROUND_UP(MLX5C_IB_MR_MAX_MTT, 2) * 16 <= MLX5C_CMD_MAX_MSG_LEN);
 
-static u8 mlx5c_ib_mkey_variant(struct mlx5c_ib_dev *dev)
+/**
+ * mlx5c_ib_mkey_variant() - the low byte of the next memory key
+ * @dev: device
+ *
+ * Return: 1..255, in turn, so that a reused index gives another key.
+ */
+u8 mlx5c_ib_mkey_variant(struct mlx5c_ib_dev *dev)
 {
 	/* Never 0: index 1 with variant 0 would be the reserved lkey 0x100. */
 	return (u32)atomic_inc_return(&dev->mkey_variant) % 255 + 1;
@@ -80,6 +86,54 @@ u64 mlx5c_ib_max_mr_size(struct mlx5c_ib_dev *dev)
 	return min_t(u64, 1ULL << log, MLX5C_IB_MR_MAX_SIZE);
 }
 
+static int mlx5c_ib_check_user_mr(struct mlx5c_ib_dev *dev, u64 start,
+				  u64 length, u64 iova, int access)
+{
+	if (access & ~MLX5C_IB_MR_ACCESS)
+		return -EOPNOTSUPP;
+	if ((access & IB_ACCESS_REMOTE_ATOMIC) && !MLX5C_IB_CAP(dev, atomic))
+		return -EOPNOTSUPP;
+	if (!length || length > mlx5c_ib_max_mr_size(dev) ||
+	    start + length < start || iova + length < iova)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * A user MR over @umem (pinned already; owned by the MR on success):
+ * @length bytes the device accesses at @iova in @pd with @access.
+ */
+static struct mlx5c_ib_mr *mlx5c_ib_user_mr(struct ib_pd *pd,
+					    struct ib_umem *umem, u64 iova,
+					    u64 length, int access)
+{
+	struct mlx5c_ib_dev *dev = to_mdev(pd->device);
+	struct mlx5c_ib_mr *mr;
+	unsigned long pgsz;
+	int err;
+
+	pgsz = ib_umem_find_best_pgsz(umem, MLX5C_IB_PGSZ_BITMAP, iova);
+	if (!pgsz)
+		return ERR_PTR(-EINVAL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->umem = umem;
+	err = mlx5c_ib_create_mkey(dev, mr, to_mpd(pd)->pdn, iova, length,
+				   access, pgsz);
+	if (err) {
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	mr->access = access;
+	mr->ibmr.lkey = mr->mkey;
+	mr->ibmr.rkey = mr->mkey;
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	mr->ibmr.page_size = pgsz;
+	return mr;
+}
+
 /**
  * mlx5c_ib_reg_user_mr() - register user memory
  * @pd: protection domain
@@ -96,50 +150,98 @@ struct ib_mr *mlx5c_ib_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 {
 	struct mlx5c_ib_dev *dev = to_mdev(pd->device);
 	struct mlx5c_ib_mr *mr;
-	unsigned long pgsz;
+	struct ib_umem *umem;
 	int err;
 
-	if (access & ~MLX5C_IB_MR_ACCESS)
-		return ERR_PTR(-EOPNOTSUPP);
-	if ((access & IB_ACCESS_REMOTE_ATOMIC) && !MLX5C_IB_CAP(dev, atomic))
-		return ERR_PTR(-EOPNOTSUPP);
-	if (!length || length > mlx5c_ib_max_mr_size(dev) ||
-	    start + length < start || iova + length < iova)
-		return ERR_PTR(-EINVAL);
+	err = mlx5c_ib_check_user_mr(dev, start, length, iova, access);
+	if (err)
+		return ERR_PTR(err);
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return ERR_PTR(-EOPNOTSUPP);
 
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
-	if (!mr)
-		return ERR_PTR(-ENOMEM);
-	mr->umem = mlx5c_umem_get(pd->device, start, length, access);
-	if (IS_ERR(mr->umem)) {
-		err = PTR_ERR(mr->umem);
-		goto err_free;
+	umem = mlx5c_umem_get(pd->device, start, length, access);
+	if (IS_ERR(umem))
+		return ERR_CAST(umem);
+	mr = mlx5c_ib_user_mr(pd, umem, iova, length, access);
+	if (IS_ERR(mr)) {
+		ib_umem_release(umem);
+		return ERR_CAST(mr);
 	}
-	pgsz = ib_umem_find_best_pgsz(mr->umem, MLX5C_IB_PGSZ_BITMAP, iova);
-	if (!pgsz) {
-		err = -EINVAL;
-		goto err_umem;
-	}
-	err = mlx5c_ib_create_mkey(dev, mr, to_mpd(pd)->pdn, iova, length,
-				   access, pgsz);
-	if (err)
-		goto err_umem;
-
-	mr->ibmr.lkey = mr->mkey;
-	mr->ibmr.rkey = mr->mkey;
-	mr->ibmr.iova = iova;
-	mr->ibmr.length = length;
-	mr->ibmr.page_size = pgsz;
 	return &mr->ibmr;
+}
 
-err_umem:
-	ib_umem_release(mr->umem);
-err_free:
-	kfree(mr);
-	return ERR_PTR(err);
+/**
+ * mlx5c_ib_rereg_user_mr() - change a user MR's translation, PD or access
+ * @ibmr: MR from mlx5c_ib_reg_user_mr()
+ * @flags: IB_MR_REREG_TRANS, IB_MR_REREG_PD, IB_MR_REREG_ACCESS
+ * @start: new user virtual address (IB_MR_REREG_TRANS)
+ * @length: new length (IB_MR_REREG_TRANS)
+ * @iova: new device address (IB_MR_REREG_TRANS)
+ * @access: new IB_ACCESS_* flags (IB_MR_REREG_ACCESS)
+ * @pd: the PD the MR ends up in (ib_core passes the current one without
+ *	IB_MR_REREG_PD)
+ * @udata: no driver data is defined
+ *
+ * Every change makes a new memory key, which ib_core puts in the place of
+ * @ibmr (new lkey and rkey in the response) before it deregisters @ibmr.
+ * The key is not changed in place by UMR: user MR keys are created
+ * without umr_en, so that no QP a process owns can rewrite the physical
+ * addresses of their MTT entries. Without IB_MR_REREG_TRANS the new key
+ * takes over the pinned pages, unless the new access needs them writable
+ * and they were pinned read-only. On failure @ibmr is unchanged.
+ *
+ * Return: the new MR or an ERR_PTR().
+ */
+struct ib_mr *mlx5c_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				     u64 length, u64 iova, int access,
+				     struct ib_pd *pd, struct ib_udata *udata)
+{
+	struct mlx5c_ib_dev *dev = to_mdev(ibmr->device);
+	struct mlx5c_ib_mr *old = to_mmr(ibmr), *mr;
+	struct ib_umem *umem;
+	bool repin;
+	int err;
+
+	if (flags & ~(IB_MR_REREG_TRANS | IB_MR_REREG_PD | IB_MR_REREG_ACCESS))
+		return ERR_PTR(-EOPNOTSUPP);
+	/* Only user MRs, not DMA or fast-registration ones. */
+	if (!old->umem)
+		return ERR_PTR(-EINVAL);
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access = old->access;
+	if (!(flags & IB_MR_REREG_PD))
+		pd = ibmr->pd;
+	if (!(flags & IB_MR_REREG_TRANS)) {
+		start = old->umem->address;
+		length = ibmr->length;
+		iova = ibmr->iova;
+	}
+	err = mlx5c_ib_check_user_mr(dev, start, length, iova, access);
+	if (err)
+		return ERR_PTR(err);
+
+	repin = (flags & IB_MR_REREG_TRANS) ||
+		(ib_access_writable(access) && !old->umem->writable);
+	umem = old->umem;
+	if (repin) {
+		umem = mlx5c_umem_get(pd->device, start, length, access);
+		if (IS_ERR(umem))
+			return ERR_CAST(umem);
+	}
+	mr = mlx5c_ib_user_mr(pd, umem, iova, length, access);
+	if (IS_ERR(mr)) {
+		if (repin)
+			ib_umem_release(umem);
+		return ERR_CAST(mr);
+	}
+	/* The pages are the new MR's now; deregistering @ibmr keeps them. */
+	if (!repin)
+		old->umem = NULL;
+	return &mr->ibmr;
 }
 
 /**

@@ -211,7 +211,7 @@ t_unload() { mlx5_unload ours; }
 # the limits both derive from the same capabilities.
 SAME_FIELDS="transport fw_ver node_guid sys_image_guid vendor_id vendor_part_id hw_ver
 board_id phys_port_cnt page_size_cap max_qp max_qp_wr max_sge max_sge_rd max_cq
-max_cqe max_mr max_pd max_qp_rd_atom max_res_rd_atom max_qp_init_rd_atom atomic_cap max_srq
+max_cqe max_mr max_mw max_pd max_qp_rd_atom max_res_rd_atom max_qp_init_rd_atom atomic_cap max_srq
 max_srq_wr max_srq_sge max_pkeys local_ca_ack_delay num_comp_vectors state max_mtu active_mtu
 sm_lid port_lid port_lmc link_layer max_msg_sz port_cap_flags port_cap_flags2 max_vl_num
 bad_pkey_cntr qkey_viol_cntr sm_sl pkey_tbl_len gid_tbl_len subnet_timeout init_type_reply
@@ -227,7 +227,7 @@ explain()
 	max_mr_size) echo "ours puts the whole MTT list in one CREATE_MKEY (at most 4 GiB in 4 KiB pages, the longest command); the in-tree driver reports no bound" ;;
 	max_qp_rd_atom|max_qp_init_rd_atom|max_res_rd_atom) echo "RDMA-read depth policy" ;;
 	atomic_cap|masked_atomic*) echo "atomics need the atomic capability profile" ;;
-	max_mw|max_mcast*|max_total_mcast*) echo "memory windows and multicast are not implemented" ;;
+	max_mcast*|max_total_mcast*) echo "multicast limits" ;;
 	max_ah|max_fast_reg*) echo "kernel-verb limits" ;;
 	num_comp_vectors) echo "completion EQs: each mlx5_core chooses its own count" ;;
 	port_cap_flags*) echo "capability bits set by in-tree MAD agents (CM, SM client) that our kernel-verb-less device has not" ;;

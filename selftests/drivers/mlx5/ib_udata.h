@@ -157,6 +157,9 @@ void test_mmap(int fd);
 /* ib_udata_cases_mr.c: returns 1 with *pd allocated. */
 int test_pd_mr(int fd, uint32_t *pd);
 
+/* ib_udata_cases_mw.c: memory windows and REREG_MR in PD @pd. */
+void test_mw_rereg(int fd, uint32_t pd);
+
 /* ib_udata_cases_cq.c: returns 1 with cq[0], cq[1] created. */
 struct mlx5_ib_create_cq cq_req(const struct bufs *b, unsigned int slot);
 long try_cq(int fd, uint32_t cqe, const void *udata, size_t len);

@@ -46,6 +46,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	have_pd = test_pd_mr(fd, &pd);
+	if (have_pd)
+		test_mw_rereg(fd, pd);
+	else
+		skip("mw and rereg: checks", "needs a PD");
 	have_cq = test_cq(fd, &b, cq);
 	if (have_pd && have_cq) {
 		test_qp(fd, pd, cq, &b);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * upstream_verbs.h - the cases of upstream_verbs_test (verbs that only the
- * in-tree mlx5_ib serves on the emulator so far), one file per topic:
+ * upstream_verbs.h - the cases of upstream_verbs_test (rereg and memory
+ * windows, run on the in-tree mlx5_ib and on ours), one file per topic:
  * upstream_verbs_cases_mr.c (ibv_rereg_mr), upstream_verbs_cases_mw.c
  * (memory windows). The helpers are ib_verbs_lib.c's (ib_verbs.h).
  */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * upstream_verbs_test - verbs the in-tree mlx5_ib implements with UMR WQEs
- * and memory windows, checked through libibverbs on two RDMA devices of one
- * host (mlx5_0 and mlx5_1 by default) with traffic that proves them. Same
+ * upstream_verbs_test - ibv_rereg_mr and memory windows (verbs the in-tree
+ * mlx5_ib builds on UMR WQEs; upstream_verbs_test.sh runs them on the
+ * in-tree pair and on ours), checked through libibverbs on two RDMA devices
+ * of one host (mlx5_0 and mlx5_1 by default) with traffic that proves them. Same
  * options and output as ib_verbs_test (ib_verbs_lib.c); add a case by
  * writing it in the upstream_verbs_cases_<topic>.c of its topic and naming
  * it in the table below.
@@ -20,8 +21,8 @@
  *                      rights, outside the window refused, a zero-length
  *                      bind invalidates it
  *   mw_type2           type 2 window bound by ibv_post_send(BIND_MW):
- *                      remote WRITE through it, IBV_WR_LOCAL_INV, then
- *                      access fails
+ *                      remote WRITE through it, refused to another QP,
+ *                      IBV_WR_LOCAL_INV, then access fails
  *   mw_send_inv        a type 2 window invalidated by the peer's
  *                      SEND_WITH_INV (IBV_WC_WITH_INV, the rkey in the
  *                      completion), then access fails
@@ -41,7 +42,7 @@ static const struct verbs_case cases[] = {
 	  case_rereg_translation },
 	{ "mw_type1", "type 1 window (ibv_bind_mw): remote WRITE/READ through it, bounds, zero-length bind",
 	  case_mw_type1 },
-	{ "mw_type2", "type 2 window (post_send BIND_MW): remote WRITE, LOCAL_INV, access fails after",
+	{ "mw_type2", "type 2 window (post_send BIND_MW): remote WRITE, other QP refused, LOCAL_INV",
 	  case_mw_type2 },
 	{ "mw_send_inv", "type 2 window invalidated by SEND_WITH_INV: IBV_WC_WITH_INV, access fails after",
 	  case_mw_send_inv },

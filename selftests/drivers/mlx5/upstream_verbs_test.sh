@@ -1,15 +1,18 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Verbs the IN-TREE mlx5_ib implements with UMR WQEs and memory windows
-# (upstream_verbs_test.c, one libibverbs process driving mlx5_0 <-> mlx5_1):
-# ibv_rereg_mr changing access, PD and translation, type 1 and type 2
-# memory windows bound, used for remote WRITE/READ and invalidated (zero-
-# length bind, LOCAL_INV, the peer's SEND_WITH_INV), a bind granting more
-# than its MR allows. Each case of the binary is one line. The emulator
-# executed UMR WQEs for the MR cache, rereg and the binds (its umr_wqes
-# counter grew on both HCAs), and every object created while the driver
-# was loaded (the test's, the driver's UMR QP and MR cache) was destroyed
-# again once it is unloaded.
+# ibv_rereg_mr and memory windows (upstream_verbs_test.c, one libibverbs
+# process driving mlx5_0 <-> mlx5_1): rereg changing access, PD and
+# translation, type 1 and type 2 memory windows bound, used for remote
+# WRITE/READ and invalidated (zero-length bind, LOCAL_INV, the peer's
+# SEND_WITH_INV), a bind granting more than its MR allows. The in-tree pair
+# first, then ours, in the same boot: the same cases, each named with its
+# driver, and a table of both results at the end.
+#
+# The emulator executed UMR WQEs: the in-tree driver's on both HCAs (its MR
+# cache, rereg in place, the binds), ours on mlx5_1 (the provider's binds;
+# our rereg makes a new MKey). Every object created while a driver was
+# loaded (the test's, the in-tree driver's UMR QP and MR cache) was
+# destroyed again once it is unloaded.
 #
 # MLX5_UPSTREAM_VERBS_CASES="mw_type1 rereg_pd" runs some cases (default:
 # all, upstream_verbs_test -l).
@@ -43,35 +46,49 @@ t_load()
 	[ -x "$bin" ] || { echo "no upstream_verbs_test binary (see the build case)"; return 1; }
 	baseline=$(emu_obj_snapshot 0 1) && snapped=1
 	umr0=$(umr_wqes 0) umr1=$(umr_wqes 1)
-	mlx5_load in-tree || return 1
+	mlx5_load "$pair" || return 1
 	wait_for 30 mlx5_ports_active || { grep . /sys/class/infiniband/mlx5_*/ports/1/state; return 1; }
 	loaded=1
 }
 
+# results: "case pair ok|FAIL" lines, for the table at the end.
+results=
+
 run()
 {
-	[ -x "$bin" ] || { echo "not run: no upstream_verbs_test binary"; return 1; }
-	[ -n "$loaded" ] || { echo "not run: the in-tree driver is not loaded (see the load case)"; return 1; }
-	"$bin" -t "$WAIT_MS" "$1" >"$out/upstream_verbs_$1.txt" 2>&1
-	r=$?
-	cat "$out/upstream_verbs_$1.txt"
+	r=1
+	if [ ! -x "$bin" ]; then
+		echo "not run: no upstream_verbs_test binary"
+	elif [ -z "$loaded" ]; then
+		echo "not run: the $pair driver is not loaded (see the load case)"
+	else
+		"$bin" -t "$WAIT_MS" "$1" >"$out/upstream_verbs_${pair}_$1.txt" 2>&1
+		r=$?
+		cat "$out/upstream_verbs_${pair}_$1.txt"
+	fi
+	v=FAIL
+	[ "$r" = 0 ] && v=ok
+	results="$results$1 $pair $v
+"
 	return $r
 }
 
-# The cases went through UMR WQEs the emulator executed, on both HCAs
-# (MR registration from the cache, rereg and binds on mlx5_1).
+# The cases went through UMR WQEs the emulator executed: the in-tree
+# driver's on both HCAs (MR registration from its cache on both, rereg and
+# binds on mlx5_1), ours on mlx5_1 (the binds the provider posts there).
 t_umr_used()
 {
-	[ -n "$loaded" ] || { echo "not run: the in-tree driver is not loaded"; return 1; }
+	[ -n "$loaded" ] || { echo "not run: the $pair driver is not loaded"; return 1; }
 	n0=$(( $(umr_wqes 0) - umr0 )) n1=$(( $(umr_wqes 1) - umr1 ))
 	echo "UMR WQEs executed: hca 0 $n0, hca 1 $n1"
-	[ "$n0" -gt 0 ] && [ "$n1" -gt 0 ]
+	[ "$n1" -gt 0 ] || return 1
+	[ "$pair" = ours ] || [ "$n0" -gt 0 ]
 }
 
 t_unload()
 {
 	loaded=
-	mlx5_unload in-tree
+	mlx5_unload "$pair"
 }
 
 no_leak()
@@ -81,16 +98,33 @@ no_leak()
 	emu_obj_leaks "$baseline" 0 1
 }
 
+# The table: one line per case, the in-tree result beside ours.
+t_table()
+{
+	printf '%-20s %-8s %s\n' case in-tree ours
+	rc=0
+	for c in $cases; do
+		it=$(printf '%s' "$results" | awk -v c="$c" '$1 == c && $2 == "in-tree" { print $3 }')
+		us=$(printf '%s' "$results" | awk -v c="$c" '$1 == c && $2 == "ours" { print $3 }')
+		printf '%-20s %-8s %s\n' "$c" "${it:-none}" "${us:-none}"
+		[ "$it" = ok ] && [ "$us" = ok ] || rc=1
+	done
+	return $rc
+}
+
 cases=${MLX5_UPSTREAM_VERBS_CASES:-$("$bin" -l 2>/dev/null | cut -f1)}
 [ -n "$cases" ] || cases="rereg_access rereg_pd rereg_translation mw_type1 mw_type2 mw_send_inv mw_rights"
 
-ktap_begin $(( $(echo $cases | wc -w) + 5 ))
+ktap_begin $(( 2 * ($(echo $cases | wc -w) + 4) + 2 ))
 ktap_case "build upstream_verbs_test" t_build
-ktap_case "load the in-tree mlx5_core mlx5_ib, both ports ACTIVE" t_load
-for c in $cases; do
-	ktap_case "in-tree: $c" run "$c"
+for pair in in-tree ours; do
+	ktap_case "load mlx5_core mlx5_ib, both ports ACTIVE [$pair]" t_load
+	for c in $cases; do
+		ktap_case "$c [$pair]" run "$c"
+	done
+	ktap_case "the emulator executed UMR WQEs [$pair]" t_umr_used
+	ktap_case "unload mlx5_ib mlx5_core [$pair]" t_unload
+	ktap_case "every PD, MKey, CQ, QP, SRQ created while loaded destroyed [$pair]" no_leak
 done
-ktap_case "the emulator executed UMR WQEs on both HCAs" t_umr_used
-ktap_case "unload mlx5_ib mlx5_core" t_unload
-ktap_case "every PD, MKey, CQ, QP, SRQ created while loaded destroyed" no_leak
+ktap_case "every case passed on both pairs (table)" t_table
 ktap_end
