@@ -16,5 +16,6 @@ int case_mw_type1(void);
 int case_mw_type2(void);
 int case_mw_send_inv(void);
 int case_mw_rights(void);
+int case_mw_dealloc(void);
 
 #endif /* UPSTREAM_VERBS_H */

@@ -3,8 +3,8 @@
  * Memory windows: type 1 (ibv_bind_mw) and type 2 (IBV_WR_BIND_MW),
  * remote access through them into an MR that grants no remote rights
  * itself, invalidation (zero-length bind, IBV_WR_LOCAL_INV, the peer's
- * SEND_WITH_INV) and access refused afterwards, and a bind granting more
- * than the MR allows. The windows are bound on the responder's QP.
+ * SEND_WITH_INV) and access refused afterwards, a bound window freed,
+ * and a bind granting more than the MR allows. The windows are bound on the responder's QP.
  */
 #define _GNU_SOURCE
 #include "upstream_verbs.h"
@@ -250,6 +250,31 @@ int case_mw_rights(void)
 	CHECK(wait_wc(f.b.scq, &wc, 1, wait_ms) == 1, "no completion for the bind");
 	CHECK(wc.status == IBV_WC_MW_BIND_ERR, "bind completed with %s, expected MW_BIND_ERR",
 	      wc_status(wc.status));
+out:
+	mw_teardown(&f);
+	return rc;
+}
+
+int case_mw_dealloc(void)
+{
+	struct mw_fixture f = {};
+	uint8_t first[64];
+	uint32_t rkey = 0;
+	uint64_t win;
+	int rc = KSFT_PASS;
+
+	CHECK(mw_setup(&f, IBV_MW_TYPE_2), "setup failed");
+	win = (uintptr_t)f.b.m.buf + WIN_OFF;
+	CHECK(bind_type2(&f.b, f.mw, 1, &rkey), "type 2 bind");
+	CHECK(rdma_to(&f.a, IBV_WR_RDMA_WRITE, 2, 0, win, rkey, 64, IBV_WC_SUCCESS),
+	      "write through the window");
+	CHECK(!ibv_dealloc_mw(f.mw), "ibv_dealloc_mw of a bound window: %s", strerror(errno));
+	f.mw = NULL;
+	CHECK(rdma_to(&f.a, IBV_WR_RDMA_WRITE, 3, 0, win, rkey, 64, IBV_WC_REM_ACCESS_ERR),
+	      "write through the freed window");
+	fill(first, sizeof(first), 2);
+	CHECK(first_diff(first, f.b.m.buf + WIN_OFF, sizeof(first)) < 0,
+	      "the freed window was written");
 out:
 	mw_teardown(&f);
 	return rc;

@@ -28,6 +28,8 @@
  *                      completion), then access fails
  *   mw_rights          a window granting remote write over an MR without
  *                      local write is refused
+ *   mw_dealloc         a bound type 2 window freed: its rkey is refused,
+ *                      the buffer behind it untouched
  *
  * Exit status: 0 all passed, 1 a case failed, 4 every case skipped.
  */
@@ -48,6 +50,7 @@ static const struct verbs_case cases[] = {
 	  case_mw_send_inv },
 	{ "mw_rights", "a window granting remote write over an MR without local write is refused",
 	  case_mw_rights },
+	{ "mw_dealloc", "a bound window freed: access through its rkey refused", case_mw_dealloc },
 };
 
 int main(int argc, char **argv)

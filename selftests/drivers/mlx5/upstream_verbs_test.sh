@@ -113,7 +113,7 @@ t_table()
 }
 
 cases=${MLX5_UPSTREAM_VERBS_CASES:-$("$bin" -l 2>/dev/null | cut -f1)}
-[ -n "$cases" ] || cases="rereg_access rereg_pd rereg_translation mw_type1 mw_type2 mw_send_inv mw_rights"
+[ -n "$cases" ] || cases="rereg_access rereg_pd rereg_translation mw_type1 mw_type2 mw_send_inv mw_rights mw_dealloc"
 
 ktap_begin $(( 2 * ($(echo $cases | wc -w) + 4) + 2 ))
 ktap_case "build upstream_verbs_test" t_build
