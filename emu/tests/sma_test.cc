@@ -267,6 +267,28 @@ TEST_F(FwSma, PortWaitsInInitThenTheSmBringsItUp)
 	EXPECT_EQ(field(out, bits::Field{0x19, 31, 16}.at(0x10)), 7u) << "sm_lid";
 }
 
+// A function reset (the driver's DISABLE_HCA at unload) takes the port back
+// to power-on: INIT without a LID, waiting for the next sweep.
+TEST_F(FwSma, FunctionResetForgetsWhatTheSmSet)
+{
+	set_state(mad::PORT_ARMED, 9);
+	set_state(mad::PORT_ACTIVE);
+	ASSERT_EQ(h->fw().port().lid, 9);
+	h->ok(Msg(prm::op::TEARDOWN_HCA, 0, 16), 16);
+	h->ok(Msg(prm::op::DISABLE_HCA, 0, 16), 16);
+	EXPECT_EQ(h->fw().port().state, mad::PORT_INIT);
+	EXPECT_EQ(h->fw().port().lid, 0);
+	EXPECT_EQ(h->fw().port().sm_lid, 0);
+	{
+		auto lk = h->fw().dp().lock();
+		EXPECT_EQ(h->fw().dp().port_lid(), 0);
+	}
+	h->bring_up();
+	auto pi = smp(mad::METHOD_GET, mad::ATTR_PORT_INFO, 1);
+	EXPECT_EQ(pi[64 + 32] & 0xf, mad::PORT_INIT);
+	EXPECT_EQ(load_be16(&pi[64 + 16]), 0);
+}
+
 TEST_F(FwSma, PmaCountsTheDataPath)
 {
 	Msg m(prm::op::MAD_IFC, 0, 16 + 256);

@@ -80,6 +80,15 @@ void Fabric::set_lid(FabricPort *port, uint16_t lid, uint8_t lmc)
 		sw_->program_lid(lid, lmc, n->index + 1);
 }
 
+void Fabric::retrain(FabricPort *port)
+{
+	Node *n = node(port);
+	if (!n || !sw_)
+		return;
+	sw_->set_link(n->index + 1, false);
+	sw_->set_link(n->index + 1, true);
+}
+
 std::vector<unsigned> Fabric::outports(uint16_t mlid) const { return sw_ ? sw_->outports(mlid) : std::vector<unsigned>{}; }
 
 void Fabric::count_no_route()

@@ -59,6 +59,10 @@ public:
 	// port (lid 0: none). With the internal SM and a switch, also its
 	// forwarding table.
 	void set_lid(FabricPort *port, uint16_t lid, uint8_t lmc);
+	// State lock held: the link of `port` went down and up (its HCA was
+	// reset). The switch port at the other end retrains (DOWN, then INIT
+	// with an external SM) and sets SwitchInfo's PortStateChange.
+	void retrain(FabricPort *port);
 
 	// Engine thread, state lock held: `p` leaves `from`'s port. Packets
 	// that reach no port are dropped at once (no_route); at most

@@ -86,18 +86,11 @@ Firmware::Firmware(const HcaConfig &c, GuestMemory &m, InterruptSink &i)
 	bool internal_sm = fabric_->sm() == Fabric::Sm::Internal;
 	port_.node_guid = 0x0002c9ull << 40 | low;
 	port_.system_image_guid = port_.node_guid;
-	port_.init(port_.node_guid + 1, caps.pkey_table_len(), caps.gid_table_len());
-	port_.mtu_cap = port_.neighbor_mtu = port_.mtu;
-	port_.cap_mask = kCapSystemImageGuid | kCapExtendedSpeeds | kCapCm | kCapClientReregister;
+	port_power_on();
 	// Ethernet: the permanent MAC is the OUI and the low 24 bits of the
 	// port GUID.
 	eth.perm_mac = {0x00, 0x02, 0xc9, static_cast<uint8_t>(port_.port_guid >> 16),
 			static_cast<uint8_t>(port_.port_guid >> 8), static_cast<uint8_t>(port_.port_guid)};
-	if (internal_sm) {
-		port_.lid = static_cast<uint16_t>(cfg.index + 1);
-		port_.sm_lid = 1;
-		port_.state = mad::PORT_ACTIVE;
-	}
 
 	eqs.set_max_eqs(1u << caps.log_max_eq());
 	pages.set_label(fmt("hca %u", cfg.index));
@@ -172,11 +165,39 @@ void Firmware::reset()
 // ---------------------------------------------------------------------------
 // Function lifecycle
 
+// The InfiniBand port as the firmware brings it up: with the internal SM
+// configured (ACTIVE, LID = index + 1, SM LID 1), with an external one in
+// INIT without a LID, waiting for a sweep. Everything an SM set is gone.
+void Firmware::port_power_on()
+{
+	PortAttrs p;
+	p.node_guid = port_.node_guid;
+	p.system_image_guid = port_.system_image_guid;
+	p.init(p.node_guid + 1, caps.pkey_table_len(), caps.gid_table_len());
+	p.mtu_cap = p.neighbor_mtu = p.mtu;
+	p.cap_mask = kCapSystemImageGuid | kCapExtendedSpeeds | kCapCm | kCapClientReregister;
+	if (fabric_->sm() == Fabric::Sm::Internal) {
+		p.lid = static_cast<uint16_t>(cfg.index + 1);
+		p.sm_lid = 1;
+		p.state = mad::PORT_ACTIVE;
+	}
+	port_ = std::move(p);
+}
+
 void Firmware::function_reset(const char *why)
 {
 	{
 		auto lk = dp_->lock();
 		dp_->clear();
+		// An IB port loses its link and what the SM configured: the
+		// switch port at the other end retrains to INIT and flags the
+		// change for the SM's next sweep (a peer HCA back to back
+		// keeps its state).
+		if (!is_eth()) {
+			port_power_on();
+			dp_->set_port(port_.lid, port_.lmc, port_.state, port_.gid_prefix);
+			fabric_->retrain(dp_.get());
+		}
 	}
 	eqs.clear();
 	uars.clear();

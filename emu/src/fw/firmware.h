@@ -145,6 +145,7 @@ private:
 	void uar_write(uint32_t index, uint32_t off, unsigned size, uint64_t value);
 	void doorbell_piece(uint32_t index, uint32_t off, unsigned size, uint64_t value, bool cq);
 	void write_eqe_now(uint8_t eqn, const uint8_t *eqe64);
+	void port_power_on();
 
 	PortAttrs port_;
 	std::shared_ptr<Fabric> fabric_;
