@@ -5,7 +5,10 @@
 # memory-backed null_blk namespace through nvmet-rdma on mlx5_1's IPoIB address, the
 # host side connects with `nvme connect -t rdma` from mlx5_0's address,
 # writes 64 MiB with O_DIRECT, reads it back and compares checksums, then
-# disconnects and tears everything down. opensm (started here) brings the
+# then removes the mlx5 modules with the NVMe connection and IPoIB still up
+# (ib_core detaches nvme-rdma, nvmet-rdma and IPoIB first: the controller
+# goes away, nothing splats, every firmware object and page comes back), and
+# tears the rest down. opensm (started here) brings the
 # ports up and answers the path queries. nvme-rdma registers its I/O
 # buffers with fast registration (IB_WR_REG_MR through UMR WQEs).
 #
@@ -27,6 +30,7 @@ CFG=/sys/kernel/config/nvmet
 t_load()
 {
 	ip link set lo up 2>/dev/null
+	obj_snap=$(emu_obj_snapshot 0 1)
 	mlx5_load "$pair" || { dmesg | grep -E 'mlx5|infiniband' | tail; return 1; }
 	opensm_start || return 1
 	modprobe ib_ipoib || { echo "modprobe ib_ipoib failed"; return 1; }
@@ -78,7 +82,10 @@ t_connect()
 	for k in all default "$n0" "$n1"; do
 		sysctl -qw net.ipv4.conf."$k".accept_local=1 net.ipv4.conf."$k".rp_filter=0 || return 1
 	done
-	nvme connect -t rdma -n "$NQN" -a 10.78.0.2 -s 4420 -w 10.78.0.1 >"$out/nvme_connect.txt" 2>&1
+	# A lost controller is given up after 2 s (one reconnect a second), so
+	# that the removal case below does not wait for the 600 s default.
+	nvme connect -t rdma -n "$NQN" -a 10.78.0.2 -s 4420 -w 10.78.0.1 \
+		--ctrl-loss-tmo=2 --reconnect-delay=1 >"$out/nvme_connect.txt" 2>&1
 	rc=$?
 	cat "$out/nvme_connect.txt"
 	ip neigh show 10.78.0.2
@@ -102,28 +109,58 @@ t_io()
 	[ "$b" = "$a" ]
 }
 
+# no_ctrl: no NVMe controller of $NQN is left.
+no_ctrl()
+{
+	! grep -qx "$NQN" /sys/class/nvme/*/subsysnqn 2>/dev/null
+}
+
+# rmmod while the controller is connected and IPoIB is up: ib_core removes
+# its clients from both devices (nvmet-rdma drops its queues, IPoIB its
+# interfaces; nvme-rdma's controller goes into error recovery, fails to
+# reconnect, and is deleted when its loss timeout expires) before the
+# driver goes.
+t_rmmod_loaded()
+{
+	rc=0
+	t0=$(date +%s)
+	mlx5_unload "$pair" || rc=1
+	echo "rmmod took $(($(date +%s) - t0)) s"
+	wait_for 30 no_ctrl || { echo "an NVMe controller outlived the device:"; nvme list-subsys 2>&1 | head; rc=1; }
+	! ls /sys/class/net | grep -q '^ib' || { echo "IPoIB interfaces left"; ls /sys/class/net; rc=1; }
+	for h in 0 1; do
+		p=$(emu_pages_outstanding $h)
+		echo "hca $h: $p pages outstanding"
+		[ "$p" = 0 ] || rc=1
+	done
+	emu_obj_leaks "$obj_snap" 0 1 || rc=1
+	return $rc
+}
+
 t_down()
 {
 	rc=0
-	nvme disconnect -n "$NQN" || rc=1
+	# The controller went with the device; a disconnect finds nothing.
+	nvme disconnect -n "$NQN" >/dev/null 2>&1
 	rm -f "$CFG/ports/1/subsystems/$NQN"
 	rmdir "$CFG/ports/1" "$CFG/subsystems/$NQN/namespaces/1" "$CFG/subsystems/$NQN" || rc=1
 	for m in nvme-rdma nvmet-rdma nvmet null_blk ib_ipoib; do
 		modprobe -r $m || { echo "modprobe -r $m failed"; rc=1; }
 	done
 	opensm_stop
-	mlx5_unload "$pair" || rc=1
+	mlx5_loaded && { mlx5_unload "$pair" || rc=1; }
 	return $rc
 }
 
 # The in-tree pair first, then ours, in the same boot: the same cases,
 # each named with its driver.
-ktap_begin 10
+ktap_begin 12
 for pair in in-tree ours; do
 	ktap_case "mlx5, opensm, IPoIB addresses [$pair]" t_load
 	ktap_case "nvmet-rdma exports a null_blk namespace on 10.78.0.2:4420 [$pair]" t_target
 	ktap_case "nvme connect -t rdma [$pair]" t_connect
 	ktap_case "${NVME_MIB} MiB O_DIRECT write, read back, checksums [$pair]" t_io
-	ktap_case "disconnect and teardown [$pair]" t_down
+	ktap_case "rmmod mlx5_ib mlx5_core with NVMe connected and IPoIB up: clean, objects and pages back [$pair]" t_rmmod_loaded
+	ktap_case "nvmet, nvme-rdma, IPoIB and opensm torn down [$pair]" t_down
 done
 ktap_end
