@@ -85,6 +85,66 @@ TEST(FwIseg, FatalSyndromeCrashesTheFirmware)
 	EXPECT_EQ(h.fw().function_state(), FnState::Enabled);
 }
 
+// The firmware advertises the software reset (initializing bit 30). A
+// driver that sets nic_interface to SW_RESET resets it: a crash is over,
+// the health buffer is clear, the function is disabled without pages, the
+// command lost in the crash stays lost, and nic_interface reads DISABLED
+// until the driver gives the command queue again.
+TEST(FwIseg, SoftwareResetEndsACrash)
+{
+	FwHarness h;
+	EXPECT_EQ((h.rd32(0x1fc) >> 30) & 1, 1u) << "FW reset supported";
+	h.bring_up();
+	h.fw().set_health_syndrome(0x1, 0x42, true);
+	ASSERT_TRUE(h.fw().crashed());
+	auto p = h.prepare(0, Msg(prm::op::QUERY_ISSI, 0, 16).b, 112);
+	h.ring(1);
+	h.wr32(0x14, static_cast<uint32_t>(h.cmdq) | 7u << 8);
+	EXPECT_FALSE(h.fw().crashed());
+	EXPECT_EQ(h.fw().health.syndrome(), 0u);
+	EXPECT_EQ(h.rd32(0x238) >> 24, 0u) << "RFR bit cleared";
+	EXPECT_EQ((h.rd32(0x14) >> 8) & 7, 1u) << "nic_interface DISABLED after the reset";
+	EXPECT_EQ(h.rd32(0x14) & 0xfffff000u, 0u) << "command queue address forgotten";
+	EXPECT_EQ(h.fw().function_state(), FnState::Disabled);
+	EXPECT_EQ(h.fw().pages_outstanding(), 0u);
+	EXPECT_TRUE(h.idle());
+	EXPECT_TRUE(h.mem.byte(p.entry + FwHarness::kEntStatusOwn) & 1) << "the lost command ran after the reset";
+	h.init_cmdq();
+	EXPECT_EQ((h.rd32(0x14) >> 8) & 7, 0u) << "nic_interface FULL_DRIVER again";
+	h.bring_up();
+	EXPECT_GT(h.fw().pages_outstanding(), 0u);
+}
+
+// A function reset (FLR, DEVICE_RESET) ends a crash too.
+TEST(FwIseg, FunctionResetEndsACrash)
+{
+	FwHarness h;
+	h.bring_up();
+	h.fw().set_health_syndrome(0x1, 0x42, true);
+	ASSERT_TRUE(h.fw().crashed());
+	h.hca->reset();
+	EXPECT_FALSE(h.fw().crashed());
+	EXPECT_EQ(h.fw().health.syndrome(), 0u);
+	EXPECT_EQ(h.fw().function_state(), FnState::Disabled);
+	h.init_cmdq();
+	h.bring_up();
+	EXPECT_GT(h.fw().pages_outstanding(), 0u);
+}
+
+// A hang from the control channel outlives a reset.
+TEST(FwIseg, ResetKeepsAControlChannelHang)
+{
+	FwHarness h;
+	h.fw().hang(true);
+	h.hca->reset();
+	h.init_cmdq();
+	auto p = h.prepare(0, Msg(prm::op::ENABLE_HCA, 0, 16).b, 12);
+	h.ring(1);
+	EXPECT_FALSE(h.wait(p, 200ms)) << "a hung firmware completed a command";
+	h.fw().hang(false);
+	EXPECT_TRUE(h.wait(p, 2s));
+}
+
 TEST(FwIseg, HeartbeatTicksAndFreezes)
 {
 	FwHarness h;

@@ -78,7 +78,8 @@ private:
 
 Firmware::Firmware(const HcaConfig &c, GuestMemory &m, InterruptSink &i)
 	: cfg(c), mem(m), irq(i), caps(c), eqs(m, i), health(c),
-	  iseg(cfg, health, [this](uint32_t mask) { engine_.ring(mask); }), engine_(*this)
+	  iseg(cfg, health, [this](uint32_t mask) { engine_.ring(mask); }, [this] { restart("software reset"); }),
+	  engine_(*this)
 {
 	// GUIDs: Mellanox OUI 00:02:c9 and 40 bits from the seed and index.
 	uint64_t low = mix64(cfg.guid_seed ^ (static_cast<uint64_t>(cfg.index) << 48)) & 0xfffffffffeull;
@@ -156,10 +157,20 @@ void Firmware::configure_datapath()
 
 void Firmware::reset()
 {
-	engine_.reset();
-	std::lock_guard<std::mutex> lk(mu);
-	function_reset("device reset");
+	restart("device reset");
 	iseg.reset();
+}
+
+void Firmware::restart(const char *why)
+{
+	engine_.reset();
+	{
+		std::lock_guard<std::mutex> lk(mu);
+		function_reset(why);
+		health.set_syndrome(0, 0, false);
+		crashed_ = false;
+	}
+	engine_.set_hung(ctl_hung_);
 }
 
 // ---------------------------------------------------------------------------

@@ -67,6 +67,8 @@ public:
 	// more (software frees its buffers without the firmware's help).
 	// Clearing the syndrome brings the firmware back with the function
 	// disabled, as after a reset: software starts over with ENABLE_HCA.
+	// A reset (function reset, or software setting nic_interface to
+	// SW_RESET) clears the syndrome too.
 	void set_health_syndrome(uint8_t synd, uint16_t ext_synd, bool fatal);
 	bool crashed() const { return crashed_.load(); }
 	// Queue a PAGE_REQUEST EQE asking software to give (npages > 0) or
@@ -146,6 +148,9 @@ private:
 	void doorbell_piece(uint32_t index, uint32_t off, unsigned size, uint64_t value, bool cq);
 	void write_eqe_now(uint8_t eqn, const uint8_t *eqe64);
 	void port_power_on();
+	// A reset of the firmware (function reset, software reset): commands
+	// queued are dropped, the function is disabled and a crash is over.
+	void restart(const char *why);
 
 	PortAttrs port_;
 	std::shared_ptr<Fabric> fabric_;

@@ -11,8 +11,9 @@ namespace mlx5emu {
 
 namespace is = prm::iseg;
 
-InitSegment::InitSegment(const HcaConfig &cfg, Health &health, std::function<void(uint32_t)> ring)
-	: cfg_(cfg), health_(health), ring_(std::move(ring))
+InitSegment::InitSegment(const HcaConfig &cfg, Health &health, std::function<void(uint32_t)> ring,
+			 std::function<void()> sw_reset)
+	: cfg_(cfg), health_(health), ring_(std::move(ring)), sw_reset_(std::move(sw_reset))
 {
 }
 
@@ -44,7 +45,7 @@ uint32_t InitSegment::dword(uint32_t off) const
 		return cmdq_l_.load() | static_cast<uint32_t>(nic_ifc_.load() & 7) << 8 |
 		       is::kLogCmdqSize << 4 | is::kLogCmdqStride;
 	case is::kInitializing:
-		return 0; // ready; no FW-reset support, not an embedded CPU
+		return is::kFwResetSupported; // ready, not an embedded CPU
 	case is::kCmdExecTo:
 	case is::kCmdQInitTo:
 		return 0; // timeouts not reported: driver defaults, no DTOR
@@ -97,6 +98,15 @@ void InitSegment::write_dword(uint32_t off, uint32_t v)
 		cmdq_h_ = v;
 		break;
 	case is::kCmdqAddrLSz:
+		if (((v >> 8) & 7) == is::NIC_IFC_SW_RESET) {
+			// The reset forgets the command queue; the interface
+			// reads DISABLED until the driver starts over.
+			sw_reset_();
+			cmdq_h_ = 0;
+			cmdq_l_ = 0;
+			nic_ifc_ = is::NIC_IFC_DISABLED;
+			break;
+		}
 		cmdq_l_ = v & 0xfffff000u;
 		nic_ifc_ = static_cast<uint8_t>((v >> 8) & 7);
 		break;

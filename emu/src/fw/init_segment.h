@@ -14,8 +14,12 @@ class Health;
 
 class InitSegment {
 public:
-	// `ring` is called with the slot mask of a command-doorbell write.
-	InitSegment(const HcaConfig &cfg, Health &health, std::function<void(uint32_t)> ring);
+	// `ring` is called with the slot mask of a command-doorbell write;
+	// `sw_reset` when software sets nic_interface to SW_RESET (the
+	// firmware resets; nic_interface then reads DISABLED until software
+	// writes the command queue address again).
+	InitSegment(const HcaConfig &cfg, Health &health, std::function<void(uint32_t)> ring,
+		    std::function<void()> sw_reset);
 
 	bool contains(uint64_t offset) const;
 	uint64_t read(uint64_t offset, unsigned size) const;
@@ -35,6 +39,7 @@ private:
 	const HcaConfig &cfg_;
 	Health &health_;
 	std::function<void(uint32_t)> ring_;
+	std::function<void()> sw_reset_;
 	std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 	std::atomic<uint32_t> cmdq_h_{0};
 	std::atomic<uint32_t> cmdq_l_{0}; // bits[31:12]

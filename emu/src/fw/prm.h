@@ -550,6 +550,8 @@ constexpr uint32_t kSize = 0x2010;
 constexpr uint32_t kCmdifRev = 5;
 constexpr unsigned kLogCmdqSize = 5;   // 32 slots
 constexpr unsigned kLogCmdqStride = 6; // 64-byte entries
+// initializing: the firmware can be reset through nic_interface SW_RESET.
+constexpr uint32_t kFwResetSupported = 1u << 30;
 enum : uint8_t { NIC_IFC_FULL_DRIVER = 0, NIC_IFC_DISABLED = 1, NIC_IFC_NO_DRAM_NIC = 2, NIC_IFC_SW_RESET = 7 };
 } // namespace iseg
 
