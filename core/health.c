@@ -147,6 +147,7 @@ static void health_poll(struct work_struct *work)
 	reason = health_fatal(mdev, synd);
 	if (reason) {
 		mlx5c_enter_error(mdev, reason);
+		mlx5c_recover(mdev);
 		return;
 	}
 
@@ -182,7 +183,13 @@ int mlx5c_health_init(struct mlx5c_dev *mdev)
 	INIT_DELAYED_WORK(&h->work, health_poll);
 	h->stopped = true;
 	h->wq = alloc_ordered_workqueue("mlx5c_health_%s", 0, pci_name(mdev->pdev));
-	return h->wq ? 0 : -ENOMEM;
+	if (!h->wq)
+		return -ENOMEM;
+	if (mlx5c_recover_init(mdev)) {
+		destroy_workqueue(h->wq);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /**
@@ -191,6 +198,7 @@ int mlx5c_health_init(struct mlx5c_dev *mdev)
  */
 void mlx5c_health_cleanup(struct mlx5c_dev *mdev)
 {
+	mlx5c_recover_cleanup(mdev);
 	destroy_workqueue(mdev->health.wq);
 	mdev->health.wq = NULL;
 }

@@ -141,7 +141,6 @@ static int mlx5c_pci_init(struct mlx5c_dev *mdev)
 	err = pcim_request_region(pdev, 0, MLX5C_DRV_NAME);
 	if (err)
 		return err;
-	pci_set_master(pdev);
 	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
 	if (err)
 		err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(32));
@@ -394,13 +393,15 @@ static void mlx5c_unload(struct mlx5c_dev *mdev)
  *
  * Commands in flight and later commands fail at once; consumers are told
  * through the event notifier (MLX5C_EVENT_DEVICE_ERROR). The device stays
- * in this state until it is unbound.
+ * in this state until it is loaded again: by recovery (mlx5c_recover()),
+ * a PCI function reset, or a rebind.
  */
 void mlx5c_enter_error(struct mlx5c_dev *mdev, const char *reason)
 {
 	if (xchg(&mdev->error, true))
 		return;
 	mdev->health.fatal_reason = reason;
+	mdev->health.errors++;
 	dev_err(&mdev->pdev->dev, "device in internal-error state: %s\n", reason);
 	mlx5c_cmd_flush(mdev);
 	atomic_notifier_call_chain(&mdev->event_nh, MLX5C_EVENT_DEVICE_ERROR, NULL);
@@ -412,41 +413,41 @@ static void mlx5c_free_dev(struct mlx5c_dev *mdev)
 	mlx5c_caps_free(mdev);
 	xa_destroy(&mdev->cqs);
 	mutex_destroy(&mdev->test.lock);
+	mutex_destroy(&mdev->state_lock);
 	kfree(mdev);
 }
 
-static int mlx5c_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+/**
+ * mlx5c_load_one() - bring the function up and publish it
+ * @mdev: core device with a mapped BAR, its state_lock held
+ *
+ * Waits for the firmware, gives it a command queue, runs the bring-up
+ * commands, creates the EQs and adds the auxiliary device. Probe, recovery
+ * and the end of a PCI reset use it; on failure everything it did is
+ * undone.
+ *
+ * Return: 0 or a negative errno.
+ */
+int mlx5c_load_one(struct mlx5c_dev *mdev)
 {
-	struct mlx5c_dev *mdev;
+	struct pci_dev *pdev = mdev->pdev;
 	int err;
 
-	mdev = kzalloc(sizeof(*mdev), GFP_KERNEL);
-	if (!mdev)
-		return -ENOMEM;
-	mdev->pdev = pdev;
-	xa_init_flags(&mdev->cqs, XA_FLAGS_LOCK_IRQ);
-	ATOMIC_INIT_NOTIFIER_HEAD(&mdev->event_nh);
-	mutex_init(&mdev->test.lock);
-	pci_set_drvdata(pdev, mdev);
-
-	err = mlx5c_health_init(mdev);
-	if (err)
-		goto err_free;
-	err = mlx5c_pci_init(mdev);
-	if (err)
-		goto err_free_health;
+	lockdep_assert_held(&mdev->state_lock);
 	err = mlx5c_read_fw_rev(mdev);
 	if (err)
-		goto err_free_health;
+		return err;
 	err = mlx5c_wait_fw(mdev, fw_pre_init_timeout_ms, "pre-init");
 	if (err)
-		goto err_free_health;
+		return err;
+	pci_set_master(pdev);
 	err = mlx5c_pages_init(mdev);
 	if (err)
-		goto err_free_health;
+		goto err_master;
 	err = mlx5c_cmd_init(mdev);
 	if (err)
 		goto err_pages;
+	WRITE_ONCE(mdev->error, false);
 	err = mlx5c_wait_fw(mdev, fw_init_timeout_ms(mdev), "init");
 	if (err)
 		goto err_cmd;
@@ -464,11 +465,7 @@ static int mlx5c_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	err = mlx5c_aux_add(mdev);
 	if (err)
 		goto err_debugfs;
-
-	dev_info(&pdev->dev,
-		 "probed: ISSI %u, board %s, %d MSI-X vectors, %d completion EQs, %d FW pages\n",
-		 mdev->issi, mdev->board_id[0] ? mdev->board_id : "-", mdev->num_vectors,
-		 mdev->num_comp_eqs, atomic_read(&mdev->pages.count));
+	mdev->loaded = true;
 	return 0;
 
 err_debugfs:
@@ -484,7 +481,69 @@ err_cmd:
 	mlx5c_cmd_cleanup(mdev);
 err_pages:
 	mlx5c_pages_cleanup(mdev);
+err_master:
+	pci_clear_master(pdev);
+	return err;
+}
+
+/**
+ * mlx5c_unload_one() - withdraw the function and take it down
+ * @mdev: loaded core device, its state_lock held
+ *
+ * The reverse of mlx5c_load_one(). In the internal-error state the
+ * commands fail at once and what the firmware held is freed locally.
+ */
+void mlx5c_unload_one(struct mlx5c_dev *mdev)
+{
+	lockdep_assert_held(&mdev->state_lock);
+	mdev->loaded = false;
+	mlx5c_aux_del(mdev);
+	mlx5c_debugfs_cleanup(mdev);
+	mlx5c_unload(mdev);
+	mlx5c_function_teardown(mdev);
+	mlx5c_health_stop(mdev);
+	pci_clear_master(mdev->pdev);
+	mlx5c_cmd_cleanup(mdev);
+	mlx5c_pages_cleanup(mdev);
+}
+
+static int mlx5c_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct mlx5c_dev *mdev;
+	int err;
+
+	mdev = kzalloc(sizeof(*mdev), GFP_KERNEL);
+	if (!mdev)
+		return -ENOMEM;
+	mdev->pdev = pdev;
+	xa_init_flags(&mdev->cqs, XA_FLAGS_LOCK_IRQ);
+	ATOMIC_INIT_NOTIFIER_HEAD(&mdev->event_nh);
+	mutex_init(&mdev->test.lock);
+	mutex_init(&mdev->state_lock);
+	pci_set_drvdata(pdev, mdev);
+
+	err = mlx5c_health_init(mdev);
+	if (err)
+		goto err_free;
+	err = mlx5c_pci_init(mdev);
+	if (err)
+		goto err_free_health;
+	mutex_lock(&mdev->state_lock);
+	err = mlx5c_load_one(mdev);
+	mutex_unlock(&mdev->state_lock);
+	if (err)
+		goto err_free_health;
+	/* What a PCI reset restores. */
+	pci_save_state(pdev);
+
+	dev_info(&pdev->dev,
+		 "probed: ISSI %u, board %s, %d MSI-X vectors, %d completion EQs, %d FW pages\n",
+		 mdev->issi, mdev->board_id[0] ? mdev->board_id : "-", mdev->num_vectors,
+		 mdev->num_comp_eqs, atomic_read(&mdev->pages.count));
+	return 0;
+
 err_free_health:
+	mlx5c_recover_disable(mdev);
 	mlx5c_health_cleanup(mdev);
 err_free:
 	dev_err(&pdev->dev, "probe failed: %d\n", err);
@@ -499,14 +558,11 @@ static void mlx5c_remove(struct pci_dev *pdev)
 
 	if (!mdev)	/* already shut down */
 		return;
-	mlx5c_aux_del(mdev);
-	mlx5c_debugfs_cleanup(mdev);
-	mlx5c_unload(mdev);
-	mlx5c_function_teardown(mdev);
-	mlx5c_health_stop(mdev);
-	pci_clear_master(pdev);
-	mlx5c_cmd_cleanup(mdev);
-	mlx5c_pages_cleanup(mdev);
+	mlx5c_recover_disable(mdev);
+	mutex_lock(&mdev->state_lock);
+	if (mdev->loaded)
+		mlx5c_unload_one(mdev);
+	mutex_unlock(&mdev->state_lock);
 	mlx5c_health_cleanup(mdev);
 	pci_set_drvdata(pdev, NULL);
 	mlx5c_free_dev(mdev);
@@ -525,6 +581,8 @@ static struct pci_driver mlx5c_pci_driver = {
 	.probe = mlx5c_probe,
 	.remove = mlx5c_remove,
 	.shutdown = mlx5c_shutdown,
+	.err_handler = &mlx5c_err_handler,
+	.dev_groups = mlx5c_dev_groups,
 };
 
 static int __init mlx5c_init(void)

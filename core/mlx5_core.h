@@ -37,6 +37,7 @@
 #define MLX5C_CMDIF_REV			5
 #define MLX5C_ISEG_INITIALIZING_BIT	BIT(31)
 #define MLX5C_ISEG_ECPU_BIT		BIT(23)
+#define MLX5C_ISEG_FW_RESET_BIT		BIT(30)	/* software reset supported */
 
 /* NIC-interface field of cmdq_addr_l_sz, bits 10:8. */
 #define MLX5C_NIC_IFC_FULL		0
@@ -265,6 +266,12 @@ struct mlx5c_eq {
  * @polls: number of polls
  * @fatal_reason: why the device was declared failed, or NULL
  * @stopped: no more polls
+ * @errors: times the device entered the internal-error state
+ * @recoveries: recoveries that brought the device back
+ * @failed_recoveries: consecutive recoveries that failed
+ * @recover_wq: runs @recover_work
+ * @recover_work: recovery from the internal-error state
+ * @no_recovery: the device is going away; nothing is recovered any more
  */
 struct mlx5c_health {
 	struct workqueue_struct *wq;
@@ -277,6 +284,12 @@ struct mlx5c_health {
 	u64 polls;
 	const char *fatal_reason;
 	bool stopped;
+	u32 errors;
+	u32 recoveries;
+	u32 failed_recoveries;
+	struct workqueue_struct *recover_wq;
+	struct work_struct recover_work;
+	bool no_recovery;
 };
 
 /**
@@ -307,6 +320,9 @@ struct mlx5c_test {
  * @pages: firmware pages
  * @health: health poller
  * @error: internal-error state
+ * @state_lock: serialises loading and unloading (probe, remove, recovery,
+ *	PCI resets)
+ * @loaded: mlx5c_load_one() succeeded, mlx5c_unload_one() not run yet
  * @hca_enabled: ENABLE_HCA succeeded
  * @hca_inited: INIT_HCA succeeded
  * @uar_index: the kernel UAR
@@ -337,6 +353,8 @@ struct mlx5c_dev {
 	struct mlx5c_pages pages;
 	struct mlx5c_health health;
 	bool error;
+	struct mutex state_lock;	/* load and unload */
+	bool loaded;
 	bool hca_enabled;
 	bool hca_inited;
 	u32 uar_index;
@@ -362,6 +380,16 @@ static inline u32 mlx5c_iseg_read(struct mlx5c_dev *mdev, unsigned int off)
 
 /* main.c */
 void mlx5c_enter_error(struct mlx5c_dev *mdev, const char *reason);
+int mlx5c_load_one(struct mlx5c_dev *mdev);
+void mlx5c_unload_one(struct mlx5c_dev *mdev);
+
+/* recovery.c */
+int mlx5c_recover_init(struct mlx5c_dev *mdev);
+void mlx5c_recover(struct mlx5c_dev *mdev);
+void mlx5c_recover_cleanup(struct mlx5c_dev *mdev);
+void mlx5c_recover_disable(struct mlx5c_dev *mdev);
+extern const struct pci_error_handlers mlx5c_err_handler;
+extern const struct attribute_group *mlx5c_dev_groups[];
 
 /* aux.c */
 int mlx5c_aux_add(struct mlx5c_dev *mdev);

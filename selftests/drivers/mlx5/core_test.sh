@@ -281,7 +281,18 @@ t_health_nonfatal()
 	[ $found -eq 0 ] && [ "$(dbg_val health state)" = ok ]
 }
 
+# With recovery off (recovery_test.sh covers it) the device stays in the
+# internal-error state until it is rebound.
 t_health_fatal()
+{
+	echo N >"$param/recovery" || return 1
+	health_fatal
+	_rc=$?
+	echo Y >"$param/recovery"
+	return $_rc
+}
+
+health_fatal()
 {
 	bound || bind || return 1
 	mark=$(dmesg | wc -l)

@@ -240,7 +240,18 @@ t_events_reload()
 
 # A device in the internal-error state: the destroys of exiting processes
 # fail with -ENXIO and count as done (no orphan), and unloading is clean.
+# Recovery is off, so that the device stays dead while the process exits
+# (recovery_test.sh covers recovery).
 t_dead_device()
+{
+	echo N >/sys/module/mlx5_core/parameters/recovery || return 1
+	dead_device
+	_rc=$?
+	echo Y >/sys/module/mlx5_core/parameters/recovery
+	return $_rc
+}
+
+dead_device()
 {
 	mark=$(ktap_dmesg_mark)
 	port=$((port + 1))

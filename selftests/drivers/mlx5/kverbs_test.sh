@@ -137,8 +137,17 @@ t_ipoib()
 
 # The self-test module drains QPs of mlx5_0 after the emulator declared the
 # device dead (a fatal health syndrome) under it; then the function is
-# rebound, as after any such failure.
+# rebound. Recovery is off: the device stays dead while the module drains.
 t_dead_drain()
+{
+	echo N >/sys/module/mlx5_core/parameters/recovery || return 1
+	dead_drain
+	_rc=$?
+	echo Y >/sys/module/mlx5_core/parameters/recovery
+	return $_rc
+}
+
+dead_drain()
 {
 	have_emu || { echo "no emulator control channel"; return 1; }
 	_m=$(ktap_dmesg_mark)
