@@ -465,7 +465,7 @@ int mlx5c_load_one(struct mlx5c_dev *mdev)
 	err = mlx5c_aux_add(mdev);
 	if (err)
 		goto err_debugfs;
-	mdev->loaded = true;
+	WRITE_ONCE(mdev->loaded, true);
 	return 0;
 
 err_debugfs:
@@ -496,7 +496,7 @@ err_master:
 void mlx5c_unload_one(struct mlx5c_dev *mdev)
 {
 	lockdep_assert_held(&mdev->state_lock);
-	mdev->loaded = false;
+	WRITE_ONCE(mdev->loaded, false);
 	mlx5c_aux_del(mdev);
 	mlx5c_debugfs_cleanup(mdev);
 	mlx5c_unload(mdev);

@@ -323,6 +323,7 @@ struct mlx5c_test {
  * @state_lock: serialises loading and unloading (probe, remove, recovery,
  *	PCI resets)
  * @loaded: mlx5c_load_one() succeeded, mlx5c_unload_one() not run yet
+ * @pci_reset: unloaded for a PCI reset or error recovery that is not over
  * @hca_enabled: ENABLE_HCA succeeded
  * @hca_inited: INIT_HCA succeeded
  * @uar_index: the kernel UAR
@@ -355,6 +356,7 @@ struct mlx5c_dev {
 	bool error;
 	struct mutex state_lock;	/* load and unload */
 	bool loaded;
+	bool pci_reset;
 	bool hca_enabled;
 	bool hca_inited;
 	u32 uar_index;

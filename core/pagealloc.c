@@ -439,8 +439,14 @@ void mlx5c_pages_cleanup(struct mlx5c_dev *mdev)
 	destroy_workqueue(pg->wq);
 	left = atomic_read(&pg->count);
 	if (left) {
-		dev_warn(&mdev->pdev->dev,
-			 "%d pages were not returned by the firmware; freeing them\n", left);
+		/* A failed firmware returns nothing: expected, not a leak. */
+		if (READ_ONCE(mdev->error))
+			dev_info(&mdev->pdev->dev,
+				 "freeing the %d pages the failed firmware held\n", left);
+		else
+			dev_warn(&mdev->pdev->dev,
+				 "%d pages were not returned by the firmware; freeing them\n",
+				 left);
 		release_all(mdev);
 	}
 	xa_destroy(&pg->pages);

@@ -83,7 +83,8 @@ static void mlx5c_recover_work(struct work_struct *work)
 	int err;
 
 	mutex_lock(&mdev->state_lock);
-	if (READ_ONCE(h->no_recovery) || !READ_ONCE(mdev->error))
+	/* A PCI reset in progress loads the function when it is over. */
+	if (READ_ONCE(h->no_recovery) || mdev->pci_reset || !READ_ONCE(mdev->error))
 		goto out;
 	if (h->failed_recoveries >= MLX5C_RECOVER_MAX_FAILURES) {
 		dev_err(dev, "recovery failed %u times: the device stays down\n",
@@ -167,6 +168,7 @@ static void mlx5c_unload_for_reset(struct mlx5c_dev *mdev, const char *why)
 {
 	mutex_lock(&mdev->state_lock);
 	dev_info(&mdev->pdev->dev, "%s: unloading\n", why);
+	mdev->pci_reset = true;
 	if (mdev->loaded)
 		mlx5c_unload_one(mdev);
 	mutex_unlock(&mdev->state_lock);
@@ -177,6 +179,7 @@ static int mlx5c_load_after_reset(struct mlx5c_dev *mdev, const char *why)
 	int err = 0;
 
 	mutex_lock(&mdev->state_lock);
+	mdev->pci_reset = false;
 	if (!mdev->loaded && !READ_ONCE(mdev->health.no_recovery)) {
 		err = mlx5c_load_one(mdev);
 		if (err)
@@ -214,6 +217,7 @@ static pci_ers_result_t mlx5c_error_detected(struct pci_dev *pdev,
 		return PCI_ERS_RESULT_DISCONNECT;
 	mlx5c_enter_error(mdev, "PCI channel error");
 	mlx5c_unload_for_reset(mdev, "PCI error");
+	/* Permanent failure: the function stays unloaded (resume never runs). */
 	return state == pci_channel_io_perm_failure ? PCI_ERS_RESULT_DISCONNECT :
 						      PCI_ERS_RESULT_NEED_RESET;
 }
