@@ -57,7 +57,9 @@ TEST(FwHca, GeneralCapabilityProfile)
 		EXPECT_EQ(cap(out, {0x11, 2, 2}), 1u) << "ud";
 		EXPECT_EQ(cap(out, {0x11, 3, 3}), 1u) << "xrc (domains, XRC SRQs, XRC QPs)";
 		EXPECT_EQ(cap(out, {0x11, 30, 30}), 1u) << "cq_resize";
-		EXPECT_EQ(cap(out, {0x11, 29, 29}), 0u) << "cq_moderation (not advertised yet)";
+		EXPECT_EQ(cap(out, {0x11, 29, 29}), 1u) << "cq_moderation";
+		EXPECT_EQ(cap(out, {0x11, 28, 28}), 1u) << "cq_period_mode_modify";
+		EXPECT_EQ(cap(out, {0x11, 20, 20}), 1u) << "cq_period_start_from_cqe";
 		EXPECT_EQ(cap(out, {0x11, 1, 1}), 1u) << "uc";
 		EXPECT_EQ(cap(out, {0x10, 1, 1}), 1u) << "atomic (executed by the data path)";
 		// Nothing the emulator does not do.

@@ -4,8 +4,9 @@
 // have come or the period has passed, whichever is first. The period
 // starts at the first CQE held (PERIOD_FROM_CQE) or at the CQ's last
 // event (PERIOD_FROM_EQE: after a quiet spell longer than the period the
-// first CQE fires at once). One engine timer per CQ at most, for at most
-// 2^12 - 1 microseconds.
+// first CQE fires at once). An arm that finds CQEs software has not
+// polled holds them the same way (Cq::arm): the period starts at the arm.
+// One engine timer per CQ at most, for at most 2^12 - 1 microseconds.
 #include "exec/datapath.h"
 #include "fw/prm_cq.h"
 

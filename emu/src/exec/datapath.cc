@@ -146,10 +146,13 @@ void DataPath::cq_doorbell(uint32_t uar, uint32_t dw0, uint32_t dw1)
 			++c_.bad_doorbells;
 			return;
 		}
-		// An arm starts moderation over (Cq::arm forgets held CQEs).
+		// An arm starts moderation over: the CQEs not polled yet are
+		// the ones held (Cq::arm).
 		stop_timer(&cq->moderation_timer());
 		if (cq->arm(d0))
 			comp_event(*cq);
+		else if (cq->held())
+			moderation_start(*cq);
 	});
 }
 

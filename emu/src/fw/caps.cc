@@ -167,12 +167,13 @@ void Caps::build(const HcaConfig &cfg)
 	put(g, gc::xrc, 1);
 	put(g, gc::log_max_xrcd, 16);
 	put(g, gc::log_max_transport_domain, 16);
-	// CQs: MODIFY_CQ resizes (queues/cq.cc). Event moderation
-	// (exec/cq_moderation.cc) is executed but not advertised yet: on the
-	// in-tree mlx5_ib a CQ re-armed after a count-fired event got an
-	// event after 3 of 4 completions (ib_verbs_test cq_moderation, round
-	// 1), not understood yet.
+	// CQs: MODIFY_CQ resizes (queues/cq.cc); event moderation by count
+	// and period, the period from the last EQE or the first CQE, changed
+	// by MODIFY_CQ too (exec/cq_moderation.cc).
 	put(g, gc::cq_resize, 1);
+	put(g, gc::cq_moderation, 1);
+	put(g, gc::cq_period_mode_modify, 1);
+	put(g, gc::cq_period_start_from_cqe, 1);
 	if (cfg.caps_atomic)
 		put(g, gc::atomic, 1);
 

@@ -133,15 +133,27 @@ bool Cq::arm(uint32_t dw0)
 	consumer_ = ci;
 	if (overrun_)
 		return false;
-	held_ = 0; // software looks at the CQ again
-	bool pending = sol ? has_solicited_ && diff24(last_solicited_ - 1, ci) >= 0 : ((producer_ - ci) & kMask24) != 0;
-	if (pending) {
-		arm_ = Arm::None;
-		last_notified_ = producer_;
-		++c_.events;
+	uint32_t unpolled = (producer_ - ci) & kMask24;
+	bool pending = sol ? has_solicited_ && diff24(last_solicited_ - 1, ci) >= 0 : unpolled != 0;
+	arm_ = sol ? Arm::Solicited : Arm::All;
+	held_ = 0;
+	if (!pending)
+		return false;
+	Push r;
+	if (!cfg_.moderated()) {
+		fire(&r);
 		return true;
 	}
-	arm_ = sol ? Arm::Solicited : Arm::All;
+	// Moderated: the CQEs software has not polled count as held, as if
+	// they had come after the arm. They often did: the arm is a posted
+	// write and may reach us after a doorbell the guest wrote later to
+	// another function, whose packets already completed here.
+	held_ = unpolled;
+	if (cfg_.max_count && held_ >= cfg_.max_count) {
+		++c_.moderated_events;
+		fire(&r);
+		return true;
+	}
 	return false;
 }
 

@@ -50,7 +50,9 @@ public:
 	// at the producer index. `solicited` marks solicited and error CQEs.
 	Push push(GuestMemory &mem, const uint8_t *cqe, bool solicited);
 	// The arm doorbell: dword0 = sn << 28 | cmd | ci. True when an event
-	// must be posted at once (CQEs beyond ci already exist).
+	// must be posted at once (CQEs beyond ci already exist). On a
+	// moderated CQ those CQEs are held instead (held() > 0: the caller
+	// starts the period) until max_count is reached.
 	bool arm(uint32_t dw0);
 	// The moderation period ended: true when the held event is due now
 	// (the CQ is still armed and CQEs are held).
