@@ -186,6 +186,7 @@ int mlx5c_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		return -EINVAL;
 
 	entries = roundup_pow_of_two(attr->cqe + 1);
+	mutex_init(&cq->resize_mutex);
 	cq->ctx = ctx;
 	cq->cqe_size = ucmd.cqe_size;
 	cq->umem = mlx5c_umem_get_cq(ibcq->device, attrs, ucmd.buf_addr,

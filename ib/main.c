@@ -127,6 +127,10 @@ int mlx5c_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 	props->atomic_cap = mlx5c_ib_atomic_cap(dev);
 	props->masked_atomic_cap = IB_ATOMIC_NONE;
 	props->max_ah = INT_MAX;
+	if (MLX5C_IB_CAP(dev, cq_moderation)) {
+		props->cq_caps.max_cq_moderation_count = U16_MAX;
+		props->cq_caps.max_cq_moderation_period = MLX5_MAX_CQ_PERIOD;
+	}
 	/* Multicast groups as the device reports them (mcast.c). */
 	if (MLX5C_IB_CAP(dev, max_qp_mcg)) {
 		props->max_mcast_grp = 1 << MLX5C_IB_CAP(dev, log_max_mcg);
@@ -336,6 +340,12 @@ static const struct ib_device_ops mlx5c_ib_dev_ops = {
 	.create_user_cq = mlx5c_ib_create_cq,
 #endif
 	.destroy_cq = mlx5c_ib_destroy_cq,
+	.modify_cq = mlx5c_ib_modify_cq,
+#ifdef HAVE_RESIZE_USER_CQ
+	.resize_user_cq = mlx5c_ib_resize_cq,
+#else
+	.resize_cq = mlx5c_ib_resize_cq_op,
+#endif
 	.poll_cq = mlx5c_ib_poll_cq,
 	.req_notify_cq = mlx5c_ib_req_notify_cq,
 

@@ -294,6 +294,7 @@ struct mlx5c_ib_mw {
  * @lock: serialises polling, arming and cleaning of a kernel CQ
  * @cons_index: consumer index of a kernel CQ
  * @kcq_entry: in the device's list of kernel CQs
+ * @resize_mutex: serialises resizes of a user CQ (@umem, @cqe_size)
  */
 struct mlx5c_ib_cq {
 	struct ib_cq ibcq;
@@ -306,6 +307,7 @@ struct mlx5c_ib_cq {
 	spinlock_t lock; /* poll, arm and clean */
 	u32 cons_index;
 	struct list_head kcq_entry;
+	struct mutex resize_mutex;
 };
 
 /**
@@ -603,6 +605,14 @@ int mlx5c_ib_create_cq_op(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr
 			  struct ib_udata *udata);
 #endif
 int mlx5c_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+
+/* cq_modify.c */
+int mlx5c_ib_modify_cq(struct ib_cq *ibcq, u16 cq_count, u16 cq_period);
+int mlx5c_ib_resize_cq(struct ib_cq *ibcq, unsigned int cqe,
+		       struct ib_udata *udata);
+#ifndef HAVE_RESIZE_USER_CQ
+int mlx5c_ib_resize_cq_op(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+#endif
 
 /* poll.c */
 int mlx5c_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);

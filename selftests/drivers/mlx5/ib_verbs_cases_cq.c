@@ -208,11 +208,7 @@ int case_cq_moderation(void)
 	/* Four completions per event, no period. */
 	err = moderate(cq, 4, 0);
 	if (err) {
-		/*
-		 * The emulator does not advertise cq_moderation yet (see
-		 * emu/src/fw/caps.cc): the in-tree driver refuses it too.
-		 */
-		rc = refused("ibv_modify_cq", err, &a, &b, cq, false);
+		rc = refused("ibv_modify_cq", err, &a, &b, cq, cq_ext_required);
 		goto out;
 	}
 	for (int round = 0; round < 2; round++) {
