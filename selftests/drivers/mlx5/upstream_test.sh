@@ -3,8 +3,9 @@
 # The oracle for the emulator: the IN-TREE mlx5_core of the guest kernel
 # (written against real ConnectX hardware) probes the emulated functions,
 # creates its EQs, completes commands through command EQEs + MSI-X, handles
-# page requests, unloads returning every firmware page, and fails its probe
-# cleanly when a bring-up command fails.
+# page requests, recovers from a fatal firmware error through the software
+# reset the emulator models, unloads returning every firmware page, and
+# fails its probe cleanly when a bring-up command fails.
 dir=$(cd "$(dirname "$0")" && pwd)
 . "$dir/lib.sh"
 
@@ -15,7 +16,9 @@ t_modprobe()
 {
 	emu_ctl hca 0 trace-clear >/dev/null
 	probe_mark=$(ktap_dmesg_mark)
-	mlx5_load in-tree core
+	mlx5_load in-tree core || return 1
+	# What a fresh load gives the firmware (boot and init pages).
+	probe_pages=$(emu_pages_outstanding 0)
 }
 
 t_probe_clean()
@@ -54,6 +57,26 @@ t_cmd_eqe_irqs()
 	echo "async IRQs after a page request: $(irq_count "mlx5_async[0-9]*@pci:$dev0")"
 }
 
+# A fatal syndrome crashes the emulated firmware: the in-tree driver's
+# fw_fatal recovery issues the software reset (nic_interface SW_RESET,
+# which the emulator advertises in initializing bit 30) and loads the
+# function again, with the pages of a fresh load (the page request of
+# t_cmd_eqe_irqs is not repeated).
+t_fatal_recover()
+{
+	_m=$(ktap_dmesg_mark)
+	emu_ctl hca 0 health-syndrome 1 0x42 fatal >/dev/null || return 1
+	wait_for 120 sh -c "dmesg | tail -n +$((_m + 1)) | grep -q 'health recovery succeeded'" || {
+		dmesg | tail -n +$((_m + 1)) | grep mlx5_core | tail -n 20
+		echo "no recovery"; return 1; }
+	dmesg | tail -n +$((_m + 1)) | grep -E 'Issuing FW Reset|recovery' | sed 's/^\[[^]]*\] //'
+	devlink health show "pci/$dev0" 2>/dev/null
+	_p=$(emu_pages_outstanding 0)
+	echo "hca 0: $_p firmware pages (after the first load: $probe_pages)"
+	dmesg | tail -n +$((_m + 1)) | grep -q 'Issuing FW Reset' && [ "$_p" -eq "$probe_pages" ] &&
+		[ "$(mlx5_bound_count)" -eq "$ndev" ]
+}
+
 t_rmmod_pages()
 {
 	modprobe -r mlx5_ib 2>/dev/null
@@ -85,11 +108,12 @@ t_fault_init_hca()
 	rmmod mlx5_core && [ "$(emu_pages_outstanding 0)" = 0 ]
 }
 
-ktap_begin 6
+ktap_begin 7
 ktap_case "in-tree mlx5_core binds every emulated function" t_modprobe
 ktap_case "probe logs no error" t_probe_clean
 ktap_case "EQs created with MSI-X vectors" t_eqs_created
 ktap_case "command completions by EQE + MSI-X" t_cmd_eqe_irqs
+ktap_case "fatal syndrome: in-tree recovery through the software reset" t_fatal_recover
 ktap_case "rmmod returns every firmware page" t_rmmod_pages
 ktap_case "INIT_HCA failure: probe fails cleanly, retry succeeds" t_fault_init_hca
 ktap_end
