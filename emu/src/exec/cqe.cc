@@ -34,6 +34,8 @@ void DataPath::build_cqe(const CqeInfo &in, uint8_t *o)
 		store_be32(o + cq::kFlagsRqpn, in.flags_rqpn);
 		store_be16(o + cq::kSlid, in.slid);
 		o[cq::kMlPath] = in.ml_path;
+		o[cq::kL4L3HdrType] = in.l4_l3_hdr_type;
+		store_be16(o + cq::kVlanInfo, in.vlan_info);
 		uint32_t sop = in.opcode == op::REQ ? static_cast<uint32_t>(in.wqe_opcode) << 24 : 0;
 		store_be32(o + cq::kSopDropQpn, sop | (in.qpn & 0xffffff));
 	}

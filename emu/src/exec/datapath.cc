@@ -215,6 +215,11 @@ void DataPath::receive(const Packet &p)
 		multicast_receive(p, nullptr);
 		return;
 	}
+	deliver(p);
+}
+
+void DataPath::deliver(const Packet &p)
+{
 	Qp *qp = res_.qp_for_packet(p.dqpn);
 	if (!qp) {
 		++c_.no_qp_packets;
@@ -249,7 +254,7 @@ void DataPath::receive(const Packet &p)
 
 void DataPath::transmit(Qp &qp, Packet p)
 {
-	if (port_state_ != mad::PORT_ACTIVE && qp.cfg.st != prm::qp_st::QP0) {
+	if (!cfg_.eth && port_state_ != mad::PORT_ACTIVE && qp.cfg.st != prm::qp_st::QP0) {
 		++traffic_.xmit_discards; // only SMPs leave a port that is not ACTIVE
 		return;
 	}
@@ -263,7 +268,10 @@ void DataPath::transmit(Qp &qp, Packet p)
 	// XRC transport bits on everything they send.
 	if (qp.cfg.is_xrc())
 		p.opcode = static_cast<uint8_t>(ibop::XRC_BASE | p.opcode);
-	fabric_.transmit(this, std::move(p));
+	if (cfg_.eth)
+		roce_transmit(std::move(p));
+	else
+		fabric_.transmit(this, std::move(p));
 }
 
 Gid DataPath::port_gid() const
@@ -278,14 +286,16 @@ Grh DataPath::path_grh(const Qp &qp) const
 {
 	Grh g;
 	const PathConfig &pc = qp.cfg.path;
-	if (!pc.grh)
+	if (!pc.grh && !cfg_.eth) // RoCE: always (IP or the RoCEv1 GRH)
 		return g;
 	g.present = true;
 	g.tclass = pc.tclass;
 	g.flow_label = pc.flow_label;
 	g.hop_limit = pc.hop_limit;
-	g.sgid = port_gid();
+	g.sgid = source_gid(pc.sgid_index);
 	g.dgid = pc.rgid;
+	if (cfg_.eth && (pc.dscp || pc.ecn))
+		g.tclass = static_cast<uint8_t>(pc.dscp << 2 | pc.ecn);
 	return g;
 }
 
@@ -300,6 +310,11 @@ Packet DataPath::rc_packet(const Qp &qp, uint8_t opcode, uint32_t psn) const
 	p.dqpn = qp.cfg.remote_qpn;
 	p.sqpn = qp.qpn;
 	p.psn = psn & 0xffffff;
+	if (cfg_.eth) {
+		p.roce.dmac = qp.cfg.path.rmac;
+		p.roce.sgid_index = qp.cfg.path.sgid_index;
+		p.roce.udp_sport = qp.cfg.path.udp_sport;
+	}
 	return p;
 }
 
@@ -406,6 +421,8 @@ void DataPath::clear()
 	res_.clear();
 	owners_.clear();
 	mc_local_lb_disabled_ = false;
+	gids_ = {};
+	roce_en_ = uc_local_lb_disabled_ = false;
 }
 
 // ---------------------------------------------------------------------------

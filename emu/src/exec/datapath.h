@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/roce_wire.h"
 #include "fabric/fabric.h"
 #include "steer/headers.h"
 #include "queues/doorbell_owners.h"
@@ -53,6 +54,19 @@ struct CqeInfo {
 	uint8_t ml_path = 0;
 	uint8_t syndrome = 0;   // error CQEs
 	uint8_t vendor_syndrome = 0;
+	uint8_t l4_l3_hdr_type = 0; // Ethernet: [0] a VLAN tag was stripped
+	uint16_t vlan_info = 0;
+};
+
+// RoCE traffic of an Ethernet port (roce.cc).
+struct RoceCounters {
+	uint64_t tx = 0, rx = 0;
+	uint64_t tx_no_gid = 0;     // the source GID entry is empty, RoCE off or the link down
+	uint64_t loopback = 0;      // frames that went back to this function
+	uint64_t lb_blocked = 0;    // kept back by disable_uc/mc_local_lb
+	uint64_t lb_full = 0;       // dropped: kLoopbackCap frames already waiting
+	uint64_t rx_bad = 0;        // malformed, bad ICRC
+	uint64_t rx_no_gid = 0;     // to our MAC, but no GID entry of that address and version
 };
 
 // Ethernet vport traffic counters (QUERY_VPORT_COUNTER, PPCNT).
@@ -127,6 +141,20 @@ public:
 	void nic_sq_state(NicSq &sq, uint8_t next);
 	void nic_rq_state(NicRq &rq, uint8_t next);
 	const EthCounters &eth_counters() const { return eth_; }
+	// RoCE (roce.cc), state lock held: the GID table (SET_ROCE_ADDRESS),
+	// RoCE on in the NIC vport context (roce_en), and unicast local
+	// loopback off (disable_uc_local_lb).
+	static constexpr unsigned kRoceGids = 128;
+	static constexpr uint32_t kLoopbackCap = 1024; // looped-back frames waiting
+	static constexpr uint16_t kUdpSportMin = 0xc000, kUdpSportMax = 0xffff;
+	void set_roce_gid(unsigned index, const RoceGid &g) { gids_.at(index) = g; }
+	const RoceGid &roce_gid(unsigned index) const { return gids_.at(index); }
+	void set_roce(bool enabled, bool uc_local_lb_disabled)
+	{
+		roce_en_ = enabled;
+		uc_local_lb_disabled_ = uc_local_lb_disabled;
+	}
+	const RoceCounters &roce_counters() const { return roce_; }
 	std::vector<std::string> nic_lines();
 	// State lock held: the port's LID range, state and GID prefix as the SM set them
 	// (IBA PortState: data moves only on an ACTIVE port; SMPs on QP0
@@ -220,6 +248,7 @@ private:
 		uint32_t dqpn = 0;
 		uint32_t qkey = 0;
 		Grh grh; // sgid is the port's, filled when sending
+		RoceAddr roce; // Ethernet ports
 	};
 	bool take_send_wqe(Qp &qp, SendWr *wr, UdAddress *av, uint8_t *syndrome);
 	uint8_t check_local_sgl(const Qp &qp, const SendWr &wr) const;
@@ -321,6 +350,17 @@ private:
 	bool nic_fill_rq(NicRq &rq, const std::vector<uint8_t> &frame, const struct steer::Headers &h,
 			 uint32_t rss_hash, uint8_t hash_type, uint32_t flow_tag);
 
+	// roce.cc: packets of an Ethernet port as RoCE frames.
+	void roce_transmit(Packet p);
+	bool roce_receive(const std::vector<uint8_t> &frame);
+	void roce_loopback(const std::vector<uint8_t> &frame);
+	bool roce_own_mac(const std::array<uint8_t, 6> &mac) const;
+	// The source GID of packets from `sgid_index` (IB: GID[0]).
+	Gid source_gid(uint8_t sgid_index) const;
+
+	// datapath.cc: a packet accepted by the port, to its QP.
+	void deliver(const Packet &p);
+
 	// ud.cc
 	void ud_send(Qp &qp);
 	void ud_receive(Qp &qp, const Packet &p);
@@ -363,6 +403,12 @@ private:
 	bool eth_up_ = false;
 	uint16_t eth_hw_mtu_ = 1500 + 26;
 	EthCounters eth_;
+	// RoCE
+	std::array<RoceGid, kRoceGids> gids_{};
+	bool roce_en_ = false;
+	bool uc_local_lb_disabled_ = false;
+	uint32_t lb_queued_ = 0;
+	RoceCounters roce_;
 };
 
 // IB RNR NAK timer (IBA table 45): microseconds for a 5-bit code.

@@ -65,6 +65,22 @@ std::vector<std::string> DataPath::nic_lines()
 			u(k.tx[2].packets), u(k.rx[0].packets), u(k.rx[1].packets), u(k.rx[2].packets),
 			u(k.rx_dropped), u(k.rx_no_wqe), u(k.rx_too_long), u(k.tx_link_down), u(k.lso_segments),
 			u(k.tx_errors)));
+	const RoceCounters &r = roce_;
+	v.push_back(fmt("roce %s%s tx %llu rx %llu tx_no_gid %llu loopback %llu lb_blocked %llu lb_full %llu rx_bad %llu "
+			"rx_no_gid %llu",
+			roce_en_ ? "on" : "off", uc_local_lb_disabled_ ? " uc_local_lb_disabled" : "", u(r.tx), u(r.rx),
+			u(r.tx_no_gid), u(r.loopback), u(r.lb_blocked), u(r.lb_full), u(r.rx_bad), u(r.rx_no_gid)));
+	for (unsigned i = 0; i < kRoceGids; ++i) {
+		const RoceGid &g = gids_[i];
+		if (!g.valid())
+			continue;
+		char a[40];
+		for (unsigned k = 0; k < 8; ++k)
+			std::snprintf(a + 5 * k, 6, "%02x%02x%s", g.gid[2 * k], g.gid[2 * k + 1], k < 7 ? ":" : "");
+		v.push_back(fmt("gid %u %s %s mac %02x:%02x:%02x:%02x:%02x:%02x vlan %d", i, a,
+				g.version == roce::VERSION_1 ? "v1" : g.ipv4() ? "v2-ipv4" : "v2-ipv6", g.mac[0], g.mac[1],
+				g.mac[2], g.mac[3], g.mac[4], g.mac[5], g.vlan_valid ? g.vlan_id : -1));
+	}
 	for (const auto &[n, sq] : res_.sqs)
 		v.push_back(fmt("sq 0x%x state %u cqn 0x%x pi %u ci %u packets %llu bytes %llu errors %llu", n,
 				sq->state, sq->cqn, sq->pi, sq->ci, u(sq->ctr.packets), u(sq->ctr.bytes),

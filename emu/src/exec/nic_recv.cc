@@ -38,6 +38,8 @@ constexpr uint8_t kL4TcpNoAck = 1, kL4Udp = 2, kL4TcpAckNoData = 3, kL4TcpAckAnd
 
 void DataPath::receive_frame(const std::vector<uint8_t> &frame)
 {
+	if (roce_receive(frame))
+		return;
 	steer::Headers h = steer::parse_headers(frame.data(), frame.size());
 	if (!eth_up_ || frame.size() > eth_hw_mtu_ + 0u) {
 		(eth_up_ ? eth_.rx_too_long : eth_.rx_dropped)++;

@@ -81,6 +81,13 @@ bool DataPath::take_send_wqe(Qp &qp, SendWr *wr, UdAddress *av, uint8_t *syndrom
 			av->grh.flow_label = gfl & w::kAvFlowLabelMask;
 			std::memcpy(av->grh.dgid.data(), a + w::kAvRgid, 16);
 		}
+		// RoCE: the next hop's MAC, the source GID entry, the UDP
+		// source port (where IB has the DLID), force loopback.
+		av->roce = RoceAddr{};
+		std::memcpy(av->roce.dmac.data(), a + w::kAvRmac, 6);
+		av->roce.sgid_index = static_cast<uint8_t>(gfl >> w::kAvSgidIndexShift);
+		av->roce.udp_sport = av->dlid;
+		av->roce.force_lb = a[w::kAvFlMlid] & w::kAvForceLoopback;
 		pos += w::kAvSize;
 	}
 	if (qp.cfg.is_xrc()) {

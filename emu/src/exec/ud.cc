@@ -64,7 +64,11 @@ void DataPath::ud_send(Qp &qp)
 			p.imm = wr.imm;
 			p.grh = av.grh;
 			if (p.grh.present)
-				p.grh.sgid = port_gid();
+				p.grh.sgid = source_gid(av.roce.sgid_index);
+			if (cfg_.eth) {
+				p.roce = av.roce;
+				p.dlid = 0;
+			}
 			p.payload.resize(static_cast<size_t>(wr.length));
 			if (wr.length && !gather(qp, wr, 0, p.payload.data(), p.payload.size()))
 				s = syn::LOCAL_PROT;
@@ -75,7 +79,8 @@ void DataPath::ud_send(Qp &qp)
 			enter_sq_error(qp);
 			return;
 		}
-		if (wr.opcode != w::OP_NOP && is_multicast_lid(p.dlid))
+		bool mcast = cfg_.eth ? p.grh.present && p.grh.dgid[0] == 0xff : is_multicast_lid(p.dlid);
+		if (wr.opcode != w::OP_NOP && mcast)
 			multicast_send(qp, std::move(p));
 		else if (wr.opcode != w::OP_NOP)
 			transmit(qp, std::move(p));
@@ -103,8 +108,16 @@ void DataPath::ud_receive(Qp &qp, const Packet &p)
 	CqeInfo ci = resp_cqe(qp, rw);
 	Scatter s = rw.capacity < kGrhBytes ? Scatter::Length : Scatter::Ok;
 	if (s == Scatter::Ok && p.grh.present) {
-		uint8_t grh[kGrhBytes];
-		p.grh.encode(ud_paylen(p), grh);
+		uint8_t grh[kGrhBytes] = {};
+		if (cfg_.eth && p.roce.l3 == roce::CQE_IPV4) {
+			// RoCEv2 over IPv4: the IPv4 header in the last 20 bytes.
+			std::memcpy(grh + kGrhBytes - p.roce.ipv4.size(), p.roce.ipv4.data(), p.roce.ipv4.size());
+		} else {
+			bool v2 = cfg_.eth && p.roce.l3 == roce::CQE_IPV6;
+			p.grh.encode(static_cast<uint16_t>(ud_paylen(p) + (v2 ? 8 : 0)), grh);
+			if (v2)
+				grh[6] = 17; // UDP
+		}
 		s = scatter(qp, rw, 0, grh, kGrhBytes);
 	}
 	if (s == Scatter::Ok && !p.payload.empty())
@@ -128,9 +141,16 @@ void DataPath::ud_receive(Qp &qp, const Packet &p)
 		ci.has_imm = true;
 	}
 	ci.byte_cnt = static_cast<uint32_t>(p.payload.size() + kGrhBytes);
-	ci.flags_rqpn = (p.grh.present ? kGrhCqeFlag : 0) | static_cast<uint32_t>(p.sl & 0xf) << 24 |
-			(p.sqpn & 0xffffff);
-	ci.slid = p.slid;
+	ci.flags_rqpn = (p.grh.present ? kGrhCqeFlag : 0) | (p.sqpn & 0xffffff);
+	if (cfg_.eth) {
+		// The network header type where IB has the SL; the VLAN.
+		ci.flags_rqpn |= static_cast<uint32_t>(p.roce.l3 & 3) << 24;
+		ci.l4_l3_hdr_type = p.roce.vlan ? 1 : 0;
+		ci.vlan_info = p.roce.vlan ? p.roce.vlan_tci : 0;
+	} else {
+		ci.flags_rqpn |= static_cast<uint32_t>(p.sl & 0xf) << 24;
+		ci.slid = p.slid;
+	}
 	++qp.ctr.cqes;
 	complete(qp.cfg.cqn_rcv, ci, p.solicited);
 }

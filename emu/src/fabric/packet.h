@@ -76,6 +76,22 @@ struct Grh {
 constexpr uint16_t kMulticastLidFirst = 0xc000, kMulticastLidLast = 0xfffe;
 inline bool is_multicast_lid(uint16_t lid) { return lid >= kMulticastLidFirst && lid <= kMulticastLidLast; }
 
+// RoCE (exec/roce_wire.h): how an Ethernet port frames a packet, and what
+// the frame a packet came in said beyond the GRH fields.
+struct RoceAddr {
+	std::array<uint8_t, 6> dmac{}, smac{};
+	uint8_t sgid_index = 0;  // send: the source GID table entry
+	uint16_t udp_sport = 0;  // RoCEv2 UDP source port (0: the device's minimum)
+	bool force_lb = false;   // send: the address vector's force-loopback bit
+	// Receive: the CQE's RoCE L3 header type (0 GRH = RoCEv1, 1 IPv6,
+	// 2 IPv4), the VLAN tag, and the IPv4 header as it came (the UD
+	// receive buffer's network header area).
+	uint8_t l3 = 0;
+	bool vlan = false;
+	uint16_t vlan_tci = 0;
+	std::array<uint8_t, 20> ipv4{};
+};
+
 struct Packet {
 	// LRH / GRH / BTH
 	uint16_t slid = 0, dlid = 0;
@@ -101,6 +117,7 @@ struct Packet {
 	uint32_t imm = 0;       // ImmDt (raw big-endian bytes)
 	uint32_t inv_rkey = 0;  // IETH
 	uint32_t xrc_srqn = 0;  // XRCETH (XRC requests)
+	RoceAddr roce;          // Ethernet ports only
 	std::vector<uint8_t> payload;
 };
 

@@ -9,6 +9,7 @@
 #include "fw/prm.h"
 #include "queues/mcg_table.h"
 #include "fw/prm_eth.h"
+#include "exec/datapath.h"
 
 namespace mlx5emu {
 
@@ -25,7 +26,7 @@ void put(Caps::Block &b, Field f, uint32_t v) { bits::set(b.data(), f, v); }
 // and NIC receive flow tables over the fields the match engine parses.
 // No striding RQ, LRO, tunnel offloads, TLS/IPsec, eswitch, NIC transmit
 // tables, header rewrite or packet reformat.
-void ethernet_caps(Caps::Block &g, std::map<uint16_t, Caps::Block> &max)
+void ethernet_caps(Caps::Block &g, std::map<uint16_t, Caps::Block> &max, bool roce)
 {
 	namespace eg = prm::eth_gen_caps;
 	namespace ec = prm::eth_caps;
@@ -81,6 +82,25 @@ void ethernet_caps(Caps::Block &g, std::map<uint16_t, Caps::Block> &max)
 			bits::set(fs, x, 1);
 	}
 	max[prm::cap_type_eth::FLOW_TABLE] = f;
+
+	// RoCE (exec/roce.cc, roce_wire.cc): v1 and v2, over IPv4 and IPv6,
+	// the GID table (SET/QUERY_ROCE_ADDRESS), the UDP source port the
+	// QP path or address vector names, local loopback that the NIC vport
+	// context can switch off for unicast and multicast.
+	if (!roce)
+		return;
+	namespace rc = prm::roce_caps;
+	put(g, gc::roce, 1);
+	put(g, eg::disable_local_lb_uc, 1);
+	Caps::Block r{};
+	put(r, rc::sw_r_roce_src_udp_port, 1);
+	put(r, rc::l3_type, rc::L3_IPV4_CAP | rc::L3_IPV6_CAP);
+	put(r, rc::roce_version, rc::VERSION_1_CAP | rc::VERSION_2_CAP);
+	put(r, rc::r_roce_dest_udp_port, roce::kUdpPort);
+	put(r, rc::r_roce_max_src_udp_port, DataPath::kUdpSportMax);
+	put(r, rc::r_roce_min_src_udp_port, DataPath::kUdpSportMin);
+	put(r, rc::roce_address_table_size, DataPath::kRoceGids);
+	max[prm::cap_type_eth::ROCE] = r;
 }
 
 unsigned log2_floor(uint64_t v)
@@ -220,7 +240,7 @@ void Caps::build(const HcaConfig &cfg)
 	put(g, gc::cmdif_checksum, 0);
 
 	if (cfg.link == LinkType::Eth)
-		ethernet_caps(g, max_);
+		ethernet_caps(g, max_, cfg.caps_roce);
 	max_[prm::cap_type::GENERAL] = g;
 
 	if (cfg.caps_atomic) {
@@ -236,6 +256,8 @@ void Caps::build(const HcaConfig &cfg)
 	initial_cur_ = max_;
 	if (cfg.caps_atomic)
 		bits::set(initial_cur_[prm::cap_type::ATOMIC].data(), ac::atomic_req_8B_endianness_mode, 0);
+	if (initial_cur_.count(prm::cap_type_eth::ROCE))
+		bits::set(initial_cur_[prm::cap_type_eth::ROCE].data(), prm::roce_caps::sw_r_roce_src_udp_port, 0);
 	cur_ = initial_cur_;
 }
 
@@ -291,6 +313,11 @@ uint8_t Caps::set(uint16_t type, const uint8_t *in, uint32_t *reason)
 			return prm::status::BAD_PARAM;
 		}
 		bits::set(next.data(), ac::atomic_req_8B_endianness_mode, mode);
+	} else if (type == prm::cap_type_eth::ROCE) {
+		// Software may ask to pick the UDP source port itself.
+		namespace rc = prm::roce_caps;
+		if (bits::get(mx, rc::sw_r_roce_src_udp_port))
+			bits::set(next.data(), rc::sw_r_roce_src_udp_port, bits::get(in, rc::sw_r_roce_src_udp_port));
 	}
 	cur_[type] = next;
 	return prm::status::OK;

@@ -169,6 +169,10 @@ void modify_nic_vport_context(CmdCtx &c)
 		return;
 	// SEL_CHANGE_EVENT: the vport never changes by itself (no eswitch
 	// manager), so there is no event to arm.
+	{
+		auto lk = c.fw.dp().lock();
+		c.fw.dp().set_roce(e.roce_en, e.disable_uc_local_lb);
+	}
 	c.fw.eth = std::move(e);
 }
 

@@ -35,6 +35,9 @@ struct HcaConfig {
 	// UMR (entity size and atomic changes), memory windows and KLM keys
 	// (`imaicl`): exec/umr.cc executes them.
 	bool caps_umr = true;
+	// RoCE on an Ethernet port (exec/roce.cc): the ROCE capabilities,
+	// roce in the general ones, the GID table commands.
+	bool caps_roce = true;
 	// The fabric linking this HCA's port to the others of the process;
 	// null: a private fabric (loopback only).
 	std::shared_ptr<Fabric> fabric;

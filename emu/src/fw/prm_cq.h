@@ -68,7 +68,11 @@ constexpr unsigned kSize = 64;
 constexpr unsigned kWqeId = 0x02;       // be16
 constexpr unsigned kMlPath = 0x11;      // u8
 constexpr unsigned kSlid = 0x16;        // be16
-constexpr unsigned kFlagsRqpn = 0x18;   // be32: [29:28] grh, [27:24] sl, [23:0] source QPN
+constexpr unsigned kL4L3HdrType = 0x1d; // u8: Ethernet, [0] VLAN stripped
+constexpr unsigned kVlanInfo = 0x1e;    // be16: Ethernet, the VLAN tag
+// be32: [29:28] grh, [27:24] sl (IB) / [25:24] RoCE L3 header type
+// (Ethernet: 0 GRH, 1 IPv6, 2 IPv4), [23:0] source QPN
+constexpr unsigned kFlagsRqpn = 0x18;
 constexpr unsigned kSrqnUidx = 0x20;    // be32: srqn or user index (24 bits)
 constexpr unsigned kImmInvalPkey = 0x24; // be32
 constexpr unsigned kByteCnt = 0x2c;     // be32

@@ -60,8 +60,38 @@ enum : uint16_t {
 
 // Capability types beyond GENERAL and ATOMIC.
 namespace cap_type_eth {
-enum : uint16_t { ETHERNET_OFFLOADS = 0x1, FLOW_TABLE = 0x7 };
+enum : uint16_t { ETHERNET_OFFLOADS = 0x1, ROCE = 0x4, FLOW_TABLE = 0x7 };
 }
+
+// ROCE capabilities (roce_cap).
+namespace roce_caps {
+constexpr Field sw_r_roce_src_udp_port{0, 27, 27};
+constexpr Field qp_ts_format{0, 1, 0};
+constexpr Field l3_type{4, 19, 16};
+constexpr Field roce_version{4, 7, 0};
+constexpr Field r_roce_dest_udp_port{5, 15, 0};
+constexpr Field r_roce_max_src_udp_port{6, 31, 16};
+constexpr Field r_roce_min_src_udp_port{6, 15, 0};
+constexpr Field roce_address_table_size{7, 15, 0};
+constexpr uint32_t L3_IPV4_CAP = 1u << 1, L3_IPV6_CAP = 1u << 2;
+constexpr uint32_t VERSION_1_CAP = 1u << 0, VERSION_2_CAP = 1u << 2;
+} // namespace roce_caps
+
+// SET_ROCE_ADDRESS / QUERY_ROCE_ADDRESS and roce_addr_layout.
+namespace roce_addr {
+constexpr Field index{2, 31, 16};       // roce_address_index (both inputs)
+constexpr Field vhca_port_num{2, 3, 0};
+constexpr unsigned kSetAt = 0x10;        // SET: the layout in the input
+constexpr unsigned kQueryAt = 0x10;      // QUERY: the layout in the output
+constexpr unsigned kSize = 0x20;
+constexpr unsigned kAddress = 0x0;       // 16 bytes
+constexpr Field vlan_valid{4, 28, 28};
+constexpr Field vlan_id{4, 27, 16};
+constexpr Field mac_47_32{4, 15, 0};
+constexpr Field mac_31_0{5, 31, 0};
+constexpr Field l3_type{6, 11, 8};
+constexpr Field version{6, 7, 0};
+} // namespace roce_addr
 
 // General-capability fields of an Ethernet function.
 namespace eth_gen_caps {
@@ -78,6 +108,7 @@ constexpr Field log_max_wq_sz{0x1e, 4, 0};
 constexpr Field log_max_vlan_list{0x1f, 20, 16};
 constexpr Field log_max_current_mc_list{0x1f, 12, 8};
 constexpr Field log_max_current_uc_list{0x1f, 4, 0};
+constexpr Field disable_local_lb_uc{0x1f, 30, 30};
 constexpr Field log_max_l2_table{0x24, 28, 24};
 } // namespace eth_gen_caps
 

@@ -44,8 +44,13 @@ constexpr Field hop_limit{2, 7, 0};
 constexpr Field tclass{3, 27, 20};
 constexpr Field flow_label{3, 19, 0};
 constexpr unsigned kRgid = 0x10; // 16 bytes
+constexpr Field ecn{8, 23, 22};
+constexpr Field dscp{8, 21, 16};
+constexpr Field udp_sport{8, 15, 0};
 constexpr Field sl{9, 27, 24};
 constexpr Field vhca_port_num{9, 23, 16};
+constexpr Field rmac_47_32{9, 15, 0};
+constexpr Field rmac_31_0{10, 31, 0};
 constexpr unsigned kSize = 44;
 } // namespace ads
 
@@ -83,8 +88,13 @@ constexpr Field pp_hop_limit{8, 7, 0};
 constexpr Field pp_tclass{9, 27, 20};
 constexpr Field pp_flow_label{9, 19, 0};
 constexpr unsigned kPpRgid = kPrimaryPath + ads::kRgid; // 16 bytes
+constexpr Field pp_ecn{0xe, 23, 22};
+constexpr Field pp_dscp{0xe, 21, 16};
+constexpr Field pp_udp_sport{0xe, 15, 0};
 constexpr Field pp_sl{0xf, 27, 24};
 constexpr Field pp_vhca_port_num{0xf, 23, 16};
+constexpr Field pp_rmac_47_32{0xf, 15, 0};
+constexpr Field pp_rmac_31_0{0x10, 31, 0};
 constexpr Field log_ack_req_freq{0x1c, 31, 28};
 constexpr Field log_sra_max{0x1c, 23, 21};
 constexpr Field retry_count{0x1c, 18, 16};

@@ -59,6 +59,11 @@ struct PathConfig {
 	uint8_t ack_timeout = 0; // 4.096 us << ack_timeout, 0 = infinite
 	uint16_t pkey_index = 0;
 	uint8_t port = 1;
+	// Ethernet (RoCE): the next hop's MAC, the UDP source port, DSCP and
+	// ECN of the IP header (0, 0: the traffic class says both).
+	std::array<uint8_t, 6> rmac{};
+	uint16_t udp_sport = 0;
+	uint8_t dscp = 0, ecn = 0;
 };
 
 struct QpConfig {

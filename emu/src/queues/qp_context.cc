@@ -105,6 +105,11 @@ void read_path(const uint8_t *qpc, PathConfig *p)
 	p->flow_label = get(qpc, qpc::pp_flow_label);
 	p->sgid_index = static_cast<uint8_t>(get(qpc, qpc::pp_src_addr_index));
 	std::memcpy(p->rgid.data(), qpc + qpc::kPpRgid, 16);
+	p->udp_sport = static_cast<uint16_t>(get(qpc, qpc::pp_udp_sport));
+	p->dscp = static_cast<uint8_t>(get(qpc, qpc::pp_dscp));
+	p->ecn = static_cast<uint8_t>(get(qpc, qpc::pp_ecn));
+	bits::store_be16(p->rmac.data(), static_cast<uint16_t>(get(qpc, qpc::pp_rmac_47_32)));
+	bits::store_be32(p->rmac.data() + 2, get(qpc, qpc::pp_rmac_31_0));
 }
 
 void apply(const uint8_t *qpc, uint32_t g, QpConfig *c)
@@ -290,6 +295,11 @@ void qp_config_to_qpc(const Qp &qp, uint8_t *p)
 	std::memcpy(p + qpc::kPpRgid, c.path.rgid.data(), 16);
 	put(qpc::pp_sl, c.path.sl);
 	put(qpc::pp_vhca_port_num, c.path.port);
+	put(qpc::pp_udp_sport, c.path.udp_sport);
+	put(qpc::pp_dscp, c.path.dscp);
+	put(qpc::pp_ecn, c.path.ecn);
+	put(qpc::pp_rmac_47_32, bits::load_be16(c.path.rmac.data()));
+	put(qpc::pp_rmac_31_0, bits::load_be32(c.path.rmac.data() + 2));
 	put(qpc::log_sra_max, c.log_sra_max);
 	put(qpc::retry_count, c.retry_count);
 	put(qpc::rnr_retry, c.rnr_retry);
