@@ -135,7 +135,7 @@ RDMA_PAIR_TIMEOUT=${RDMA_PAIR_TIMEOUT:-180}
 
 # rdma_pair NAME TOOL ARGS...: TOOL ARGS as the server on mlx5_0 in the
 # background, on a fresh TCP port ($rdma_port), then, once the port
-# listens, TOOL ARGS as the client on mlx5_1 to 127.0.0.1 (the guest
+# listens, TOOL ARGS as the client on mlx5_1 (or $RDMA_PAIR_CLIENT_DEV) to 127.0.0.1 (the guest
 # resolves no host names). Each side has $RDMA_PAIR_TIMEOUT seconds. Their
 # output: $out/NAME.server and $out/NAME.client (also printed). Succeeds
 # when both exit 0.
@@ -154,7 +154,7 @@ rdma_pair()
 		echo "server never listened on $rdma_port"
 		return 1
 	fi
-	timeout "$RDMA_PAIR_TIMEOUT" "$_tool" -d mlx5_1 -p "$rdma_port" "$@" 127.0.0.1 \
+	timeout "$RDMA_PAIR_TIMEOUT" "$_tool" -d "${RDMA_PAIR_CLIENT_DEV:-mlx5_1}" -p "$rdma_port" "$@" 127.0.0.1 \
 		>"$out/$_name.client" 2>&1
 	_crc=$?
 	[ "$_crc" -eq 0 ] || kill "$_spid" 2>/dev/null
@@ -283,10 +283,46 @@ ipoib_netdev()
 	return 1
 }
 
+# netdev_pair_up DEV0 DEV1 [IPV6]: DEV0 and DEV1 moved to network
+# namespaces mlx5ns0 / mlx5ns1 with 10.77.0.1/24 and 10.77.0.2/24 (and,
+# with IPV6, fd00:77::1/64 and fd00:77::2/64), up, with carrier.
+netdev_pair_up()
+{
+	_devs="$1 $2" _v6=$3 _i=0
+	for _n in $_devs; do
+		ip netns add mlx5ns$_i || return 1
+		ip link set "$_n" netns mlx5ns$_i || return 1
+		ip -n mlx5ns$_i link set lo up
+		ip -n mlx5ns$_i addr add 10.77.0.$((_i + 1))/24 dev "$_n" || return 1
+		if [ -n "$_v6" ]; then
+			ip -n mlx5ns$_i addr add fd00:77::$((_i + 1))/64 dev "$_n" nodad || return 1
+		fi
+		ip -n mlx5ns$_i link set "$_n" up || return 1
+		_i=$((_i + 1))
+	done
+	_i=0
+	for _n in $_devs; do
+		wait_for 60 ip netns exec mlx5ns$_i sh -c "[ \"\$(cat /sys/class/net/$_n/carrier)\" = 1 ]" ||
+			{ echo "$_n: no carrier"; ip -n mlx5ns$_i -d link show "$_n"; return 1; }
+		_i=$((_i + 1))
+	done
+}
+
+# netdev_pair_down DEV0 DEV1: back to the initial namespace, namespaces gone.
+netdev_pair_down()
+{
+	_i=0
+	for _n in "$@"; do
+		[ -n "$_n" ] && ip -n mlx5ns$_i link set "$_n" netns 1 2>/dev/null
+		ip netns del mlx5ns$_i 2>/dev/null
+		_i=$((_i + 1))
+	done
+}
+
 # ipoib_pair_up: ib_ipoib loaded; the IPoIB interfaces of mlx5_0 and
-# mlx5_1 moved to network namespaces mlx5ns0 / mlx5ns1 with 10.77.0.1/24 and
-# 10.77.0.2/24, up, with carrier (the broadcast group joined through the
-# SA). Sets ipoib0 / ipoib1 (the interface names). ipoib_pair_down undoes it.
+# mlx5_1 up in mlx5ns0 / mlx5ns1 (netdev_pair_up; carrier means the
+# broadcast group joined through the SA). Sets ipoib0 / ipoib1 (the
+# interface names). ipoib_pair_down undoes it.
 ipoib_pair_up()
 {
 	modprobe ib_ipoib || { echo "modprobe ib_ipoib failed"; return 1; }
@@ -294,30 +330,45 @@ ipoib_pair_up()
 		{ echo "no IPoIB interface"; ls /sys/class/net; return 1; }
 	ipoib0=$(ipoib_netdev mlx5_0) ipoib1=$(ipoib_netdev mlx5_1)
 	echo "mlx5_0: $ipoib0, mlx5_1: $ipoib1"
-	for _i in 0 1; do
-		eval _n=\$ipoib$_i
-		ip netns add mlx5ns$_i || return 1
-		ip link set "$_n" netns mlx5ns$_i || return 1
-		ip -n mlx5ns$_i link set lo up
-		ip -n mlx5ns$_i addr add 10.77.0.$((_i + 1))/24 dev "$_n" || return 1
-		ip -n mlx5ns$_i link set "$_n" up || return 1
-	done
-	for _i in 0 1; do
-		eval _n=\$ipoib$_i
-		wait_for 60 ip netns exec mlx5ns$_i sh -c "[ \"\$(cat /sys/class/net/$_n/carrier)\" = 1 ]" ||
-			{ echo "$_n: no carrier (broadcast group not joined)"; ip -n mlx5ns$_i -d link show "$_n"; return 1; }
-	done
+	netdev_pair_up "$ipoib0" "$ipoib1"
 }
 
 ipoib_pair_down()
 {
-	for _i in 0 1; do
-		eval _n=\$ipoib$_i
-		[ -n "$_n" ] && ip -n mlx5ns$_i link set "$_n" netns 1 2>/dev/null
-		ip netns del mlx5ns$_i 2>/dev/null
-	done
+	netdev_pair_down "$ipoib0" "$ipoib1"
 	modprobe -r ib_ipoib || { echo "modprobe -r ib_ipoib failed"; return 1; }
 }
 
 # ipoib_in N CMD...: CMD in mlx5ns N.
 ipoib_in() { _ns=$1; shift; ip netns exec mlx5ns$_ns "$@"; }
+
+CM_TIMEOUT=${MLX5_CM_TIMEOUT:-240}
+
+# cm_pair NAME SERVER-CMD -- CLIENT-CMD: the server in mlx5ns1 in the
+# background, the client in mlx5ns0 once the server listens (rdma_cm
+# listeners show in no socket table, but `rdma res show cm_id` has them;
+# after 30 s the client's own retries decide). Output in
+# $out/cm_NAME.server and .client (their tails printed). Succeeds when
+# both exit 0.
+cm_pair()
+{
+	_name=$1
+	shift
+	_scmd=
+	while [ "$1" != -- ]; do _scmd="$_scmd $1"; shift; done
+	shift
+	ipoib_in 1 timeout "$CM_TIMEOUT" $_scmd >"$out/cm_$_name.server" 2>&1 &
+	_spid=$!
+	wait_for 30 sh -c "rdma res show cm_id 2>/dev/null | grep -q LISTEN" ||
+		echo "no listening cm_id seen after 30 s"
+	ipoib_in 0 timeout "$CM_TIMEOUT" "$@" >"$out/cm_$_name.client" 2>&1
+	_crc=$?
+	[ "$_crc" -eq 0 ] || kill $_spid 2>/dev/null
+	wait $_spid
+	_src=$?
+	echo "--- server (exit $_src):$_scmd"
+	tail -n 30 "$out/cm_$_name.server"
+	echo "--- client (exit $_crc): $*"
+	tail -n 30 "$out/cm_$_name.client"
+	[ "$_src" -eq 0 ] && [ "$_crc" -eq 0 ]
+}

@@ -12,7 +12,6 @@ dir=$(cd "$(dirname "$0")" && pwd)
 . "$dir/lib.sh"
 
 have_emu || ktap_skip_all "needs the mlx5-emu control channel (runs in the project's QEMU guest)"
-CM_TIMEOUT=${MLX5_CM_TIMEOUT:-240}
 PERF_ITERS=${MLX5_PERF_ITERS:-100}
 
 t_load()
@@ -23,35 +22,6 @@ t_load()
 }
 
 t_up() { opensm_start && ipoib_pair_up; }
-
-# cm_pair NAME SERVER-CMD -- CLIENT-CMD: the server in mlx5ns1 in the
-# background, the client in mlx5ns0 once the server had a moment to bind
-# (rdma_cm listeners show in no socket table: poll its output instead,
-# or give up after a few seconds and let the client's retries decide).
-cm_pair()
-{
-	name=$1
-	shift
-	scmd=
-	while [ "$1" != -- ]; do scmd="$scmd $1"; shift; done
-	shift
-	ipoib_in 1 timeout "$CM_TIMEOUT" $scmd >"$out/cm_$name.server" 2>&1 &
-	spid=$!
-	# The server is bound once its rdma_cm ID listens: /sys shows no such
-	# thing, but `rdma res show cm_id` does.
-	wait_for 30 sh -c "rdma res show cm_id 2>/dev/null | grep -q LISTEN" ||
-		echo "no listening cm_id seen after 30 s"
-	ipoib_in 0 timeout "$CM_TIMEOUT" "$@" >"$out/cm_$name.client" 2>&1
-	crc=$?
-	[ "$crc" -eq 0 ] || kill $spid 2>/dev/null
-	wait $spid
-	src=$?
-	echo "--- server (exit $src):$scmd"
-	tail -n 30 "$out/cm_$name.server"
-	echo "--- client (exit $crc): $*"
-	tail -n 30 "$out/cm_$name.client"
-	[ "$src" -eq 0 ] && [ "$crc" -eq 0 ]
-}
 
 t_rping()
 {

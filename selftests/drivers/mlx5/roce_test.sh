@@ -1,0 +1,194 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# RoCE on the emulator's Ethernet ports (guest with --link eth): mlx5_core
+# (its Ethernet driver) + mlx5_ib; each HCA's netdev in a network namespace
+# of its own (mlx5ns0 / mlx5ns1, 10.77.0.1-2/24, fd00:77::1-2/64). The RDMA
+# devices report link_layer Ethernet and ACTIVE ports; the GID table
+# (sysfs gids, gid_attrs/types, and the emulator's own table filled by
+# SET_ROCE_ADDRESS) holds the netdevs' addresses as RoCE v1 and v2 GIDs;
+# ibv_rc_pingpong -g (RoCEv2 over IPv4, over IPv6, and between two QPs
+# of one function: local loopback), ib_write_bw -x, ib_send_lat -R and
+# rping -v (rdma_cm over the IP addresses: QP1 MADs as RoCEv2 UD for
+# ib_cm) carry data. The cases loop over the driver pairs.
+dir=$(cd "$(dirname "$0")" && pwd)
+. "$dir/lib.sh"
+dmesg_start=$(ktap_dmesg_mark)
+
+have_emu || ktap_skip_all "needs the mlx5-emu control channel (runs in the project's QEMU guest)"
+PERF_ITERS=${MLX5_PERF_ITERS:-200}
+
+# The netdev of RDMA device $1 (its PCI function's).
+roce_netdev() { ls "/sys/class/infiniband/$1/device/net" 2>/dev/null | head -n 1; }
+
+t_load()
+{
+	ip link set lo up 2>/dev/null
+	for h in 0 1; do emu_ctl hca $h trace-clear >/dev/null; done
+	mlx5_load "$pair" || { dmesg | grep -E 'mlx5|infiniband' | tail; return 1; }
+	modprobe rdma_ucm || { echo "modprobe rdma_ucm failed"; return 1; }
+	for i in 0 1; do
+		wait_for 30 sh -c "[ -n \"\$(ls /sys/class/infiniband/mlx5_$i/device/net 2>/dev/null)\" ]" ||
+			{ echo "mlx5_$i: no netdev"; return 1; }
+	done
+	eth0=$(roce_netdev mlx5_0) eth1=$(roce_netdev mlx5_1)
+	echo "mlx5_0: $eth0, mlx5_1: $eth1"
+}
+
+t_up()
+{
+	netdev_pair_up "$eth0" "$eth1" v6 || return 1
+	# Neighbours both ways (the RoCE address resolution finds them too).
+	ipoib_in 0 ping -c 2 -i 0.2 -W 10 10.77.0.2 && ipoib_in 0 ping -6 -c 2 -i 0.2 -W 10 fd00:77::2
+}
+
+port_active() { ibv_devinfo -d "$1" | grep -q 'state:.*PORT_ACTIVE'; }
+
+t_devinfo()
+{
+	for d in mlx5_0 mlx5_1; do
+		ibv_devinfo -d $d | grep -E 'hca_id|state|link_layer|active_mtu'
+		ibv_devinfo -d $d | grep -q 'link_layer:.*Ethernet' || { echo "$d: not Ethernet"; return 1; }
+		wait_for 30 port_active $d || { echo "$d: port not ACTIVE"; return 1; }
+	done
+}
+
+# gid_table DEV: "INDEX ADDRESS TYPE" per non-zero GID of port 1 (one
+# read of sysfs: the table has 128 entries and the guest is slow).
+gid_table()
+{
+	_p=/sys/class/infiniband/$1/ports/1
+	grep -H . "$_p"/gids/* "$_p"/gid_attrs/types/* 2>/dev/null | awk -F: '
+		{ n = split($1, f, "/"); i = f[n]; v = substr($0, length($1) + 2) }
+		$1 ~ /\/gids\// { g[i] = v }
+		$1 ~ /\/types\// { t[i] = v }
+		END { for (i in g) if (g[i] != "0000:0000:0000:0000:0000:0000:0000:0000") print i, g[i], t[i] }'
+}
+
+# gid_index DEV TYPE ADDR: the GID index of ADDR (as sysfs prints it)
+# with gid_attrs type TYPE ("RoCE v2" or "IB/RoCE v1") on port 1.
+gid_index()
+{
+	gid_table "$1" | awk -v a="$3" -v t="$2" '$2 == a && substr($0, index($0, $3)) == t { print $1; f = 1; exit }
+		END { exit !f }'
+}
+
+v4_gid() { printf '0000:0000:0000:0000:0000:ffff:0a4d:%04x' "$1"; }
+v6_gid() { printf 'fd00:0077:0000:0000:0000:0000:0000:%04x' "$1"; }
+
+t_gids()
+{
+	for i in 0 1; do
+		d=mlx5_$i
+		n=$((i + 1))
+		for t in "RoCE v2" "IB/RoCE v1"; do
+			for a in "$(v4_gid $n)" "$(v6_gid $n)"; do
+				x=$(gid_index $d "$t" "$a") || {
+					echo "$d: no $t GID $a"
+					gid_table $d
+					return 1
+				}
+				ndev=$(cat /sys/class/infiniband/$d/ports/1/gid_attrs/ndevs/$x)
+				echo "$d GID $x: $a $t on $ndev"
+				[ "$ndev" = "$(eval echo \$eth$i)" ] || { echo "GID $x is on $ndev"; return 1; }
+			done
+		done
+		# The firmware's table (SET_ROCE_ADDRESS) holds the same.
+		emu_ctl hca $i nic | grep '^gid '
+		emu_ctl hca $i nic | grep -q "^gid .* 0000:0000:0000:0000:0000:ffff:0a4d:000$n v2-ipv4 " ||
+			{ echo "hca $i: no RoCEv2 IPv4 entry in the emulator's GID table"; return 1; }
+		emu_ctl hca $i nic | grep -q "^gid .* fd00:0077:0000:0000:0000:0000:0000:000$n v2-ipv6 " ||
+			{ echo "hca $i: no RoCEv2 IPv6 entry"; return 1; }
+	done
+	v4_0=$(gid_index mlx5_0 "RoCE v2" "$(v4_gid 1)") v4_1=$(gid_index mlx5_1 "RoCE v2" "$(v4_gid 2)")
+	v6_0=$(gid_index mlx5_0 "RoCE v2" "$(v6_gid 1)") v6_1=$(gid_index mlx5_1 "RoCE v2" "$(v6_gid 2)")
+	# The tools take one index for both sides.
+	[ "$v4_0" = "$v4_1" ] && [ "$v6_0" = "$v6_1" ] ||
+		{ echo "GID indexes differ: IPv4 $v4_0/$v4_1, IPv6 $v6_0/$v6_1"; return 1; }
+}
+
+roce_stats() { for h in 0 1; do emu_ctl hca $h nic | grep '^roce '; done; }
+
+# The emulator's RoCE transmit counter of HCA $1.
+roce_tx() { emu_ctl hca "$1" nic | awk '$1 == "roce" { for (i = 2; i < NF; i++) if ($i == "tx") print $(i + 1) }'; }
+
+# pingpong NAME GID-INDEX [client device]: ibv_rc_pingpong between mlx5_0
+# (server) and mlx5_1 (or the given device), 4 KiB messages, 100 rounds.
+pingpong()
+{
+	tx0=$(roce_tx 0)
+	RDMA_PAIR_CLIENT_DEV=${3:-mlx5_1} rdma_pair "$1" ibv_rc_pingpong -g "$2" -s 4096 -n 100 || return 1
+	roce_stats
+	grep -q '100 iters' "$out/$1.client" || return 1
+	# The packets went as RoCE frames (not some other path).
+	[ "$(roce_tx 0)" -gt "$((tx0 + 100))" ]
+}
+
+t_pingpong_v4() { pingpong rc_pingpong_v4 "$v4_0"; }
+t_pingpong_v6() { pingpong rc_pingpong_v6 "$v6_0"; }
+
+t_loopback()
+{
+	lb0=$(emu_ctl hca 0 nic | awk '$1 == "roce" { for (i = 2; i < NF; i++) if ($i == "loopback") print $(i + 1) }')
+	pingpong rc_pingpong_lb "$v4_0" mlx5_0 || return 1
+	lb1=$(emu_ctl hca 0 nic | awk '$1 == "roce" { for (i = 2; i < NF; i++) if ($i == "loopback") print $(i + 1) }')
+	echo "hca 0 looped back $((lb1 - lb0)) frames"
+	[ "$((lb1 - lb0))" -gt 200 ]
+}
+
+t_write_bw()
+{
+	rdma_pair write_bw ib_write_bw -x "$v4_0" -n "$PERF_ITERS" -s 65536 || return 1
+	perf_result "$out/write_bw.client"
+}
+
+t_send_lat()
+{
+	need_tool ib_send_lat || return 1
+	cm_pair send_lat ib_send_lat -R -d mlx5_1 -n "$PERF_ITERS" -- \
+		ib_send_lat -R -d mlx5_0 -n "$PERF_ITERS" 10.77.0.2 || return 1
+	perf_result "$out/cm_send_lat.client"
+}
+
+t_rping()
+{
+	need_tool rping || return 1
+	cm_pair rping rping -s -v -V -C 10 -a 10.77.0.2 -- rping -c -v -V -C 10 -a 10.77.0.2 || return 1
+	n=$(grep -c 'ping data' "$out/cm_rping.client")
+	echo "client printed $n ping lines"
+	[ "$n" -ge 10 ]
+}
+
+t_down()
+{
+	rc=0
+	roce_stats
+	netdev_pair_down "$eth0" "$eth1"
+	modprobe -r rdma_ucm
+	mlx5_unload "$pair" || rc=1
+	for h in 0 1; do
+		p=$(emu_pages_outstanding $h)
+		[ "$p" = 0 ] || { echo "hca $h: $p pages outstanding"; rc=1; }
+	done
+	bad=$(dmesg | tail -n +$((dmesg_start + 1)) | grep -E 'mlx5_(core|ib)[. ][0-9a-z:.]+: .*(failed|error|err\()' | head)
+	[ -z "$bad" ] || { echo "$bad"; rc=1; }
+	return $rc
+}
+
+# The in-tree pair; ours joins when our mlx5_ib has RoCE (the same cases,
+# each named with its driver).
+PAIRS=${MLX5_ROCE_PAIRS:-in-tree}
+ktap_begin $((11 * $(echo $PAIRS | wc -w)))
+for pair in $PAIRS; do
+	ktap_case "modprobe mlx5_core, mlx5_ib, rdma_ucm: netdevs [$pair]" t_load
+	ktap_case "netdevs up in two namespaces, ping and ping -6 [$pair]" t_up
+	ktap_case "ibv_devinfo: link_layer Ethernet, ports ACTIVE [$pair]" t_devinfo
+	ktap_case "GID table: the netdevs' IPv4 and IPv6 addresses as RoCE v1 and v2 (sysfs, firmware) [$pair]" t_gids
+	ktap_case "ibv_rc_pingpong -g (RoCEv2, IPv4) [$pair]" t_pingpong_v4
+	ktap_case "ibv_rc_pingpong -g (RoCEv2, IPv6) [$pair]" t_pingpong_v6
+	ktap_case "ibv_rc_pingpong between QPs of one function (local loopback) [$pair]" t_loopback
+	ktap_case "ib_write_bw -x (64 KiB) [$pair]" t_write_bw
+	ktap_case "ib_send_lat -R (rdma_cm) [$pair]" t_send_lat
+	ktap_case "rping -v -V over the IP addresses (rdma_cm, ib_cm on QP1) [$pair]" t_rping
+	ktap_case "teardown: unload, pages returned, no driver error [$pair]" t_down
+done
+ktap_end
