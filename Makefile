@@ -6,6 +6,8 @@
 # make run        the demo: QEMU + 2 emulated HCAs, our driver pair, ibv_devinfo,
 #                 ibv_rc_pingpong
 # make check      every test: emulator unit tests and guest tests (KTAP)
+# make check-long the tests too slow for make check (hours under TCG: the
+#                 fault sweep)
 # make toolbox    create the Debian trixie tree used to build and boot
 
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
@@ -37,7 +39,7 @@ JOBS ?= $(shell nproc)
 # to a sub-make again makes it warn and leave the jobserver.
 JOBS_FLAG = $(if $(filter -j% --jobserver%,$(MAKEFLAGS)),,-j$(JOBS))
 
-.PHONY: all modules kverbs-test clean emu emu-test toolbox selftests check run bench install dkms-src dkms-install dkms-remove link-check
+.PHONY: all modules kverbs-test clean emu emu-test toolbox selftests check check-long run bench install dkms-src dkms-install dkms-remove link-check
 
 all: modules
 
@@ -97,6 +99,9 @@ kverbs-test: $(MODULES_DEP)
 
 check: toolbox emu selftests
 	$(TOP)/scripts/check
+
+check-long: toolbox emu selftests
+	$(TOP)/scripts/check-long
 
 run: toolbox emu modules
 	$(TOP)/scripts/vm --hca 2 -- sh scripts/demo

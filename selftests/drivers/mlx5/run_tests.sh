@@ -8,7 +8,7 @@ dir=$(cd "$(dirname "$0")" && pwd)
 . "$dir/ktap.sh"
 progs=$(sed -n 's/^TEST_PROGS *:= *//p' "$dir/Makefile")
 [ $# -gt 0 ] && progs="$*"
-limit=$(sed -n 's/^timeout=//p' "$dir/settings")
+limit=${MLX5_TEST_TIMEOUT:-$(sed -n "s/^timeout=//p" "$dir/settings")}
 rc=0
 for p in $progs; do
 	echo "# selftests: drivers/mlx5: $p"
