@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Fault sweep of OUR driver pair (mlx5_core + mlx5_ib of this tree): every
+# Fault sweep of OUR driver pair (mlx5_core + mlx5_ib of this tree; the
+# in-tree pair with MLX5_SWEEP_DRIVER=in-tree): every
 # firmware opcode the pair issues, at every phase where it issues it, fails
 # once under each fault the emulator's control channel can inject.
 #
@@ -40,8 +41,15 @@ dir=$(cd "$(dirname "$0")" && pwd)
 have_emu || ktap_skip_all "needs the mlx5-emu control channel (runs in the project's QEMU guest)"
 [ "$ndev" -ge 2 ] || ktap_skip_all "needs two emulated HCAs"
 
+# MLX5_SWEEP_DRIVER=in-tree sweeps the guest kernel's pair instead, with
+# bad statuses only by default: its command timeout is fixed (60 s).
+DRIVER=${MLX5_SWEEP_DRIVER:-ours}
+case $DRIVER in
+ours) FAULTS=${MLX5_SWEEP_FAULTS:-status timeout} ;;
+in-tree) FAULTS=${MLX5_SWEEP_FAULTS:-status} ;;
+*) ktap_skip_all "MLX5_SWEEP_DRIVER must be ours or in-tree" ;;
+esac
 PHASES=${MLX5_SWEEP_PHASES:-probe runtime teardown}
-FAULTS=${MLX5_SWEEP_FAULTS:-status timeout}
 # The driver's command timeout while sweeping, and how long a delayed
 # completion is held: long enough that the driver always gives up first.
 TMO_MS=${MLX5_SWEEP_CMD_TIMEOUT_MS:-2000}
@@ -59,15 +67,21 @@ trace_ops()
 	sed -n 's/^[0-9]* slot=[0-9]* \([A-Z0-9_]*\)(0x\([0-9a-f]*\)).*/\1 \2/p' "$1" | awk '!seen[$0]++'
 }
 
-# load: insmod our pair with the sweep's command timeout; succeeds once
+# load: insmod our pair with the sweep's command timeout (or modprobe the
+# in-tree pair); succeeds once
 # every function is bound, every RDMA device registered and every port
 # ACTIVE. Bounded: a probe that fails must not cost mlx5_load's 30 s.
 load()
 {
 	mlx5_loaded && { echo "an mlx5 driver is already loaded"; return 1; }
 	modprobe -q ib_uverbs
-	insmod "$core_ko" cmd_timeout_ms="$TMO_MS" || { echo "insmod mlx5_core failed"; return 1; }
-	insmod "$ib_ko" || { echo "insmod mlx5_ib failed"; return 1; }
+	if [ "$DRIVER" = ours ]; then
+		insmod "$core_ko" cmd_timeout_ms="$TMO_MS" || { echo "insmod mlx5_core failed"; return 1; }
+		insmod "$ib_ko" || { echo "insmod mlx5_ib failed"; return 1; }
+	else
+		modprobe mlx5_core || { echo "modprobe mlx5_core failed"; return 1; }
+		modprobe mlx5_ib || { echo "modprobe mlx5_ib failed"; return 1; }
+	fi
 	wait_for 10 sh -c "[ \$(ls /sys/class/infiniband 2>/dev/null | grep -c '^mlx5_') -ge $ndev ]" ||
 		{ echo "$(mlx5_bound_count) of $ndev functions bound, $(mlx5_ibdev_count) RDMA devices"; return 1; }
 	wait_for 60 mlx5_ports_active || { echo "ports not ACTIVE"; return 1; }
@@ -246,12 +260,12 @@ t_table()
 
 rm -f "$table"
 ktap_begin $((ncases + 2))
-ktap_case "discover the opcodes of load, ibv_rc_pingpong and unload" t_discover
+ktap_case "[$DRIVER] discover the opcodes of load, ibv_rc_pingpong and unload" t_discover
 for c in $cases; do
 	IFS=: read -r p f op ophex <<EOF
 $c
 EOF
-	ktap_case "$op at $p, $f" sweep_case "$p" "$f" "$op" "$ophex"
+	ktap_case "[$DRIVER] $op at $p, $f" sweep_case "$p" "$f" "$op" "$ophex"
 done
 ktap_case "table: opcode x phase x fault -> outcome" t_table
 ktap_end
