@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 // NIC queue commands of an Ethernet function: the SQ/RQ state machine
 // (RST -> RDY -> ERR -> RST, the current state checked), TIS/RQT/TIR
-// references, the port registers, and their absence on an InfiniBand port.
+// references, the port registers, the cable pull of the control channel,
+// and their absence on an InfiniBand port.
 #include <gtest/gtest.h>
 
 #include "eth_harness.h"
@@ -106,6 +107,33 @@ TEST_F(EthNic, PortRegisters)
 	EXPECT_EQ(field(o, ptys::eth_proto_oper.at(access_register_in::kData)), ptys::kMode100GbaseCr4);
 	o = reg(reg_eth::PMTU, 1, {{pmtu::local_port, 1}}, pmtu::kSize);
 	EXPECT_EQ(field(o, pmtu::max_mtu.at(access_register_in::kData)), EthPort::kMaxMtu);
+}
+
+// The control channel's cable pull takes the operational state down while
+// the admin state stays up; plugging the cable back restores it. An
+// InfiniBand port has no cable to pull.
+TEST_F(EthNic, CablePullFlapsTheLink)
+{
+	auto paos_oper = [&](uint16_t op_mod, uint32_t admin) {
+		Msg m(op::ACCESS_REG, op_mod, access_register_in::kData + paos::kSize);
+		m.set(bits::Field{2, 15, 0}, reg_eth::PAOS);
+		m.set(paos::local_port.at(access_register_in::kData), 1);
+		if (admin) {
+			m.set(paos::ase.at(access_register_in::kData), 1);
+			m.set(paos::admin_status.at(access_register_in::kData), admin);
+		}
+		auto o = h.ok(m, access_register_in::kData + paos::kSize);
+		return field(o, paos::oper_status.at(access_register_in::kData));
+	};
+	EXPECT_EQ(paos_oper(0, paos::UP), paos::UP);
+	ASSERT_TRUE(h.fw().set_eth_cable(false));
+	EXPECT_EQ(paos_oper(1, 0), paos::DOWN);
+	ASSERT_TRUE(h.fw().set_eth_cable(true));
+	EXPECT_EQ(paos_oper(1, 0), paos::UP);
+
+	auto fabric2 = std::make_shared<Fabric>();
+	DpHca ib(fabric2, 0);
+	EXPECT_FALSE(ib.h.fw().set_eth_cable(false));
 }
 
 TEST(EthNicOnIb, NicCommandsAreNotThere)

@@ -39,6 +39,7 @@ const char kHelp[] =
 	"hca N hang | unhang                    stop/resume answering commands and heartbeat\n"
 	"hca N qps                              queue pairs: state, PSNs, per-QP counters\n"
 	"hca N nic                              Ethernet: link, SQs, RQs, counters, flow tables\n"
+	"hca N port down | up                   Ethernet: pull the cable / plug it back (link flap)\n"
 	"hca N datapath                         data-path counters, CQs, SRQs\n"
 	"link stats                             fabric counters (packets, drops, delay)\n"
 	"link drop N [SKIP]                     drop N packets on the fabric (after SKIP more)\n"
@@ -132,6 +133,11 @@ std::string hca_command(Hca &hca, unsigned n, const std::vector<std::string> &w)
 	if (cmd == "nic" && argc == 0) {
 		auto lk = fw.dp().lock();
 		return block(head, fw.dp().nic_lines());
+	}
+	if (cmd == "port" && argc == 1 && (arg(0) == "up" || arg(0) == "down")) {
+		if (!fw.set_eth_cable(arg(0) == "up"))
+			return error("port: not an Ethernet port");
+		return ok();
 	}
 	if (cmd == "datapath" && argc == 0) {
 		auto lk = fw.dp().lock();

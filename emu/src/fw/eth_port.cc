@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 // Ethernet port state changes: the data path's link state and the port
-// change event.
+// change event; the control channel's cable pull.
 #include "exec/datapath.h"
 #include "fw/firmware.h"
 #include "fw/prm.h"
@@ -26,6 +26,17 @@ void Firmware::eth_port_changed(bool was_up)
 	eqe[prm::eqe::kSubType] = up ? kSubtypeActive : kSubtypeDown;
 	eqe[kPortByte] = 1 << 4;
 	post_event(eqe);
+}
+
+bool Firmware::set_eth_cable(bool up)
+{
+	if (!is_eth())
+		return false;
+	std::lock_guard<std::mutex> lk(mu);
+	bool was_up = eth.oper_up();
+	eth.cable_up = up;
+	eth_port_changed(was_up);
+	return true;
 }
 
 } // namespace mlx5emu

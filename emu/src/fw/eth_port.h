@@ -26,12 +26,13 @@ struct EthPort {
 	// Port registers.
 	bool admin_up = false;         // PAOS admin status (the port starts down)
 	bool vport_admin_up = true;    // MODIFY_VPORT_STATE admin state
+	bool cable_up = true;          // the control channel's `port down` pulls the cable
 	uint16_t admin_mtu = 1500 + 26; // PMTU: the hardware MTU (L2 header, VLAN tag and FCS included)
 	static constexpr uint16_t kMaxMtu = 9216;
 	bool pause_rx = true, pause_tx = true; // PFCC global pause
 	uint8_t pfc_rx = 0, pfc_tx = 0;
 
-	bool oper_up() const { return admin_up && vport_admin_up; }
+	bool oper_up() const { return admin_up && vport_admin_up && cable_up; }
 };
 
 } // namespace mlx5emu

@@ -219,9 +219,10 @@ void Firmware::function_reset(const char *why)
 	sw_owner_id.clear();
 	{
 		MacAddr mac = eth.perm_mac;
-		bool was_up = eth.oper_up();
+		bool was_up = eth.oper_up(), cable = eth.cable_up;
 		eth = EthPort{};
 		eth.perm_mac = mac;
+		eth.cable_up = cable;
 		if (is_eth())
 			eth_port_changed(was_up);
 	}

@@ -123,6 +123,9 @@ public:
 	// path and, when the operational state changed, posts a port change
 	// event.
 	void eth_port_changed(bool was_up);
+	// The control channel's link flap: the cable is pulled (or plugged
+	// back); false on an InfiniBand port.
+	bool set_eth_cable(bool up);
 
 	EqTable eqs;
 	Faults faults;
