@@ -18,7 +18,8 @@ static void mlx5c_adev_release(struct device *dev)
 	kfree(madev);
 }
 
-int mlx5c_aux_add(struct mlx5c_dev *mdev)
+static int aux_add_one(struct mlx5c_dev *mdev, const char *name,
+		       struct mlx5c_adev **slot)
 {
 	struct mlx5c_adev *madev;
 	int id, err;
@@ -32,7 +33,7 @@ int mlx5c_aux_add(struct mlx5c_dev *mdev)
 		return id;
 	}
 	madev->mdev = mdev;
-	madev->adev.name = MLX5C_AUX_RDMA_NAME;
+	madev->adev.name = name;
 	madev->adev.id = id;
 	madev->adev.dev.parent = &mdev->pdev->dev;
 	madev->adev.dev.release = mlx5c_adev_release;
@@ -48,17 +49,51 @@ int mlx5c_aux_add(struct mlx5c_dev *mdev)
 		auxiliary_device_uninit(&madev->adev);
 		return err;
 	}
-	mdev->rdma_adev = madev;
+	*slot = madev;
 	return 0;
+}
+
+static void aux_del_one(struct mlx5c_adev **slot)
+{
+	if (!*slot)
+		return;
+	auxiliary_device_delete(&(*slot)->adev);
+	auxiliary_device_uninit(&(*slot)->adev);
+	*slot = NULL;
+}
+
+/**
+ * mlx5c_port_is_eth() - whether the function's port runs Ethernet
+ * @mdev: core device
+ *
+ * Return: true for an Ethernet port (port_type of the general capabilities).
+ */
+bool mlx5c_port_is_eth(struct mlx5c_dev *mdev)
+{
+	return MLX5C_CAP_GEN(mdev, port_type) == MLX5_CAP_PORT_TYPE_ETH;
+}
+
+/*
+ * The "rdma" device on every function (mlx5_ib decides what it serves),
+ * the "eth" device (our netdev, en/) on Ethernet ports.
+ */
+int mlx5c_aux_add(struct mlx5c_dev *mdev)
+{
+	int err;
+
+	err = aux_add_one(mdev, MLX5C_AUX_RDMA_NAME, &mdev->rdma_adev);
+	if (err || !mlx5c_port_is_eth(mdev))
+		return err;
+	err = aux_add_one(mdev, MLX5C_AUX_ETH_NAME, &mdev->eth_adev);
+	if (err)
+		aux_del_one(&mdev->rdma_adev);
+	return err;
 }
 
 void mlx5c_aux_del(struct mlx5c_dev *mdev)
 {
-	if (!mdev->rdma_adev)
-		return;
-	auxiliary_device_delete(&mdev->rdma_adev->adev);
-	auxiliary_device_uninit(&mdev->rdma_adev->adev);
-	mdev->rdma_adev = NULL;
+	aux_del_one(&mdev->rdma_adev);
+	aux_del_one(&mdev->eth_adev);
 }
 
 /**

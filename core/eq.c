@@ -161,6 +161,11 @@ static int eq_comp_notify(struct notifier_block *nb, unsigned long action,
 		if (cq && refcount_inc_not_zero(&cq->refcount)) {
 			cq->arm_sn++;
 			cq->comp_events++;
+			if (cq->comp_in_irq) {
+				cq->comp(cq);
+				cq_put(cq);
+				goto next;
+			}
 			spin_lock(&eq->bh_lock);
 			if (list_empty(&cq->bh_entry)) {
 				list_add_tail(&cq->bh_entry, &eq->bh_list);
@@ -174,6 +179,7 @@ static int eq_comp_notify(struct notifier_block *nb, unsigned long action,
 					     "completion event for unknown CQ 0x%x on EQ %u\n",
 					     cqn, eq->eqn);
 		}
+next:
 		rcu_read_unlock();
 		eq->cons_index++;
 		eq->eqes++;

@@ -591,15 +591,25 @@ static int __init mlx5c_init(void)
 
 	get_random_bytes(mlx5c_sw_owner_id, sizeof(mlx5c_sw_owner_id));
 	mlx5c_debugfs_module_init();
+	err = mlx5c_en_init();
+	if (err)
+		goto err_debugfs;
 	err = pci_register_driver(&mlx5c_pci_driver);
 	if (err)
-		mlx5c_debugfs_module_exit();
+		goto err_en;
+	return 0;
+
+err_en:
+	mlx5c_en_exit();
+err_debugfs:
+	mlx5c_debugfs_module_exit();
 	return err;
 }
 
 static void __exit mlx5c_exit(void)
 {
 	pci_unregister_driver(&mlx5c_pci_driver);
+	mlx5c_en_exit();
 	mlx5c_debugfs_module_exit();
 }
 

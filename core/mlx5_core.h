@@ -339,7 +339,8 @@ struct mlx5c_test {
  * @event_nh: notifier for the consumers' events
  * @dbg: debugfs directory
  * @test: debugfs CQ test
- * @rdma_adev: auxiliary device
+ * @rdma_adev: auxiliary device "rdma"
+ * @eth_adev: auxiliary device "eth" (Ethernet ports)
  */
 struct mlx5c_dev {
 	struct pci_dev *pdev;
@@ -373,6 +374,7 @@ struct mlx5c_dev {
 	struct dentry *dbg;
 	struct mlx5c_test test;
 	struct mlx5c_adev *rdma_adev;
+	struct mlx5c_adev *eth_adev;
 };
 
 static inline u32 mlx5c_iseg_read(struct mlx5c_dev *mdev, unsigned int off)
@@ -396,6 +398,11 @@ extern const struct attribute_group *mlx5c_dev_groups[];
 /* aux.c */
 int mlx5c_aux_add(struct mlx5c_dev *mdev);
 void mlx5c_aux_del(struct mlx5c_dev *mdev);
+bool mlx5c_port_is_eth(struct mlx5c_dev *mdev);
+
+/* en/main.c: the Ethernet auxiliary driver, part of this module */
+int mlx5c_en_init(void);
+void mlx5c_en_exit(void);
 
 /* cmd.c */
 int mlx5c_cmd_init(struct mlx5c_dev *mdev);

@@ -22,6 +22,7 @@
 #include <linux/types.h>
 
 #define MLX5C_AUX_RDMA_NAME	"rdma"
+#define MLX5C_AUX_ETH_NAME	"eth"
 
 struct mlx5c_dev;
 struct mlx5c_eq;
@@ -110,6 +111,8 @@ int mlx5c_event_unregister(struct mlx5c_dev *mdev, struct notifier_block *nb);
  * @uid: user id the CQ was created with (0 for kernel CQs)
  * @comp: completion callback, called in softirq context once per batch of
  *	completion events (mandatory)
+ * @comp_in_irq: call @comp from the EQ's interrupt handler, once per
+ *	completion event, instead of the bottom half (for a NAPI owner)
  * @event: asynchronous event callback (CQ error), called in hard-IRQ
  *	context with the EQE type; may be NULL
  * @priv: for the owner of the CQ
@@ -130,6 +133,7 @@ struct mlx5c_cq {
 	u8 arm_sn;
 	u16 uid;
 	void (*comp)(struct mlx5c_cq *cq);
+	bool comp_in_irq;
 	void (*event)(struct mlx5c_cq *cq, int event_type);
 	void *priv;
 	u64 comp_events;

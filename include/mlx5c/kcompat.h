@@ -56,4 +56,57 @@ static inline void vm_flags_clear(struct vm_area_struct *vma, vm_flags_t flags)
 }
 #endif
 
+/* The page pool's helpers moved to <net/page_pool/helpers.h> in v6.6. */
+#ifdef HAVE_PAGE_POOL_HELPERS_H
+#define MLX5C_PAGE_POOL_H <net/page_pool/helpers.h>
+#else
+#define MLX5C_PAGE_POOL_H <net/page_pool.h>
+#endif
+
+/* ethtool_puts() appeared in v6.8. */
+#ifndef HAVE_ETHTOOL_PUTS
+#define ethtool_puts(data, str)	ethtool_sprintf(data, "%s", str)
+#endif
+
+/*
+ * TX queue stop/wake helpers with BQL, <net/netdev_queues.h> since v6.3.
+ * Before: stop when fewer than @stop descriptors are free, re-check after
+ * a barrier (a completion may have freed some meanwhile); wake from the
+ * completion side when at least @start are free.
+ */
+#ifdef HAVE_NETDEV_QUEUES_H
+#include <net/netdev_queues.h>
+#else
+#include <linux/netdevice.h>
+#undef netif_txq_maybe_stop
+#undef netif_txq_completed_wake
+#define netif_txq_maybe_stop(txq, free, stop, start)			\
+	({								\
+		int _r = 1;						\
+		if (unlikely((free) < (stop))) {			\
+			netif_tx_stop_queue(txq);			\
+			smp_mb__after_atomic();				\
+			_r = 0;						\
+			if ((free) >= (start)) {			\
+				netif_tx_start_queue(txq);		\
+				_r = -1;				\
+			}						\
+		}							\
+		_r;							\
+	})
+#define netif_txq_completed_wake(txq, pkts, bytes, free, start)	\
+	({								\
+		int _r = 1;						\
+		netdev_tx_completed_queue(txq, pkts, bytes);		\
+		if ((pkts) && (free) >= (start)) {			\
+			smp_mb();					\
+			if (netif_tx_queue_stopped(txq)) {		\
+				netif_tx_wake_queue(txq);		\
+				_r = 0;					\
+			}						\
+		}							\
+		_r;							\
+	})
+#endif
+
 #endif /* MLX5C_KCOMPAT_H */

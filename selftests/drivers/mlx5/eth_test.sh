@@ -1,13 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Ethernet on the emulator (guest with --link eth): the IN-TREE mlx5_core
-# and its Ethernet driver (mlx5e) bring up one netdev per emulated HCA;
-# each goes into a network namespace of its own with IPv4 and IPv6
-# addresses, and the emulator's L2 switch carries ping, ping -6 and a
-# 64 MiB TCP transfer (socat) whose sha256 must match; the netdev, ethtool
-# and vport counters must move; unloading returns every firmware page. Then
-# the in-tree mlx5_ib on the same ports: RDMA devices with link_layer
-# Ethernet (no RoCE capability is advertised yet).
+# Ethernet on the emulator (guest with --link eth), for the in-tree pair
+# (mlx5_core with mlx5e) and then ours (mlx5_core with its en/ netdev) in
+# the same boot: one netdev per emulated HCA; each goes into a network
+# namespace of its own with IPv4 and IPv6 addresses, and the emulator's L2
+# switch carries ping, ping -6 and a 64 MiB TCP transfer (socat) whose
+# sha256 must match; the netdev, ethtool and vport counters must move;
+# unloading returns every firmware page. Ours also: a link flap from the
+# emulator's control channel shows on the carrier, an MTU change, ethtool
+# -l/-L, and rmmod in the middle of a TCP transfer is clean. Then the
+# in-tree mlx5_ib on the same ports: RDMA devices with link_layer Ethernet
+# (no RoCE capability is advertised yet).
 dir=$(cd "$(dirname "$0")" && pwd)
 . "$dir/lib.sh"
 dmesg_start=$(ktap_dmesg_mark)
@@ -26,7 +29,7 @@ t_modprobe()
 {
 	ip link set lo up 2>/dev/null
 	for h in 0 1; do emu_ctl hca $h trace-clear >/dev/null; done
-	mlx5_load in-tree eth || { dmesg | grep -E 'mlx5' | tail; return 1; }
+	mlx5_load $pair eth || { dmesg | grep -E 'mlx5' | tail; return 1; }
 	for d in $devs; do
 		wait_for 30 sh -c "ls /sys/bus/pci/devices/$d/net 2>/dev/null | grep -q ." ||
 			{ echo "$d: no netdev"; dmesg | grep mlx5 | tail; return 1; }
@@ -132,7 +135,7 @@ t_unload()
 {
 	ip netns del ns0 2>/dev/null
 	ip netns del ns1 2>/dev/null
-	mlx5_unload in-tree || return 1
+	mlx5_unload $pair || return 1
 	for h in 0 1; do
 		p=$(emu_pages_outstanding $h)
 		echo "hca $h: $p pages outstanding"
@@ -161,13 +164,86 @@ t_ib_ethernet()
 	[ -z "$bad" ] || { echo "$bad"; return 1; }
 }
 
-ktap_begin 8
-ktap_case "modprobe mlx5_core (in-tree): one Ethernet netdev per HCA" t_modprobe
-ktap_case "netdevs in two namespaces: carrier up, ethtool speed" t_link_up
-ktap_case "ping over IPv4" t_ping
-ktap_case "ping -6 over IPv6" t_ping6
-ktap_case "TCP transfer of ${MB} MiB, sha256 matches" t_tcp
-ktap_case "ethtool -S and vport counters moved" t_counters
-ktap_case "unload: no error, every firmware page returned" t_unload
+# The emulator takes HCA $1's port down (or up, $2), as a cable would.
+t_flap()
+{
+	for st in down up; do
+		emu_ctl hca 0 port $st >/dev/null || { echo "emu: hca 0 port $st refused"; return 1; }
+		if [ $st = down ]; then
+			wait_for 30 sh -c "! carrier ns0 $dev0" || { echo "$dev0: carrier still up"; return 1; }
+		else
+			wait_for 30 carrier ns0 "$dev0" || { echo "$dev0: no carrier after the flap"; return 1; }
+		fi
+		echo "$dev0: carrier $(ip netns exec ns0 cat /sys/class/net/$dev0/carrier) after port $st"
+	done
+	ip netns exec ns0 ping -c 2 -i 0.2 -W 10 10.77.0.2
+}
+
+# ethtool -i, -l, -L, -g, -k on our netdev; MTU 9000 on both ends, ping
+# with 8000 bytes (a frame over three receive pages), back to 1500.
+t_ctl()
+{
+	ip netns exec ns0 ethtool -i "$dev0" | grep -q '^driver: mlx5_core' || return 1
+	ip netns exec ns0 ethtool -l "$dev0" || return 1
+	n=$(ip netns exec ns0 ethtool -l "$dev0" | awk '/Combined:/ { v = $2 } END { print v }')
+	ip netns exec ns0 ethtool -L "$dev0" combined "$n" || return 1
+	ip netns exec ns0 ethtool -g "$dev0" | grep -q 'RX:' || return 1
+	ip netns exec ns0 ethtool -k "$dev0" | grep -E '^(tcp-segmentation-offload|rx-checksumming|scatter-gather):' || return 1
+	for ns in ns0 ns1; do
+		ip -n $ns link set "$(ns_dev $ns)" mtu 9000 || return 1
+	done
+	wait_for 30 carrier ns0 "$dev0" || return 1
+	wait_for 30 carrier ns1 "$dev1" || return 1
+	ip netns exec ns0 ping -c 3 -i 0.2 -W 10 -s 8000 -M do 10.77.0.2 || return 1
+	for ns in ns0 ns1; do
+		ip -n $ns link set "$(ns_dev $ns)" mtu 1500 || return 1
+	done
+	wait_for 30 carrier ns0 "$dev0" || return 1
+	wait_for 30 carrier ns1 "$dev1" || return 1
+	ip netns exec ns0 ping -c 3 -i 0.2 -W 10 10.77.0.2
+}
+
+# rmmod while a TCP transfer runs: no splat, every page back.
+t_rmmod_busy()
+{
+	ip netns exec ns1 timeout 600 socat -u TCP-LISTEN:$PORT,reuseaddr OPEN:/dev/null >/dev/null 2>&1 &
+	spid=$!
+	wait_for 30 ns_listening ns1 $PORT || { kill $spid; return 1; }
+	ip netns exec ns0 timeout 600 socat -u OPEN:/dev/zero TCP:10.77.0.2:$PORT >/dev/null 2>&1 &
+	cpid=$!
+	tx0=$(link_packets ns0 "$dev0" tx)
+	wait_for 30 sh -c "[ \$(ip netns exec ns0 cat /sys/class/net/$dev0/statistics/tx_packets) -gt $((tx0 + 200)) ]" ||
+		{ echo "no traffic"; kill $spid $cpid; return 1; }
+	ip netns del ns0
+	ip netns del ns1
+	mlx5_unload $pair || { kill $spid $cpid; return 1; }
+	kill $spid $cpid 2>/dev/null
+	wait 2>/dev/null
+	for h in 0 1; do
+		p=$(emu_pages_outstanding $h)
+		echo "hca $h: $p pages outstanding"
+		[ "$p" = 0 ] || return 1
+	done
+	bad=$(dmesg | tail -n +$((dmesg_start + 1)) | grep -E 'mlx5_core [0-9a-f:.]+: .*(failed|error|err\()|WARNING|BUG' | head)
+	[ -z "$bad" ] || { echo "$bad"; return 1; }
+}
+
+ktap_begin 21
+# The in-tree pair first, then ours, in the same boot.
+for pair in in-tree ours; do
+	ktap_case "modprobe mlx5_core: one Ethernet netdev per HCA [$pair]" t_modprobe
+	ktap_case "netdevs in two namespaces: carrier up, ethtool speed [$pair]" t_link_up
+	ktap_case "ping over IPv4 [$pair]" t_ping
+	ktap_case "ping -6 over IPv6 [$pair]" t_ping6
+	ktap_case "TCP transfer of ${MB} MiB, sha256 matches [$pair]" t_tcp
+	ktap_case "ethtool -S and vport counters moved [$pair]" t_counters
+	ktap_case "link flap from the emulator shows on the carrier [$pair]" t_flap
+	ktap_case "unload: no error, every firmware page returned [$pair]" t_unload
+done
+pair=ours
+ktap_case "modprobe mlx5_core again [$pair]" t_modprobe
+ktap_case "netdevs up again [$pair]" t_link_up
+ktap_case "ethtool -i/-l/-L/-g/-k, MTU 9000 and back [$pair]" t_ctl
+ktap_case "rmmod during a TCP transfer: clean, every page returned [$pair]" t_rmmod_busy
 ktap_case "mlx5_ib (in-tree) on the Ethernet ports: link_layer Ethernet, clean unload" t_ib_ethernet
 ktap_end

@@ -1,0 +1,426 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The Ethernet netdev of mlx5_core: one netdev per function whose port
+ * runs Ethernet, bound to the auxiliary device "eth". Each channel (one
+ * per completion vector) has an SQ and an RQ with their CQs on the
+ * vector's EQ and one NAPI context; the RQs sit behind an RQ table and an
+ * indirect TIR (RSS), which the receive flow table's rules point at.
+ */
+#ifndef MLX5C_EN_H
+#define MLX5C_EN_H
+
+#include <linux/etherdevice.h>
+#include <linux/if_vlan.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/u64_stats_sync.h>
+#include <linux/workqueue.h>
+
+#include "../mlx5_core.h"
+#include MLX5C_PAGE_POOL_H
+
+#define MLX5C_EN_DRV_NAME	"mlx5c_en"
+#define MLX5C_EN_MAX_CHANNELS	16
+#define MLX5C_EN_LOG_SQ_SIZE	10	/* WQEBBs */
+#define MLX5C_EN_LOG_RQ_SIZE	9	/* WQEs */
+#define MLX5C_EN_LOG_CQ_SIZE	10
+#define MLX5C_EN_MIN_MTU	68
+#define MLX5C_EN_MAX_MTU	9000
+/* Frame bytes beyond the MTU: Ethernet header, one VLAN tag, FCS. */
+#define MLX5C_EN_HW_MTU_EXTRA	(ETH_HLEN + VLAN_HLEN + ETH_FCS_LEN)
+/* Received frames up to this size are copied into a fresh skb. */
+#define MLX5C_EN_RX_COPYBREAK	256
+
+/* Send WQE layout (facts of the device interface). */
+#define MLX5C_WQE_BB		64	/* basic block */
+#define MLX5C_WQE_DS		16	/* data-segment unit */
+#define MLX5C_WQE_MAX_BBS	16
+#define MLX5C_WQE_MAX_DS	63
+#define MLX5C_WQE_CE_CQ_UPDATE	0x08	/* fm_ce_se: CQE on completion */
+#define MLX5C_ETH_CS_L3		0x40
+#define MLX5C_ETH_CS_L4		0x80
+#define MLX5C_TX_MAX_INLINE	256
+#define MLX5C_INVALID_LKEY	0x100
+#define MLX5C_UAR_SEND_DB	0x800
+
+/* CQE opcodes (op_own >> 4) and the owner bit. */
+#define MLX5C_CQE_OWNER		0x01
+#define MLX5C_CQE_REQ		0x0
+#define MLX5C_CQE_RESP_SEND	0x2
+#define MLX5C_CQE_REQ_ERR	0xd
+#define MLX5C_CQE_RESP_ERR	0xe
+#define MLX5C_CQE_INVALID	0xf
+
+/* Port access registers. */
+#define MLX5C_REG_PMTU		0x5003
+#define MLX5C_REG_PTYS		0x5004
+#define MLX5C_REG_PAOS		0x5006
+#define MLX5C_PORT_UP		1
+#define MLX5C_PORT_DOWN		2
+
+/**
+ * struct mlx5c_en_ctrl_seg - control segment of a send WQE
+ * @opmod_idx_opcode: WQE index << 8 | opcode
+ * @qpn_ds: SQ number << 8 | size in 16-byte units
+ * @signature: unused
+ * @rsvd: reserved
+ * @fm_ce_se: completion flags
+ * @imm: unused
+ */
+struct mlx5c_en_ctrl_seg {
+	__be32 opmod_idx_opcode;
+	__be32 qpn_ds;
+	u8 signature;
+	u8 rsvd[2];
+	u8 fm_ce_se;
+	__be32 imm;
+};
+
+/**
+ * struct mlx5c_en_eth_seg - Ethernet segment of a send WQE
+ * @swp: unused (software parser offsets)
+ * @cs_flags: checksum offload (MLX5C_ETH_CS_*)
+ * @swp_flags: unused
+ * @mss: LSO segment size
+ * @rsvd: reserved
+ * @inline_hdr_sz: bytes of the frame inlined in the WQE
+ * @inline_hdr: its first two bytes; the rest follows the segment
+ */
+struct mlx5c_en_eth_seg {
+	u8 swp[4];
+	u8 cs_flags;
+	u8 swp_flags;
+	__be16 mss;
+	__be32 rsvd;
+	__be16 inline_hdr_sz;
+	u8 inline_hdr[2];
+};
+
+/**
+ * struct mlx5c_en_data_seg - a data pointer
+ * @byte_count: length
+ * @lkey: memory key
+ * @addr: bus address
+ */
+struct mlx5c_en_data_seg {
+	__be32 byte_count;
+	__be32 lkey;
+	__be64 addr;
+};
+
+/**
+ * struct mlx5c_en_buf - a DMA-coherent queue buffer
+ * @va: CPU address
+ * @dma: bus address
+ * @size: bytes (a multiple of 4 KiB)
+ */
+struct mlx5c_en_buf {
+	void *va;
+	dma_addr_t dma;
+	size_t size;
+};
+
+/**
+ * struct mlx5c_en_cq - a completion queue of a channel
+ * @mcq: the core's CQ (dispatch by CQN)
+ * @buf: CQE ring (64-byte CQEs)
+ * @db: doorbell record (consumer index, arm word)
+ * @db_dma: its bus address
+ * @log_size: log2 of the number of CQEs
+ * @cc: consumer counter
+ * @napi: the channel's NAPI context the CQ schedules
+ */
+struct mlx5c_en_cq {
+	struct mlx5c_cq mcq;
+	struct mlx5c_en_buf buf;
+	__be32 *db;
+	dma_addr_t db_dma;
+	u8 log_size;
+	u32 cc;
+	struct napi_struct *napi;
+};
+
+/**
+ * struct mlx5c_en_tx_dma - one DMA mapping of a sent skb
+ * @addr: bus address
+ * @len: length
+ * @page: a fragment (dma_unmap_page) rather than the linear part
+ */
+struct mlx5c_en_tx_dma {
+	dma_addr_t addr;
+	u32 len;
+	bool page;
+};
+
+/**
+ * struct mlx5c_en_tx_info - what a send WQE holds, by its first WQEBB
+ * @skb: the skb
+ * @nbb: WQEBBs of the WQE
+ * @ndma: mappings in @dma
+ * @bytes: bytes counted for BQL and statistics
+ * @packets: frames on the wire (LSO segments)
+ * @dma: the mappings
+ */
+struct mlx5c_en_tx_info {
+	struct sk_buff *skb;
+	u16 nbb;
+	u8 ndma;
+	u32 bytes;
+	u32 packets;
+	struct mlx5c_en_tx_dma dma[MAX_SKB_FRAGS + 1];
+};
+
+/**
+ * struct mlx5c_en_ring_stats - counters of one ring
+ * @syncp: 64-bit counter consistency
+ * @packets: frames
+ * @bytes: bytes
+ * @csum_complete: received with CHECKSUM_COMPLETE
+ * @csum_none: received without checksum information
+ * @csum_partial: sent with checksum offload
+ * @tso_packets: LSO sends
+ * @tso_bytes: bytes sent with LSO
+ * @dropped: dropped by the driver (no buffer, mapping failure)
+ * @errors: error completions
+ * @stopped: times the queue was stopped
+ * @wake: times the queue was woken
+ */
+struct mlx5c_en_ring_stats {
+	struct u64_stats_sync syncp;
+	u64_stats_t packets;
+	u64_stats_t bytes;
+	u64_stats_t csum_complete;
+	u64_stats_t csum_none;
+	u64_stats_t csum_partial;
+	u64_stats_t tso_packets;
+	u64_stats_t tso_bytes;
+	u64_stats_t dropped;
+	u64_stats_t errors;
+	u64_stats_t stopped;
+	u64_stats_t wake;
+};
+
+/**
+ * struct mlx5c_en_sq - a send queue
+ * @sqn: SQ number
+ * @buf: WQE ring
+ * @db: doorbell record
+ * @db_dma: its bus address
+ * @uar: mapped UAR page for the doorbell
+ * @mask: WQEBBs - 1
+ * @pc: producer counter (WQEBBs)
+ * @cc: consumer counter (WQEBBs)
+ * @info: per-WQE state, by first WQEBB
+ * @txq: the netdev queue
+ * @cq: the SQ's CQ
+ * @stats: counters
+ */
+struct mlx5c_en_sq {
+	u32 sqn;
+	struct mlx5c_en_buf buf;
+	__be32 *db;
+	dma_addr_t db_dma;
+	void __iomem *uar;
+	u16 mask;
+	u16 pc;
+	u16 cc;
+	struct mlx5c_en_tx_info *info;
+	struct netdev_queue *txq;
+	struct mlx5c_en_cq cq;
+	struct mlx5c_en_ring_stats stats;
+};
+
+/**
+ * struct mlx5c_en_rq - a receive queue (cyclic, page-pool pages)
+ * @rqn: RQ number
+ * @buf: WQE ring
+ * @db: doorbell record
+ * @db_dma: its bus address
+ * @log_stride: log2 of the WQE size
+ * @nfrags: pages per WQE
+ * @mask: WQEs - 1
+ * @pc: producer counter
+ * @cc: consumer counter
+ * @pages: the page of every WQE fragment (NULL: to refill)
+ * @pool: page pool
+ * @cq: the RQ's CQ
+ * @stats: counters
+ */
+struct mlx5c_en_rq {
+	u32 rqn;
+	struct mlx5c_en_buf buf;
+	__be32 *db;
+	dma_addr_t db_dma;
+	u8 log_stride;
+	u8 nfrags;
+	u16 mask;
+	u16 pc;
+	u16 cc;
+	struct page **pages;
+	struct page_pool *pool;
+	struct mlx5c_en_cq cq;
+	struct mlx5c_en_ring_stats stats;
+};
+
+struct mlx5c_en_priv;
+
+/**
+ * struct mlx5c_en_channel - one completion vector's queues
+ * @priv: netdev private data
+ * @ix: channel index (= TX queue, completion vector)
+ * @napi: polls both CQs
+ * @sq: send queue
+ * @rq: receive queue
+ */
+struct mlx5c_en_channel {
+	struct mlx5c_en_priv *priv;
+	int ix;
+	struct napi_struct napi;
+	struct mlx5c_en_sq sq;
+	struct mlx5c_en_rq rq;
+};
+
+#define MLX5C_EN_FT_LOG_SIZE	7
+#define MLX5C_EN_FT_ADDRS	((1 << MLX5C_EN_FT_LOG_SIZE) - 2)
+
+/**
+ * struct mlx5c_en_fs - the NIC receive flow table
+ * @ft_id: table id (0: none)
+ * @fg_addr: group matching the whole destination MAC (@addrs)
+ * @fg_mcast: group matching the multicast bit (all-multicast)
+ * @fg_any: group without criteria (promiscuous)
+ * @addrs: destination MAC installed at each index of @fg_addr
+ * @used: which indexes of @addrs hold a rule
+ * @allmulti: the all-multicast rule is installed
+ * @promisc: the promiscuous rule is installed
+ * @created: the table exists
+ * @ngroups: groups created, in the order above
+ * @root: the table is the root of the NIC receive tables
+ */
+struct mlx5c_en_fs {
+	u32 ft_id;
+	u32 fg_addr;
+	u32 fg_mcast;
+	u32 fg_any;
+	u8 addrs[MLX5C_EN_FT_ADDRS][ETH_ALEN];
+	DECLARE_BITMAP(used, MLX5C_EN_FT_ADDRS);
+	bool allmulti;
+	bool promisc;
+	bool created;
+	u8 ngroups;
+	bool root;
+};
+
+/**
+ * struct mlx5c_en_priv - netdev private data
+ * @netdev: the netdev
+ * @mdev: core device
+ * @adev: auxiliary device
+ * @lock: serialises open/stop, reconfiguration and steering updates
+ * @tdn: transport domain
+ * @pdn: protection domain
+ * @mkey: physical-address memory key of @pdn
+ * @tisn: transport interface send
+ * @rqtn: RQ table (0: none)
+ * @tirn: indirect TIR (0: none)
+ * @uar: the core's kernel UAR page
+ * @dbr: doorbell records of every queue
+ * @num_channels: channels in use (and configured for the next open)
+ * @max_channels: completion vectors
+ * @channels: the channels while open
+ * @opened: the netdev is up and the queues exist
+ * @fs: receive steering
+ * @rss_key: Toeplitz key
+ * @nb: event notifier (port change)
+ * @port_work: reads the port state into the carrier
+ * @rx_mode_work: reprograms the steering rules from the address lists
+ * @wq: runs the two works
+ * @stats_lock: protects @old_stats and @stats_channels
+ * @stats_channels: channels whose counters the statistics read
+ * @old_stats: counters of channels already destroyed
+ */
+struct mlx5c_en_priv {
+	struct net_device *netdev;
+	struct mlx5c_dev *mdev;
+	struct auxiliary_device *adev;
+	struct mutex lock;	/* state, channels, steering */
+	u32 tdn;
+	u32 pdn;
+	u32 mkey;
+	u32 tisn;
+	u32 rqtn;
+	u32 tirn;
+	void __iomem *uar;
+	struct mlx5c_en_buf dbr;
+	int num_channels;
+	int max_channels;
+	struct mlx5c_en_channel **channels;
+	bool opened;
+	struct mlx5c_en_fs fs;
+	u8 rss_key[40];
+	struct notifier_block nb;
+	struct work_struct port_work;
+	struct work_struct rx_mode_work;
+	struct workqueue_struct *wq;
+	spinlock_t stats_lock;	/* old_stats, stats_channels */
+	int stats_channels;
+	/* In the order of the ethtool counters (ethtool.c, sw_stats). */
+	struct {
+		u64 rx_packets, rx_bytes, rx_csum_complete, rx_csum_none;
+		u64 rx_dropped, rx_errors, tx_packets, tx_bytes, tx_csum_partial;
+		u64 tso_packets, tso_bytes, tx_dropped, tx_errors, tx_stopped, tx_wake;
+	} old_stats;
+};
+
+/* buf.c */
+int mlx5c_en_buf_alloc(struct mlx5c_en_priv *priv, struct mlx5c_en_buf *buf, size_t size);
+void mlx5c_en_buf_free(struct mlx5c_en_priv *priv, struct mlx5c_en_buf *buf);
+void mlx5c_en_buf_fill_pas(const struct mlx5c_en_buf *buf, __be64 *pas);
+
+/* port.c */
+int mlx5c_en_port_set_admin(struct mlx5c_en_priv *priv, bool up);
+int mlx5c_en_port_oper_up(struct mlx5c_en_priv *priv, bool *up);
+int mlx5c_en_port_speed(struct mlx5c_en_priv *priv, u32 *mbps);
+int mlx5c_en_set_hw_mtu(struct mlx5c_en_priv *priv, int mtu);
+int mlx5c_en_query_mac(struct mlx5c_en_priv *priv, u8 *mac);
+int mlx5c_en_vport_counters(struct mlx5c_en_priv *priv, u64 *out, int n);
+void mlx5c_en_port_work(struct work_struct *work);
+int mlx5c_en_port_event(struct notifier_block *nb, unsigned long type, void *data);
+#define MLX5C_EN_VPORT_COUNTERS	8
+extern const char * const mlx5c_en_vport_counter_names[MLX5C_EN_VPORT_COUNTERS];
+
+/* main.c */
+int mlx5c_en_reconfigure(struct mlx5c_en_priv *priv,
+			 int (*apply)(struct mlx5c_en_priv *priv, int arg), int arg);
+
+/* channels.c */
+int mlx5c_en_channels_open(struct mlx5c_en_priv *priv);
+void mlx5c_en_channels_close(struct mlx5c_en_priv *priv);
+int mlx5c_en_rss_create(struct mlx5c_en_priv *priv);
+void mlx5c_en_rss_destroy(struct mlx5c_en_priv *priv);
+
+/* tx.c */
+netdev_tx_t mlx5c_en_xmit(struct sk_buff *skb, struct net_device *netdev);
+bool mlx5c_en_poll_tx(struct mlx5c_en_sq *sq, int budget);
+void mlx5c_en_sq_drain(struct mlx5c_en_priv *priv, struct mlx5c_en_sq *sq);
+
+/* rx.c */
+int mlx5c_en_poll_rx(struct mlx5c_en_channel *c, int budget);
+bool mlx5c_en_rq_refill(struct mlx5c_en_priv *priv, struct mlx5c_en_rq *rq);
+void mlx5c_en_rq_free_pages(struct mlx5c_en_rq *rq);
+
+/* cq helpers (channels.c) */
+struct mlx5_cqe64 *mlx5c_en_cqe_next(struct mlx5c_en_cq *cq);
+void mlx5c_en_cq_update_ci(struct mlx5c_en_cq *cq);
+void mlx5c_en_cq_arm(struct mlx5c_en_priv *priv, struct mlx5c_en_cq *cq);
+
+/* fs.c */
+int mlx5c_en_fs_create(struct mlx5c_en_priv *priv);
+void mlx5c_en_fs_destroy(struct mlx5c_en_priv *priv);
+void mlx5c_en_rx_mode_work(struct work_struct *work);
+
+/* stats (ethtool.c) */
+void mlx5c_en_fold_stats(struct mlx5c_en_priv *priv, struct mlx5c_en_channel *c);
+extern const struct ethtool_ops mlx5c_en_ethtool_ops;
+
+#endif /* MLX5C_EN_H */

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ethtool: driver information, link settings (speed from PTYS), the
+ * counters (-S: software ring counters and the vport counters), channels
+ * (-l/-L) and rings (-g).
+ */
+#include <linux/ethtool.h>
+
+#include "en.h"
+
+/* Software counters: name and offset in struct mlx5c_en_ring_stats. */
+struct en_stat {
+	const char *name;
+	bool rx;
+	size_t off;
+};
+
+#define RX_STAT(n, f) { n, true, offsetof(struct mlx5c_en_ring_stats, f) }
+#define TX_STAT(n, f) { n, false, offsetof(struct mlx5c_en_ring_stats, f) }
+
+static const struct en_stat sw_stats[] = {
+	RX_STAT("rx_packets", packets),
+	RX_STAT("rx_bytes", bytes),
+	RX_STAT("rx_csum_complete", csum_complete),
+	RX_STAT("rx_csum_none", csum_none),
+	RX_STAT("rx_dropped", dropped),
+	RX_STAT("rx_errors", errors),
+	TX_STAT("tx_packets", packets),
+	TX_STAT("tx_bytes", bytes),
+	TX_STAT("tx_csum_partial", csum_partial),
+	TX_STAT("tx_tso_packets", tso_packets),
+	TX_STAT("tx_tso_bytes", tso_bytes),
+	TX_STAT("tx_dropped", dropped),
+	TX_STAT("tx_errors", errors),
+	TX_STAT("tx_queue_stopped", stopped),
+	TX_STAT("tx_queue_wake", wake),
+};
+
+#define NUM_SW_STATS ARRAY_SIZE(sw_stats)
+
+/* The totals of channels destroyed, in sw_stats order. */
+static u64 *old_stat(struct mlx5c_en_priv *priv, int i)
+{
+	u64 *o = (u64 *)&priv->old_stats;
+
+	BUILD_BUG_ON(sizeof(priv->old_stats) != NUM_SW_STATS * sizeof(u64));
+	return &o[i];
+}
+
+static u64 ring_stat(struct mlx5c_en_ring_stats *s, size_t off)
+{
+	unsigned int start;
+	u64 v;
+
+	do {
+		start = u64_stats_fetch_begin(&s->syncp);
+		v = u64_stats_read((u64_stats_t *)((u8 *)s + off));
+	} while (u64_stats_fetch_retry(&s->syncp, start));
+	return v;
+}
+
+static u64 channel_stat(struct mlx5c_en_channel *c, int i)
+{
+	return ring_stat(sw_stats[i].rx ? &c->rq.stats : &c->sq.stats, sw_stats[i].off);
+}
+
+/**
+ * mlx5c_en_fold_stats() - add a channel's counters to the totals kept
+ * @priv: netdev private data, stats_lock held
+ * @c: channel about to be destroyed
+ */
+void mlx5c_en_fold_stats(struct mlx5c_en_priv *priv, struct mlx5c_en_channel *c)
+{
+	int i;
+
+	for (i = 0; i < NUM_SW_STATS; i++)
+		*old_stat(priv, i) += channel_stat(c, i);
+}
+
+static void en_get_drvinfo(struct net_device *netdev, struct ethtool_drvinfo *info)
+{
+	struct mlx5c_en_priv *priv = netdev_priv(netdev);
+	u16 major, minor, sub;
+
+	strscpy(info->driver, MLX5C_DRV_NAME, sizeof(info->driver));
+	mlx5c_fw_version(priv->mdev, &major, &minor, &sub);
+	snprintf(info->fw_version, sizeof(info->fw_version), "%u.%u.%u (%s)",
+		 major, minor, sub, mlx5c_board_id(priv->mdev));
+	strscpy(info->bus_info, pci_name(priv->mdev->pdev), sizeof(info->bus_info));
+}
+
+static int en_get_link_ksettings(struct net_device *netdev,
+				 struct ethtool_link_ksettings *ks)
+{
+	struct mlx5c_en_priv *priv = netdev_priv(netdev);
+	u32 mbps = 0;
+
+	ethtool_link_ksettings_zero_link_mode(ks, supported);
+	ethtool_link_ksettings_zero_link_mode(ks, advertising);
+	ks->base.port = PORT_DA;
+	ks->base.autoneg = AUTONEG_DISABLE;
+	ks->base.duplex = DUPLEX_UNKNOWN;
+	ks->base.speed = SPEED_UNKNOWN;
+	if (netif_carrier_ok(netdev) && !mlx5c_en_port_speed(priv, &mbps) && mbps) {
+		ks->base.speed = mbps;
+		ks->base.duplex = DUPLEX_FULL;
+	}
+	return 0;
+}
+
+static int en_get_sset_count(struct net_device *netdev, int sset)
+{
+	if (sset != ETH_SS_STATS)
+		return -EOPNOTSUPP;
+	return NUM_SW_STATS + MLX5C_EN_VPORT_COUNTERS;
+}
+
+static void en_get_strings(struct net_device *netdev, u32 sset, u8 *data)
+{
+	int i;
+
+	if (sset != ETH_SS_STATS)
+		return;
+	for (i = 0; i < NUM_SW_STATS; i++)
+		ethtool_puts(&data, sw_stats[i].name);
+	for (i = 0; i < MLX5C_EN_VPORT_COUNTERS; i++)
+		ethtool_puts(&data, mlx5c_en_vport_counter_names[i]);
+}
+
+static void en_get_ethtool_stats(struct net_device *netdev, struct ethtool_stats *stats,
+				 u64 *data)
+{
+	struct mlx5c_en_priv *priv = netdev_priv(netdev);
+	int i, j;
+
+	spin_lock_bh(&priv->stats_lock);
+	for (i = 0; i < NUM_SW_STATS; i++) {
+		data[i] = *old_stat(priv, i);
+		for (j = 0; j < priv->stats_channels; j++)
+			data[i] += channel_stat(priv->channels[j], i);
+	}
+	spin_unlock_bh(&priv->stats_lock);
+	if (mlx5c_en_vport_counters(priv, data + NUM_SW_STATS, MLX5C_EN_VPORT_COUNTERS))
+		memset(data + NUM_SW_STATS, 0, MLX5C_EN_VPORT_COUNTERS * sizeof(u64));
+}
+
+static void en_get_channels(struct net_device *netdev, struct ethtool_channels *ch)
+{
+	struct mlx5c_en_priv *priv = netdev_priv(netdev);
+
+	ch->max_combined = priv->max_channels;
+	ch->combined_count = priv->num_channels;
+}
+
+static int apply_channels(struct mlx5c_en_priv *priv, int n)
+{
+	priv->num_channels = n;
+	return 0;
+}
+
+static int en_set_channels(struct net_device *netdev, struct ethtool_channels *ch)
+{
+	struct mlx5c_en_priv *priv = netdev_priv(netdev);
+
+	if (!ch->combined_count || ch->rx_count || ch->tx_count || ch->other_count ||
+	    ch->combined_count > priv->max_channels)
+		return -EINVAL;
+	if (ch->combined_count == priv->num_channels)
+		return 0;
+	return mlx5c_en_reconfigure(priv, apply_channels, ch->combined_count);
+}
+
+static void en_get_ringparam(struct net_device *netdev, struct ethtool_ringparam *ring,
+			     struct kernel_ethtool_ringparam *kring,
+			     struct netlink_ext_ack *extack)
+{
+	ring->rx_max_pending = BIT(MLX5C_EN_LOG_RQ_SIZE);
+	ring->rx_pending = BIT(MLX5C_EN_LOG_RQ_SIZE);
+	ring->tx_max_pending = BIT(MLX5C_EN_LOG_SQ_SIZE);
+	ring->tx_pending = BIT(MLX5C_EN_LOG_SQ_SIZE);
+}
+
+const struct ethtool_ops mlx5c_en_ethtool_ops = {
+	.get_drvinfo = en_get_drvinfo,
+	.get_link = ethtool_op_get_link,
+	.get_link_ksettings = en_get_link_ksettings,
+	.get_sset_count = en_get_sset_count,
+	.get_strings = en_get_strings,
+	.get_ethtool_stats = en_get_ethtool_stats,
+	.get_channels = en_get_channels,
+	.set_channels = en_set_channels,
+	.get_ringparam = en_get_ringparam,
+};

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Receive steering: the root NIC receive flow table, with one group whose
+ * rules match a whole destination MAC (our address, broadcast, the
+ * unicast and multicast lists), one matching the multicast bit
+ * (all-multicast) and one matching everything (promiscuous). Every rule
+ * forwards to the RSS TIR.
+ */
+#include <linux/slab.h>
+
+#include "en.h"
+
+#define FT_IX_MCAST	MLX5C_EN_FT_ADDRS
+#define FT_IX_ANY	(MLX5C_EN_FT_ADDRS + 1)
+#define MATCH_OUTER	1	/* match_criteria_enable: outer headers */
+#define MLX5C_FT_DEST_SIZE	8	/* one destination entry */
+
+static int create_group(struct mlx5c_en_priv *priv, u32 start, u32 end,
+			const u8 *dmac_mask, u32 *id)
+{
+	u32 out[MLX5_ST_SZ_DW(create_flow_group_out)] = {};
+	int inlen = MLX5_ST_SZ_BYTES(create_flow_group_in);
+	void *in, *hdr;
+	int err;
+
+	in = kvzalloc(inlen, GFP_KERNEL);
+	if (!in)
+		return -ENOMEM;
+	MLX5_SET(create_flow_group_in, in, opcode, MLX5_CMD_OP_CREATE_FLOW_GROUP);
+	MLX5_SET(create_flow_group_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
+	MLX5_SET(create_flow_group_in, in, table_id, priv->fs.ft_id);
+	MLX5_SET(create_flow_group_in, in, start_flow_index, start);
+	MLX5_SET(create_flow_group_in, in, end_flow_index, end);
+	if (dmac_mask) {
+		MLX5_SET(create_flow_group_in, in, match_criteria_enable, MATCH_OUTER);
+		hdr = MLX5_ADDR_OF(create_flow_group_in, in, match_criteria.outer_headers);
+		ether_addr_copy(MLX5_ADDR_OF(fte_match_set_lyr_2_4, hdr, dmac_47_16), dmac_mask);
+	}
+	err = mlx5c_cmd_exec(priv->mdev, in, inlen, out, sizeof(out));
+	if (!err)
+		*id = MLX5_GET(create_flow_group_out, out, group_id);
+	kvfree(in);
+	return err;
+}
+
+static void destroy_group(struct mlx5c_en_priv *priv, u32 id)
+{
+	u32 in[MLX5_ST_SZ_DW(destroy_flow_group_in)] = {};
+	u32 out[MLX5_ST_SZ_DW(destroy_flow_group_out)] = {};
+
+	MLX5_SET(destroy_flow_group_in, in, opcode, MLX5_CMD_OP_DESTROY_FLOW_GROUP);
+	MLX5_SET(destroy_flow_group_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
+	MLX5_SET(destroy_flow_group_in, in, table_id, priv->fs.ft_id);
+	MLX5_SET(destroy_flow_group_in, in, group_id, id);
+	mlx5c_cmd_exec(priv->mdev, in, sizeof(in), out, sizeof(out));
+}
+
+/* A rule at @index of group @group forwarding to the TIR; @dmac may be NULL. */
+static int set_rule(struct mlx5c_en_priv *priv, u32 index, u32 group, const u8 *dmac)
+{
+	u32 out[MLX5_ST_SZ_DW(set_fte_out)] = {};
+	int inlen = MLX5_ST_SZ_BYTES(set_fte_in) + MLX5C_FT_DEST_SIZE;
+	void *in, *fc, *hdr;
+	__be32 *dest;
+	int err;
+
+	in = kvzalloc(inlen, GFP_KERNEL);
+	if (!in)
+		return -ENOMEM;
+	MLX5_SET(set_fte_in, in, opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
+	MLX5_SET(set_fte_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
+	MLX5_SET(set_fte_in, in, table_id, priv->fs.ft_id);
+	MLX5_SET(set_fte_in, in, flow_index, index);
+	fc = MLX5_ADDR_OF(set_fte_in, in, flow_context);
+	MLX5_SET(flow_context, fc, group_id, group);
+	MLX5_SET(flow_context, fc, action, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST);
+	MLX5_SET(flow_context, fc, destination_list_size, 1);
+	if (dmac) {
+		hdr = MLX5_ADDR_OF(flow_context, fc, match_value.outer_headers);
+		ether_addr_copy(MLX5_ADDR_OF(fte_match_set_lyr_2_4, hdr, dmac_47_16), dmac);
+	}
+	/* A destination: type in the top byte, id below; the layout's name differs by kernel. */
+	dest = MLX5_ADDR_OF(flow_context, fc, destination);
+	dest[0] = cpu_to_be32(MLX5_IFC_FLOW_DESTINATION_TYPE_TIR << 24 | priv->tirn);
+	err = mlx5c_cmd_exec(priv->mdev, in, inlen, out, sizeof(out));
+	kvfree(in);
+	return err;
+}
+
+static void del_rule(struct mlx5c_en_priv *priv, u32 index)
+{
+	u32 in[MLX5_ST_SZ_DW(delete_fte_in)] = {};
+	u32 out[MLX5_ST_SZ_DW(delete_fte_out)] = {};
+
+	MLX5_SET(delete_fte_in, in, opcode, MLX5_CMD_OP_DELETE_FLOW_TABLE_ENTRY);
+	MLX5_SET(delete_fte_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
+	MLX5_SET(delete_fte_in, in, table_id, priv->fs.ft_id);
+	MLX5_SET(delete_fte_in, in, flow_index, index);
+	mlx5c_cmd_exec(priv->mdev, in, sizeof(in), out, sizeof(out));
+}
+
+static int set_root(struct mlx5c_en_priv *priv, bool connect)
+{
+	u32 in[MLX5_ST_SZ_DW(set_flow_table_root_in)] = {};
+	u32 out[MLX5_ST_SZ_DW(set_flow_table_root_out)] = {};
+
+	MLX5_SET(set_flow_table_root_in, in, opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ROOT);
+	MLX5_SET(set_flow_table_root_in, in, op_mod, connect ? 0 : 1);
+	MLX5_SET(set_flow_table_root_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
+	if (connect)
+		MLX5_SET(set_flow_table_root_in, in, table_id, priv->fs.ft_id);
+	return mlx5c_cmd_exec(priv->mdev, in, sizeof(in), out, sizeof(out));
+}
+
+/* The destination MACs the netdev wants now; *allmulti when they overflow. */
+static int wanted_addrs(struct net_device *netdev, u8 (*addrs)[ETH_ALEN], bool *allmulti)
+{
+	struct netdev_hw_addr *ha;
+	int n = 0;
+
+	ether_addr_copy(addrs[n++], netdev->dev_addr);
+	eth_broadcast_addr(addrs[n++]);
+	netif_addr_lock_bh(netdev);
+	netdev_for_each_uc_addr(ha, netdev)
+		if (n < MLX5C_EN_FT_ADDRS)
+			ether_addr_copy(addrs[n++], ha->addr);
+	netdev_for_each_mc_addr(ha, netdev) {
+		if (n < MLX5C_EN_FT_ADDRS)
+			ether_addr_copy(addrs[n++], ha->addr);
+		else
+			*allmulti = true;
+	}
+	netif_addr_unlock_bh(netdev);
+	return n;
+}
+
+static bool addr_in(u8 (*addrs)[ETH_ALEN], int n, const u8 *a)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (ether_addr_equal(addrs[i], a))
+			return true;
+	return false;
+}
+
+/* Bring the rules in line with the netdev's addresses and flags. */
+static void fs_sync(struct mlx5c_en_priv *priv)
+{
+	struct mlx5c_en_fs *fs = &priv->fs;
+	struct net_device *netdev = priv->netdev;
+	bool allmulti = netdev->flags & IFF_ALLMULTI;
+	bool promisc = netdev->flags & IFF_PROMISC;
+	static const u8 mcast[ETH_ALEN] = { 0x01 };
+	u8 (*addrs)[ETH_ALEN];
+	int n, i, ix;
+
+	addrs = kcalloc(MLX5C_EN_FT_ADDRS, ETH_ALEN, GFP_KERNEL);
+	if (!addrs)
+		return;
+	n = wanted_addrs(netdev, addrs, &allmulti);
+	for_each_set_bit(ix, fs->used, MLX5C_EN_FT_ADDRS) {
+		if (addr_in(addrs, n, fs->addrs[ix]))
+			continue;
+		del_rule(priv, ix);
+		clear_bit(ix, fs->used);
+	}
+	for (i = 0; i < n; i++) {
+		bool have = false;
+
+		for_each_set_bit(ix, fs->used, MLX5C_EN_FT_ADDRS)
+			if (ether_addr_equal(fs->addrs[ix], addrs[i]))
+				have = true;
+		if (have)
+			continue;
+		ix = find_first_zero_bit(fs->used, MLX5C_EN_FT_ADDRS);
+		if (ix >= MLX5C_EN_FT_ADDRS)
+			break;
+		if (set_rule(priv, ix, fs->fg_addr, addrs[i]))
+			continue;
+		ether_addr_copy(fs->addrs[ix], addrs[i]);
+		set_bit(ix, fs->used);
+	}
+	if (allmulti != fs->allmulti) {
+		if (allmulti)
+			allmulti = !set_rule(priv, FT_IX_MCAST, fs->fg_mcast, mcast);
+		else
+			del_rule(priv, FT_IX_MCAST);
+		fs->allmulti = allmulti;
+	}
+	if (promisc != fs->promisc) {
+		if (promisc)
+			promisc = !set_rule(priv, FT_IX_ANY, fs->fg_any, NULL);
+		else
+			del_rule(priv, FT_IX_ANY);
+		fs->promisc = promisc;
+	}
+	kfree(addrs);
+}
+
+/**
+ * mlx5c_en_fs_create() - the flow table, its groups and rules, as the root
+ * @priv: netdev private data, with the TIR
+ *
+ * Return: 0 or a negative errno.
+ */
+int mlx5c_en_fs_create(struct mlx5c_en_priv *priv)
+{
+	u32 out[MLX5_ST_SZ_DW(create_flow_table_out)] = {};
+	u32 in[MLX5_ST_SZ_DW(create_flow_table_in)] = {};
+	static const u8 mcast[ETH_ALEN] = { 0x01 };
+	struct mlx5c_en_fs *fs = &priv->fs;
+	u8 all[ETH_ALEN];
+	int err;
+
+	memset(fs, 0, sizeof(*fs));
+	MLX5_SET(create_flow_table_in, in, opcode, MLX5_CMD_OP_CREATE_FLOW_TABLE);
+	MLX5_SET(create_flow_table_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
+	MLX5_SET(create_flow_table_in, in, flow_table_context.level, 0);
+	MLX5_SET(create_flow_table_in, in, flow_table_context.log_size, MLX5C_EN_FT_LOG_SIZE);
+	err = mlx5c_cmd_exec(priv->mdev, in, sizeof(in), out, sizeof(out));
+	if (err)
+		return err;
+	fs->ft_id = MLX5_GET(create_flow_table_out, out, table_id);
+
+	fs->created = true;
+	eth_broadcast_addr(all);
+	err = create_group(priv, 0, MLX5C_EN_FT_ADDRS - 1, all, &fs->fg_addr);
+	if (!err) {
+		fs->ngroups++;
+		err = create_group(priv, FT_IX_MCAST, FT_IX_MCAST, mcast, &fs->fg_mcast);
+	}
+	if (!err) {
+		fs->ngroups++;
+		err = create_group(priv, FT_IX_ANY, FT_IX_ANY, NULL, &fs->fg_any);
+	}
+	if (!err) {
+		fs->ngroups++;
+		err = set_root(priv, true);
+	}
+	if (!err)
+		fs->root = true;
+	if (err) {
+		mlx5c_en_fs_destroy(priv);
+		return err;
+	}
+	fs_sync(priv);
+	return 0;
+}
+
+/**
+ * mlx5c_en_fs_destroy() - disconnect and destroy the flow table
+ * @priv: netdev private data
+ */
+void mlx5c_en_fs_destroy(struct mlx5c_en_priv *priv)
+{
+	u32 out[MLX5_ST_SZ_DW(destroy_flow_table_out)] = {};
+	u32 in[MLX5_ST_SZ_DW(destroy_flow_table_in)] = {};
+	struct mlx5c_en_fs *fs = &priv->fs;
+	int ix;
+
+	if (!fs->created)
+		return;
+	if (fs->root)
+		set_root(priv, false);
+	for_each_set_bit(ix, fs->used, MLX5C_EN_FT_ADDRS)
+		del_rule(priv, ix);
+	if (fs->allmulti)
+		del_rule(priv, FT_IX_MCAST);
+	if (fs->promisc)
+		del_rule(priv, FT_IX_ANY);
+	if (fs->ngroups > 2)
+		destroy_group(priv, fs->fg_any);
+	if (fs->ngroups > 1)
+		destroy_group(priv, fs->fg_mcast);
+	if (fs->ngroups > 0)
+		destroy_group(priv, fs->fg_addr);
+	MLX5_SET(destroy_flow_table_in, in, opcode, MLX5_CMD_OP_DESTROY_FLOW_TABLE);
+	MLX5_SET(destroy_flow_table_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
+	MLX5_SET(destroy_flow_table_in, in, table_id, fs->ft_id);
+	mlx5c_cmd_exec(priv->mdev, in, sizeof(in), out, sizeof(out));
+	memset(fs, 0, sizeof(*fs));
+}
+
+/**
+ * mlx5c_en_rx_mode_work() - reprogram the rules (ndo_set_rx_mode's work)
+ * @work: the netdev's rx-mode work
+ */
+void mlx5c_en_rx_mode_work(struct work_struct *work)
+{
+	struct mlx5c_en_priv *priv = container_of(work, struct mlx5c_en_priv, rx_mode_work);
+
+	mutex_lock(&priv->lock);
+	if (priv->opened && priv->fs.root)
+		fs_sync(priv);
+	mutex_unlock(&priv->lock);
+}

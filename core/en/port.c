@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The port and the NIC vport as the netdev sees them: administrative
+ * state (PAOS), operational state and speed (PAOS, PTYS), MTU (PMTU and
+ * the vport context), the permanent MAC address and the vport counters;
+ * port change events update the carrier.
+ */
+#include <linux/slab.h>
+
+#include "en.h"
+
+#define MLX5C_PTYS_EN		BIT(2)
+
+static int access_reg(struct mlx5c_en_priv *priv, u16 reg, bool write,
+		      const void *data, void *out_data, int size)
+{
+	int inlen = MLX5_ST_SZ_BYTES(access_register_in) + size;
+	int outlen = MLX5_ST_SZ_BYTES(access_register_out) + size;
+	void *in, *out;
+	int err;
+
+	in = kzalloc(inlen, GFP_KERNEL);
+	out = kzalloc(outlen, GFP_KERNEL);
+	if (!in || !out) {
+		err = -ENOMEM;
+		goto out;
+	}
+	MLX5_SET(access_register_in, in, opcode, MLX5_CMD_OP_ACCESS_REG);
+	MLX5_SET(access_register_in, in, op_mod, write ? 0 : 1);
+	MLX5_SET(access_register_in, in, register_id, reg);
+	memcpy(MLX5_ADDR_OF(access_register_in, in, register_data), data, size);
+	err = mlx5c_cmd_exec(priv->mdev, in, inlen, out, outlen);
+	if (!err && out_data)
+		memcpy(out_data, MLX5_ADDR_OF(access_register_out, out, register_data), size);
+out:
+	kfree(in);
+	kfree(out);
+	return err;
+}
+
+/**
+ * mlx5c_en_port_set_admin() - set the port's administrative state (PAOS)
+ * @priv: netdev private data
+ * @up: up or down
+ *
+ * Return: 0 or a negative errno.
+ */
+int mlx5c_en_port_set_admin(struct mlx5c_en_priv *priv, bool up)
+{
+	u32 reg[MLX5_ST_SZ_DW(paos_reg)] = {};
+
+	MLX5_SET(paos_reg, reg, local_port, 1);
+	MLX5_SET(paos_reg, reg, admin_status, up ? MLX5C_PORT_UP : MLX5C_PORT_DOWN);
+	MLX5_SET(paos_reg, reg, ase, 1);
+	return access_reg(priv, MLX5C_REG_PAOS, true, reg, NULL, sizeof(reg));
+}
+
+/**
+ * mlx5c_en_port_oper_up() - read the port's operational state (PAOS)
+ * @priv: netdev private data
+ * @up: whether the link is up (out)
+ *
+ * Return: 0 or a negative errno.
+ */
+int mlx5c_en_port_oper_up(struct mlx5c_en_priv *priv, bool *up)
+{
+	u32 reg[MLX5_ST_SZ_DW(paos_reg)] = {};
+	int err;
+
+	MLX5_SET(paos_reg, reg, local_port, 1);
+	err = access_reg(priv, MLX5C_REG_PAOS, false, reg, reg, sizeof(reg));
+	if (!err)
+		*up = MLX5_GET(paos_reg, reg, oper_status) == MLX5C_PORT_UP;
+	return err;
+}
+
+/* Link modes of PTYS eth_proto_oper (the bit number) and their speed. */
+static const struct {
+	u8 bit;
+	u32 mbps;
+} ptys_speeds[] = {
+	{ 1, 1000 }, { 2, 10000 }, { 3, 10000 }, { 4, 10000 }, { 6, 40000 },
+	{ 7, 40000 }, { 12, 10000 }, { 14, 10000 }, { 15, 40000 }, { 16, 40000 },
+	{ 20, 100000 }, { 21, 100000 }, { 22, 100000 }, { 23, 100000 },
+	{ 27, 25000 }, { 28, 25000 }, { 29, 25000 }, { 30, 50000 }, { 31, 50000 },
+};
+
+/**
+ * mlx5c_en_port_speed() - the operational link speed (PTYS)
+ * @priv: netdev private data
+ * @mbps: speed in Mb/s, 0 if unknown or down (out)
+ *
+ * Return: 0 or a negative errno.
+ */
+int mlx5c_en_port_speed(struct mlx5c_en_priv *priv, u32 *mbps)
+{
+	u32 reg[MLX5_ST_SZ_DW(ptys_reg)] = {};
+	u32 oper;
+	int err, i;
+
+	MLX5_SET(ptys_reg, reg, local_port, 1);
+	MLX5_SET(ptys_reg, reg, proto_mask, MLX5C_PTYS_EN);
+	err = access_reg(priv, MLX5C_REG_PTYS, false, reg, reg, sizeof(reg));
+	if (err)
+		return err;
+	oper = MLX5_GET(ptys_reg, reg, eth_proto_oper);
+	*mbps = 0;
+	for (i = 0; i < ARRAY_SIZE(ptys_speeds); i++)
+		if (oper & BIT(ptys_speeds[i].bit))
+			*mbps = max(*mbps, ptys_speeds[i].mbps);
+	return 0;
+}
+
+/**
+ * mlx5c_en_set_hw_mtu() - set the port and vport MTU for a netdev MTU
+ * @priv: netdev private data
+ * @mtu: netdev MTU; the hardware MTU adds the L2 header, a VLAN tag and FCS
+ *
+ * Return: 0 or a negative errno.
+ */
+int mlx5c_en_set_hw_mtu(struct mlx5c_en_priv *priv, int mtu)
+{
+	u32 in[MLX5_ST_SZ_DW(modify_nic_vport_context_in)] = {};
+	u32 out[MLX5_ST_SZ_DW(modify_nic_vport_context_out)] = {};
+	u32 reg[MLX5_ST_SZ_DW(pmtu_reg)] = {};
+	u16 hw_mtu = mtu + MLX5C_EN_HW_MTU_EXTRA;
+	int err;
+
+	MLX5_SET(pmtu_reg, reg, local_port, 1);
+	MLX5_SET(pmtu_reg, reg, admin_mtu, hw_mtu);
+	err = access_reg(priv, MLX5C_REG_PMTU, true, reg, NULL, sizeof(reg));
+	if (err)
+		return err;
+	MLX5_SET(modify_nic_vport_context_in, in, opcode, MLX5_CMD_OP_MODIFY_NIC_VPORT_CONTEXT);
+	MLX5_SET(modify_nic_vport_context_in, in, field_select.mtu, 1);
+	MLX5_SET(modify_nic_vport_context_in, in, nic_vport_context.mtu, hw_mtu);
+	return mlx5c_cmd_exec(priv->mdev, in, sizeof(in), out, sizeof(out));
+}
+
+/**
+ * mlx5c_en_query_mac() - the permanent MAC address of the NIC vport
+ * @priv: netdev private data
+ * @mac: ETH_ALEN bytes (out)
+ *
+ * Return: 0 or a negative errno.
+ */
+int mlx5c_en_query_mac(struct mlx5c_en_priv *priv, u8 *mac)
+{
+	u32 in[MLX5_ST_SZ_DW(query_nic_vport_context_in)] = {};
+	int outlen = MLX5_ST_SZ_BYTES(query_nic_vport_context_out);
+	void *out, *addr;
+	int err;
+
+	out = kzalloc(outlen, GFP_KERNEL);
+	if (!out)
+		return -ENOMEM;
+	MLX5_SET(query_nic_vport_context_in, in, opcode, MLX5_CMD_OP_QUERY_NIC_VPORT_CONTEXT);
+	err = mlx5c_cmd_exec(priv->mdev, in, sizeof(in), out, outlen);
+	if (!err) {
+		addr = MLX5_ADDR_OF(query_nic_vport_context_out, out,
+				    nic_vport_context.permanent_address);
+		/* mac_addr_47_32 sits in the low half of the first dword. */
+		ether_addr_copy(mac, addr + 2);
+	}
+	kfree(out);
+	return err;
+}
+
+const char * const mlx5c_en_vport_counter_names[MLX5C_EN_VPORT_COUNTERS] = {
+	"rx_vport_unicast_packets", "rx_vport_unicast_bytes",
+	"tx_vport_unicast_packets", "tx_vport_unicast_bytes",
+	"rx_vport_multicast_packets", "rx_vport_broadcast_packets",
+	"tx_vport_multicast_packets", "tx_vport_broadcast_packets",
+};
+
+/**
+ * mlx5c_en_vport_counters() - read the vport counters (QUERY_VPORT_COUNTER)
+ * @priv: netdev private data
+ * @out: MLX5C_EN_VPORT_COUNTERS values, in mlx5c_en_vport_counter_names order
+ * @n: room in @out
+ *
+ * Return: 0 or a negative errno.
+ */
+int mlx5c_en_vport_counters(struct mlx5c_en_priv *priv, u64 *out, int n)
+{
+	u32 in[MLX5_ST_SZ_DW(query_vport_counter_in)] = {};
+	int outlen = MLX5_ST_SZ_BYTES(query_vport_counter_out);
+	void *o;
+	int err;
+
+	if (n < MLX5C_EN_VPORT_COUNTERS)
+		return -EINVAL;
+	o = kzalloc(outlen, GFP_KERNEL);
+	if (!o)
+		return -ENOMEM;
+	MLX5_SET(query_vport_counter_in, in, opcode, MLX5_CMD_OP_QUERY_VPORT_COUNTER);
+	err = mlx5c_cmd_exec(priv->mdev, in, sizeof(in), o, outlen);
+	if (!err) {
+#define VC(fld, what) MLX5_GET64(traffic_counter, \
+	MLX5_ADDR_OF(query_vport_counter_out, o, fld), what)
+		out[0] = VC(received_eth_unicast, packets);
+		out[1] = VC(received_eth_unicast, octets);
+		out[2] = VC(transmitted_eth_unicast, packets);
+		out[3] = VC(transmitted_eth_unicast, octets);
+		out[4] = VC(received_eth_multicast, packets);
+		out[5] = VC(received_eth_broadcast, packets);
+		out[6] = VC(transmitted_eth_multicast, packets);
+		out[7] = VC(transmitted_eth_broadcast, packets);
+#undef VC
+	}
+	kfree(o);
+	return err;
+}
+
+/**
+ * mlx5c_en_port_work() - read the operational state into the carrier
+ * @work: the netdev's port work
+ */
+void mlx5c_en_port_work(struct work_struct *work)
+{
+	struct mlx5c_en_priv *priv = container_of(work, struct mlx5c_en_priv, port_work);
+	bool up = false;
+
+	mutex_lock(&priv->lock);
+	if (priv->opened && !mlx5c_en_port_oper_up(priv, &up) && up) {
+		if (!netif_carrier_ok(priv->netdev))
+			netdev_info(priv->netdev, "link up\n");
+		netif_carrier_on(priv->netdev);
+	} else {
+		if (netif_carrier_ok(priv->netdev))
+			netdev_info(priv->netdev, "link down\n");
+		netif_carrier_off(priv->netdev);
+	}
+	mutex_unlock(&priv->lock);
+}
+
+/**
+ * mlx5c_en_port_event() - the core's event notifier: port changes
+ * @nb: the netdev's notifier
+ * @type: EQE type
+ * @data: the EQE
+ *
+ * Runs in interrupt context; the port state is read by the port work.
+ *
+ * Return: NOTIFY_OK for port changes, NOTIFY_DONE otherwise.
+ */
+int mlx5c_en_port_event(struct notifier_block *nb, unsigned long type, void *data)
+{
+	struct mlx5c_en_priv *priv = container_of(nb, struct mlx5c_en_priv, nb);
+
+	if (type != MLX5_EVENT_TYPE_PORT_CHANGE)
+		return NOTIFY_DONE;
+	queue_work(priv->wq, &priv->port_work);
+	return NOTIFY_OK;
+}
