@@ -65,15 +65,18 @@ t_target()
 	dmesg | grep -E 'nvmet' | tail -n 3
 }
 
+# nvme_dev: the namespace's disk (nvmeXnY) of the controller of $NQN, never
+# the per-controller path nvmeXcYnZ, which has no /dev node (dd would write
+# a regular file there and compare it with itself).
 nvme_dev()
 {
-	for c in /sys/class/nvme/nvme*; do
-		[ "$(cat "$c/subsysnqn" 2>/dev/null)" = "$NQN" ] || continue
-		for n in "$c"/nvme*n1 /sys/block/nvme*c*n1; do
-			[ -e "$n" ] && { basename "$n"; return 0; }
-		done
+	for _b in /sys/block/nvme*n*; do
+		_n=${_b##*/}
+		case $_n in nvme*c*n*) continue ;; esac
+		[ "$(cat "$_b/device/subsysnqn" 2>/dev/null)" = "$NQN" ] && [ -b "/dev/$_n" ] &&
+			{ echo "$_n"; return 0; }
 	done
-	ls /sys/block | grep -E '^nvme[0-9]+n1$' | head -n 1 | grep .
+	return 1
 }
 
 t_connect()
@@ -98,9 +101,26 @@ t_connect()
 
 t_io()
 {
+	[ -b "$dev" ] || { echo "$dev is not a block device"; return 1; }
 	f=/tmp/nvme_rdma.data
 	head -c $((NVME_MIB << 20)) /dev/urandom >"$f" || return 1
-	dd if="$f" of="$dev" bs=1M count="$NVME_MIB" oflag=direct 2>&1 | tail -n 1 || return 1
+	dd if="$f" of="$dev" bs=1M count="$NVME_MIB" oflag=direct conv=fsync 2>"$out/nvme_dd.txt"
+	_rc=$?
+	tail -n 1 "$out/nvme_dd.txt"
+	if [ "$_rc" -ne 0 ]; then
+		cat "$out/nvme_dd.txt"
+		dmesg | grep -E 'nvme|blk|I/O' | tail -n 20
+		rm -f "$f"
+		# Known defect of the emulator against the in-tree driver (open,
+		# Documentation/testing.md): nvme-rdma's fast registration of a 256-page
+		# request fails there (ib_map_mr_sg maps fewer pages than asked).
+		# Reported as a skip, never a pass; our pair must write.
+		if [ "$pair" = in-tree ] && dmesg | grep -q 'nvme nvme[0-9]*: Failed to map data (-22)'; then
+			echo "SKIP: in-tree nvme-rdma: 'Failed to map data (-22)' on this emulator (known, open)"
+			return "$KSFT_SKIP"
+		fi
+		return 1
+	fi
 	a=$(sha256sum <"$f" | cut -d' ' -f1)
 	b=$(dd if="$dev" bs=1M count="$NVME_MIB" iflag=direct 2>/dev/null | sha256sum | cut -d' ' -f1)
 	rm -f "$f"
@@ -154,8 +174,10 @@ t_down()
 
 # The in-tree pair first, then ours, in the same boot: the same cases,
 # each named with its driver.
-ktap_begin 12
-for pair in in-tree ours; do
+pairs=${MLX5_NVME_PAIRS:-in-tree ours}
+set -- $pairs
+ktap_begin $((6 * $#))
+for pair in $pairs; do
 	ktap_case "mlx5, opensm, IPoIB addresses [$pair]" t_load
 	ktap_case "nvmet-rdma exports a null_blk namespace on 10.78.0.2:4420 [$pair]" t_target
 	ktap_case "nvme connect -t rdma [$pair]" t_connect
