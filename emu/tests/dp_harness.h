@@ -537,7 +537,10 @@ public:
 	// XRC QPs as the in-tree mlx5_ib creates them: receive side on an
 	// SRQ (`srq`, any kind), in domain `xrcd`; an initiator has a send
 	// queue of 2^log_sq WQEBBs completing to `cq`, a target none.
-	Qp create_xrc_qp(bool target, const Cq &cq, uint32_t xrcd, const Srq &srq, unsigned log_sq = 4)
+	// bare: a target naming no PD, CQ or SRQ of its own (as our mlx5_ib
+	// creates them).
+	Qp create_xrc_qp(bool target, const Cq &cq, uint32_t xrcd, const Srq &srq, unsigned log_sq = 4,
+			 bool bare = false)
 	{
 		Qp q;
 		q.st = ST_XRC;
@@ -545,13 +548,14 @@ public:
 		q.buf = h.mem.alloc(target ? 4096 : ((64ull << log_sq) + 4095) / 4096 * 4096, 4096);
 		q.dbr = h.mem.alloc(64, 64);
 		Msg c(0x500, 0, 0x110 + 8 * (target ? 0 : ((64ull << log_sq) + 4095) / 4096));
-		c.set({qpc_dw(0), 23, 16}, ST_XRC).set({qpc_dw(0), 12, 11}, 3).set({qpc_dw(1), 23, 0}, pd);
+		uint32_t cqn = bare ? 0 : cq.cqn;
+		c.set({qpc_dw(0), 23, 16}, ST_XRC).set({qpc_dw(0), 12, 11}, 3).set({qpc_dw(1), 23, 0}, bare ? 0 : pd);
 		if (target)
 			c.set({qpc_dw(2), 15, 15}, 1);
 		else
 			c.set({qpc_dw(2), 14, 11}, log_sq);
-		c.set({qpc_dw(3), 23, 0}, target ? 0 : uar).set({qpc_dw(0x1f), 23, 0}, cq.cqn).set({qpc_dw(0x27), 23, 0}, cq.cqn);
-		c.set({qpc_dw(0x26), 23, 0}, xrcd).set({qpc_dw(0x2b), 26, 24}, 1).set({qpc_dw(0x2b), 23, 0}, srq.n);
+		c.set({qpc_dw(3), 23, 0}, target ? 0 : uar).set({qpc_dw(0x1f), 23, 0}, cqn).set({qpc_dw(0x27), 23, 0}, cqn);
+		c.set({qpc_dw(0x26), 23, 0}, xrcd).set({qpc_dw(0x2b), 26, 24}, 1).set({qpc_dw(0x2b), 23, 0}, bare ? 0 : srq.n);
 		c.be64(0x18 + 0xa0, q.dbr);
 		for (size_t i = 0; !target && i < ((64ull << log_sq) + 4095) / 4096; ++i)
 			c.be64(0x110 + 8 * i, q.buf + 4096 * i);

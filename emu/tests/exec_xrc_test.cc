@@ -46,6 +46,28 @@ struct XrcSetup {
 	}
 };
 
+// A target naming no PD, CQ or SRQ of its own (our mlx5_ib's): its
+// requests still land in the XRC SRQ they name, with that SRQ's CQ and PD.
+TEST(ExecXrc, BareTargetReceivesIntoTheNamedSrq)
+{
+	XrcSetup x;
+	DpHca::Qp ini = x.a.create_xrc_qp(false, x.acq, x.a_xrcd, x.a_s0, 6);
+	DpHca::Qp tgt = x.b.create_xrc_qp(true, x.tcq, x.xrcd, x.s1, 4, true);
+	connect_rc(x.a, ini, x.b, tgt, {}, {});
+	auto src = x.a.reg_mr(4096), dst = x.b.reg_mr(4096);
+	fill(x.a.mem(), src.addr, 4096, 3);
+	x.b.post_srq_recv(x.s2, {dst.addr, 4096, dst.key});
+	x.a.post_send(ini, x.send_to(x.s2.n, src, 1000));
+	Cqe e, r;
+	ASSERT_TRUE(x.a.poll(x.acq, &e));
+	EXPECT_EQ(e.opcode, kReq);
+	ASSERT_TRUE(x.b.poll(x.cq2, &r));
+	EXPECT_EQ(r.opcode, kRespSend);
+	EXPECT_EQ(r.qpn, tgt.qpn);
+	EXPECT_EQ(r.srqn_uidx, 0x222u);
+	EXPECT_EQ(x.b.mem().bytes(dst.addr, 1000), x.a.mem().bytes(src.addr, 1000));
+}
+
 TEST(ExecXrc, SendLandsInTheNamedSrqAndCompletesToItsCq)
 {
 	XrcSetup x;

@@ -73,15 +73,21 @@ void create_qp(CmdCtx &c)
 
 	auto lk = fw.dp().lock();
 	Resources &r = fw.dp().res();
-	// The UMR QP works on memory keys of every PD: it may name none.
-	if (!r.pds.contains(cfg.pd) && cfg.st != qp_st::REG_UMR)
+	// The UMR QP works on memory keys of every PD: it may name none. An
+	// XRC target receives into the XRC SRQ each request names, with that
+	// SRQ's PD and CQ (exec/xrc.cc): its own PD, receive CQ and SRQ are
+	// never used, and may name none (the in-tree mlx5_ib names spare ones).
+	bool xrc_tgt = cfg.is_xrc_tgt();
+	if (!r.pds.contains(cfg.pd) && cfg.st != qp_st::REG_UMR && !xrc_tgt)
 		return c.fail(status::BAD_PARAM, kPd);
 	if (!cfg.no_sq && !r.cq(cfg.cqn_snd))
 		return c.fail(status::BAD_PARAM, kSendCq);
-	if (cfg.rq_type != rq_type::ZERO_LEN && !r.cq(cfg.cqn_rcv))
+	if (cfg.rq_type != rq_type::ZERO_LEN && !xrc_tgt && !r.cq(cfg.cqn_rcv))
 		return c.fail(status::BAD_PARAM, kRecvCq);
-	if (cfg.rq_type == rq_type::SRQ && !r.srq(cfg.srqn))
+	if (cfg.rq_type == rq_type::SRQ && !xrc_tgt && !r.srq(cfg.srqn))
 		return c.fail(status::BAD_PARAM, kSrq);
+	if (xrc_tgt && cfg.rq_type != rq_type::SRQ)
+		return c.fail(status::BAD_PARAM, kRqType);
 	// XRC: initiators name a domain too (the in-tree mlx5_ib's spare one).
 	if (cfg.st == qp_st::XRC && !r.xrcds.contains(cfg.xrcd))
 		return c.fail(status::BAD_PARAM, kXrcd);

@@ -41,8 +41,9 @@ unsigned Resources::cq_users(uint32_t cqn) const
 unsigned Resources::srq_users(uint32_t srqn) const
 {
 	unsigned n = 0;
+	// An XRC target's own SRQ field is unused (the requests name theirs).
 	for (const auto &[q, p] : qps)
-		n += p->cfg.rq_type == 1 && p->cfg.srqn == srqn;
+		n += p->cfg.rq_type == 1 && !p->cfg.is_xrc_tgt() && p->cfg.srqn == srqn;
 	return n;
 }
 
