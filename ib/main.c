@@ -83,6 +83,8 @@ int mlx5c_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 		props->device_cap_flags |= IB_DEVICE_BAD_PKEY_CNTR;
 	if (MLX5C_IB_CAP(dev, qkv))
 		props->device_cap_flags |= IB_DEVICE_BAD_QKEY_CNTR;
+	if (MLX5C_IB_CAP(dev, xrc))
+		props->device_cap_flags |= IB_DEVICE_XRC;
 	if (MLX5C_IB_CAP(dev, block_lb_mc))
 		props->kernel_cap_flags |= IBK_BLOCK_MULTICAST_LOOPBACK;
 	/* Fast registration and local invalidation by UMR (umr.c). */
@@ -356,6 +358,9 @@ static const struct ib_device_ops mlx5c_ib_dev_ops = {
 	.post_send = mlx5c_ib_post_send,
 	.post_recv = mlx5c_ib_post_recv,
 
+	.alloc_xrcd = mlx5c_ib_alloc_xrcd,
+	.dealloc_xrcd = mlx5c_ib_dealloc_xrcd,
+
 	.create_srq = mlx5c_ib_create_srq,
 	.post_srq_recv = mlx5c_ib_post_srq_recv,
 	.modify_srq = mlx5c_ib_modify_srq,
@@ -375,6 +380,7 @@ static const struct ib_device_ops mlx5c_ib_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_cq, mlx5c_ib_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_qp, mlx5c_ib_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, mlx5c_ib_srq, ibsrq),
+	INIT_RDMA_OBJ_SIZE(ib_xrcd, mlx5c_ib_xrcd, ibxrcd),
 	INIT_RDMA_OBJ_SIZE(ib_ah, mlx5c_ib_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_mw, mlx5c_ib_mw, ibmw),
 };
@@ -450,6 +456,7 @@ static int mlx5c_ib_probe(struct auxiliary_device *adev,
 	err = mlx5c_ib_counters_init(dev);
 	if (err)
 		goto err_dealloc;
+	mlx5c_ib_xrc_init(dev);
 
 	err = ib_register_device(&dev->ib, "mlx5_%d", &dev->pdev->dev);
 	if (err)
@@ -471,6 +478,8 @@ static int mlx5c_ib_probe(struct auxiliary_device *adev,
 err_unregister:
 	ib_unregister_device(&dev->ib);
 err_counters:
+	mlx5c_ib_xrc_cleanup(dev);
+	mlx5c_ib_orphans_release(dev);
 	mlx5c_ib_counters_cleanup(dev);
 err_dealloc:
 	mlx5c_ib_dead_cleanup(dev);
@@ -491,6 +500,7 @@ static void mlx5c_ib_remove(struct auxiliary_device *adev)
 	mlx5c_event_unregister(dev->mdev, &dev->event_nb);
 	/* Destroys every user object through the driver's ops. */
 	ib_unregister_device(&dev->ib);
+	mlx5c_ib_xrc_cleanup(dev);
 	mlx5c_ib_orphans_release(dev);
 	mlx5c_ib_counters_cleanup(dev);
 	mlx5c_ib_dead_cleanup(dev);

@@ -141,6 +141,8 @@ struct mlx5c_ib_dev {
 	spinlock_t kqp_lock; /* protects kqps */
 	struct list_head kqps;
 	struct work_struct dead_work;
+	u32 xrcdn_ini;
+	bool has_xrcd_ini;
 };
 
 /**
@@ -247,6 +249,16 @@ struct mlx5c_ib_ucontext {
 struct mlx5c_ib_pd {
 	struct ib_pd ibpd;
 	u32 pdn;
+};
+
+/**
+ * struct mlx5c_ib_xrcd - XRC domain
+ * @ibxrcd: ib_core XRCD
+ * @xrcdn: firmware XRCD number
+ */
+struct mlx5c_ib_xrcd {
+	struct ib_xrcd ibxrcd;
+	u32 xrcdn;
 };
 
 /**
@@ -364,6 +376,7 @@ struct mlx5c_ib_wq {
  * @staging: a send WQE is built here, then copied into the ring (whose
  *	pages are not contiguous)
  * @kqp_entry: in the device's list of kernel QPs
+ * @xrc_tgt: an XRC target: no rings, no user context (xrc.c)
  */
 struct mlx5c_ib_qp {
 	struct ib_qp ibqp;
@@ -391,6 +404,7 @@ struct mlx5c_ib_qp {
 	u32 sq_wqe_max;
 	void *staging;
 	struct list_head kqp_entry;
+	bool xrc_tgt;
 };
 
 /**
@@ -412,6 +426,7 @@ struct mlx5c_ib_qp {
  * @tail: last free WQE, never handed out, so the list is never empty
  * @counter: WQEs posted, the doorbell record's counter
  * @wrid: wr_id of each WQE (kernel SRQ)
+ * @xrc: an XRC SRQ (the XRC_SRQ commands)
  */
 struct mlx5c_ib_srq {
 	struct ib_srq ibsrq;
@@ -431,6 +446,7 @@ struct mlx5c_ib_srq {
 	u32 tail;
 	u16 counter;
 	u64 *wrid;
+	bool xrc;
 };
 
 /**
@@ -480,6 +496,11 @@ static inline struct mlx5c_ib_qp *to_mqp(struct ib_qp *qp)
 	return container_of(qp, struct mlx5c_ib_qp, ibqp);
 }
 
+static inline struct mlx5c_ib_xrcd *to_mxrcd(struct ib_xrcd *xrcd)
+{
+	return container_of(xrcd, struct mlx5c_ib_xrcd, ibxrcd);
+}
+
 static inline struct mlx5c_ib_srq *to_msrq(struct ib_srq *srq)
 {
 	return container_of(srq, struct mlx5c_ib_srq, ibsrq);
@@ -503,9 +524,11 @@ static inline bool mlx5c_ib_gone(struct mlx5c_ib_dev *dev, int err)
 enum mlx5c_ib_obj {
 	MLX5C_IB_OBJ_QP,
 	MLX5C_IB_OBJ_SRQ,
+	MLX5C_IB_OBJ_XRC_SRQ,
 	MLX5C_IB_OBJ_MKEY,
 	MLX5C_IB_OBJ_CQ,
 	MLX5C_IB_OBJ_PD,
+	MLX5C_IB_OBJ_XRCD,
 	MLX5C_IB_OBJ_NR
 };
 
@@ -606,6 +629,16 @@ int mlx5c_ib_create_cq_op(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr
 #endif
 int mlx5c_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 
+/* xrc.c */
+int mlx5c_ib_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
+int mlx5c_ib_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
+void mlx5c_ib_xrc_init(struct mlx5c_ib_dev *dev);
+void mlx5c_ib_xrc_cleanup(struct mlx5c_ib_dev *dev);
+int mlx5c_ib_create_xrc_tgt_qp(struct mlx5c_ib_dev *dev,
+			       struct mlx5c_ib_qp *qp,
+			       struct ib_qp_init_attr *init,
+			       struct ib_udata *udata);
+
 /* cq_modify.c */
 int mlx5c_ib_modify_cq(struct ib_cq *ibcq, u16 cq_count, u16 cq_period);
 int mlx5c_ib_resize_cq(struct ib_cq *ibcq, unsigned int cqe,
@@ -627,6 +660,8 @@ int mlx5c_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int mlx5c_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		      struct ib_qp_init_attr *init);
 int mlx5c_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+void mlx5c_ib_qp_init_common(struct mlx5c_ib_qp *qp,
+			     struct ib_qp_init_attr *init);
 void mlx5c_ib_qp_event(struct mlx5c_ib_dev *dev, u32 qpn, int type);
 
 /* qp_kernel.c */

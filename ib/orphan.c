@@ -41,9 +41,11 @@ struct mlx5c_ib_orphan {
 static const char *const mlx5c_ib_obj_names[MLX5C_IB_OBJ_NR] = {
 	[MLX5C_IB_OBJ_QP] = "QP",
 	[MLX5C_IB_OBJ_SRQ] = "SRQ",
+	[MLX5C_IB_OBJ_XRC_SRQ] = "XRC SRQ",
 	[MLX5C_IB_OBJ_MKEY] = "MKey",
 	[MLX5C_IB_OBJ_CQ] = "CQ",
 	[MLX5C_IB_OBJ_PD] = "PD",
+	[MLX5C_IB_OBJ_XRCD] = "XRCD",
 };
 
 /* QPs, SRQs and CQs are destroyed with commands of one size. */
@@ -51,11 +53,15 @@ static_assert(MLX5_ST_SZ_BYTES(destroy_qp_in) == MLX5_ST_SZ_BYTES(destroy_cq_in)
 static_assert(MLX5_ST_SZ_BYTES(destroy_srq_in) == MLX5_ST_SZ_BYTES(destroy_cq_in));
 static_assert(MLX5_ST_SZ_BYTES(destroy_qp_out) == MLX5_ST_SZ_BYTES(destroy_cq_out));
 static_assert(MLX5_ST_SZ_BYTES(destroy_srq_out) == MLX5_ST_SZ_BYTES(destroy_cq_out));
+static_assert(MLX5_ST_SZ_BYTES(destroy_xrc_srq_in) == MLX5_ST_SZ_BYTES(destroy_cq_in));
+static_assert(MLX5_ST_SZ_BYTES(destroy_xrc_srq_out) == MLX5_ST_SZ_BYTES(destroy_cq_out));
+static_assert(MLX5_ST_SZ_BYTES(dealloc_xrcd_in) == MLX5_ST_SZ_BYTES(destroy_cq_in));
+static_assert(MLX5_ST_SZ_BYTES(dealloc_xrcd_out) == MLX5_ST_SZ_BYTES(destroy_cq_out));
 
 /**
  * mlx5c_ib_destroy_cmd() - send the firmware command that destroys an object
  * @dev: device
- * @kind: QP, SRQ, MKey, CQ or PD (user objects: uid 0)
+ * @kind: QP, SRQ, XRC SRQ, MKey, CQ, PD or XRCD (user objects: uid 0)
  * @num: its number; for an MKey the memory key
  *
  * Return: 0 or the command's negative errno.
@@ -81,8 +87,17 @@ int mlx5c_ib_destroy_cmd(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
 		MLX5_SET(destroy_cq_in, in, opcode, MLX5_CMD_OP_DESTROY_CQ);
 		MLX5_SET(destroy_cq_in, in, cqn, num);
 		break;
+	case MLX5C_IB_OBJ_XRC_SRQ:
+		MLX5_SET(destroy_xrc_srq_in, in, opcode,
+			 MLX5_CMD_OP_DESTROY_XRC_SRQ);
+		MLX5_SET(destroy_xrc_srq_in, in, xrc_srqn, num);
+		break;
 	case MLX5C_IB_OBJ_PD:
 		return mlx5c_pd_free(dev->mdev, 0, num);
+	case MLX5C_IB_OBJ_XRCD:
+		MLX5_SET(dealloc_xrcd_in, in, opcode, MLX5_CMD_OP_DEALLOC_XRCD);
+		MLX5_SET(dealloc_xrcd_in, in, xrcd, num);
+		break;
 	default:
 		return -EINVAL;
 	}

@@ -45,6 +45,9 @@ static int mlx5c_ib_qp_st(enum ib_qp_type type)
 		return MLX5_QPC_ST_QP0;
 	case IB_QPT_GSI:
 		return MLX5_QPC_ST_QP1;
+	case IB_QPT_XRC_INI:
+	case IB_QPT_XRC_TGT:
+		return MLX5_QPC_ST_XRC;
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -167,8 +170,12 @@ static int mlx5c_ib_qp_create_cmd(struct mlx5c_ib_dev *dev,
 		MLX5_SET(qpc, qpc, log_sq_size, ilog2(qp->sq_wqe_cnt));
 	else
 		MLX5_SET(qpc, qpc, no_sq, 1);
+	/* An XRC initiator receives nothing, but names a domain (xrc.c). */
+	if (init->qp_type == IB_QPT_XRC_INI)
+		MLX5_SET(qpc, qpc, xrcd, dev->xrcdn_ini);
 	MLX5_SET(qpc, qpc, cqn_snd, to_mcq(init->send_cq)->mcq.cqn);
-	MLX5_SET(qpc, qpc, cqn_rcv, to_mcq(init->recv_cq)->mcq.cqn);
+	if (init->recv_cq)
+		MLX5_SET(qpc, qpc, cqn_rcv, to_mcq(init->recv_cq)->mcq.cqn);
 	MLX5_SET64(qpc, qpc, dbr_addr, dbr);
 	mlx5c_ib_qpages_fill(&pages, MLX5_ADDR_OF(create_qp_in, in, pas));
 
@@ -187,8 +194,8 @@ static int mlx5c_ib_qp_create_cmd(struct mlx5c_ib_dev *dev,
 	return err;
 }
 
-static void mlx5c_ib_qp_init_common(struct mlx5c_ib_qp *qp,
-				    struct ib_qp_init_attr *init)
+void mlx5c_ib_qp_init_common(struct mlx5c_ib_qp *qp,
+			     struct ib_qp_init_attr *init)
 {
 	qp->max_inline = init->cap.max_inline_data;
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
@@ -269,8 +276,24 @@ int mlx5c_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		return st;
 	if (init->rwq_ind_tbl)
 		return -EOPNOTSUPP;
-	if (!init->send_cq || !init->recv_cq)
-		return -EINVAL;
+	switch (init->qp_type) {
+	case IB_QPT_XRC_TGT:
+		if (!MLX5C_IB_CAP(dev, xrc))
+			return -EOPNOTSUPP;
+		return mlx5c_ib_create_xrc_tgt_qp(dev, qp, init, udata);
+	case IB_QPT_XRC_INI:
+		/* User initiators only: the kernel has no XRC consumer. */
+		if (!dev->has_xrcd_ini || !udata)
+			return -EOPNOTSUPP;
+		if (!init->send_cq || init->recv_cq || init->srq ||
+		    init->cap.max_recv_wr)
+			return -EINVAL;
+		break;
+	default:
+		if (!init->send_cq || !init->recv_cq)
+			return -EINVAL;
+		break;
+	}
 	if (!udata)
 		return mlx5c_ib_create_kernel_qp(dev, qp, init);
 	ctx = rdma_udata_to_drv_context(udata, struct mlx5c_ib_ucontext, ibuc);
@@ -844,6 +867,11 @@ int mlx5c_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	xa_erase_irq(&dev->qps, qp->qpn);
 	if (!refcount_dec_and_test(&qp->refcount))
 		wait_for_completion(&qp->free);
+	if (qp->xrc_tgt) {
+		mlx5c_ib_destroy_obj(dev, MLX5C_IB_OBJ_QP, qp->qpn, NULL);
+		mutex_destroy(&qp->mutex);
+		return 0;
+	}
 	if (qp->kbuf.frags) {
 		spin_lock_irq(&dev->kqp_lock);
 		list_del(&qp->kqp_entry);

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Shared receive queues (basic type), of user space or the kernel: a ring
+ * Shared receive queues, of user space or the kernel: a ring
  * of receive WQEs, each a 16-byte next segment followed by scatter
  * entries, plus a doorbell record holding the producer counter. The
  * kernel's WQEs form a free list through the next segments (wr.c posts
- * from its head, poll.c returns completed ones to its tail).
+ * from its head, poll.c returns completed ones to its tail). An XRC SRQ
+ * (user space only) is the same ring in an XRC domain, with a CQ of its
+ * own, created and driven by the XRC_SRQ commands (see xrc.c).
  */
 #include <linux/log2.h>
 #include <linux/slab.h>
@@ -14,6 +16,7 @@
 #define MLX5C_IB_SRQ_NEXT_SEG	16
 #define MLX5C_IB_SRQ_MIN_DESC	32
 #define MLX5C_ARM_RQ_OP_MOD_SRQ	1
+#define MLX5C_ARM_XRC_SRQ_OP_MOD	1
 
 static u32 mlx5c_ib_srq_desc(u32 max_sge)
 {
@@ -55,6 +58,56 @@ static int mlx5c_ib_srq_create_cmd(struct mlx5c_ib_dev *dev,
 		srq->srqn = MLX5_GET(create_srq_out, out, srqn);
 	kvfree(in);
 	return err;
+}
+
+/* CREATE_XRC_SRQ: the srqc layout, plus the domain, CQ and user index. */
+static int mlx5c_ib_xrc_srq_create_cmd(struct mlx5c_ib_dev *dev,
+				       struct mlx5c_ib_srq *srq, u32 desc,
+				       struct ib_srq_init_attr *init, u32 uidx,
+				       bool sig)
+{
+	u32 out[MLX5_ST_SZ_DW(create_xrc_srq_out)] = {};
+	struct mlx5c_ib_qpages pages;
+	void *in, *xsrqc;
+	int inlen, err;
+
+	err = mlx5c_ib_qpages_init(&pages, srq->umem, NULL);
+	if (err)
+		return err;
+	inlen = MLX5_ST_SZ_BYTES(create_xrc_srq_in) +
+		pages.npas * sizeof(__be64);
+	in = kvzalloc(inlen, GFP_KERNEL);
+	if (!in)
+		return -ENOMEM;
+	MLX5_SET(create_xrc_srq_in, in, opcode, MLX5_CMD_OP_CREATE_XRC_SRQ);
+	xsrqc = MLX5_ADDR_OF(create_xrc_srq_in, in, xrc_srq_context_entry);
+	MLX5_SET(xrc_srqc, xsrqc, log_xrc_srq_size, ilog2(srq->max));
+	MLX5_SET(xrc_srqc, xsrqc, log_rq_stride,
+		 ilog2(desc) - ilog2(MLX5C_IB_DATA_SEG));
+	MLX5_SET(xrc_srqc, xsrqc, wq_signature, sig);
+	MLX5_SET(xrc_srqc, xsrqc, xrcd, to_mxrcd(init->ext.xrc.xrcd)->xrcdn);
+	MLX5_SET(xrc_srqc, xsrqc, cqn, to_mcq(init->ext.cq)->mcq.cqn);
+	MLX5_SET(xrc_srqc, xsrqc, pd, to_mpd(srq->ibsrq.pd)->pdn);
+	MLX5_SET(xrc_srqc, xsrqc, user_index, uidx);
+	MLX5_SET(xrc_srqc, xsrqc, lwm, srq->limit);
+	MLX5_SET(xrc_srqc, xsrqc, log_page_size, mlx5c_ib_qpages_log(&pages));
+	MLX5_SET(xrc_srqc, xsrqc, page_offset, pages.page_offset);
+	MLX5_SET(xrc_srqc, xsrqc, db_record_addr_h, upper_32_bits(srq->db.dma));
+	MLX5_SET(xrc_srqc, xsrqc, db_record_addr_l,
+		 lower_32_bits(srq->db.dma) >> 2);
+	mlx5c_ib_qpages_fill(&pages,
+			     MLX5_ADDR_OF(create_xrc_srq_in, in, pas));
+
+	err = mlx5c_cmd_exec(dev->mdev, in, inlen, out, sizeof(out));
+	if (!err)
+		srq->srqn = MLX5_GET(create_xrc_srq_out, out, xrc_srqn);
+	kvfree(in);
+	return err;
+}
+
+static enum mlx5c_ib_obj mlx5c_ib_srq_kind(const struct mlx5c_ib_srq *srq)
+{
+	return srq->xrc ? MLX5C_IB_OBJ_XRC_SRQ : MLX5C_IB_OBJ_SRQ;
 }
 
 /*
@@ -121,7 +174,8 @@ void mlx5c_ib_srq_free_wqe(struct mlx5c_ib_srq *srq, u32 idx)
 /**
  * mlx5c_ib_create_srq() - create a user SRQ
  * @ibsrq: SRQ allocated by ib_core
- * @init: size, scatter entries, limit; the sizes are updated
+ * @init: type (basic, or XRC with its domain and CQ), size, scatter
+ *	entries, limit; the sizes are updated
  * @udata: struct mlx5_ib_create_srq in, struct mlx5_ib_create_srq_resp out;
  *	NULL for a kernel SRQ
  *
@@ -142,8 +196,19 @@ int mlx5c_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	ctx = rdma_udata_to_drv_context(udata, struct mlx5c_ib_ucontext, ibuc);
 	if (udata && !ctx)
 		return -EOPNOTSUPP;
-	if (init->srq_type != IB_SRQT_BASIC)
+	switch (init->srq_type) {
+	case IB_SRQT_BASIC:
+		break;
+	case IB_SRQT_XRC:
+		if (!MLX5C_IB_CAP(dev, xrc) || !udata)
+			return -EOPNOTSUPP;
+		if (!init->ext.xrc.xrcd || !init->ext.cq)
+			return -EINVAL;
+		srq->xrc = true;
+		break;
+	default:
 		return -EOPNOTSUPP;
+	}
 	if (!init->attr.max_wr || init->attr.max_wr >= max_sz)
 		return -EINVAL;
 	if (init->attr.max_sge >
@@ -192,14 +257,23 @@ int mlx5c_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	err = mlx5c_ib_db_map(ctx, ucmd.db_addr, &srq->db);
 	if (err)
 		goto err_umem;
-	err = mlx5c_ib_srq_create_cmd(dev, srq, desc, srq->db.dma,
-				      ucmd.flags & MLX5_SRQ_FLAG_SIGNATURE);
+	if (srq->xrc)
+		err = mlx5c_ib_xrc_srq_create_cmd(dev, srq, desc, init,
+						  ctx->cqe_version ? ucmd.uidx :
+						  MLX5C_IB_DEFAULT_UIDX,
+						  ucmd.flags & MLX5_SRQ_FLAG_SIGNATURE);
+	else
+		err = mlx5c_ib_srq_create_cmd(dev, srq, desc, srq->db.dma,
+					      ucmd.flags & MLX5_SRQ_FLAG_SIGNATURE);
 	if (err)
 		goto err_db;
 	err = xa_insert_irq(&dev->srqs, srq->srqn, srq, GFP_KERNEL);
 	if (err)
 		goto err_destroy;
 
+	/* What uverbs returns as the SRQ number XRC senders name. */
+	if (srq->xrc)
+		ibsrq->ext.xrc.srq_num = srq->srqn;
 	resp.srqn = srq->srqn;
 	err = mlx5c_ib_udata_out(udata, &resp, sizeof(resp));
 	if (err)
@@ -211,7 +285,7 @@ int mlx5c_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 err_xa:
 	xa_erase_irq(&dev->srqs, srq->srqn);
 err_destroy:
-	mlx5c_ib_destroy_obj(dev, MLX5C_IB_OBJ_SRQ, srq->srqn, &srq->umem);
+	mlx5c_ib_destroy_obj(dev, mlx5c_ib_srq_kind(srq), srq->srqn, &srq->umem);
 err_db:
 	mlx5c_ib_db_unmap(ctx, &srq->db);
 err_umem:
@@ -249,10 +323,19 @@ int mlx5c_ib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	if (attr->srq_limit >= srq->max)
 		return -EINVAL;
 
-	MLX5_SET(arm_rq_in, in, opcode, MLX5_CMD_OP_ARM_RQ);
-	MLX5_SET(arm_rq_in, in, op_mod, MLX5C_ARM_RQ_OP_MOD_SRQ);
-	MLX5_SET(arm_rq_in, in, srq_number, srq->srqn);
-	MLX5_SET(arm_rq_in, in, lwm, attr->srq_limit);
+	if (srq->xrc) {
+		static_assert(MLX5_ST_SZ_BYTES(arm_xrc_srq_in) <= sizeof(in));
+		static_assert(MLX5_ST_SZ_BYTES(arm_xrc_srq_out) <= sizeof(out));
+		MLX5_SET(arm_xrc_srq_in, in, opcode, MLX5_CMD_OP_ARM_XRC_SRQ);
+		MLX5_SET(arm_xrc_srq_in, in, op_mod, MLX5C_ARM_XRC_SRQ_OP_MOD);
+		MLX5_SET(arm_xrc_srq_in, in, xrc_srqn, srq->srqn);
+		MLX5_SET(arm_xrc_srq_in, in, lwm, attr->srq_limit);
+	} else {
+		MLX5_SET(arm_rq_in, in, opcode, MLX5_CMD_OP_ARM_RQ);
+		MLX5_SET(arm_rq_in, in, op_mod, MLX5C_ARM_RQ_OP_MOD_SRQ);
+		MLX5_SET(arm_rq_in, in, srq_number, srq->srqn);
+		MLX5_SET(arm_rq_in, in, lwm, attr->srq_limit);
+	}
 	err = mlx5c_cmd_exec(dev->mdev, in, sizeof(in), out, sizeof(out));
 	if (!err)
 		srq->limit = attr->srq_limit;
@@ -270,20 +353,30 @@ int mlx5c_ib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 {
 	struct mlx5c_ib_dev *dev = to_mdev(ibsrq->device);
 	struct mlx5c_ib_srq *srq = to_msrq(ibsrq);
-	int outlen = MLX5_ST_SZ_BYTES(query_srq_out);
+	int outlen = max(MLX5_ST_SZ_BYTES(query_srq_out),
+			 MLX5_ST_SZ_BYTES(query_xrc_srq_out));
 	u32 in[MLX5_ST_SZ_DW(query_srq_in)] = {};
 	void *out;
 	int err;
 
+	static_assert(MLX5_ST_SZ_BYTES(query_xrc_srq_in) == sizeof(in));
 	out = kzalloc(outlen, GFP_KERNEL);
 	if (!out)
 		return -ENOMEM;
-	MLX5_SET(query_srq_in, in, opcode, MLX5_CMD_OP_QUERY_SRQ);
-	MLX5_SET(query_srq_in, in, srqn, srq->srqn);
+	if (srq->xrc) {
+		MLX5_SET(query_xrc_srq_in, in, opcode,
+			 MLX5_CMD_OP_QUERY_XRC_SRQ);
+		MLX5_SET(query_xrc_srq_in, in, xrc_srqn, srq->srqn);
+	} else {
+		MLX5_SET(query_srq_in, in, opcode, MLX5_CMD_OP_QUERY_SRQ);
+		MLX5_SET(query_srq_in, in, srqn, srq->srqn);
+	}
 	err = mlx5c_cmd_exec(dev->mdev, in, sizeof(in), out, outlen);
 	if (!err) {
-		attr->srq_limit = MLX5_GET(query_srq_out, out,
-					   srq_context_entry.lwm);
+		attr->srq_limit = srq->xrc ?
+			MLX5_GET(query_xrc_srq_out, out,
+				 xrc_srq_context_entry.lwm) :
+			MLX5_GET(query_srq_out, out, srq_context_entry.lwm);
 		attr->max_wr = srq->max - 1;
 		attr->max_sge = srq->max_gs;
 	}
@@ -319,7 +412,7 @@ int mlx5c_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 		kvfree(srq->wrid);
 		return 0;
 	}
-	mlx5c_ib_destroy_obj(dev, MLX5C_IB_OBJ_SRQ, srq->srqn, &srq->umem);
+	mlx5c_ib_destroy_obj(dev, mlx5c_ib_srq_kind(srq), srq->srqn, &srq->umem);
 	mlx5c_ib_db_unmap(srq->ctx, &srq->db);
 	ib_umem_release(srq->umem);
 	return 0;

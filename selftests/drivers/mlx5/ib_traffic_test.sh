@@ -3,8 +3,9 @@
 # Traffic between two emulated HCAs (mlx5_0 <-> mlx5_1) in one guest, driven
 # by the unmodified rdma-core tools on our mlx5_ib: ibv_rc_pingpong (polling
 # and completion events), ibv_uc_pingpong, ibv_ud_pingpong,
-# ibv_srq_pingpong, and short perftest runs. Each runs a server on mlx5_0 in
-# the background, waits for its TCP port, then a client on mlx5_1 to
+# ibv_srq_pingpong, ibv_xsrq_pingpong (XRC), and short perftest runs. Each
+# runs a server on mlx5_0 in the background, waits for its TCP port, then a
+# client on mlx5_1 to
 # localhost (127.0.0.1: the guest resolves no host names).
 #
 dir=$(cd "$(dirname "$0")" && pwd)
@@ -60,6 +61,11 @@ t_ud() { pingpong ud ibv_ud_pingpong -s 1024; }
 t_ud_events() { pingpong ud_events ibv_ud_pingpong -s 1024 -e; }
 t_srq() { pingpong srq ibv_srq_pingpong -c -q 4; }
 t_srq_events() { pingpong srq_events ibv_srq_pingpong -q 4 -e; }
+# XRC as upstream_traffic_test.sh runs it on the in-tree pair: a domain, an
+# XRC SRQ and a target QP per side, initiators sending into the peer's SRQ.
+# The tool prints no summary: its exit status is the result.
+t_xsrq() { clear_traces; rdma_pair ib_xsrq ibv_xsrq_pingpong -n "$ITERS" -s 4096 -m 4096; }
+t_xsrq_events() { clear_traces; rdma_pair ib_xsrq_events ibv_xsrq_pingpong -n "$ITERS" -e; }
 
 t_write_bw() { perf write_bw ib_write_bw -s 65536; }
 t_read_bw() { perf read_bw ib_read_bw -s 4096; }
@@ -119,7 +125,7 @@ t_no_leak()
 
 t_unload() { mlx5_unload ours; }
 
-ktap_begin 24
+ktap_begin 26
 ktap_case "insmod mlx5_core mlx5_ib" t_load
 ktap_case "ibv_rc_pingpong (polling)" t_rc
 ktap_case "ibv_rc_pingpong -N (new post-send API)" t_rc_new_api
@@ -131,6 +137,8 @@ ktap_case "ibv_ud_pingpong" t_ud
 ktap_case "ibv_ud_pingpong -e" t_ud_events
 ktap_case "ibv_srq_pingpong (4 QPs, one SRQ)" t_srq
 ktap_case "ibv_srq_pingpong -e" t_srq_events
+ktap_case "ibv_xsrq_pingpong (XRC)" t_xsrq
+ktap_case "ibv_xsrq_pingpong -e (XRC, completion events)" t_xsrq_events
 ktap_case "perftest ib_write_bw 64 KiB" t_write_bw
 ktap_case "perftest ib_read_bw 4 KiB" t_read_bw
 ktap_case "perftest ib_read_bw -e" t_read_bw_events
@@ -143,5 +151,5 @@ ktap_case "perftest ib_send_lat 8 B (inline)" t_send_lat
 ktap_case "completion interrupts delivered" t_comp_irqs
 ktap_case "rmmod mlx5_ib under live contexts (disassociate)" t_unplug
 ktap_case "rmmod mlx5_ib mlx5_core" t_unload
-ktap_case "every PD, MKey, CQ, QP, SRQ destroyed" t_no_leak
+ktap_case "every PD, MKey, CQ, QP, SRQ, XRCD, XRC SRQ destroyed" t_no_leak
 ktap_end

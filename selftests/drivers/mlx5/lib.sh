@@ -178,7 +178,8 @@ perf_result()
 # Object-creating firmware commands and the commands that free what they
 # create (emu_obj_*).
 EMU_OBJ_PAIRS="ALLOC_PD:DEALLOC_PD CREATE_MKEY:DESTROY_MKEY CREATE_CQ:DESTROY_CQ
-CREATE_QP:DESTROY_QP CREATE_SRQ:DESTROY_SRQ"
+CREATE_QP:DESTROY_QP CREATE_SRQ:DESTROY_SRQ ALLOC_XRCD:DEALLOC_XRCD
+CREATE_XRC_SRQ:DESTROY_XRC_SRQ"
 
 # emu_ok_ops HCA: "OPCODE-NAME N" per opcode: the commands of that opcode
 # HCA completed successfully since the emulator started.
