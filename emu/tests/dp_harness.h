@@ -32,6 +32,7 @@ struct Cqe {
 	uint8_t opcode = 0xf, owner = 0, syndrome = 0, wqe_opcode = 0;
 	uint16_t wqe_counter = 0, slid = 0;
 	uint32_t qpn = 0, byte_cnt = 0, imm = 0, srqn_uidx = 0, flags_rqpn = 0;
+	uint64_t timestamp = 0;
 };
 
 struct Sg {
@@ -211,6 +212,7 @@ public:
 		e->srqn_uidx = bits::load_be32(&b[0x20]) & 0xffffff;
 		e->flags_rqpn = bits::load_be32(&b[0x18]);
 		e->slid = bits::load_be16(&b[0x16]);
+		e->timestamp = bits::load_be64(&b[0x30]);
 		++q.ci;
 		uint8_t ci[4];
 		bits::store_be32(ci, q.ci & 0xffffff);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 // RC execution between two HCAs on one fabric: SEND (+IMM), RDMA WRITE
 // (+IMM into a zero-length receive), RDMA READ, atomics, inline data, SGE
-// lists and MTU segmentation, selective signaling, solicited events.
+// lists and MTU segmentation, selective signaling, solicited events, CQE
+// timestamps.
 #include "dp_harness.h"
+#include "fw/device_clock.h"
 
 namespace mlx5emu::test {
 namespace {
@@ -28,6 +30,23 @@ TEST(ExecRc, SendReceive)
 	EXPECT_EQ(r.wqe_counter, 0);
 	EXPECT_EQ(r.slid, p.a.lid());
 	EXPECT_EQ(p.b.mem().bytes(dst.addr, 100), p.a.mem().bytes(src.addr, 100));
+}
+
+// Both CQEs carry the device clock (the internal timer's count) of the
+// moment they were written.
+TEST(ExecRc, CqesCarryTheDeviceClock)
+{
+	RcPair p;
+	auto src = p.a.reg_mr(4096), dst = p.b.reg_mr(4096);
+	p.recv(dst, 4096);
+	Cqe e, r;
+	uint64_t before = device_clock_ns();
+	ASSERT_TRUE(p.send_and_poll(DpHca::send_wr(src, 100), &e, &r));
+	uint64_t after = device_clock_ns();
+	for (const Cqe *c : {&e, &r}) {
+		EXPECT_GE(c->timestamp, before);
+		EXPECT_LE(c->timestamp, after);
+	}
 }
 
 TEST(ExecRc, SendImmInlineAndSgeList)

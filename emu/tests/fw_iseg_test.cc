@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // Initialization segment and UAR register behaviour.
 #include "fw_harness.h"
+#include "fw/device_clock.h"
 
 namespace mlx5emu::test {
 namespace {
@@ -173,6 +174,17 @@ TEST(FwIseg, InternalTimerIsMonotonic)
 	while (t1 == t0)
 		t1 = static_cast<uint64_t>(h.rd32(0x1000)) << 32 | h.rd32(0x1004);
 	EXPECT_GT(t1, t0);
+}
+
+// The timer is the device clock that CQE timestamps come from.
+TEST(FwIseg, InternalTimerIsTheDeviceClock)
+{
+	FwHarness h;
+	uint64_t before = device_clock_ns();
+	uint64_t t = static_cast<uint64_t>(h.rd32(0x1000)) << 32 | h.rd32(0x1004);
+	uint64_t after = device_clock_ns();
+	EXPECT_GE(t, before);
+	EXPECT_LE(t, after);
 }
 
 TEST(FwIseg, InternalTimerRunsAtTheAdvertisedFrequency)

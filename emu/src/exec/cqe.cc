@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-// CQE contents and delivery: the 64-byte CQE, the CQ write, the
+// CQE contents and delivery: the 64-byte CQE, its timestamp, the CQ write, the
 // completion event of an armed CQ, the CQ error event on overrun and the
 // catastrophic error of a QP whose CQE the CQ in error refused.
 #include <cstring>
 
 #include "exec/datapath.h"
 #include "fw/bits.h"
+#include "fw/device_clock.h"
 #include "fw/prm.h"
 #include "fw/prm_cq.h"
 #include "fw/prm_qp.h"
@@ -49,13 +50,20 @@ bool DataPath::complete(uint32_t cqn, const CqeInfo &info, bool solicited)
 	return push_cqe(cqn, cqe, solicited, info.qpn);
 }
 
-bool DataPath::push_cqe(uint32_t cqn, const uint8_t *cqe, bool solicited, uint32_t qpn)
+bool DataPath::push_cqe(uint32_t cqn, const uint8_t *in, bool solicited, uint32_t qpn)
 {
 	Cq *cq = res_.cq(cqn);
 	if (!cq) {
 		++c_.cqe_drops;
 		return false;
 	}
+	// A successful CQE carries the device clock of the moment it is
+	// written; an error CQE has its syndromes where the timestamp goes.
+	uint8_t cqe[cq::kSize];
+	std::memcpy(cqe, in, cq::kSize);
+	uint8_t opcode = cqe[cq::kOpOwn] >> 4;
+	if (opcode != op::REQ_ERR && opcode != op::RESP_ERR)
+		bits::store_be64(cqe + cq::kTimestampH, device_clock_ns());
 	Cq::Push r = cq->push(mem_, cqe, solicited);
 	if (r.overrun) {
 		++c_.cq_overruns;

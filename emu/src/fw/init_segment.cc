@@ -3,6 +3,7 @@
 
 #include <endian.h>
 
+#include "fw/device_clock.h"
 #include "fw/hca.h"
 #include "fw/health.h"
 #include "fw/prm.h"
@@ -53,8 +54,7 @@ uint32_t InitSegment::dword(uint32_t off) const
 		return health_.counter();
 	case is::kInternalTimerH:
 	case is::kInternalTimerL: {
-		uint64_t ns = static_cast<uint64_t>(
-			duration_cast<nanoseconds>(steady_clock::now() - start_).count());
+		uint64_t ns = device_clock_ns();
 		return off == is::kInternalTimerH ? static_cast<uint32_t>(ns >> 32) : static_cast<uint32_t>(ns);
 	}
 	case is::kRealTimeH:

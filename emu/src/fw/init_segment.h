@@ -40,7 +40,6 @@ private:
 	Health &health_;
 	std::function<void(uint32_t)> ring_;
 	std::function<void()> sw_reset_;
-	std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 	std::atomic<uint32_t> cmdq_h_{0};
 	std::atomic<uint32_t> cmdq_l_{0}; // bits[31:12]
 	std::atomic<uint8_t> nic_ifc_{0};
