@@ -8,10 +8,11 @@
 
 #include "mlx5_ib.h"
 
+/* IB_ACCESS_HUGETLB is a hint with no effect, as in the in-tree driver. */
 #define MLX5C_IB_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
 				 IB_ACCESS_MW_BIND | IB_ZERO_BASED | \
-				 IB_ACCESS_OPTIONAL)
+				 IB_ACCESS_HUGETLB | IB_ACCESS_OPTIONAL)
 /*
  * The whole MTT list goes into CREATE_MKEY, so the longest command bounds
  * the MR size: a region of MLX5C_IB_MR_MAX_SIZE bytes in 4 KiB pages, at

@@ -27,8 +27,8 @@
 				 IB_QP_MAX_DEST_RD_ATOMIC | \
 				 IB_QP_PATH_MIG_STATE | IB_QP_DEST_QPN)
 
-#define MLX5C_IB_QP_ACCESS	(IB_ACCESS_LOCAL_WRITE | \
-				 IB_ACCESS_REMOTE_WRITE | \
+/* The access rights a QP grants its peer (the rest are ignored). */
+#define MLX5C_IB_QP_REMOTE	(IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_READ | \
 				 IB_ACCESS_REMOTE_ATOMIC)
 
@@ -87,7 +87,11 @@ static int mlx5c_ib_qp_check_caps(struct mlx5c_ib_dev *dev,
 	return 0;
 }
 
-/* The provider's buffer geometry, checked against the device limits. */
+/*
+ * The provider's buffer geometry, checked against the device limits. The
+ * buffer may start at any offset mlx5c_ib_qpages_init() can express: a
+ * parent domain's allocator aligns it only to 1/64 of its size.
+ */
 static int mlx5c_ib_qp_check_geometry(struct mlx5c_ib_dev *dev,
 				      struct ib_qp_init_attr *init,
 				      struct mlx5_ib_create_qp *ucmd)
@@ -118,8 +122,6 @@ static int mlx5c_ib_qp_check_geometry(struct mlx5c_ib_dev *dev,
 		return -EINVAL;
 	}
 	if (!rq_cnt && !sq_cnt)
-		return -EINVAL;
-	if (!PAGE_ALIGNED(ucmd->buf_addr))
 		return -EINVAL;
 	return 0;
 }
@@ -334,6 +336,17 @@ int mlx5c_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->rq_wqe_shift = ucmd.rq_wqe_shift;
 	qp->sq_wqe_cnt = ucmd.sq_wqe_count;
 	mlx5c_ib_qp_init_common(qp, init);
+	/*
+	 * query_qp reports the receive queue the provider laid out: its
+	 * depth and the SGEs a WQE holds (less the signature segment), which
+	 * may exceed what was asked for.
+	 */
+	if (qp->rq_wqe_cnt) {
+		qp->cap.max_recv_wr = qp->rq_wqe_cnt;
+		qp->cap.max_recv_sge = (1U << qp->rq_wqe_shift) /
+				       MLX5C_IB_DATA_SEG -
+				       !!(ucmd.flags & MLX5_QP_FLAG_SIGNATURE);
+	}
 
 	size = ((size_t)qp->rq_wqe_cnt << qp->rq_wqe_shift) +
 	       (size_t)qp->sq_wqe_cnt * MLX5C_IB_WQE_BB;
@@ -454,13 +467,15 @@ static int mlx5c_ib_qp_check_attr(struct mlx5c_ib_dev *dev,
 	if (mask & IB_QP_PKEY_INDEX &&
 	    attr->pkey_index >= dev->port[max(port, 1U) - 1].pkey_tbl_len)
 		return -EINVAL;
-	if (mask & IB_QP_ACCESS_FLAGS) {
-		if (attr->qp_access_flags & ~MLX5C_IB_QP_ACCESS)
-			return -EINVAL;
-		if (attr->qp_access_flags & IB_ACCESS_REMOTE_ATOMIC &&
-		    !MLX5C_IB_CAP(dev, atomic))
-			return -EOPNOTSUPP;
-	}
+	/*
+	 * Access flags a QP has no use for (local write, MW bind, FLUSH, ...)
+	 * are ignored, as by the in-tree driver: rdma-core users pass their
+	 * MR flags here too.
+	 */
+	if (mask & IB_QP_ACCESS_FLAGS &&
+	    attr->qp_access_flags & IB_ACCESS_REMOTE_ATOMIC &&
+	    !MLX5C_IB_CAP(dev, atomic))
+		return -EOPNOTSUPP;
 	if (mask & IB_QP_PATH_MTU &&
 	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))
 		return -EINVAL;
@@ -534,8 +549,9 @@ static void mlx5c_ib_set_path(void *ads, const struct rdma_ah_attr *ah)
 static int mlx5c_ib_qp_access(const struct mlx5c_ib_qp *qp,
 			      const struct ib_qp_attr *attr, int mask)
 {
-	int access = mask & IB_QP_ACCESS_FLAGS ? attr->qp_access_flags :
-						 qp->attr.qp_access_flags;
+	int access = (mask & IB_QP_ACCESS_FLAGS ? attr->qp_access_flags :
+						  qp->attr.qp_access_flags) &
+		     MLX5C_IB_QP_REMOTE;
 	u8 dest = mask & IB_QP_MAX_DEST_RD_ATOMIC ? attr->max_dest_rd_atomic :
 						    qp->attr.max_dest_rd_atomic;
 
