@@ -124,6 +124,28 @@ void mlx5c_fw_version(struct mlx5c_dev *mdev, u16 *major, u16 *minor, u16 *sub)
 EXPORT_SYMBOL_NS_GPL(mlx5c_fw_version, MLX5C_NS);
 
 /**
+ * mlx5c_internal_timer() - read the device's free-running clock
+ * @mdev: core device
+ *
+ * Return: the count of the internal timer (device_frequency_khz), read
+ * so that a carry between its two words is not lost.
+ */
+u64 mlx5c_internal_timer(struct mlx5c_dev *mdev)
+{
+	u32 hi, lo, again;
+
+	hi = mlx5c_iseg_read(mdev, MLX5C_ISEG_INTERNAL_TIMER_H);
+	for (;;) {
+		lo = mlx5c_iseg_read(mdev, MLX5C_ISEG_INTERNAL_TIMER_L);
+		again = mlx5c_iseg_read(mdev, MLX5C_ISEG_INTERNAL_TIMER_H);
+		if (again == hi)
+			return (u64)hi << 32 | lo;
+		hi = again;
+	}
+}
+EXPORT_SYMBOL_NS_GPL(mlx5c_internal_timer, MLX5C_NS);
+
+/**
  * mlx5c_board_id() - board identifier (PSID) read with QUERY_ADAPTER
  * @mdev: core device
  *

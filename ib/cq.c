@@ -138,7 +138,9 @@ int mlx5c_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	u8 cqe_sz;
 	int err;
 
-	if (attr->flags)
+	/* Every CQE carries a timestamp when the device has a clock. */
+	if (attr->flags & ~IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION ||
+	    (attr->flags && !mlx5c_ib_clock_cq_ok(dev)))
 		return -EOPNOTSUPP;
 	max_entries = 1U << MLX5C_IB_CAP(dev, log_max_cq_sz);
 	if (attr->cqe < 1 || attr->cqe > max_entries - 1)

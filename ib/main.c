@@ -133,6 +133,7 @@ int mlx5c_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 		props->cq_caps.max_cq_moderation_count = U16_MAX;
 		props->cq_caps.max_cq_moderation_period = MLX5_MAX_CQ_PERIOD;
 	}
+	mlx5c_ib_clock_attrs(dev, props);
 	/* Multicast groups as the device reports them (mcast.c). */
 	if (MLX5C_IB_CAP(dev, max_qp_mcg)) {
 		props->max_mcast_grp = 1 << MLX5C_IB_CAP(dev, log_max_mcg);
@@ -321,6 +322,7 @@ static const struct ib_device_ops mlx5c_ib_dev_ops = {
 
 	.alloc_ucontext = mlx5c_ib_alloc_ucontext,
 	.dealloc_ucontext = mlx5c_ib_dealloc_ucontext,
+	.query_ucontext = mlx5c_ib_query_ucontext,
 	.mmap = mlx5c_ib_mmap,
 	.disassociate_ucontext = mlx5c_ib_disassociate_ucontext,
 
@@ -453,14 +455,18 @@ static int mlx5c_ib_probe(struct auxiliary_device *adev,
 	}
 	dev->ib.dev.parent = &dev->pdev->dev;
 	ib_set_device_ops(&dev->ib, &mlx5c_ib_dev_ops);
+	dev->ib.driver_def = mlx5c_ib_uapi_defs;
 	err = mlx5c_ib_counters_init(dev);
 	if (err)
 		goto err_dealloc;
 	mlx5c_ib_xrc_init(dev);
+	err = mlx5c_ib_clock_init(dev);
+	if (err)
+		goto err_counters;
 
 	err = ib_register_device(&dev->ib, "mlx5_%d", &dev->pdev->dev);
 	if (err)
-		goto err_counters;
+		goto err_clock;
 
 	dev->event_nb.notifier_call = mlx5c_ib_event;
 	err = mlx5c_event_register(mdev, &dev->event_nb);
@@ -477,6 +483,8 @@ static int mlx5c_ib_probe(struct auxiliary_device *adev,
 
 err_unregister:
 	ib_unregister_device(&dev->ib);
+err_clock:
+	mlx5c_ib_clock_cleanup(dev);
 err_counters:
 	mlx5c_ib_xrc_cleanup(dev);
 	mlx5c_ib_orphans_release(dev);
@@ -502,6 +510,7 @@ static void mlx5c_ib_remove(struct auxiliary_device *adev)
 	ib_unregister_device(&dev->ib);
 	mlx5c_ib_xrc_cleanup(dev);
 	mlx5c_ib_orphans_release(dev);
+	mlx5c_ib_clock_cleanup(dev);
 	mlx5c_ib_counters_cleanup(dev);
 	mlx5c_ib_dead_cleanup(dev);
 	WARN_ON(!xa_empty(&dev->qps));

@@ -143,6 +143,8 @@ struct mlx5c_ib_dev {
 	struct work_struct dead_work;
 	u32 xrcdn_ini;
 	bool has_xrcd_ini;
+	void *clock_info;
+	struct delayed_work clock_work;
 };
 
 /**
@@ -557,6 +559,8 @@ int mlx5c_ib_modify_device(struct ib_device *ibdev, int mask,
 /* ucontext.c */
 int mlx5c_ib_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata);
 void mlx5c_ib_dealloc_ucontext(struct ib_ucontext *uctx);
+void mlx5c_ib_ucontext_resp(struct mlx5c_ib_ucontext *ctx,
+			    struct mlx5_ib_alloc_ucontext_resp *resp);
 int mlx5c_ib_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
 void mlx5c_ib_disassociate_ucontext(struct ib_ucontext *uctx);
 int mlx5c_ib_db_map(struct mlx5c_ib_ucontext *ctx, u64 virt,
@@ -574,6 +578,23 @@ void mlx5c_ib_fill_pas(struct ib_umem *umem, unsigned long pgsz, __be64 *pas,
 /* Page sizes of queue buffers and MTTs: 4 KiB up to 1 GiB. */
 #define MLX5C_IB_PGSZ_BITMAP	GENMASK_ULL(30, 12)
 unsigned long mlx5c_ib_queue_pgsz(struct ib_umem *umem, u32 *page_offset);
+
+/* clock.c */
+int mlx5c_ib_clock_init(struct mlx5c_ib_dev *dev);
+void mlx5c_ib_clock_cleanup(struct mlx5c_ib_dev *dev);
+int mlx5c_ib_mmap_clock_info(struct ib_ucontext *uctx,
+			     struct vm_area_struct *vma, unsigned long version);
+void mlx5c_ib_clock_attrs(struct mlx5c_ib_dev *dev,
+			  struct ib_device_attr *props);
+void mlx5c_ib_clock_resp(struct mlx5c_ib_dev *dev,
+			 struct mlx5_ib_alloc_ucontext_resp *resp);
+bool mlx5c_ib_clock_cq_ok(struct mlx5c_ib_dev *dev);
+int mlx5c_ib_mmap_clock(struct ib_ucontext *uctx, struct vm_area_struct *vma);
+
+/* uapi.c */
+extern const struct uapi_definition mlx5c_ib_uapi_defs[];
+int mlx5c_ib_query_ucontext(struct ib_ucontext *uctx,
+			    struct uverbs_attr_bundle *attrs);
 
 /* buf.c */
 int mlx5c_ib_kbuf_alloc(struct mlx5c_ib_dev *dev, size_t size,

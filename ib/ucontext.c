@@ -275,6 +275,35 @@ err_free:
 }
 
 /**
+ * mlx5c_ib_ucontext_resp() - what a context tells the provider
+ * @ctx: user context
+ * @resp: the response (out), but for response_length
+ *
+ * The same at allocation and when the context is queried for an import.
+ */
+void mlx5c_ib_ucontext_resp(struct mlx5c_ib_ucontext *ctx,
+			    struct mlx5_ib_alloc_ucontext_resp *resp)
+{
+	struct mlx5c_ib_dev *dev = to_mdev(ctx->ibuc.device);
+
+	resp->qp_tab_size = 1 << MLX5C_IB_CAP(dev, log_max_qp);
+	resp->bf_reg_size = blueflame ?
+			    1 << MLX5C_IB_CAP(dev, log_bf_reg_size) : 0;
+	resp->tot_bfregs = ctx->tot_bfregs;
+	resp->cache_line_size = cache_line_size();
+	resp->max_sq_desc_sz = dev->max_sq_wqe;
+	resp->max_rq_desc_sz = dev->max_rq_desc;
+	resp->max_send_wqebb = 1 << MLX5C_IB_CAP(dev, log_max_qp_sz);
+	resp->max_recv_wr = 1 << MLX5C_IB_CAP(dev, log_max_qp_sz);
+	resp->max_srq_recv_wr = 1 << MLX5C_IB_CAP(dev, log_max_srq_sz);
+	resp->num_ports = dev->num_ports;
+	resp->cqe_version = ctx->cqe_version;
+	resp->log_uar_size = PAGE_SHIFT;
+	resp->num_uars_per_page = 1;
+	mlx5c_ib_clock_resp(dev, resp);
+}
+
+/**
  * mlx5c_ib_alloc_ucontext() - open the device for a process
  * @uctx: context allocated by ib_core
  * @udata: struct mlx5_ib_alloc_ucontext_req(_v2) in, _resp out
@@ -330,19 +359,7 @@ int mlx5c_ib_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata)
 	if (err)
 		goto err_free;
 
-	resp.qp_tab_size = 1 << MLX5C_IB_CAP(dev, log_max_qp);
-	resp.bf_reg_size = blueflame ? 1 << MLX5C_IB_CAP(dev, log_bf_reg_size) : 0;
-	resp.tot_bfregs = ctx->tot_bfregs;
-	resp.cache_line_size = cache_line_size();
-	resp.max_sq_desc_sz = dev->max_sq_wqe;
-	resp.max_rq_desc_sz = dev->max_rq_desc;
-	resp.max_send_wqebb = 1 << MLX5C_IB_CAP(dev, log_max_qp_sz);
-	resp.max_recv_wr = 1 << MLX5C_IB_CAP(dev, log_max_qp_sz);
-	resp.max_srq_recv_wr = 1 << MLX5C_IB_CAP(dev, log_max_srq_sz);
-	resp.num_ports = dev->num_ports;
-	resp.cqe_version = ctx->cqe_version;
-	resp.log_uar_size = PAGE_SHIFT;
-	resp.num_uars_per_page = 1;
+	mlx5c_ib_ucontext_resp(ctx, &resp);
 	resp.response_length = min(udata->outlen, sizeof(resp));
 
 	err = mlx5c_ib_udata_out(udata, &resp, sizeof(resp));
@@ -397,10 +414,12 @@ int mlx5c_ib_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 	case MLX5_IB_MMAP_WC_PAGE:
 	case MLX5_IB_MMAP_NC_PAGE:
 		break;
-	case MLX5_IB_MMAP_GET_CONTIGUOUS_PAGES:
 	case MLX5_IB_MMAP_CORE_CLOCK:
-	case MLX5_IB_MMAP_ALLOC_WC:
+		return idx ? -EINVAL : mlx5c_ib_mmap_clock(uctx, vma);
 	case MLX5_IB_MMAP_CLOCK_INFO:
+		return mlx5c_ib_mmap_clock_info(uctx, vma, idx);
+	case MLX5_IB_MMAP_GET_CONTIGUOUS_PAGES:
+	case MLX5_IB_MMAP_ALLOC_WC:
 	case MLX5_IB_MMAP_DEVICE_MEM:
 		return -EOPNOTSUPP;
 	default:
