@@ -90,6 +90,9 @@ selftests: toolbox
 		$(SELFTESTS_DIR)/ib_verbs_lib.c $(wildcard $(SELFTESTS_DIR)/upstream_verbs_cases_*.c) -libverbs
 	$(TOP)/scripts/in-toolbox gcc -O2 -Wall -Wextra \
 		-o $(SELFTESTS_DIR)/doorbell_abuse $(SELFTESTS_DIR)/doorbell_abuse.c -libverbs -lmlx5
+	$(TOP)/scripts/in-toolbox gcc -O2 -Wall -Wextra \
+		-o $(SELFTESTS_DIR)/verbs_compat_test $(SELFTESTS_DIR)/verbs_compat_test.c \
+		$(SELFTESTS_DIR)/ib_verbs_lib.c $(wildcard $(SELFTESTS_DIR)/verbs_compat_cases_*.c) -libverbs -lmlx5
 	$(MAKE) kverbs-test
 
 # The in-kernel verbs self-test module (kverbs_test.sh loads it), built as

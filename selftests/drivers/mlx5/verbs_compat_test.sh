@@ -1,0 +1,142 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Verbs of the unmodified rdma-core userspace that our mlx5_ib must serve as
+# the in-tree one does (verbs_compat_test.c, one libibverbs/mlx5dv process
+# driving mlx5_0 <-> mlx5_1): QP and MR access flags, full RQ and SRQ,
+# mlx5dv_query_port, parent domains with and without custom allocators (one
+# variant allocating inside a huge page), mlx5dv mkeys, completion
+# timestamps (raw and wall clock), object import. The same binary runs
+# first on the IN-TREE mlx5_core/mlx5_ib, then on ours; each case is one
+# line per driver, then one line "ours = in-tree" comparing what the case
+# observed on both ("# obs" lines: return codes, errno, granted limits).
+# A case that skips on both drivers (the verb is not served) is a skip of
+# the comparison too, never a pass.
+#
+# A case in known_gaps fails on ours for the reason given there: its lines
+# for ours are skips with that reason while it fails, and fail once it
+# passes (then take it off the list).
+#
+# MLX5_COMPAT_CASES="pd_alloc import" runs some cases (default: all,
+# verbs_compat_test -l).
+dir=$(cd "$(dirname "$0")" && pwd)
+. "$dir/lib.sh"
+srcs="$dir/verbs_compat_test.c $dir/ib_verbs_lib.c $(ls "$dir"/verbs_compat_cases_*.c)"
+bin=$dir/verbs_compat_test
+drivers="in-tree ours"
+WAIT_MS=${MLX5_VERBS_WAIT_MS:-20000}
+
+have_emu || ktap_skip_all "needs the mlx5-emu control channel (on other hardware run verbs_compat_test -d DEV0 -D DEV1)"
+
+known_gaps="import:ours has no UAR objects (MLX5_IB_METHOD_UAR_OBJ_ALLOC): it hands out static bfregs (tot_bfregs), and the provider imports only contexts without them (EINVAL)"
+
+# gap CASE: the reason CASE is a known gap of ours, or nothing.
+gap()
+{
+	printf '%s\n' "$known_gaps" | awk -F: -v c="$1" '$1 == c { sub(/^[^:]*:/, ""); print }'
+}
+
+t_build()
+{
+	fresh=1
+	for f in $srcs "$dir/ib_verbs.h" "$dir/verbs_compat.h"; do [ "$f" -nt "$bin" ] && fresh=0; done
+	if [ -x "$bin" ] && [ "$fresh" = 1 ]; then
+		echo "using $bin"
+		return 0
+	fi
+	command -v cc >/dev/null || { echo "no compiler and no prebuilt $bin"; return 1; }
+	bin=$out/verbs_compat_test
+	cc -O2 -Wall -Wextra -o "$bin" $srcs -libverbs -lmlx5
+}
+
+t_load()
+{
+	loaded= baseline= snapped=
+	[ -x "$bin" ] || { echo "no verbs_compat_test binary (see the build case)"; return 1; }
+	baseline=$(emu_obj_snapshot 0 1) && snapped=1
+	mlx5_load "$1" || return 1
+	wait_for 30 mlx5_ports_active || { grep . /sys/class/infiniband/mlx5_*/ports/1/state; return 1; }
+	loaded=$1
+}
+
+# run DRIVER CASE: one case in its own process; a signal is a failure.
+run()
+{
+	[ -x "$bin" ] || { echo "not run: no verbs_compat_test binary"; return 1; }
+	[ "$loaded" = "$1" ] || { echo "not run: $1 is not loaded (see its load case)"; return 1; }
+	"$bin" -t "$WAIT_MS" "$2" >"$out/compat_$1_$2.txt" 2>&1
+	r=$?
+	echo $r >"$out/compat_$1_$2.rc"
+	cat "$out/compat_$1_$2.txt"
+	[ $r -gt 128 ] && echo "killed by signal $((r - 128))"
+	# The reason of a skip last: KTAP takes it from the last line.
+	[ $r = 4 ] && sed -n 's/^# # SKIP: //p' "$out/compat_$1_$2.txt" | tail -n 1
+	why=$(gap "$2")
+	if [ "$1" = ours ] && [ -n "$why" ]; then
+		[ $r = 0 ] && { echo "known gap closed: take $2 off known_gaps"; return 1; }
+		[ $r = 1 ] && { echo "SKIP: known gap: $why"; return 4; }
+	fi
+	return $r
+}
+
+# same CASE: the case observed the same on both drivers.
+same()
+{
+	a=$out/compat_in-tree_$1.txt b=$out/compat_ours_$1.txt
+	[ -f "$a" ] && [ -f "$b" ] || { echo "not run on both drivers"; return 1; }
+	grep '^# obs ' "$a" >"$a.obs"
+	grep '^# obs ' "$b" >"$b.obs"
+	if ! diff -u "$a.obs" "$b.obs" >"$out/compat_diff_$1.txt"; then
+		tail -n +3 "$out/compat_diff_$1.txt"
+		echo "(- in-tree, + ours)"
+		why=$(gap "$1")
+		[ -n "$why" ] && { echo "SKIP: known gap: $why"; return 4; }
+		return 1
+	fi
+	[ -n "$(gap "$1")" ] && { echo "known gap closed: take $1 off known_gaps"; return 1; }
+	if [ "$(cat "${a%.txt}.rc")" = 4 ] && [ "$(cat "${b%.txt}.rc")" = 4 ]; then
+		echo "SKIP: not served by either driver"
+		return 4
+	fi
+	[ -s "$a.obs" ] || { echo "nothing observed"; return 1; }
+	echo "same on both drivers"
+}
+
+t_unload()
+{
+	loaded=
+	mlx5_unload "$1"
+}
+
+no_leak()
+{
+	[ -n "$snapped" ] || { echo "not run: no snapshot before the load"; return 1; }
+	! mlx5_loaded || { echo "not run: a driver is still loaded"; return 1; }
+	rc=0
+	emu_obj_leaks "$baseline" 0 1 || rc=1
+	baseline= snapped=
+	return $rc
+}
+
+cases=${MLX5_COMPAT_CASES:-$("$bin" -l 2>/dev/null | cut -f1)}
+[ -n "$cases" ] || cases="qp_access mr_access rq_full srq_full dv_query_port pd_no_alloc pd_alloc pd_alloc_huge dv_mkey ts_raw ts_wallclock import"
+ncases=$(echo $cases | wc -w)
+
+# pd_alloc_huge carves its rings from one 2 MiB huge page per device.
+old_huge=$(cat /proc/sys/vm/nr_hugepages)
+[ "$old_huge" -ge 4 ] || echo 4 >/proc/sys/vm/nr_hugepages
+
+ktap_begin $((1 + 2 * (ncases + 3) + ncases))
+ktap_case "build verbs_compat_test" t_build
+for drv in $drivers; do
+	ktap_case "$drv: load mlx5_core mlx5_ib, both ports ACTIVE" t_load "$drv"
+	for c in $cases; do
+		ktap_case "$drv: $c" run "$drv" "$c"
+	done
+	ktap_case "$drv: unload mlx5_ib mlx5_core" t_unload "$drv"
+	ktap_case "$drv: every PD, MKey, CQ, QP, SRQ created while loaded destroyed" no_leak "$drv"
+done
+for c in $cases; do
+	ktap_case "ours = in-tree: $c" same "$c"
+done
+echo "$old_huge" >/proc/sys/vm/nr_hugepages
+ktap_end
