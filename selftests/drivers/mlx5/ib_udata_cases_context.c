@@ -127,8 +127,13 @@ int test_context(void)
 	   uresp.num_ports >= 1 && uresp.max_sq_desc_sz >= 256 &&
 	   uresp.max_rq_desc_sz >= 32 && uresp.max_send_wqebb && uresp.max_recv_wr &&
 	   uresp.max_srq_recv_wr && uresp.response_length == sizeof(uresp) &&
-	   uresp.comp_mask == 0 && uresp.log_uar_size == 12 &&
-	   uresp.num_uars_per_page == 1, "ucontext: response fields");
+	   uresp.log_uar_size == 12 && uresp.num_uars_per_page == 1,
+	   "ucontext: response fields");
+	/* The internal timer at 0x1000: offset 0 of its page; clock info v1. */
+	ok(uresp.comp_mask == MLX5_IB_ALLOC_UCONTEXT_RESP_MASK_CORE_CLOCK_OFFSET &&
+	   uresp.hca_core_clock_offset == 0 &&
+	   uresp.clock_info_versions == 1 << MLX5_IB_CLOCK_INFO_V1,
+	   "ucontext: the clock's page offset and clock-info version");
 	expect_err("ucontext: second context on one file", get_context(fd, &r, sizeof(r), NULL),
 		   EINVAL);
 	return fd;
@@ -168,14 +173,22 @@ void test_mmap(int fd)
 	expect_err("mmap: contiguous pages (cmd 1)",
 		   uar_map(fd, MLX5_IB_MMAP_GET_CONTIGUOUS_PAGES, 0, PAGE, w, MAP_SHARED),
 		   EOPNOTSUPP);
-	expect_err("mmap: core clock (cmd 5)",
-		   uar_map(fd, MLX5_IB_MMAP_CORE_CLOCK, 0, PAGE, PROT_READ, MAP_SHARED),
-		   EOPNOTSUPP);
+	expect_ok("mmap: core clock (cmd 5), read-only",
+		  uar_map(fd, MLX5_IB_MMAP_CORE_CLOCK, 0, PAGE, PROT_READ, MAP_SHARED));
+	expect_err("mmap: core clock writable",
+		   uar_map(fd, MLX5_IB_MMAP_CORE_CLOCK, 0, PAGE, w, MAP_SHARED), EPERM);
+	expect_err("mmap: core clock, index 1",
+		   uar_map(fd, MLX5_IB_MMAP_CORE_CLOCK, 1, PAGE, PROT_READ, MAP_SHARED),
+		   EINVAL);
 	expect_err("mmap: dynamic bfreg (cmd 6)",
 		   uar_map(fd, MLX5_IB_MMAP_ALLOC_WC, 0, PAGE, w, MAP_SHARED), EOPNOTSUPP);
-	expect_err("mmap: clock info (cmd 7)",
-		   uar_map(fd, MLX5_IB_MMAP_CLOCK_INFO, 0, PAGE, PROT_READ, MAP_SHARED),
-		   EOPNOTSUPP);
+	expect_ok("mmap: clock info (cmd 7) v1, read-only",
+		  uar_map(fd, MLX5_IB_MMAP_CLOCK_INFO, 0, PAGE, PROT_READ, MAP_SHARED));
+	expect_err("mmap: clock info writable",
+		   uar_map(fd, MLX5_IB_MMAP_CLOCK_INFO, 0, PAGE, w, MAP_SHARED), EPERM);
+	expect_err("mmap: clock info version 1",
+		   uar_map(fd, MLX5_IB_MMAP_CLOCK_INFO, 1, PAGE, PROT_READ, MAP_SHARED),
+		   EINVAL);
 	expect_err("mmap: unknown command 200", uar_map(fd, 200, 0, PAGE, w, MAP_SHARED),
 		   EINVAL);
 	expect_err("mmap: extended index bits",
