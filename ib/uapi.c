@@ -8,6 +8,7 @@
  * a second context on the same file.
  */
 #include <rdma/mlx5_user_ioctl_cmds.h>
+#include <rdma/mlx5_user_ioctl_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "mlx5_ib.h"
