@@ -26,33 +26,12 @@ WAIT_MS=${MLX5_VERBS_WAIT_MS:-20000}
 
 have_emu || ktap_skip_all "needs the mlx5-emu control channel (on other hardware run ib_verbs_test -d DEV0 -D DEV1)"
 
-t_build()
-{
-	fresh=1
-	for f in $srcs "$dir/ib_verbs.h"; do [ "$f" -nt "$bin" ] && fresh=0; done
-	if [ -x "$bin" ] && [ "$fresh" = 1 ]; then
-		echo "using $bin"
-		return 0
-	fi
-	command -v cc >/dev/null || { echo "no compiler and no prebuilt $bin"; return 1; }
-	bin=$out/ib_verbs_test
-	cc -O2 -Wall -Wextra -o "$bin" $srcs -libverbs
-}
+t_build() { verbs_build "$dir/ib_verbs.h" -- -libverbs; }
 
 # A case that cannot run because an earlier one failed (no binary, the
 # driver did not load or not unload) fails too: it was not run.
 
-t_load()
-{
-	loaded= baseline= snapped=
-	[ -x "$bin" ] || { echo "no ib_verbs_test binary (see the build case)"; return 1; }
-	# Taken before the driver loads: no_leak compares with it.
-	# Empty on a fresh emulator (no command yet): still a snapshot.
-	baseline=$(emu_obj_snapshot 0 1) && snapped=1
-	mlx5_load "$1" || return 1
-	wait_for 30 mlx5_ports_active || { grep . /sys/class/infiniband/mlx5_*/ports/1/state; return 1; }
-	loaded=$1
-}
+t_load() { verbs_load "$1"; }
 
 # run DRIVER CASE: one case of the binary, in its own process.
 run()

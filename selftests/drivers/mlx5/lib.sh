@@ -373,3 +373,38 @@ cm_pair()
 	tail -n 30 "$out/cm_$_name.client"
 	[ "$_src" -eq 0 ] && [ "$_crc" -eq 0 ]
 }
+
+# The verbs C tests (ib_verbs_test, upstream_verbs_test, verbs_compat_test):
+# $srcs are the program's sources, $bin its prebuilt binary.
+# verbs_build HEADER... -- CC-ARGS...: keep $bin unless a source or HEADER
+# is newer; otherwise compile $srcs into $out (bin is set to it).
+verbs_build()
+{
+	_fresh=1
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		[ "$1" -nt "$bin" ] && _fresh=0
+		shift
+	done
+	[ $# -gt 0 ] && shift
+	for _f in $srcs; do [ "$_f" -nt "$bin" ] && _fresh=0; done
+	if [ -x "$bin" ] && [ "$_fresh" = 1 ]; then
+		echo "using $bin"
+		return 0
+	fi
+	command -v cc >/dev/null || { echo "no compiler and no prebuilt $bin"; return 1; }
+	bin=$out/$(basename "$bin")
+	cc -O2 -Wall -Wextra -o "$bin" $srcs "$@"
+}
+
+# verbs_load DRIVER: snapshot the firmware objects (baseline, snapped; an
+# empty snapshot on a fresh emulator is still one), load DRIVER's pair and
+# wait for both ports ACTIVE; loaded=DRIVER on success.
+verbs_load()
+{
+	loaded= baseline= snapped=
+	[ -x "$bin" ] || { echo "no $(basename "$bin") binary (see the build case)"; return 1; }
+	baseline=$(emu_obj_snapshot 0 1) && snapped=1
+	mlx5_load "$1" || return 1
+	wait_for 30 mlx5_ports_active || { grep . /sys/class/infiniband/mlx5_*/ports/1/state; return 1; }
+	loaded=$1
+}

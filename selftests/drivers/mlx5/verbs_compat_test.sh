@@ -35,28 +35,9 @@ gap()
 	printf '%s\n' "$known_gaps" | awk -F: -v c="$1" '$1 == c { sub(/^[^:]*:/, ""); print }'
 }
 
-t_build()
-{
-	fresh=1
-	for f in $srcs "$dir/ib_verbs.h" "$dir/verbs_compat.h"; do [ "$f" -nt "$bin" ] && fresh=0; done
-	if [ -x "$bin" ] && [ "$fresh" = 1 ]; then
-		echo "using $bin"
-		return 0
-	fi
-	command -v cc >/dev/null || { echo "no compiler and no prebuilt $bin"; return 1; }
-	bin=$out/verbs_compat_test
-	cc -O2 -Wall -Wextra -o "$bin" $srcs -libverbs -lmlx5
-}
+t_build() { verbs_build "$dir/ib_verbs.h" "$dir/verbs_compat.h" -- -libverbs -lmlx5; }
 
-t_load()
-{
-	loaded= baseline= snapped=
-	[ -x "$bin" ] || { echo "no verbs_compat_test binary (see the build case)"; return 1; }
-	baseline=$(emu_obj_snapshot 0 1) && snapped=1
-	mlx5_load "$1" || return 1
-	wait_for 30 mlx5_ports_active || { grep . /sys/class/infiniband/mlx5_*/ports/1/state; return 1; }
-	loaded=$1
-}
+t_load() { verbs_load "$1"; }
 
 # run DRIVER CASE: one case in its own process; a signal is a failure.
 run()
