@@ -343,6 +343,8 @@ struct mlx5c_test {
  * @test: debugfs CQ test
  * @rdma_adev: auxiliary device "rdma"
  * @eth_adev: auxiliary device "eth" (Ethernet ports)
+ * @netdev: the Ethernet netdev while it is registered (en/main.c),
+ *	for mlx5c_netdev_get()
  */
 struct mlx5c_dev {
 	struct pci_dev *pdev;
@@ -377,6 +379,7 @@ struct mlx5c_dev {
 	struct mlx5c_test test;
 	struct mlx5c_adev *rdma_adev;
 	struct mlx5c_adev *eth_adev;
+	struct net_device __rcu *netdev;
 };
 
 static inline u32 mlx5c_iseg_read(struct mlx5c_dev *mdev, unsigned int off)

@@ -362,6 +362,8 @@ static int en_probe(struct auxiliary_device *adev, const struct auxiliary_device
 
 	priv->nb.notifier_call = mlx5c_en_port_event;
 	mlx5c_event_register(mdev, &priv->nb);
+	/* For mlx5c_netdev_get() (mlx5_ib's RoCE port). */
+	rcu_assign_pointer(mdev->netdev, netdev);
 	err = register_netdev(netdev);
 	if (err)
 		goto err_nb;
@@ -369,6 +371,8 @@ static int en_probe(struct auxiliary_device *adev, const struct auxiliary_device
 	return 0;
 
 err_nb:
+	RCU_INIT_POINTER(mdev->netdev, NULL);
+	synchronize_rcu();
 	mlx5c_event_unregister(mdev, &priv->nb);
 	cancel_work_sync(&priv->port_work);
 err_res:
@@ -387,6 +391,8 @@ static void en_remove(struct auxiliary_device *adev)
 	struct net_device *netdev = priv->netdev;
 
 	unregister_netdev(netdev);
+	RCU_INIT_POINTER(priv->mdev->netdev, NULL);
+	synchronize_rcu();
 	mlx5c_event_unregister(priv->mdev, &priv->nb);
 	cancel_work_sync(&priv->port_work);
 	cancel_work_sync(&priv->rx_mode_work);
@@ -395,6 +401,31 @@ static void en_remove(struct auxiliary_device *adev)
 	mutex_destroy(&priv->lock);
 	free_netdev(netdev);
 }
+
+/**
+ * mlx5c_netdev_get() - the Ethernet netdev of a core device
+ * @mdev: core device
+ *
+ * mlx5_ib binds its RoCE port to it. The netdev counts from the moment it
+ * is registered (its NETDEV_REGISTER notification included, so that a
+ * netdevice notifier recognises it) until its unregistration starts.
+ *
+ * Return: the netdev with a reference (dev_put() it), or NULL.
+ */
+struct net_device *mlx5c_netdev_get(struct mlx5c_dev *mdev)
+{
+	struct net_device *ndev;
+
+	rcu_read_lock();
+	ndev = rcu_dereference(mdev->netdev);
+	if (ndev && READ_ONCE(ndev->reg_state) == NETREG_REGISTERED)
+		dev_hold(ndev);
+	else
+		ndev = NULL;
+	rcu_read_unlock();
+	return ndev;
+}
+MLX5C_EXPORT(mlx5c_netdev_get);
 
 static const struct auxiliary_device_id en_id_table[] = {
 	{ .name = MLX5C_DRV_NAME "." MLX5C_AUX_ETH_NAME },

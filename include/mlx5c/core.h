@@ -48,6 +48,12 @@ u64 mlx5c_internal_timer(struct mlx5c_dev *mdev);
 const char *mlx5c_board_id(struct mlx5c_dev *mdev);
 bool mlx5c_dev_is_error(struct mlx5c_dev *mdev);
 
+/* ---- Ethernet -------------------------------------------------------- */
+
+struct net_device;
+
+struct net_device *mlx5c_netdev_get(struct mlx5c_dev *mdev);
+
 /* ---- Commands ---------------------------------------------------------- */
 
 /*
