@@ -88,6 +88,9 @@ int mlx5c_ib_process_mad(struct ib_device *ibdev, int flags, u32 port,
 	if (hdr->method != IB_MGMT_METHOD_GET &&
 	    hdr->method != IB_MGMT_METHOD_SET)
 		return IB_MAD_RESULT_SUCCESS;
+	/* An Ethernet port has no subnet manager and no SMA to ask. */
+	if (dev->roce && hdr->mgmt_class != IB_MGMT_CLASS_PERF_MGMT)
+		return IB_MAD_RESULT_SUCCESS;
 	if (mlx5c_ib_mad_ifc(dev, flags, port, slid, in_mad, out_mad))
 		return IB_MAD_RESULT_FAILURE;
 	/*

@@ -7,6 +7,7 @@
 #include <linux/auxiliary_bus.h>
 #include <linux/module.h>
 #include <linux/pci.h>
+#include <linux/rtnetlink.h>
 #include <linux/sysfs.h>
 #include <rdma/ib_verbs.h>
 
@@ -225,6 +226,12 @@ static void mlx5c_ib_port_event(struct mlx5c_ib_dev *dev,
 	}
 	if (port < 1 || port > dev->num_ports)
 		return;
+	/*
+	 * An Ethernet port's state is its netdev's: ib_core (or netdev.c on
+	 * older kernels) reports it from the netdev's events.
+	 */
+	if (dev->roce)
+		return;
 	ev.element.port_num = port;
 	ib_dispatch_event(&ev);
 }
@@ -387,14 +394,18 @@ static const struct ib_device_ops mlx5c_ib_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_mw, mlx5c_ib_mw, ibmw),
 };
 
+/* The GID table of an Ethernet port is ib_core's, written through to
+ * the firmware's (roce.c).
+ */
+static const struct ib_device_ops mlx5c_ib_roce_ops = {
+	.add_gid = mlx5c_ib_add_gid,
+	.del_gid = mlx5c_ib_del_gid,
+};
+
 /* Limits that both query_device and the user-context response use. */
 static int mlx5c_ib_dev_caps(struct mlx5c_ib_dev *dev)
 {
-	if (MLX5C_IB_CAP(dev, port_type) != MLX5_CAP_PORT_TYPE_IB) {
-		dev_info(&dev->adev->dev,
-			 "port type is not InfiniBand; RoCE is not supported\n");
-		return -EOPNOTSUPP;
-	}
+	dev->roce = MLX5C_IB_CAP(dev, port_type) == MLX5_CAP_PORT_TYPE_ETH;
 	dev->num_ports = clamp_t(u8, MLX5C_IB_CAP(dev, num_ports), 1,
 				 MLX5C_IB_MAX_PORTS);
 	dev->cqe_version = min_t(u8, MLX5C_IB_CAP(dev, cqe_version), 1);
@@ -440,6 +451,11 @@ static int mlx5c_ib_probe(struct auxiliary_device *adev,
 	err = mlx5c_ib_port_init(dev);
 	if (err)
 		goto err_dealloc;
+	if (dev->roce) {
+		err = mlx5c_ib_roce_init(dev);
+		if (err)
+			goto err_dealloc;
+	}
 	err = mlx5c_ib_query_node(dev, &dev->ib.node_guid,
 				  &dev->sys_image_guid,
 				  dev->ib.node_desc);
@@ -455,18 +471,28 @@ static int mlx5c_ib_probe(struct auxiliary_device *adev,
 	}
 	dev->ib.dev.parent = &dev->pdev->dev;
 	ib_set_device_ops(&dev->ib, &mlx5c_ib_dev_ops);
+	if (dev->roce)
+		ib_set_device_ops(&dev->ib, &mlx5c_ib_roce_ops);
 	dev->ib.driver_def = mlx5c_ib_uapi_defs;
 	err = mlx5c_ib_counters_init(dev);
 	if (err)
-		goto err_dealloc;
+		goto err_roce;
 	mlx5c_ib_xrc_init(dev);
 	err = mlx5c_ib_clock_init(dev);
 	if (err)
 		goto err_counters;
+	if (dev->roce) {
+		err = mlx5c_ib_netdev_init(dev);
+		if (err)
+			goto err_clock;
+	}
 
 	err = ib_register_device(&dev->ib, "mlx5_%d", &dev->pdev->dev);
 	if (err)
-		goto err_clock;
+		goto err_netdev;
+	rtnl_lock();
+	dev->ib_registered = true;
+	rtnl_unlock();
 
 	dev->event_nb.notifier_call = mlx5c_ib_event;
 	err = mlx5c_event_register(mdev, &dev->event_nb);
@@ -482,13 +508,22 @@ static int mlx5c_ib_probe(struct auxiliary_device *adev,
 	return 0;
 
 err_unregister:
+	rtnl_lock();
+	dev->ib_registered = false;
+	rtnl_unlock();
 	ib_unregister_device(&dev->ib);
+err_netdev:
+	if (dev->roce)
+		mlx5c_ib_netdev_cleanup(dev);
 err_clock:
 	mlx5c_ib_clock_cleanup(dev);
 err_counters:
 	mlx5c_ib_xrc_cleanup(dev);
 	mlx5c_ib_orphans_release(dev);
 	mlx5c_ib_counters_cleanup(dev);
+err_roce:
+	if (dev->roce)
+		mlx5c_ib_roce_cleanup(dev);
 err_dealloc:
 	mlx5c_ib_dead_cleanup(dev);
 	mutex_destroy(&dev->orphans_lock);
@@ -506,12 +541,19 @@ static void mlx5c_ib_remove(struct auxiliary_device *adev)
 	 * mlx5c_dev_is_error().
 	 */
 	mlx5c_event_unregister(dev->mdev, &dev->event_nb);
+	rtnl_lock();
+	dev->ib_registered = false;
+	rtnl_unlock();
 	/* Destroys every user object through the driver's ops. */
 	ib_unregister_device(&dev->ib);
+	if (dev->roce)
+		mlx5c_ib_netdev_cleanup(dev);
 	mlx5c_ib_xrc_cleanup(dev);
 	mlx5c_ib_orphans_release(dev);
 	mlx5c_ib_clock_cleanup(dev);
 	mlx5c_ib_counters_cleanup(dev);
+	if (dev->roce)
+		mlx5c_ib_roce_cleanup(dev);
 	mlx5c_ib_dead_cleanup(dev);
 	WARN_ON(!xa_empty(&dev->qps));
 	WARN_ON(!xa_empty(&dev->srqs));

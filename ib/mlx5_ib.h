@@ -112,6 +112,12 @@ struct mlx5c_ib_port {
  * @kqp_lock: protects @kqps
  * @kqps: kernel QPs (fatal.c)
  * @dead_work: calls the kernel CQs' handlers on a dead device
+ * @roce: the port runs Ethernet: RoCE (roce.c, netdev.c)
+ * @udp_sport_min: the lowest RoCEv2 UDP source port (ROCE capabilities)
+ * @netdev_nb: netdevice notifier binding the port's netdev (netdev.c)
+ * @netdev: the netdev the port is bound to (RTNL)
+ * @netdev_active: last port state reported from the netdev (netdev.c)
+ * @ib_registered: ib_register_device() returned
  */
 struct mlx5c_ib_dev {
 	struct ib_device ib;
@@ -145,6 +151,12 @@ struct mlx5c_ib_dev {
 	bool has_xrcd_ini;
 	void *clock_info;
 	struct delayed_work clock_work;
+	bool roce;
+	u16 udp_sport_min;
+	struct notifier_block netdev_nb;
+	struct net_device *netdev;
+	bool netdev_active;
+	bool ib_registered;
 };
 
 /**
@@ -747,6 +759,26 @@ int mlx5c_ib_process_mad(struct ib_device *ibdev, int flags, u32 port,
 			 const struct ib_wc *in_wc, const struct ib_grh *in_grh,
 			 const struct ib_mad *in_mad, struct ib_mad *out_mad,
 			 size_t *out_mad_size, u16 *out_mad_pkey_index);
+
+/* roce.c */
+u32 mlx5c_ib_roce_port_caps(struct mlx5c_ib_dev *dev);
+int mlx5c_ib_roce_init(struct mlx5c_ib_dev *dev);
+void mlx5c_ib_roce_cleanup(struct mlx5c_ib_dev *dev);
+int mlx5c_ib_add_gid(const struct ib_gid_attr *attr, void **context);
+int mlx5c_ib_del_gid(const struct ib_gid_attr *attr, void **context);
+int mlx5c_ib_roce_query_gid(struct mlx5c_ib_dev *dev, u32 port, int index,
+			    union ib_gid *gid);
+int mlx5c_ib_roce_check_ah(const struct rdma_ah_attr *ah);
+void mlx5c_ib_roce_set_path(struct mlx5c_ib_dev *dev, void *ads,
+			    const struct rdma_ah_attr *ah, u32 lqpn, u32 rqpn);
+void mlx5c_ib_roce_set_av(struct mlx5c_ib_dev *dev, struct mlx5_av *av,
+			  const struct rdma_ah_attr *ah);
+
+/* netdev.c */
+int mlx5c_ib_netdev_init(struct mlx5c_ib_dev *dev);
+void mlx5c_ib_netdev_cleanup(struct mlx5c_ib_dev *dev);
+int mlx5c_ib_query_port_eth(struct mlx5c_ib_dev *dev, u32 port,
+			    struct ib_port_attr *props);
 
 /* ah.c */
 int mlx5c_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,

@@ -10,6 +10,7 @@
  * queue by the WQE counter in the CQE (unsignalled WQEs before it are
  * retired with it), a receive queue in order, an SRQ by WQE index.
  */
+#include <linux/if_vlan.h>
 #include <rdma/ib_cache.h>
 
 #include "mlx5_ib.h"
@@ -106,6 +107,36 @@ static void mlx5c_ib_rq_complete(struct mlx5c_ib_qp *qp, u16 counter,
 	WRITE_ONCE(qp->rq.tail, qp->rq.tail + 1);
 }
 
+/*
+ * What a RoCE receive carries instead of LIDs: the network header the
+ * 40-byte GRH area holds (flags_rqpn[25:24]), which ib_core needs to read
+ * the source GID, and the VLAN with its priority.
+ */
+static void mlx5c_ib_recv_wc_roce(struct mlx5_cqe64 *cqe, struct ib_wc *wc)
+{
+	u16 vlan = be16_to_cpu(cqe->vlan_info);
+
+	if (cqe->l4_l3_hdr_type & 0x1) {
+		wc->vlan_id = vlan & VLAN_VID_MASK;
+		wc->sl = vlan >> VLAN_PRIO_SHIFT;
+		wc->wc_flags |= IB_WC_WITH_VLAN;
+	}
+	switch ((be32_to_cpu(cqe->flags_rqpn) >> 24) & 0x3) {
+	case MLX5_CQE_ROCE_L3_HEADER_TYPE_GRH:
+		wc->network_hdr_type = RDMA_NETWORK_ROCE_V1;
+		break;
+	case MLX5_CQE_ROCE_L3_HEADER_TYPE_IPV6:
+		wc->network_hdr_type = RDMA_NETWORK_IPV6;
+		break;
+	case MLX5_CQE_ROCE_L3_HEADER_TYPE_IPV4:
+		wc->network_hdr_type = RDMA_NETWORK_IPV4;
+		break;
+	default:
+		return;
+	}
+	wc->wc_flags |= IB_WC_WITH_NETWORK_HDR_TYPE;
+}
+
 static void mlx5c_ib_recv_wc(struct mlx5c_ib_qp *qp, struct mlx5_cqe64 *cqe,
 			     struct ib_wc *wc)
 {
@@ -134,12 +165,16 @@ static void mlx5c_ib_recv_wc(struct mlx5c_ib_qp *qp, struct mlx5_cqe64 *cqe,
 		break;
 	}
 	wc->src_qp = rqpn & 0xffffff;
-	wc->sl = (rqpn >> 24) & 0xf;
 	if ((rqpn >> MLX5C_CQE_GRH_SHIFT) & 3)
 		wc->wc_flags |= IB_WC_GRH;
-	wc->slid = be16_to_cpu(cqe->slid);
 	wc->dlid_path_bits = cqe->ml_path & 0x7f;
 	wc->pkey_index = 0;
+	if (to_mdev(qp->ibqp.device)->roce) {
+		mlx5c_ib_recv_wc_roce(cqe, wc);
+	} else {
+		wc->sl = (rqpn >> 24) & 0xf;
+		wc->slid = be16_to_cpu(cqe->slid);
+	}
 	/* QP1 receives carry the packet's P_Key where others carry data. */
 	if (qp->ibqp.qp_type == IB_QPT_GSI) {
 		pkey = be32_to_cpu(cqe->pkey) & 0xffff;

@@ -2,7 +2,8 @@
 /*
  * Ports: attributes from the firmware's subnet management agent (MAD_IFC
  * with PortInfo/NodeInfo/NodeDescription SMPs), GIDs and P_Keys from the
- * HCA vport queries. InfiniBand link layer only.
+ * HCA vport queries. Ethernet (RoCE) ports take their attributes from
+ * the netdev (netdev.c) and their GIDs from the RoCE table (roce.c).
  */
 #include <linux/slab.h>
 #include <rdma/ib_mad.h>
@@ -169,6 +170,8 @@ int mlx5c_ib_query_port(struct ib_device *ibdev, u32 port,
 
 	if (port < 1 || port > dev->num_ports)
 		return -EINVAL;
+	if (dev->roce)
+		return mlx5c_ib_query_port_eth(dev, port, props);
 	err = mlx5c_ib_mad_get(dev, port, IB_SMP_ATTR_PORT_INFO, port, d);
 	if (err)
 		return err;
@@ -229,14 +232,16 @@ int mlx5c_ib_port_immutable(struct ib_device *ibdev, u32 port,
 		return -EINVAL;
 	imm->pkey_tbl_len = dev->port[port - 1].pkey_tbl_len;
 	imm->gid_tbl_len = dev->port[port - 1].gid_tbl_len;
-	imm->core_cap_flags = RDMA_CORE_PORT_IBA_IB;
+	imm->core_cap_flags = dev->roce ? mlx5c_ib_roce_port_caps(dev) :
+					  RDMA_CORE_PORT_IBA_IB;
 	imm->max_mad_size = IB_MGMT_MAD_SIZE;
 	return 0;
 }
 
 enum rdma_link_layer mlx5c_ib_link_layer(struct ib_device *ibdev, u32 port)
 {
-	return IB_LINK_LAYER_INFINIBAND;
+	return to_mdev(ibdev)->roce ? IB_LINK_LAYER_ETHERNET :
+				      IB_LINK_LAYER_INFINIBAND;
 }
 
 /**
@@ -261,6 +266,8 @@ int mlx5c_ib_query_gid(struct ib_device *ibdev, u32 port, int index,
 	if (port < 1 || port > dev->num_ports || index < 0 ||
 	    index >= dev->port[port - 1].gid_tbl_len)
 		return -EINVAL;
+	if (dev->roce)
+		return mlx5c_ib_roce_query_gid(dev, port, index, gid);
 	out = kzalloc(outlen, GFP_KERNEL);
 	if (!out)
 		return -ENOMEM;
@@ -297,6 +304,11 @@ int mlx5c_ib_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
 	if (port < 1 || port > dev->num_ports ||
 	    index >= dev->port[port - 1].pkey_tbl_len)
 		return -EINVAL;
+	/* RoCE has no partitions: one entry, the full default P_Key. */
+	if (dev->roce) {
+		*pkey = 0xffff;
+		return 0;
+	}
 	MLX5_SET(query_hca_vport_pkey_in, in, opcode,
 		 MLX5_CMD_OP_QUERY_HCA_VPORT_PKEY);
 	MLX5_SET(query_hca_vport_pkey_in, in, port_num, port);

@@ -506,7 +506,8 @@ static int mlx5c_ib_qp_check_attr(struct mlx5c_ib_dev *dev,
 		struct rdma_ah_attr *ah = &attr->ah_attr;
 		u32 ah_port = rdma_ah_get_port_num(ah);
 
-		if (ah->type != RDMA_AH_ATTR_TYPE_IB)
+		if (dev->roce ? mlx5c_ib_roce_check_ah(ah) :
+				ah->type != RDMA_AH_ATTR_TYPE_IB)
 			return -EINVAL;
 		if (ah_port < 1 || ah_port > dev->num_ports)
 			return -EINVAL;
@@ -520,14 +521,24 @@ static int mlx5c_ib_qp_check_attr(struct mlx5c_ib_dev *dev,
 	return 0;
 }
 
-static void mlx5c_ib_set_path(void *ads, const struct rdma_ah_attr *ah)
+/*
+ * The primary address path; on RoCE with the Ethernet fields (roce.c),
+ * whose UDP source port derives from both QP numbers.
+ */
+static void mlx5c_ib_set_path(struct mlx5c_ib_qp *qp, void *ads,
+			      const struct rdma_ah_attr *ah, u32 rqpn)
 {
+	struct mlx5c_ib_dev *dev = to_mdev(qp->ibqp.device);
 	const struct ib_global_route *grh;
 
-	MLX5_SET(ads, ads, rlid, rdma_ah_get_dlid(ah));
-	MLX5_SET(ads, ads, mlid, rdma_ah_get_path_bits(ah) & 0x7f);
-	MLX5_SET(ads, ads, sl, rdma_ah_get_sl(ah) & 0xf);
 	MLX5_SET(ads, ads, vhca_port_num, rdma_ah_get_port_num(ah));
+	if (dev->roce) {
+		mlx5c_ib_roce_set_path(dev, ads, ah, qp->qpn, rqpn);
+	} else {
+		MLX5_SET(ads, ads, rlid, rdma_ah_get_dlid(ah));
+		MLX5_SET(ads, ads, mlid, rdma_ah_get_path_bits(ah) & 0x7f);
+		MLX5_SET(ads, ads, sl, rdma_ah_get_sl(ah) & 0xf);
+	}
 	if (rdma_ah_get_ah_flags(ah) & IB_AH_GRH) {
 		grh = rdma_ah_read_grh(ah);
 		MLX5_SET(ads, ads, grh, 1);
@@ -584,7 +595,9 @@ static u32 mlx5c_ib_qp_fill(struct mlx5c_ib_qp *qp, struct ib_qp_attr *attr,
 		opt |= MLX5C_QP_OPT_PKEY_INDEX;
 	}
 	if (mask & IB_QP_AV) {
-		mlx5c_ib_set_path(path, &attr->ah_attr);
+		mlx5c_ib_set_path(qp, path, &attr->ah_attr,
+				  mask & IB_QP_DEST_QPN ? attr->dest_qp_num :
+							  qp->attr.dest_qp_num);
 		opt |= MLX5C_QP_OPT_PRIMARY_PATH;
 	}
 	/* After the AV: the port of the QP wins over the AV's. */
