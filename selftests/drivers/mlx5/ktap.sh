@@ -21,13 +21,6 @@ ktap_splat_re()
 }
 KTAP_SPLAT=$(ktap_splat_re "${dir:-$(dirname "$0")}/splat.re")
 
-ktap_begin()
-{
-	ktap_plan=$1
-	echo "TAP version 13"
-	echo "1..$1"
-}
-
 # ktap_skip_all REASON: the whole program skips (plan 1..0, exit 4).
 ktap_skip_all()
 {
@@ -40,13 +33,50 @@ ktap_diag() { echo "# $*"; }
 
 ktap_dmesg_mark() { dmesg | wc -l; }
 
+# Under TCG every program started costs tens of milliseconds: the helpers
+# below use shell builtins where they can, and a case starts two programs
+# of its own (dmesg and awk).
+
 # ktap_now: seconds since boot, with hundredths.
-ktap_now() { cut -d' ' -f1 /proc/uptime; }
+ktap_now() { read -r _ktap_up _ktap_idle </proc/uptime; echo "$_ktap_up"; }
+
+# _ktap_cs SECONDS: SECONDS (with hundredths, as /proc/uptime says) in
+# hundredths, in _ktap_cs.
+_ktap_cs()
+{
+	_ktap_f=${1#*.}
+	_ktap_cs=$(( ${1%.*} * 100 + ${_ktap_f#0} ))
+}
+
+# _ktap_elapsed T0: the time since ktap_now said T0, "# time: S.s s", in
+# _ktap_time.
+_ktap_elapsed()
+{
+	read -r _ktap_up _ktap_idle </proc/uptime
+	_ktap_cs "$1"; _ktap_a=$_ktap_cs
+	_ktap_cs "$_ktap_up"
+	_ktap_d=$(( (_ktap_cs - _ktap_a + 5) / 10 ))
+	_ktap_time="# time: $((_ktap_d / 10)).$((_ktap_d % 10)) s"
+}
 
 # ktap_time T0: a diagnostic line with the seconds since ktap_now said T0.
-ktap_time()
+ktap_time() { _ktap_elapsed "$1"; echo "$_ktap_time"; }
+
+# The kernel log line count the next case's splat check starts after: set
+# by ktap_mark (or ktap_begin, or the first case), then by each case's own
+# check, so that a splat logged between two cases fails the second one.
+_ktap_mark=
+
+# ktap_mark: the next case's kernel log check starts here (ktap_begin starts
+# it unless ktap_mark did before).
+ktap_mark() { _ktap_mark=$(ktap_dmesg_mark); }
+
+ktap_begin()
 {
-	awk -v a="$1" -v b="$(ktap_now)" 'BEGIN { printf "# time: %.1f s\n", b - a }'
+	ktap_plan=$1
+	echo "TAP version 13"
+	echo "1..$1"
+	[ -n "$_ktap_mark" ] || ktap_mark
 }
 
 # ktap_case NAME CMD...: run CMD; report ok / not ok / skip (CMD exits 4).
@@ -54,23 +84,25 @@ ktap_case()
 {
 	_ktap_name=$1; shift
 	ktap_n=$((ktap_n + 1))
-	_ktap_mark=$(ktap_dmesg_mark)
-	_ktap_t0=$(ktap_now)
+	[ -n "$_ktap_mark" ] || _ktap_mark=$(ktap_dmesg_mark)
+	read -r _ktap_t0 _ktap_idle </proc/uptime
 	# The case's output goes through a file so that the case runs in this
 	# shell (its variables stay visible to later cases).
 	"$@" >/tmp/ktap_case.$$ 2>&1
 	_ktap_rc=$?
-	_ktap_time=$(ktap_time "$_ktap_t0")
-	_ktap_out=$(cat /tmp/ktap_case.$$)
-	sed 's/^/# /' /tmp/ktap_case.$$
-	rm -f /tmp/ktap_case.$$
+	_ktap_elapsed "$_ktap_t0"
+	# One pass: the case's output, then the first three kernel log lines
+	# after the mark that are splats (awk's exit status 1 when there is
+	# one), and the kernel log's line count as the next mark. The patterns
+	# go through the environment: awk -v would take backslashes as escapes.
+	dmesg | KTAP_RE="$KTAP_SPLAT" awk -v m="$_ktap_mark" -v out=/tmp/ktap_case.$$ \
+		-v markf=/tmp/ktap_mark.$$ '
+		BEGIN { while ((getline l <out) > 0) print "# " l }
+		NR > m && $0 ~ ENVIRON["KTAP_RE"] && n++ < 3 { print "# dmesg: " $0 }
+		END { print NR >markf; exit (n > 0) }' || _ktap_rc=$KSFT_FAIL
+	read -r _ktap_mark </tmp/ktap_mark.$$
 	if [ -z "$KTAP_SPLAT" ]; then
 		echo "# no splat.re beside ktap.sh: the kernel log cannot be checked"
-		_ktap_rc=$KSFT_FAIL
-	fi
-	_ktap_splat=$(dmesg | tail -n +$((_ktap_mark + 1)) | grep -E "$KTAP_SPLAT" | head -n 3)
-	if [ -n "$_ktap_splat" ]; then
-		printf '%s\n' "$_ktap_splat" | sed 's/^/# dmesg: /'
 		_ktap_rc=$KSFT_FAIL
 	fi
 	echo "$_ktap_time"
@@ -78,7 +110,7 @@ ktap_case()
 	0) echo "ok $ktap_n $_ktap_name"; ktap_pass=$((ktap_pass + 1)) ;;
 	"$KSFT_SKIP")
 		# The reason: the case's last line of output.
-		echo "ok $ktap_n $_ktap_name # SKIP $(printf '%s' "$_ktap_out" | tail -n 1 | sed 's/^SKIP:* *//')"
+		echo "ok $ktap_n $_ktap_name # SKIP $(tail -n 1 /tmp/ktap_case.$$ | sed 's/^SKIP:* *//')"
 		ktap_skip=$((ktap_skip + 1)) ;;
 	*) echo "not ok $ktap_n $_ktap_name"; ktap_fail=$((ktap_fail + 1)) ;;
 	esac
@@ -91,6 +123,7 @@ ktap_end()
 		[ "$ktap_n" -gt "$ktap_plan" ] || ktap_fail=$((ktap_fail + ktap_plan - ktap_n))
 		[ "$ktap_n" -lt "$ktap_plan" ] || ktap_fail=$((ktap_fail + 1))
 	fi
+	rm -f /tmp/ktap_case.$$ /tmp/ktap_mark.$$
 	echo "# Totals: pass:$ktap_pass fail:$ktap_fail xfail:0 xpass:0 skip:$ktap_skip error:0"
 	[ "$ktap_fail" -eq 0 ] || exit $KSFT_FAIL
 	[ "$ktap_pass" -gt 0 ] || exit $KSFT_SKIP
@@ -104,7 +137,7 @@ mlx5_pci_devs()
 {
 	if [ -n "${MLX5_TEST_DEV:-}" ]; then echo "$MLX5_TEST_DEV"; return; fi
 	for d in /sys/bus/pci/devices/*; do
-		[ "$(cat "$d/vendor")" = 0x15b3 ] && basename "$d"
+		read -r v <"$d/vendor" && [ "$v" = 0x15b3 ] && echo "${d##*/}"
 	done
 }
 

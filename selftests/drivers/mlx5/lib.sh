@@ -208,16 +208,23 @@ emu_obj_leaks()
 	_snap=$1 _rc=0
 	shift
 	for _h in "$@"; do
-		_now=$(emu_ok_ops "$_h")
-		for _p in $EMU_OBJ_PAIRS; do
-			_a=${_p%%:*} _f=${_p#*:}
-			_c=$(( $(echo "$_now" | awk -v o="$_a" '$1 == o { n = $2 } END { print n + 0 }') -
-			       $(echo "$_snap" | awk -v h="$_h" -v o="$_a" '$1 == h && $2 == o { n = $3 } END { print n + 0 }') ))
-			_d=$(( $(echo "$_now" | awk -v o="$_f" '$1 == o { n = $2 } END { print n + 0 }') -
-			       $(echo "$_snap" | awk -v h="$_h" -v o="$_f" '$1 == h && $2 == o { n = $3 } END { print n + 0 }') ))
-			echo "hca $_h: $_a $_c $_f $_d"
-			[ "$_c" -eq "$_d" ] || _rc=1
-		done
+		emu_ok_ops "$_h" | EMU_SNAP="$_snap" awk -v h="$_h" -v pairs="$EMU_OBJ_PAIRS" '
+			BEGIN {
+				n = split(ENVIRON["EMU_SNAP"], l, "\n")
+				for (i = 1; i <= n; i++)
+					if (split(l[i], f, " ") == 3 && f[1] == h) base[f[2]] = f[3]
+			}
+			{ now[$1] = $2 }
+			END {
+				n = split(pairs, p, " |\n")
+				for (i = 1; i <= n; i++) {
+					if (split(p[i], o, ":") != 2) continue
+					c = now[o[1]] - base[o[1]]; d = now[o[2]] - base[o[2]]
+					printf "hca %s: %s %d %s %d\n", h, o[1], c, o[2], d
+					if (c != d) rc = 1
+				}
+				exit rc
+			}' || _rc=1
 	done
 	return $_rc
 }

@@ -12,10 +12,14 @@ limit=${MLX5_TEST_TIMEOUT:-$(sed -n "s/^timeout=//p" "$dir/settings")}
 rc=0
 for p in $progs; do
 	echo "# selftests: drivers/mlx5: $p"
-	t0=$(ktap_now)
+	read -r t0 idle0 </proc/uptime
 	timeout "$limit" sh "$dir/$p"
 	r=$?
 	ktap_time "$t0"
+	# The guest's idle time meanwhile (vCPUs halted: waiting for timers or
+	# the emulator), what scheduling guests side by side can overlap.
+	read -r t1 idle1 </proc/uptime
+	awk -v a="$idle0" -v b="$idle1" 'BEGIN { printf "# idle: %.1f s\n", b - a }'
 	[ "$r" -ne 124 ] || echo "# $p timed out after $limit s"
 	echo "# exit status: $r"
 	case $r in
