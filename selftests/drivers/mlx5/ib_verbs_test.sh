@@ -26,8 +26,6 @@ WAIT_MS=${MLX5_VERBS_WAIT_MS:-20000}
 
 have_emu || ktap_skip_all "needs the mlx5-emu control channel (on other hardware run ib_verbs_test -d DEV0 -D DEV1)"
 
-t_build() { verbs_build "$dir/ib_verbs.h" -- -libverbs; }
-
 # A case that cannot run because an earlier one failed (no binary, the
 # driver did not load or not unload) fails too: it was not run.
 
@@ -107,14 +105,16 @@ no_leak()
 	return $rc
 }
 
-# The case list comes from the binary (prebuilt or built by the first case).
+# The binary the cases run (a stale prebuilt one rebuilt), before its
+# case list (-l) plans them.
+verbs_build_early "$dir/ib_verbs.h" -- -libverbs
 cases=${MLX5_VERBS_CASES:-$("$bin" -l 2>/dev/null | cut -f1)}
 [ -n "$cases" ] || cases="cq_overflow rnr_retry flush mr_access comp_channel solicited data query_qp srq ud mcast errors limits large cq_resize cq_moderation"
 ncases=$(echo $cases | wc -w)
 ndrv=$(echo $drivers | wc -w)
 
 ktap_begin $((1 + ndrv * (ncases + 4)))
-ktap_case "build ib_verbs_test" t_build
+ktap_case "build ib_verbs_test" verbs_build_result
 for drv in $drivers; do
 	ktap_case "$drv: load mlx5_core mlx5_ib, both ports ACTIVE" t_load "$drv"
 	for c in $cases; do

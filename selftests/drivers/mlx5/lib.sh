@@ -403,6 +403,20 @@ verbs_build()
 	cc -O2 -Wall -Wextra -o "$bin" $srcs "$@"
 }
 
+# verbs_build_early HEADER... -- CC-ARGS...: verbs_build before the plan, so
+# that the case list (the binary's -l) comes from the binary the cases run:
+# a stale prebuilt one is rebuilt first. The kernel log check starts before
+# it; its output and status wait for the program's build case,
+# verbs_build_result.
+verbs_build_early()
+{
+	_vb_log=$out/$(basename "$bin").build.txt
+	ktap_mark
+	verbs_build "$@" >"$_vb_log" 2>&1
+	_vb_rc=$?
+}
+verbs_build_result() { cat "$_vb_log"; return "$_vb_rc"; }
+
 # verbs_load DRIVER: snapshot the firmware objects (baseline, snapped; an
 # empty snapshot on a fresh emulator is still one), load DRIVER's pair and
 # wait for both ports ACTIVE; loaded=DRIVER on success.

@@ -25,8 +25,6 @@ WAIT_MS=${MLX5_VERBS_WAIT_MS:-20000}
 
 have_emu || ktap_skip_all "needs the mlx5-emu control channel (on other hardware run upstream_verbs_test -d DEV0 -D DEV1)"
 
-t_build() { verbs_build "$dir/ib_verbs.h" "$dir/upstream_verbs.h" -- -libverbs; }
-
 umr_wqes() { emu_ctl hca "$1" stats | awk '$1 == "dp" && $2 == "umr_wqes" { n = $3 } END { print n + 0 }'; }
 
 # The UMR WQE counters before the load: the in-tree driver's MR cache and
@@ -98,11 +96,14 @@ t_table()
 	return $rc
 }
 
+# The binary the cases run (a stale prebuilt one rebuilt), before its
+# case list (-l) plans them.
+verbs_build_early "$dir/ib_verbs.h" "$dir/upstream_verbs.h" -- -libverbs
 cases=${MLX5_UPSTREAM_VERBS_CASES:-$("$bin" -l 2>/dev/null | cut -f1)}
 [ -n "$cases" ] || cases="rereg_access rereg_pd rereg_translation mw_type1 mw_type2 mw_send_inv mw_rights mw_dealloc"
 
 ktap_begin $(( 2 * ($(echo $cases | wc -w) + 4) + 2 ))
-ktap_case "build upstream_verbs_test" t_build
+ktap_case "build upstream_verbs_test" verbs_build_result
 for pair in in-tree ours; do
 	ktap_case "load mlx5_core mlx5_ib, both ports ACTIVE [$pair]" t_load
 	for c in $cases; do

@@ -35,8 +35,6 @@ gap()
 	printf '%s\n' "$known_gaps" | awk -F: -v c="$1" '$1 == c { sub(/^[^:]*:/, ""); print }'
 }
 
-t_build() { verbs_build "$dir/ib_verbs.h" "$dir/verbs_compat.h" -- -libverbs -lmlx5; }
-
 t_load() { verbs_load "$1"; }
 
 # run DRIVER CASE: one case in its own process; a signal is a failure.
@@ -98,6 +96,9 @@ no_leak()
 	return $rc
 }
 
+# The binary the cases run (a stale prebuilt one rebuilt), before its
+# case list (-l) plans them.
+verbs_build_early "$dir/ib_verbs.h" "$dir/verbs_compat.h" -- -libverbs -lmlx5
 cases=${MLX5_COMPAT_CASES:-$("$bin" -l 2>/dev/null | cut -f1)}
 [ -n "$cases" ] || cases="qp_access mr_access rq_full srq_full dv_query_port pd_no_alloc pd_alloc pd_alloc_huge dv_mkey ts_raw ts_wallclock import"
 ncases=$(echo $cases | wc -w)
@@ -107,7 +108,7 @@ old_huge=$(cat /proc/sys/vm/nr_hugepages)
 [ "$old_huge" -ge 4 ] || echo 4 >/proc/sys/vm/nr_hugepages
 
 ktap_begin $((1 + 2 * (ncases + 3) + ncases))
-ktap_case "build verbs_compat_test" t_build
+ktap_case "build verbs_compat_test" verbs_build_result
 for drv in $drivers; do
 	ktap_case "$drv: load mlx5_core mlx5_ib, both ports ACTIVE" t_load "$drv"
 	for c in $cases; do
