@@ -7,6 +7,7 @@
 // translation room, foreign PDs, keys without UMR, free checks, windows
 // wider than their region or granting more than it allows.
 #include "dp_harness.h"
+#include "fw/caps.h"
 
 namespace mlx5emu::test {
 namespace {
@@ -413,6 +414,65 @@ TEST(ExecUmr, KlmFastRegistrationOverTheDmaKey)
 	EXPECT_EQ(p.b.mem().bytes(b2 + 7, 100), p.a.mem().bytes(src.addr + 3584, 100));
 	// One byte past the registered length.
 	EXPECT_EQ(p.write(src, 3685, b1 + 512, rkey).syndrome, kRemoteAccess);
+}
+
+// nvme-rdma's fast registration on the in-tree driver: ib_alloc_mr with
+// 257 entries (a key of ALIGN(257, 4) = 260 octowords of room: mlx5_ib
+// writes the entry count there), then IB_WR_REG_MR of a 1 MiB request,
+// 256 pages, the list read through the reserved lkey, and the target's
+// 1 MiB RDMA WRITE through the new rkey.
+TEST(ExecUmr, FastRegistrationOfANvmeRequest)
+{
+	UmrPair p;
+	auto frmr = free_key(p.b, kModeMtt, 260);
+	constexpr size_t kPages = 256, kBytes = kPages * 4096;
+	uint64_t buf = p.b.mem().alloc(kBytes, 4096);
+	uint64_t list = p.b.mem().alloc(kPages * 8, 64);
+	std::vector<uint8_t> l(kPages * 8);
+	for (size_t i = 0; i < kPages; ++i)
+		bits::store_be64(&l[8 * i], (buf + 4096 * i) | 3);
+	p.b.mem().write(list, l.data(), l.size());
+	uint32_t rkey = frmr.index << 8 | 0x02;
+	Umr u = frwr(buf, kBytes, A_LW | A_RW | A_RR, 0x02, {});
+	u.indirect(list, 0x100, kPages * 8);
+	Cqe e = p.umr_rc(rkey, u);
+	ASSERT_EQ(e.opcode, kReq);
+	auto src = p.a.reg_mr(kBytes);
+	fill(p.a.mem(), src.addr, kBytes, 3);
+	ASSERT_EQ(p.write(src, kBytes, buf, rkey).opcode, kReq);
+	EXPECT_EQ(p.b.mem().bytes(buf, kBytes), p.a.mem().bytes(src.addr, kBytes));
+	EXPECT_EQ(p.write(src, 1, buf + kBytes, rkey).syndrome, kRemoteAccess);
+}
+
+// The longest list the capabilities advertise (log_max_klm_list_size) in
+// one fast registration: 2^15 pages, every entry aliasing one of two
+// buffers, the first and the last page written through the key.
+TEST(ExecUmr, FastRegistrationOfTheAdvertisedListLength)
+{
+	UmrPair p;
+	auto gen = p.b.h.ok(Msg(0x100, 1, 16), 4112);
+	unsigned log_len = field(gen, bits::Field{0x8, 5, 0}.at(0x10));
+	ASSERT_EQ(log_len, Caps::kLogMaxFastRegList);
+	const size_t n = size_t{1} << log_len;
+	auto frmr = free_key(p.b, kModeMtt, static_cast<uint32_t>(n));
+	uint64_t even = p.b.mem().alloc(4096, 4096), odd = p.b.mem().alloc(4096, 4096);
+	uint64_t list = p.b.mem().alloc(n * 8, 64);
+	std::vector<uint8_t> l(n * 8);
+	for (size_t i = 0; i < n; ++i)
+		bits::store_be64(&l[8 * i], ((i & 1) ? odd : even) | 3);
+	p.b.mem().write(list, l.data(), l.size());
+	const uint64_t iova = 0x100000000ull;
+	uint32_t rkey = frmr.index << 8 | 0x03;
+	Umr u = frwr(iova, n * 4096, A_LW | A_RW, 0x03, {});
+	u.indirect(list, 0x100, static_cast<uint32_t>(n * 8));
+	ASSERT_EQ(u.octowords, n / 2);
+	ASSERT_EQ(p.umr_rc(rkey, u).opcode, kReq);
+	auto src = p.a.reg_mr(8192);
+	fill(p.a.mem(), src.addr, 8192, 5);
+	ASSERT_EQ(p.write(src, 4096, iova, rkey).opcode, kReq);
+	EXPECT_EQ(p.b.mem().bytes(even, 4096), p.a.mem().bytes(src.addr, 4096));
+	ASSERT_EQ(p.write(src, 4096, iova + (n - 1) * 4096, rkey).opcode, kReq);
+	EXPECT_EQ(p.b.mem().bytes(odd, 4096), p.a.mem().bytes(src.addr, 4096));
 }
 
 TEST(ExecUmr, RcUmrOnAKeyOfAnotherPdIsRefused)

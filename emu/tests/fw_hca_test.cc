@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // HCA/function control commands and the capability profile.
 #include "fw_harness.h"
+#include "fw/caps.h"
 
 namespace mlx5emu::test {
 namespace {
@@ -62,6 +63,10 @@ TEST(FwHca, GeneralCapabilityProfile)
 		EXPECT_EQ(cap(out, {0x11, 20, 20}), 1u) << "cq_period_start_from_cqe";
 		EXPECT_EQ(cap(out, {0x11, 1, 1}), 1u) << "uc";
 		EXPECT_EQ(cap(out, {0x10, 1, 1}), 1u) << "atomic (executed by the data path)";
+		// The in-tree mlx5_ib's max_fast_reg_page_list_len is 1 << this;
+		// nvme-rdma needs 257 (256 pages a request, plus one).
+		EXPECT_EQ(cap(out, {0x8, 5, 0}), Caps::kLogMaxFastRegList) << "log_max_klm_list_size";
+		EXPECT_GE(1u << cap(out, {0x8, 5, 0}), 257u);
 		// Nothing the emulator does not do.
 		EXPECT_EQ(cap(out, {0x10, 3, 3}), 0u) << "eth_net_offloads";
 		EXPECT_EQ(cap(out, {0x10, 2, 2}), 0u) << "roce";

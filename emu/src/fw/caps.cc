@@ -217,6 +217,13 @@ void Caps::build(const HcaConfig &cfg)
 	put(g, gc::umr_modify_atomic_disabled, !cfg.caps_umr);
 	put(g, gc::umr_indirect_mkey_disabled, 1);
 	put(g, gc::imaicl, cfg.caps_umr);
+	// The longest translation list one fast registration carries: 2^15
+	// entries, MTT or KLM (a KLM is one octoword, and the UMR control
+	// segment counts octowords in 16 bits). The in-tree mlx5_ib reports
+	// 1 << this as max_fast_reg_page_list_len, and nvme-rdma sizes its MRs
+	// and its largest request by it (0 left it one page per MR: every
+	// request over 4 pages failed "Failed to map data").
+	put(g, gc::log_max_klm_list_size, kLogMaxFastRegList);
 
 	// Port: one InfiniBand port.
 	put(g, gc::port_type, gc::PORT_TYPE_IB);

@@ -16,6 +16,8 @@ struct HcaConfig;
 class Caps {
 public:
 	static constexpr unsigned kBlockSize = 4096;
+	// log_max_klm_list_size: entries of one fast registration list.
+	static constexpr unsigned kLogMaxFastRegList = 15;
 	using Block = std::array<uint8_t, kBlockSize>;
 
 	explicit Caps(const HcaConfig &cfg);

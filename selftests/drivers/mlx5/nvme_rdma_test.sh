@@ -111,14 +111,6 @@ t_io()
 		cat "$out/nvme_dd.txt"
 		dmesg | grep -E 'nvme|blk|I/O' | tail -n 20
 		rm -f "$f"
-		# Known defect of the emulator against the in-tree driver (open,
-		# Documentation/testing.md): nvme-rdma's fast registration of a 256-page
-		# request fails there (ib_map_mr_sg maps fewer pages than asked).
-		# Reported as a skip, never a pass; our pair must write.
-		if [ "$pair" = in-tree ] && dmesg | grep -q 'nvme nvme[0-9]*: Failed to map data (-22)'; then
-			echo "SKIP: in-tree nvme-rdma: 'Failed to map data (-22)' on this emulator (known, open)"
-			return "$KSFT_SKIP"
-		fi
 		return 1
 	fi
 	a=$(sha256sum <"$f" | cut -d' ' -f1)
