@@ -237,6 +237,33 @@ explain()
 	esac
 }
 
+# devinfo_diff OURS IN-TREE: the fields (field's "NAME: value" lines, the
+# first of each NAME; NAME is any "word:" a line starts with) that differ
+# between two ibv_devinfo -v outputs, one line each, tab-separated: "same"
+# (a field of $SAME_FIELDS) or "other", the name, our value, the in-tree
+# value; $SAME_FIELDS in their order, then the others by name.
+devinfo_diff()
+{
+	awk -v same="$(echo $SAME_FIELDS)" '
+		{ f = FILENAME == ARGV[1] ? 1 : 2 }
+		{ sub(/^[ \t]+/, "") }
+		match($0, /^[a-zA-Z_]+:/) { names[substr($0, 1, RLENGTH - 1)] = 1 }
+		match($0, /:[ \t]+/) {
+			k = substr($0, 1, RSTART - 1)
+			if (!((f, k) in v)) v[f, k] = substr($0, RSTART + RLENGTH)
+		}
+		END {
+			n = split(same, s, " ")
+			for (i = 1; i <= n; i++) {
+				k = s[i]; is_same[k] = 1
+				if (v[1, k] != v[2, k]) printf "same\t%s\t%s\t%s\n", k, v[1, k], v[2, k]
+			}
+			for (k in names)
+				if (!(k in is_same) && v[1, k] != v[2, k])
+					printf "other\t%s\t%s\t%s\n", k, v[1, k], v[2, k] | "sort"
+		}' "$1" "$2"
+}
+
 t_oracle()
 {
 	have_emu || return $KSFT_SKIP
@@ -249,27 +276,27 @@ t_oracle()
 	rc=0
 	for d in $(ibdevs); do
 		ibv_devinfo -v -d "$d" >"$out/ib_devinfo_upstream_$d.txt" 2>&1 || { rc=1; continue; }
-		for k in $SAME_FIELDS; do
-			a=$(field "$out/ib_devinfo_$d.txt" "$k")
-			b=$(field "$out/ib_devinfo_upstream_$d.txt" "$k")
-			[ "$a" = "$b" ] || { echo "$d: $k ours '$a' in-tree '$b'"; rc=1; }
-		done
+		# One pass over both outputs (field's rules: a "NAME: value"
+		# line, the first of each NAME): "same NAME OURS IN-TREE" for
+		# each field of $SAME_FIELDS that differs, "other ..." for any
+		# other field of either side that differs.
+		devinfo_diff "$out/ib_devinfo_$d.txt" "$out/ib_devinfo_upstream_$d.txt" >"$out/devinfo_diff_$d.txt" ||
+			{ echo "$d: the comparison failed"; rc=1; }
+		while IFS='	' read -r kind k a b; do
+			if [ "$kind" = same ]; then
+				echo "$d: $k ours '$a' in-tree '$b'"; rc=1
+				continue
+			fi
+			# Everything else: each difference with its explanation;
+			# one that explain() does not know fails.
+			why=$(explain "$k") || rc=1
+			echo "$d: $k ours '$a' in-tree '$b': $why"
+		done <"$out/devinfo_diff_$d.txt"
 		# GIDs: every index the in-tree driver reports.
 		grep 'GID\[' "$out/ib_devinfo_upstream_$d.txt" | sed 's/^[[:space:]]*//' >"$out/gids_up.txt"
 		grep 'GID\[' "$out/ib_devinfo_$d.txt" | sed 's/^[[:space:]]*//' >"$out/gids_ours.txt"
 		cmp -s "$out/gids_up.txt" "$out/gids_ours.txt" ||
 			{ echo "$d: GID tables differ"; diff "$out/gids_up.txt" "$out/gids_ours.txt"; rc=1; }
-		# Everything else, of either side: each difference with its
-		# explanation; one that explain() does not know fails.
-		for k in $(cat "$out/ib_devinfo_$d.txt" "$out/ib_devinfo_upstream_$d.txt" |
-			   sed 's/^[[:space:]]*//' | grep -E '^[a-zA-Z_]+:' | cut -d: -f1 | sort -u); do
-			case " $(echo $SAME_FIELDS) " in *" $k "*) continue ;; esac
-			a=$(field "$out/ib_devinfo_$d.txt" "$k")
-			b=$(field "$out/ib_devinfo_upstream_$d.txt" "$k")
-			[ "$a" = "$b" ] && continue
-			why=$(explain "$k") || rc=1
-			echo "$d: $k ours '$a' in-tree '$b': $why"
-		done
 	done
 	mlx5_unload in-tree || rc=1
 	return $rc
