@@ -167,9 +167,14 @@ int mlx5c_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		return err;
 	if (ucmd.cqe_comp_en || ucmd.cqe_comp_res_format)
 		return -EOPNOTSUPP;
-	if (ucmd.flags & ~MLX5_IB_CREATE_CQ_FLAGS_CQE_128B_PAD)
+	if (ucmd.flags & ~(MLX5_IB_CREATE_CQ_FLAGS_CQE_128B_PAD |
+			   MLX5_IB_CREATE_CQ_FLAGS_UAR_PAGE_INDEX))
 		return -EOPNOTSUPP;
-	if (ucmd.uar_page_index || ucmd.reserved0 || ucmd.reserved1)
+	if (ucmd.reserved0 || ucmd.reserved1)
+		return -EINVAL;
+	/* Armed through a dynamic UAR it names, else the first static one. */
+	if (!(ucmd.flags & MLX5_IB_CREATE_CQ_FLAGS_UAR_PAGE_INDEX) &&
+	    (ucmd.uar_page_index || !ctx->num_uars))
 		return -EINVAL;
 	switch (ucmd.cqe_size) {
 	case 64:
@@ -188,19 +193,29 @@ int mlx5c_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		return -EINVAL;
 
 	entries = roundup_pow_of_two(attr->cqe + 1);
+	cq->dyn_uar = -1;
+	if (ucmd.flags & MLX5_IB_CREATE_CQ_FLAGS_UAR_PAGE_INDEX) {
+		err = mlx5c_ib_uar_get(ctx, ucmd.uar_page_index);
+		if (err)
+			return err;
+		cq->dyn_uar = ucmd.uar_page_index;
+	}
 	mutex_init(&cq->resize_mutex);
 	cq->ctx = ctx;
 	cq->cqe_size = ucmd.cqe_size;
 	cq->umem = mlx5c_umem_get_cq(ibcq->device, attrs, ucmd.buf_addr,
 				     (size_t)entries * ucmd.cqe_size);
-	if (IS_ERR(cq->umem))
-		return PTR_ERR(cq->umem);
+	if (IS_ERR(cq->umem)) {
+		err = PTR_ERR(cq->umem);
+		goto err_uar;
+	}
 	err = mlx5c_ib_db_map(ctx, ucmd.db_addr, &cq->db);
 	if (err)
 		goto err_umem;
 
-	err = mlx5c_ib_cq_cmd(dev, cq, ctx->uars[0], cq->db.dma, entries,
-			      cqe_sz, attr->comp_vector);
+	err = mlx5c_ib_cq_cmd(dev, cq, cq->dyn_uar >= 0 ? cq->dyn_uar :
+			      ctx->uars[0], cq->db.dma, entries, cqe_sz,
+			      attr->comp_vector);
 	if (err)
 		goto err_db;
 
@@ -218,6 +233,9 @@ err_db:
 	mlx5c_ib_db_unmap(ctx, &cq->db);
 err_umem:
 	ib_umem_release(cq->umem);
+err_uar:
+	if (cq->dyn_uar >= 0)
+		mlx5c_ib_uar_put(ctx, cq->dyn_uar);
 	return err;
 }
 
@@ -246,6 +264,8 @@ int mlx5c_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 			mlx5c_cq_destroy(dev->mdev, &cq->mcq));
 	mlx5c_ib_db_unmap(cq->ctx, &cq->db);
 	ib_umem_release(cq->umem);
+	if (cq->dyn_uar >= 0)
+		mlx5c_ib_uar_put(cq->ctx, cq->dyn_uar);
 	return 0;
 }
 

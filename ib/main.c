@@ -331,6 +331,7 @@ static const struct ib_device_ops mlx5c_ib_dev_ops = {
 	.dealloc_ucontext = mlx5c_ib_dealloc_ucontext,
 	.query_ucontext = mlx5c_ib_query_ucontext,
 	.mmap = mlx5c_ib_mmap,
+	.mmap_free = mlx5c_ib_mmap_free,
 	.disassociate_ucontext = mlx5c_ib_disassociate_ucontext,
 
 	.alloc_pd = mlx5c_ib_alloc_pd,

@@ -234,7 +234,7 @@ struct mlx5c_ib_qpages {
 /**
  * struct mlx5c_ib_ucontext - a user context (one per open device)
  * @ibuc: the ib_core context
- * @tot_bfregs: bfregs of the static UAR scheme
+ * @tot_bfregs: bfregs of the static UAR scheme (0: dynamic UARs only)
  * @num_low_lat: bfregs reserved for dedicated low-latency use
  * @num_uars: static UAR pages (tot_bfregs / 2)
  * @uars: their UAR indexes
@@ -242,6 +242,7 @@ struct mlx5c_ib_qpages {
  * @lock: protects @bfreg_count and @db_pages
  * @bfreg_count: QPs using each bfreg
  * @db_pages: pinned doorbell-record pages
+ * @dyn_uars: UAR objects (mlx5c_ib_mmap_entry.list), under @lock
  */
 struct mlx5c_ib_ucontext {
 	struct ib_ucontext ibuc;
@@ -253,7 +254,39 @@ struct mlx5c_ib_ucontext {
 	struct mutex lock; /* protects bfreg_count and db_pages */
 	u32 *bfreg_count;
 	struct list_head db_pages;
+	struct list_head dyn_uars;
 };
+
+enum mlx5c_ib_mmap_kind {
+	MLX5C_IB_MMAP_UAR,
+};
+
+/**
+ * struct mlx5c_ib_mmap_entry - device pages a context maps by offset
+ * @rdma: ib_core's entry (offset, length, references)
+ * @kind: what the pages are
+ * @phys: bus address of the first page
+ * @wc: mapped write-combining (BlueFlame UARs)
+ * @uar: UAR page number (kind UAR)
+ * @users: CQs and QPs whose context names the UAR (kind UAR), under the
+ *	context's lock
+ * @list: in the context's dyn_uars (kind UAR)
+ */
+struct mlx5c_ib_mmap_entry {
+	struct rdma_user_mmap_entry rdma;
+	enum mlx5c_ib_mmap_kind kind;
+	phys_addr_t phys;
+	bool wc;
+	u32 uar;
+	u32 users;
+	struct list_head list;
+};
+
+static inline struct mlx5c_ib_mmap_entry *
+to_mmap_entry(struct rdma_user_mmap_entry *e)
+{
+	return container_of(e, struct mlx5c_ib_mmap_entry, rdma);
+}
 
 /**
  * struct mlx5c_ib_pd - protection domain
@@ -321,6 +354,7 @@ struct mlx5c_ib_mw {
  * @cons_index: consumer index of a kernel CQ
  * @kcq_entry: in the device's list of kernel CQs
  * @resize_mutex: serialises resizes of a user CQ (@umem, @cqe_size)
+ * @dyn_uar: the dynamic UAR page a user CQ is armed through, or -1
  */
 struct mlx5c_ib_cq {
 	struct ib_cq ibcq;
@@ -334,6 +368,7 @@ struct mlx5c_ib_cq {
 	u32 cons_index;
 	struct list_head kcq_entry;
 	struct mutex resize_mutex;
+	s64 dyn_uar;
 };
 
 /**
@@ -368,7 +403,8 @@ struct mlx5c_ib_wq {
  * @ctx: user context it belongs to
  * @umem: pinned RQ + SQ buffer
  * @db: doorbell record
- * @bfreg: kernel bfreg number in the context's static scheme
+ * @bfreg: kernel bfreg number in the context's static scheme, or -1
+ * @dyn_uar: the dynamic UAR page the QP rings, or -1
  * @state: current state as the driver last set it
  * @sq_wqe_cnt: SQ size in basic blocks
  * @rq_wqe_cnt: RQ WQEs
@@ -398,6 +434,7 @@ struct mlx5c_ib_qp {
 	struct ib_umem *umem;
 	struct mlx5c_ib_db db;
 	int bfreg;
+	s64 dyn_uar;
 	enum ib_qp_state state;
 	u32 sq_wqe_cnt;
 	u32 rq_wqe_cnt;
@@ -569,6 +606,7 @@ int mlx5c_ib_modify_device(struct ib_device *ibdev, int mask,
 			   struct ib_device_modify *props);
 
 /* ucontext.c */
+extern bool mlx5c_ib_blueflame;
 int mlx5c_ib_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata);
 void mlx5c_ib_dealloc_ucontext(struct ib_ucontext *uctx);
 void mlx5c_ib_ucontext_resp(struct mlx5c_ib_ucontext *ctx,
@@ -602,6 +640,21 @@ void mlx5c_ib_clock_resp(struct mlx5c_ib_dev *dev,
 			 struct mlx5_ib_alloc_ucontext_resp *resp);
 bool mlx5c_ib_clock_cq_ok(struct mlx5c_ib_dev *dev);
 int mlx5c_ib_mmap_clock(struct ib_ucontext *uctx, struct vm_area_struct *vma);
+
+/* uar_obj.c */
+extern const struct uapi_definition mlx5c_ib_uar_defs[];
+/* mmap command of dynamic UARs: past the provider's (uapi) ones */
+#define MLX5C_MMAP_DYN_UAR	9
+int mlx5c_ib_mmap_entry_insert(struct mlx5c_ib_ucontext *ctx,
+			       struct mlx5c_ib_mmap_entry *e, size_t size,
+			       u32 cmd);
+u16 mlx5c_ib_mmap_entry_index(struct mlx5c_ib_mmap_entry *e);
+u64 mlx5c_ib_mmap_entry_offset(struct mlx5c_ib_mmap_entry *e);
+int mlx5c_ib_mmap_entry(struct ib_ucontext *uctx, struct vm_area_struct *vma,
+			u32 cmd);
+void mlx5c_ib_mmap_free(struct rdma_user_mmap_entry *rentry);
+int mlx5c_ib_uar_get(struct mlx5c_ib_ucontext *ctx, u32 page);
+void mlx5c_ib_uar_put(struct mlx5c_ib_ucontext *ctx, u32 page);
 
 /* uapi.c */
 extern const struct uapi_definition mlx5c_ib_uapi_defs[];

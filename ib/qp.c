@@ -15,7 +15,8 @@
 
 #define MLX5C_IB_QP_FLAGS	(MLX5_QP_FLAG_SIGNATURE | \
 				 MLX5_QP_FLAG_SCATTER_CQE | \
-				 MLX5_QP_FLAG_ALLOW_SCATTER_CQE)
+				 MLX5_QP_FLAG_ALLOW_SCATTER_CQE | \
+				 MLX5_QP_FLAG_UAR_PAGE_INDEX)
 
 #define MLX5C_IB_QP_ATTRS	(IB_QP_STATE | IB_QP_CUR_STATE | \
 				 IB_QP_ACCESS_FLAGS | IB_QP_PKEY_INDEX | \
@@ -51,6 +52,15 @@ static int mlx5c_ib_qp_st(enum ib_qp_type type)
 	default:
 		return -EOPNOTSUPP;
 	}
+}
+
+/* The user QP no longer rings its bfreg or dynamic UAR. */
+static void mlx5c_ib_qp_uar_put(struct mlx5c_ib_qp *qp)
+{
+	if (qp->bfreg >= 0)
+		mlx5c_ib_bfreg_free(qp->ctx, qp->bfreg);
+	else if (qp->dyn_uar >= 0)
+		mlx5c_ib_uar_put(qp->ctx, qp->dyn_uar);
 }
 
 /*
@@ -316,7 +326,11 @@ int mlx5c_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		return err;
 	if (ucmd.flags & ~MLX5C_IB_QP_FLAGS || ucmd.ece_options)
 		return -EOPNOTSUPP;
-	if (ucmd.bfreg_index || ucmd.sq_buf_addr || ucmd.reserved ||
+	/* Rung through a dynamic UAR it names, else a static bfreg. */
+	if (!(ucmd.flags & MLX5_QP_FLAG_UAR_PAGE_INDEX) &&
+	    (ucmd.bfreg_index || !ctx->tot_bfregs))
+		return -EINVAL;
+	if (ucmd.sq_buf_addr || ucmd.reserved ||
 	    ucmd.dci_streams.log_num_concurent ||
 	    ucmd.dci_streams.log_num_errored)
 		return -EINVAL;
@@ -358,10 +372,20 @@ int mlx5c_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = mlx5c_ib_db_map(ctx, ucmd.db_addr, &qp->db);
 	if (err)
 		goto err_umem;
-	qp->bfreg = mlx5c_ib_bfreg_alloc(ctx);
+	qp->bfreg = -1;
+	qp->dyn_uar = -1;
+	if (ucmd.flags & MLX5_QP_FLAG_UAR_PAGE_INDEX) {
+		err = mlx5c_ib_uar_get(ctx, ucmd.bfreg_index);
+		if (err)
+			goto err_db;
+		qp->dyn_uar = ucmd.bfreg_index;
+	} else {
+		qp->bfreg = mlx5c_ib_bfreg_alloc(ctx);
+	}
 
 	err = mlx5c_ib_qp_create_cmd(dev, qp, init,
 				     ucmd.flags & MLX5_QP_FLAG_SIGNATURE,
+				     qp->dyn_uar >= 0 ? qp->dyn_uar :
 				     mlx5c_ib_bfreg_uar(ctx, qp->bfreg),
 				     qp->db.dma);
 	if (err)
@@ -370,7 +394,8 @@ int mlx5c_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err)
 		goto err_destroy;
 
-	resp.bfreg_index = mlx5c_ib_bfreg_prov_index(qp->bfreg);
+	if (qp->bfreg >= 0)
+		resp.bfreg_index = mlx5c_ib_bfreg_prov_index(qp->bfreg);
 	err = mlx5c_ib_udata_out(udata, &resp, sizeof(resp));
 	if (err)
 		goto err_xa;
@@ -381,7 +406,8 @@ err_xa:
 err_destroy:
 	mlx5c_ib_destroy_obj(dev, MLX5C_IB_OBJ_QP, qp->qpn, &qp->umem);
 err_bfreg:
-	mlx5c_ib_bfreg_free(ctx, qp->bfreg);
+	mlx5c_ib_qp_uar_put(qp);
+err_db:
 	mlx5c_ib_db_unmap(ctx, &qp->db);
 err_umem:
 	ib_umem_release(qp->umem);
@@ -915,7 +941,7 @@ int mlx5c_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 		return 0;
 	}
 	mlx5c_ib_destroy_obj(dev, MLX5C_IB_OBJ_QP, qp->qpn, &qp->umem);
-	mlx5c_ib_bfreg_free(qp->ctx, qp->bfreg);
+	mlx5c_ib_qp_uar_put(qp);
 	mlx5c_ib_db_unmap(qp->ctx, &qp->db);
 	ib_umem_release(qp->umem);
 	mutex_destroy(&qp->mutex);

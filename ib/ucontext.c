@@ -4,10 +4,13 @@
  * static UAR pages it maps at open, the bfregs QPs ring their doorbells
  * through, and the user doorbell-record pages the device reads.
  *
- * UAR scheme: "static" (legacy) mode only. The response carries
- * tot_bfregs != 0, so the provider maps tot_bfregs / 2 UAR pages with
- * mmap command 0 (or 3) right after GET_CONTEXT and never asks for
- * dynamic UARs. Two bfregs live in each UAR page; bfreg 0 is shared.
+ * UAR schemes: a provider that offers dynamic UARs (MLX5_LIB_CAP_DYN_UAR,
+ * as rdma-core's does) gets tot_bfregs 0 and allocates its UAR pages as
+ * objects (uar_obj.c). Otherwise the "static" (legacy) scheme: the
+ * response carries tot_bfregs != 0, so the provider maps tot_bfregs / 2
+ * UAR pages with mmap command 0 (or 3) right after GET_CONTEXT. Two
+ * bfregs live in each static UAR page; bfreg 0 is shared. Only contexts
+ * without static bfregs can be imported by the provider (ibv_import_device).
  */
 #include <linux/cache.h>
 #include <linux/mm.h>
@@ -17,8 +20,8 @@
 
 #include "mlx5_ib.h"
 
-static bool blueflame;
-module_param(blueflame, bool, 0444);
+bool mlx5c_ib_blueflame;
+module_param_named(blueflame, mlx5c_ib_blueflame, bool, 0444);
 MODULE_PARM_DESC(blueflame,
 		 "Advertise BlueFlame registers, map UARs write-combining (default: off)");
 
@@ -287,7 +290,7 @@ void mlx5c_ib_ucontext_resp(struct mlx5c_ib_ucontext *ctx,
 	struct mlx5c_ib_dev *dev = to_mdev(ctx->ibuc.device);
 
 	resp->qp_tab_size = 1 << MLX5C_IB_CAP(dev, log_max_qp);
-	resp->bf_reg_size = blueflame ?
+	resp->bf_reg_size = mlx5c_ib_blueflame ?
 			    1 << MLX5C_IB_CAP(dev, log_bf_reg_size) : 0;
 	resp->tot_bfregs = ctx->tot_bfregs;
 	resp->cache_line_size = cache_line_size();
@@ -341,12 +344,14 @@ int mlx5c_ib_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata)
 	if (req.num_low_latency_bfregs > req.total_num_bfregs - 1)
 		return -EINVAL;
 
-	ctx->tot_bfregs = ALIGN(req.total_num_bfregs, MLX5C_IB_BFREGS_PER_UAR);
+	ctx->tot_bfregs = req.lib_caps & MLX5_LIB_CAP_DYN_UAR ? 0 :
+			  ALIGN(req.total_num_bfregs, MLX5C_IB_BFREGS_PER_UAR);
 	ctx->num_low_lat = req.num_low_latency_bfregs;
 	ctx->num_uars = ctx->tot_bfregs / MLX5C_IB_BFREGS_PER_UAR;
 	ctx->cqe_version = min(req.max_cqe_version, dev->cqe_version);
 	mutex_init(&ctx->lock);
 	INIT_LIST_HEAD(&ctx->db_pages);
+	INIT_LIST_HEAD(&ctx->dyn_uars);
 
 	ctx->uars = kcalloc(ctx->num_uars, sizeof(*ctx->uars), GFP_KERNEL);
 	ctx->bfreg_count = kcalloc(ctx->tot_bfregs, sizeof(*ctx->bfreg_count),
@@ -382,6 +387,7 @@ void mlx5c_ib_dealloc_ucontext(struct ib_ucontext *uctx)
 	struct mlx5c_ib_dev *dev = to_mdev(uctx->device);
 
 	WARN_ON(!list_empty(&ctx->db_pages));
+	WARN_ON(!list_empty(&ctx->dyn_uars));
 	mlx5c_ib_free_uars(dev, ctx, ctx->num_uars);
 	kfree(ctx->bfreg_count);
 	kfree(ctx->uars);
@@ -391,7 +397,8 @@ void mlx5c_ib_dealloc_ucontext(struct ib_ucontext *uctx)
 /**
  * mlx5c_ib_mmap() - map one static UAR page into the process
  * @uctx: user context
- * @vma: exactly one page; pgoff = command << 8 | UAR index
+ * @vma: exactly one page; pgoff = command << 8 | UAR index, or the offset
+ *	of an mmap entry (dynamic UARs, uar_obj.c)
  *
  * Return: 0 or a negative errno.
  */
@@ -405,7 +412,9 @@ int mlx5c_ib_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 	phys_addr_t phys;
 	pgprot_t prot;
 
-	/* Extended indexes are for dynamic bfregs, which we do not have. */
+	if (cmd == MLX5C_MMAP_DYN_UAR)
+		return mlx5c_ib_mmap_entry(uctx, vma, cmd);
+	/* Extended indexes belong to the mmap entries. */
 	if (vma->vm_pgoff >> (MLX5C_MMAP_CMD_SHIFT * 2))
 		return -EINVAL;
 
@@ -433,7 +442,7 @@ int mlx5c_ib_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 		return -EPERM;
 	vm_flags_clear(vma, VM_MAYEXEC);
 
-	if (blueflame && cmd != MLX5_IB_MMAP_NC_PAGE)
+	if (mlx5c_ib_blueflame && cmd != MLX5_IB_MMAP_NC_PAGE)
 		prot = pgprot_writecombine(vma->vm_page_prot);
 	else
 		prot = pgprot_noncached(vma->vm_page_prot);

@@ -152,6 +152,7 @@ static inline uint64_t addr(const void *p)
 
 /* ib_udata_cases_context.c: returns the file with its context, or -errno. */
 int test_context(void);
+int new_context(uint64_t lib_caps, struct mlx5_ib_alloc_ucontext_resp *resp);
 void test_mmap(int fd);
 
 /* ib_udata_cases_mr.c: returns 1 with *pd allocated. */

@@ -40,6 +40,28 @@ static struct mlx5_ib_alloc_ucontext_req_v2 uctx_req(void)
 	return r;
 }
 
+/*
+ * A context on a file of its own, of the request libmlx5 sends with
+ * @lib_caps (MLX5_LIB_CAP_*): its file, or a negative errno.
+ */
+int new_context(uint64_t lib_caps, struct mlx5_ib_alloc_ucontext_resp *resp)
+{
+	struct mlx5_ib_alloc_ucontext_req_v2 r = uctx_req();
+	long rc;
+	int fd;
+
+	r.lib_caps = lib_caps;
+	fd = open_dev();
+	if (fd < 0)
+		return fd;
+	rc = get_context(fd, &r, sizeof(r), resp);
+	if (rc) {
+		close(fd);
+		return (int)rc;
+	}
+	return fd;
+}
+
 /* A v0 request on a file of its own: 3 bfregs round up to 2 UAR pages. */
 static void test_context_v0(void)
 {

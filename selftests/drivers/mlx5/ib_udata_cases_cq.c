@@ -64,8 +64,8 @@ static void test_cq_requests(int fd, const struct bufs *b)
 	expect_err("cq: CQE compression", try_cq(fd, 255, &r, sizeof(r)), EOPNOTSUPP);
 	r = cq_req(b, 0);
 	r.flags = MLX5_IB_CREATE_CQ_FLAGS_UAR_PAGE_INDEX;
-	expect_err("cq: UAR page index flag (dynamic UARs)", try_cq(fd, 255, &r, sizeof(r)),
-		   EOPNOTSUPP);
+	expect_err("cq: UAR page 0, not a UAR object of the context",
+		   try_cq(fd, 255, &r, sizeof(r)), EINVAL);
 	r.flags = 1 << 9;
 	expect_err("cq: unknown flag", try_cq(fd, 255, &r, sizeof(r)), EOPNOTSUPP);
 	r = cq_req(b, 0);

@@ -2,10 +2,13 @@
 /*
  * ib_udata_cases_ioctl.c - the same driver data through RDMA_VERBS_IOCTL,
  * where it travels as the UHW_IN and UHW_OUT attributes (what libibverbs
- * uses for CQs on current kernels), and the mlx5 objects our driver does
- * not expose: DEVX (raw firmware commands) and dynamic UARs.
+ * uses for CQs on current kernels), DEVX (raw firmware commands), which
+ * our driver does not expose, and dynamic UARs: the UAR object, its mmap,
+ * CQs that name its page, and that neither reaches another context.
  */
 #include <endian.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "ib_udata.h"
 
@@ -119,13 +122,11 @@ static void test_ioctl_cq(int fd, const struct bufs *b)
 	   "ioctl: CQ with a 4-byte response, nothing written past it");
 }
 
-/* The mlx5 driver objects: our driver defines none, so the core refuses them. */
-static void test_ioctl_mlx5_objects(int fd)
+/* DEVX: our driver does not define it, so the core refuses it. */
+static void test_ioctl_devx(int fd)
 {
 	uint32_t cmd_in[4] = { htobe32(0x100 << 16) };	/* QUERY_HCA_CAP */
-	uint32_t cmd_out[16], page_id, mmap_len;
-	uint64_t mmap_off;
-	uint8_t type = MLX5_IB_UAPI_UAR_ALLOC_TYPE_NC;
+	uint32_t cmd_out[16];
 	struct uv_ioctl u;
 
 	uv_ioctl_init(&u, MLX5_IB_OBJECT_DEVX, MLX5_IB_METHOD_DEVX_OTHER);
@@ -133,14 +134,132 @@ static void test_ioctl_mlx5_objects(int fd)
 	uv_attr_out(&u, MLX5_IB_ATTR_DEVX_OTHER_CMD_OUT, cmd_out, sizeof(cmd_out));
 	expect_err("ioctl: DEVX firmware command not exposed", uv_ioctl(fd, &u),
 		   EPROTONOSUPPORT);
+}
+
+struct dyn_uar {
+	uint32_t handle;
+	uint32_t page;
+	uint32_t len;
+	uint64_t off;
+};
+
+static long uar_alloc(int fd, uint64_t type, struct dyn_uar *d)
+{
+	struct ib_uverbs_attr *handle;
+	struct uv_ioctl u;
+	long rc;
 
 	uv_ioctl_init(&u, MLX5_IB_OBJECT_UAR, MLX5_IB_METHOD_UAR_OBJ_ALLOC);
-	uv_attr_obj(&u, MLX5_IB_ATTR_UAR_OBJ_ALLOC_HANDLE, 0);
+	handle = uv_attr_obj(&u, MLX5_IB_ATTR_UAR_OBJ_ALLOC_HANDLE, 0);
 	uv_attr_in(&u, MLX5_IB_ATTR_UAR_OBJ_ALLOC_TYPE, &type, sizeof(type));
-	uv_attr_out(&u, MLX5_IB_ATTR_UAR_OBJ_ALLOC_MMAP_OFFSET, &mmap_off, sizeof(mmap_off));
-	uv_attr_out(&u, MLX5_IB_ATTR_UAR_OBJ_ALLOC_MMAP_LENGTH, &mmap_len, sizeof(mmap_len));
-	uv_attr_out(&u, MLX5_IB_ATTR_UAR_OBJ_ALLOC_PAGE_ID, &page_id, sizeof(page_id));
-	expect_err("ioctl: dynamic UAR object not exposed", uv_ioctl(fd, &u), EPROTONOSUPPORT);
+	uv_attr_out(&u, MLX5_IB_ATTR_UAR_OBJ_ALLOC_MMAP_OFFSET, &d->off, sizeof(d->off));
+	uv_attr_out(&u, MLX5_IB_ATTR_UAR_OBJ_ALLOC_MMAP_LENGTH, &d->len, sizeof(d->len));
+	uv_attr_out(&u, MLX5_IB_ATTR_UAR_OBJ_ALLOC_PAGE_ID, &d->page, sizeof(d->page));
+	rc = uv_ioctl(fd, &u);
+	if (!rc)
+		d->handle = (uint32_t)handle->data;
+	return rc;
+}
+
+static long uar_destroy(int fd, uint32_t handle)
+{
+	struct uv_ioctl u;
+
+	uv_ioctl_init(&u, MLX5_IB_OBJECT_UAR, MLX5_IB_METHOD_UAR_OBJ_DESTROY);
+	uv_attr_obj(&u, MLX5_IB_ATTR_UAR_OBJ_DESTROY_HANDLE, handle);
+	return uv_ioctl(fd, &u);
+}
+
+/* mmap() of @len bytes at the byte offset @off (a dynamic UAR's). */
+static long uar_map(int fd, uint64_t off, size_t len, int prot, int flags)
+{
+	void *p = mmap(NULL, len, prot, flags, fd, (off_t)off);
+
+	if (p == MAP_FAILED)
+		return -errno;
+	munmap(p, len);
+	return 0;
+}
+
+/*
+ * Dynamic UARs on a context that offers them (what rdma-core's provider
+ * does) and, for ownership, on @fd, another context.
+ */
+static void test_ioctl_dyn_uar(int fd, const struct bufs *b)
+{
+	struct mlx5_ib_alloc_ucontext_resp r;
+	struct mlx5_ib_create_cq_resp mresp;
+	struct mlx5_ib_create_cq cr;
+	struct ioctl_cq cq;
+	struct dyn_uar d, bf;
+	int dfd, w = PROT_WRITE;
+	uint32_t *db;
+	long rc;
+
+	dfd = new_context(MLX5_LIB_CAP_4K_UAR | MLX5_LIB_CAP_DYN_UAR, &r);
+	expect_ok("uar: context offering dynamic UARs", dfd < 0 ? dfd : 0);
+	if (dfd < 0)
+		return;
+	ok(r.tot_bfregs == 0, "uar: it gets no static bfregs (tot_bfregs 0)");
+	expect_err("uar: no static UAR page to map",
+		   map_dev(dfd, 0, PAGE, w, MAP_SHARED), EINVAL);
+
+	rc = uar_alloc(dfd, MLX5_IB_UAPI_UAR_ALLOC_TYPE_NC, &d);
+	expect_ok("uar: allocate a non-cached UAR object", rc);
+	if (rc)
+		goto out;
+	diag("dynamic UAR: page %u, %u bytes at offset 0x%llx", d.page, d.len,
+	     (unsigned long long)d.off);
+	ok(d.len == PAGE && d.off % PAGE == 0, "uar: one page at a page offset");
+	db = mmap(NULL, PAGE, w, MAP_SHARED, dfd, (off_t)d.off);
+	ok(db != MAP_FAILED, "uar: mmap of the UAR page");
+	if (db != MAP_FAILED)
+		munmap(db, PAGE);
+	expect_err("uar: mmap of two pages", uar_map(dfd, d.off, 2 * PAGE, w, MAP_SHARED),
+		   EINVAL);
+	expect_err("uar: private mmap", uar_map(dfd, d.off, PAGE, w, MAP_PRIVATE), EINVAL);
+	expect_err("uar: executable mmap",
+		   uar_map(dfd, d.off, PAGE, PROT_READ | PROT_EXEC, MAP_SHARED), EPERM);
+	expect_err("uar: another context cannot mmap it",
+		   uar_map(fd, d.off, PAGE, w, MAP_SHARED), EINVAL);
+	/* No BlueFlame on this device: no write-combining pages either. */
+	expect_err("uar: BlueFlame UAR object",
+		   uar_alloc(dfd, MLX5_IB_UAPI_UAR_ALLOC_TYPE_BF, &bf), EOPNOTSUPP);
+
+	/* CQ rings at 48 KiB and 52 KiB of the CQ buffer, records 5 and 6. */
+	cr = cq_req(b, 5);
+	cr.buf_addr += 48 * 1024;
+	expect_err("uar: CQ naming no UAR where there is no static one",
+		   ioctl_try_cq(dfd, 0, &cr, sizeof(cr)), EINVAL);
+	cr.flags = MLX5_IB_CREATE_CQ_FLAGS_UAR_PAGE_INDEX;
+	cr.uar_page_index = d.page;
+	expect_err("uar: another context's CQ cannot name it",
+		   ioctl_try_cq(fd, 0, &cr, sizeof(cr)), EINVAL);
+	cr.uar_page_index = d.page + 1;
+	expect_err("uar: CQ naming a page that is no UAR object",
+		   ioctl_try_cq(dfd, 0, &cr, sizeof(cr)), EINVAL);
+	cr.uar_page_index = d.page;
+	rc = ioctl_create_cq(dfd, 63, 0, &cr, sizeof(cr), &mresp, sizeof(mresp), &cq);
+	expect_ok("uar: CQ armed through the UAR object", rc);
+	if (!rc) {
+		expect_err("uar: object in use by a CQ not destroyed",
+			   uar_destroy(dfd, d.handle), EBUSY);
+		expect_ok("uar: destroy the CQ", ioctl_destroy_cq(dfd, cq.handle));
+	}
+	expect_ok("uar: destroy the UAR object", uar_destroy(dfd, d.handle));
+	expect_err("uar: its offset no longer maps",
+		   uar_map(dfd, d.off, PAGE, w, MAP_SHARED), EINVAL);
+	cr = cq_req(b, 6);
+	cr.buf_addr += 52 * 1024;
+	cr.flags = MLX5_IB_CREATE_CQ_FLAGS_UAR_PAGE_INDEX;
+	cr.uar_page_index = d.page;
+	expect_err("uar: nor can a CQ name its page",
+		   ioctl_try_cq(dfd, 0, &cr, sizeof(cr)), EINVAL);
+
+	/* Left for close(): the file's cleanup destroys it. */
+	expect_ok("uar: another UAR object", uar_alloc(dfd, MLX5_IB_UAPI_UAR_ALLOC_TYPE_NC, &d));
+out:
+	close(dfd);
 }
 
 void test_ioctl(int fd, int have_cq, const struct bufs *b)
@@ -149,5 +268,9 @@ void test_ioctl(int fd, int have_cq, const struct bufs *b)
 		test_ioctl_cq(fd, b);
 	else
 		skip("ioctl: CQ checks", "the device cannot create a CQ");
-	test_ioctl_mlx5_objects(fd);
+	test_ioctl_devx(fd);
+	if (have_cq)
+		test_ioctl_dyn_uar(fd, b);
+	else
+		skip("uar: dynamic UAR checks", "the device cannot create a CQ");
 }

@@ -198,8 +198,8 @@ static void test_qp_requests(int fd, const struct ib_uverbs_create_qp *c,
 		   EOPNOTSUPP);
 	r = qp_req(b);
 	r.flags |= MLX5_QP_FLAG_UAR_PAGE_INDEX;
-	expect_err("qp: UAR page index flag (dynamic UARs)", try_qp(fd, c, &r, sizeof(r)),
-		   EOPNOTSUPP);
+	expect_err("qp: UAR page 0, not a UAR object of the context",
+		   try_qp(fd, c, &r, sizeof(r)), EINVAL);
 	r = qp_req(b);
 	r.flags |= MLX5_QP_FLAG_TYPE_DCT;
 	expect_err("qp: DCT flag", try_qp(fd, c, &r, sizeof(r)), EOPNOTSUPP);
