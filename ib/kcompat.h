@@ -50,4 +50,13 @@ static inline struct ib_umem *mlx5c_umem_get_cq(struct ib_device *ibdev,
 #define MLX5C_REG_MR_DMAH_ARG
 #endif
 
+/* reg_user_mr_dmabuf took the call's udata, then the whole call. */
+#if defined(HAVE_REG_USER_MR_DMAH) || defined(HAVE_REG_DMABUF_MR_ATTR_BUNDLE)
+#define MLX5C_DMABUF_MR_CALL		struct uverbs_attr_bundle *attrs
+#define MLX5C_DMABUF_MR_UDATA		(attrs ? &attrs->driver_udata : NULL)
+#else
+#define MLX5C_DMABUF_MR_CALL		struct ib_udata *udata
+#define MLX5C_DMABUF_MR_UDATA		udata
+#endif
+
 #endif /* MLX5C_IB_KCOMPAT_H */

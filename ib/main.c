@@ -308,6 +308,21 @@ static struct ib_mr *mlx5c_ib_reg_user_mr_op(struct ib_pd *pd, u64 start,
 	return mlx5c_ib_reg_user_mr(pd, start, length, iova, access, udata);
 }
 
+static struct ib_mr *mlx5c_ib_reg_user_mr_dmabuf_op(struct ib_pd *pd,
+						    u64 offset, u64 length,
+						    u64 iova, int fd,
+						    int access,
+						    MLX5C_REG_MR_DMAH_ARG
+						    MLX5C_DMABUF_MR_CALL)
+{
+#ifdef HAVE_REG_USER_MR_DMAH
+	if (dmah)
+		return ERR_PTR(-EOPNOTSUPP);
+#endif
+	return mlx5c_ib_reg_user_mr_dmabuf(pd, offset, length, iova, fd,
+					   access, MLX5C_DMABUF_MR_UDATA);
+}
+
 static const struct ib_device_ops mlx5c_ib_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_MLX5,
@@ -338,6 +353,7 @@ static const struct ib_device_ops mlx5c_ib_dev_ops = {
 	.dealloc_pd = mlx5c_ib_dealloc_pd,
 
 	.reg_user_mr = mlx5c_ib_reg_user_mr_op,
+	.reg_user_mr_dmabuf = mlx5c_ib_reg_user_mr_dmabuf_op,
 	.rereg_user_mr = mlx5c_ib_rereg_user_mr,
 	.dereg_mr = mlx5c_ib_dereg_mr,
 

@@ -681,6 +681,9 @@ u64 mlx5c_ib_max_mr_size(struct mlx5c_ib_dev *dev);
 u8 mlx5c_ib_mkey_variant(struct mlx5c_ib_dev *dev);
 struct ib_mr *mlx5c_ib_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 				   u64 iova, int access, struct ib_udata *udata);
+struct ib_mr *mlx5c_ib_reg_user_mr_dmabuf(struct ib_pd *pd, u64 offset,
+					  u64 length, u64 iova, int fd,
+					  int access, struct ib_udata *udata);
 struct ib_mr *mlx5c_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				     u64 length, u64 iova, int access,
 				     struct ib_pd *pd, struct ib_udata *udata);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Memory regions: pinned user memory behind an MTT memory key.
+ * Memory regions: pinned user memory behind an MTT memory key; the pages
+ * of a DMA-BUF (another device's or udmabuf's) pinned the same way.
  */
 #include <linux/log2.h>
 #include <linux/sizes.h>
@@ -173,6 +174,51 @@ struct ib_mr *mlx5c_ib_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 }
 
 /**
+ * mlx5c_ib_reg_user_mr_dmabuf() - register the pages of a DMA-BUF
+ * @pd: protection domain
+ * @offset: first byte in the buffer
+ * @length: bytes
+ * @iova: address the region is accessed at by the device
+ * @access: IB_ACCESS_* flags
+ * @fd: the DMA-BUF's file
+ * @udata: no driver data is defined
+ *
+ * The buffer's pages are pinned and mapped for as long as the MR lives
+ * (ib_umem_dmabuf_get_pinned()): the exporter cannot move them, so the
+ * MTT list of the memory key never goes stale and no move_notify is
+ * needed.
+ *
+ * Return: the MR or an ERR_PTR().
+ */
+struct ib_mr *mlx5c_ib_reg_user_mr_dmabuf(struct ib_pd *pd, u64 offset,
+					  u64 length, u64 iova, int fd,
+					  int access, struct ib_udata *udata)
+{
+	struct mlx5c_ib_dev *dev = to_mdev(pd->device);
+	struct ib_umem_dmabuf *umem;
+	struct mlx5c_ib_mr *mr;
+	int err;
+
+	err = mlx5c_ib_check_user_mr(dev, offset, length, iova, access);
+	if (err)
+		return ERR_PTR(err);
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return ERR_PTR(-EOPNOTSUPP);
+
+	umem = ib_umem_dmabuf_get_pinned(pd->device, offset, length, fd,
+					 access);
+	if (IS_ERR(umem))
+		return ERR_CAST(umem);
+	mr = mlx5c_ib_user_mr(pd, &umem->umem, iova, length, access);
+	if (IS_ERR(mr)) {
+		ib_umem_release(&umem->umem);
+		return ERR_CAST(mr);
+	}
+	return &mr->ibmr;
+}
+
+/**
  * mlx5c_ib_rereg_user_mr() - change a user MR's translation, PD or access
  * @ibmr: MR from mlx5c_ib_reg_user_mr()
  * @flags: IB_MR_REREG_TRANS, IB_MR_REREG_PD, IB_MR_REREG_ACCESS
@@ -227,6 +273,9 @@ struct ib_mr *mlx5c_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 
 	repin = (flags & IB_MR_REREG_TRANS) ||
 		(ib_access_writable(access) && !old->umem->writable);
+	/* A DMA-BUF's pages are pinned as its exporter mapped them. */
+	if (repin && !(flags & IB_MR_REREG_TRANS) && old->umem->is_dmabuf)
+		return ERR_PTR(-EOPNOTSUPP);
 	umem = old->umem;
 	if (repin) {
 		umem = mlx5c_umem_get(pd->device, start, length, access);

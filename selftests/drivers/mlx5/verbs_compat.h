@@ -42,5 +42,6 @@ int case_dv_mkey(void);
 int case_ts_raw(void);
 int case_ts_wallclock(void);
 int case_import(void);
+int case_dmabuf(void);
 
 #endif /* VERBS_COMPAT_H */

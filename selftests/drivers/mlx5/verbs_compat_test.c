@@ -35,6 +35,9 @@
  *   import          ibv_import_device on a dup of the command fd,
  *                   ibv_import_pd, ibv_import_mr: the imported MR's keys,
  *                   address and length, traffic through them
+ *   dmabuf          ibv_reg_dmabuf_mr of a udmabuf (memfd pages): SEND,
+ *                   RDMA WRITE into and READ from it, data checked through
+ *                   the memfd; a WRITE past its end fails
  *
  * Exit status: 0 all passed, 1 a case failed, 4 every case skipped.
  */
@@ -119,6 +122,8 @@ static const struct verbs_case cases[] = {
 	  case_ts_wallclock },
 	{ "import", "ibv_import_device, ibv_import_pd, ibv_import_mr, traffic through them",
 	  case_import },
+	{ "dmabuf", "ibv_reg_dmabuf_mr of a udmabuf: SEND, RDMA WRITE and READ, data checked",
+	  case_dmabuf },
 };
 
 int main(int argc, char **argv)
