@@ -39,7 +39,7 @@ JOBS ?= $(shell nproc)
 # to a sub-make again makes it warn and leave the jobserver.
 JOBS_FLAG = $(if $(filter -j% --jobserver%,$(MAKEFLAGS)),,-j$(JOBS))
 
-.PHONY: all modules kverbs-test clean emu emu-test toolbox selftests check check-long run bench install dkms-src dkms-install dkms-remove link-check
+.PHONY: all modules kverbs-test clean emu emu-test toolbox selftests check check-long run bench install dkms-src dkms-install dkms-remove
 
 all: modules
 
@@ -117,23 +117,8 @@ bench: toolbox emu modules
 	$(TOP)/scripts/bench/run probe
 	$(TOP)/scripts/bench/run perf $(BENCH_ITERS) $(BENCH_ROUNDS)
 
-# Our mlx5_core serves InfiniBand ports only: installing it for the running
-# kernel on a host whose ConnectX has an Ethernet port takes that port's
-# network interface away. Refuse, naming the functions, unless FORCE=1.
-link-check:
-ifeq ($(FORCE),1)
-	@echo "link-check: FORCE=1, not checking the ConnectX link types"
-else
-	@$(TOP)/scripts/link-types || { \
-	  echo "refusing to install: the ConnectX functions above are not all InfiniBand;"; \
-	  echo "this driver does not serve Ethernet ports yet, those would lose their network"; \
-	  echo "interfaces. Use FORCE=1 to install anyway (see Documentation/install.md)."; \
-	  exit 1; } >&2
-endif
-
 # Install into /lib/modules/<kver>/updates (found before the in-tree modules).
-# With KDIR (a real host's kernel) the host's link types are checked first.
-install: modules $(if $(KDIR),link-check)
+install: modules
 	$(KBUILD_RUN) $(MAKE) -C $(KDIR_USED) M=$(TOP) INSTALL_MOD_DIR=updates modules_install
 	$(KBUILD_RUN) depmod -a $(notdir $(patsubst %/build,%,$(KDIR_USED)))
 
@@ -147,8 +132,7 @@ dkms-src:
 		-o -name '*.mod' -o -name '*.mod.c' -o -name modules.order -o -name Module.symvers \
 		-o -name kcompat_generated.h \) -delete
 
-# The link check comes first: nothing is copied or built when it refuses.
-dkms-install: link-check
+dkms-install:
 	$(MAKE) -C $(TOP) --no-print-directory dkms-src
 	dkms add -m $(DKMS_NAME) -v $(DKMS_VERSION)
 	dkms build -m $(DKMS_NAME) -v $(DKMS_VERSION)

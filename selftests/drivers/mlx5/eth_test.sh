@@ -10,7 +10,7 @@
 # emulator's control channel shows on the carrier, an MTU change, ethtool
 # -l/-L, and rmmod in the middle of a TCP transfer is clean. Then the
 # in-tree mlx5_ib on the same ports: RDMA devices with link_layer Ethernet
-# (no RoCE capability is advertised yet).
+# (RoCE itself, on both pairs, is roce_test.sh's).
 dir=$(cd "$(dirname "$0")" && pwd)
 . "$dir/lib.sh"
 dmesg_start=$(ktap_dmesg_mark)
