@@ -396,5 +396,45 @@ TEST(RoceUd, Qp1ReceivesTheIpv4HeaderInTheGrhArea)
 	EXPECT_EQ(a.e.h.mem.bytes(src.addr, 256), b.e.h.mem.bytes(dst.addr + 40, 256));
 }
 
+// The mlx5 provider's address vectors on RoCE leave the GRH bit of
+// grh_gid_fl clear (reserved there): the GRH fields still address the
+// packet.
+TEST(RoceUd, AddressVectorWithoutTheGrhBitStillCarriesTheGrh)
+{
+	auto fabric = std::make_shared<Fabric>();
+	RoceDev a(fabric, 0, kMacA), b(fabric, 1, kMacB);
+	auto acq = a.e.d.create_cq(5), bcq = b.e.d.create_cq(5);
+	auto aqp = a.e.d.create_qp(ST_UD, acq, acq, 4, 5), bqp = b.e.d.create_qp(ST_UD, bcq, bcq, 4, 5);
+	a.e.d.to_rts_ud(aqp, 0x11111111u);
+	b.e.d.to_rts_ud(bqp, 0x11111111u);
+	auto src = a.e.d.reg_mr(4096), dst = b.e.d.reg_mr(4096, A_ALL);
+	fill(a.e.h.mem, src.addr, 100, 3);
+	b.e.d.post_recv(bqp, dst, 40 + 100);
+	DpHca::Wr w = DpHca::send_wr(src, 100);
+	w.dqpn = bqp.qpn;
+	w.qkey = 0x11111111u;
+	w.grh = true;
+	w.hop_limit = 1;
+	w.dgid = b.gid(0);
+	w.dlid = 0xc123;
+	a.e.d.post_send(aqp, w, false);
+	uint64_t sq = aqp.buf + aqp.rq_bytes();
+	a.e.h.mem.write(sq + 16 + 0x14, kMacB.data(), 6);
+	uint8_t gfl[4];
+	bits::store_be32(gfl, static_cast<uint32_t>(w.sgid_index) << 20); // no bit 30
+	a.e.h.mem.write(sq + 16 + 0x1c, gfl, 4);
+	uint8_t ctrl[8];
+	std::memcpy(ctrl, a.e.h.mem.bytes(sq, 8).data(), 8);
+	a.e.d.ring_sq(aqp, ctrl);
+	Cqe req, resp;
+	ASSERT_TRUE(poll_both(a.e.d, acq, &req, b.e.d, bcq, &resp));
+	EXPECT_EQ(cqe_opcode::REQ, req.opcode);
+	EXPECT_EQ(cqe_opcode::RESP_SEND, resp.opcode);
+	EXPECT_EQ(100u + 40, resp.byte_cnt);
+	EXPECT_EQ(aqp.qpn, resp.flags_rqpn & 0xffffff);
+	EXPECT_EQ(a.e.h.mem.bytes(src.addr, 100), b.e.h.mem.bytes(dst.addr + 40, 100));
+	EXPECT_EQ(0u, b.counters().rx_no_gid);
+}
+
 } // namespace
 } // namespace mlx5emu::test

@@ -74,7 +74,10 @@ bool DataPath::take_send_wqe(Qp &qp, SendWr *wr, UdAddress *av, uint8_t *syndrom
 		av->dlid = bits::load_be16(a + w::kAvRlid);
 		uint32_t gfl = load_be32(a + w::kAvGrhGidFl);
 		av->grh = Grh{};
-		if (gfl & w::kAvGrh) {
+		// Every RoCE packet has a GRH: on an Ethernet port the bit is
+		// reserved (the mlx5 provider leaves it clear) and the AV's
+		// GRH fields are always taken.
+		if ((gfl & w::kAvGrh) || cfg_.eth) {
 			av->grh.present = true;
 			av->grh.tclass = a[w::kAvTclass];
 			av->grh.hop_limit = a[w::kAvHopLimit];
