@@ -154,6 +154,46 @@ int mlx5c_caps_set_atomic(struct mlx5c_dev *mdev)
 }
 
 /**
+ * mlx5c_caps_set_roce() - let software pick the RoCEv2 UDP source ports
+ * @mdev: core device before INIT_HCA
+ *
+ * mlx5_ib derives each connection's UDP source port from its flow label
+ * and writes it into the QP path and address vectors; the device uses
+ * them only with sw_r_roce_src_udp_port set. Devices without RoCE or
+ * without the choice are left alone.
+ *
+ * Return: 0 or a negative errno.
+ */
+int mlx5c_caps_set_roce(struct mlx5c_dev *mdev)
+{
+	int inlen = MLX5_ST_SZ_BYTES(set_hca_cap_in);
+	u32 out[MLX5_ST_SZ_DW(set_hca_cap_out)] = {};
+	void *in, *cap;
+	int err;
+
+	if (!MLX5C_CAP_GEN(mdev, roce))
+		return 0;
+	err = mlx5c_caps_query(mdev, MLX5_CAP_ROCE);
+	if (err)
+		return err;
+	if (!MLX5_GET(roce_cap, mdev->caps.max[MLX5_CAP_ROCE],
+		      sw_r_roce_src_udp_port))
+		return 0;
+
+	in = kzalloc(inlen, GFP_KERNEL);
+	if (!in)
+		return -ENOMEM;
+	cap = MLX5_ADDR_OF(set_hca_cap_in, in, capability);
+	memcpy(cap, mdev->caps.cur[MLX5_CAP_ROCE], MLX5C_CAP_SZ);
+	MLX5_SET(roce_cap, cap, sw_r_roce_src_udp_port, 1);
+	MLX5_SET(set_hca_cap_in, in, opcode, MLX5_CMD_OP_SET_HCA_CAP);
+	MLX5_SET(set_hca_cap_in, in, op_mod, MLX5_CAP_ROCE << 1);
+	err = mlx5c_cmd_exec(mdev, in, inlen, out, sizeof(out));
+	kfree(in);
+	return err;
+}
+
+/**
  * mlx5c_caps_query_optional() - read the capability types mlx5_ib uses
  * @mdev: core device after INIT_HCA
  *

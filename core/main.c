@@ -325,6 +325,9 @@ static int mlx5c_function_setup(struct mlx5c_dev *mdev)
 	err = mlx5c_caps_set_atomic(mdev);
 	if (err)
 		goto err_reclaim;
+	err = mlx5c_caps_set_roce(mdev);
+	if (err)
+		goto err_reclaim;
 	err = mlx5c_pages_startup(mdev, false);
 	if (err)
 		goto err_reclaim;

@@ -430,6 +430,7 @@ const char *mlx5c_opcode_name(u16 opcode);
 int mlx5c_caps_query(struct mlx5c_dev *mdev, unsigned int type);
 int mlx5c_caps_set_general(struct mlx5c_dev *mdev);
 int mlx5c_caps_set_atomic(struct mlx5c_dev *mdev);
+int mlx5c_caps_set_roce(struct mlx5c_dev *mdev);
 int mlx5c_caps_query_optional(struct mlx5c_dev *mdev);
 void mlx5c_caps_free(struct mlx5c_dev *mdev);
 
