@@ -112,7 +112,7 @@ void mlx5c_ib_netdev_cleanup(struct mlx5c_ib_dev *dev)
  * Active while the netdev is up with carrier; the speed is the link's
  * (ethtool), the active MTU the largest IB MTU the netdev's MTU carries.
  *
- * Return: 0 or a negative errno.
+ * Return: 0.
  */
 int mlx5c_ib_query_port_eth(struct mlx5c_ib_dev *dev, u32 port,
 			    struct ib_port_attr *props)
@@ -134,21 +134,25 @@ int mlx5c_ib_query_port_eth(struct mlx5c_ib_dev *dev, u32 port,
 	props->state = IB_PORT_DOWN;
 	props->phys_state = IB_PORT_PHYS_STATE_DISABLED;
 
-	ndev = ib_device_get_netdev(&dev->ib, port);
-	if (!ndev) {
+	ndev = mlx5c_netdev_get(dev->mdev);
+	if (ndev) {
+		if (netif_running(ndev) && netif_carrier_ok(ndev)) {
+			props->state = IB_PORT_ACTIVE;
+			props->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
+		}
+		mtu = iboe_get_mtu(READ_ONCE(ndev->mtu));
+		if (mtu >= IB_MTU_256)
+			props->active_mtu = min(props->max_mtu, mtu);
+		dev_put(ndev);
+	}
+	/*
+	 * Speed and width from ethtool through the netdev ib_core knows
+	 * (ib_get_eth_speed() takes RTNL); none bound yet: the slowest.
+	 */
+	if (ib_get_eth_speed(&dev->ib, port, &props->active_speed,
+			     &props->active_width)) {
 		props->active_speed = IB_SPEED_SDR;
 		props->active_width = IB_WIDTH_1X;
-		return 0;
 	}
-	if (netif_running(ndev) && netif_carrier_ok(ndev)) {
-		props->state = IB_PORT_ACTIVE;
-		props->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
-	}
-	mtu = iboe_get_mtu(READ_ONCE(ndev->mtu));
-	if (mtu >= IB_MTU_256)
-		props->active_mtu = min(props->max_mtu, mtu);
-	dev_put(ndev);
-	/* Speed and width from ethtool (ib_get_eth_speed() takes RTNL). */
-	return ib_get_eth_speed(&dev->ib, port, &props->active_speed,
-				&props->active_width);
+	return 0;
 }

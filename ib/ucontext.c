@@ -303,6 +303,13 @@ void mlx5c_ib_ucontext_resp(struct mlx5c_ib_ucontext *ctx,
 	resp->cqe_version = ctx->cqe_version;
 	resp->log_uar_size = PAGE_SHIFT;
 	resp->num_uars_per_page = 1;
+	/*
+	 * RoCE: the provider creates its address handles through the kernel,
+	 * which resolves the next hop's MAC (ah.c), instead of resolving it
+	 * itself in the process's network namespace.
+	 */
+	if (dev->roce)
+		resp->cmds_supp_uhw |= MLX5_USER_CMDS_SUPP_UHW_CREATE_AH;
 	mlx5c_ib_clock_resp(dev, resp);
 }
 
