@@ -9,7 +9,9 @@
 # ibv_rc_pingpong -g (RoCEv2 over IPv4, over IPv6, and between two QPs
 # of one function: local loopback), ib_write_bw -x, ib_send_lat -R and
 # rping -v (rdma_cm over the IP addresses: QP1 MADs as RoCEv2 UD for
-# ib_cm) carry data. The cases run for the in-tree pair, then ours.
+# ib_cm) and ibv_ud_pingpong (user address handles) carry data; a link
+# flap from the emulator shows on the carrier and the RoCE port, and both
+# recover. The cases run for the in-tree pair, then ours.
 dir=$(cd "$(dirname "$0")" && pwd)
 . "$dir/lib.sh"
 dmesg_start=$(ktap_dmesg_mark)
@@ -87,9 +89,9 @@ t_gids()
 					gid_table $d
 					return 1
 				}
-				ndev=$(cat /sys/class/infiniband/$d/ports/1/gid_attrs/ndevs/$x)
-				echo "$d GID $x: $a $t on $ndev"
-				[ "$ndev" = "$(eval echo \$eth$i)" ] || { echo "GID $x is on $ndev"; return 1; }
+				gid_ndev=$(cat /sys/class/infiniband/$d/ports/1/gid_attrs/ndevs/$x)
+				echo "$d GID $x: $a $t on $gid_ndev"
+				[ "$gid_ndev" = "$(eval echo \$eth$i)" ] || { echo "GID $x is on $gid_ndev"; return 1; }
 			done
 		done
 		# The firmware's table (SET_ROCE_ADDRESS) holds the same.
@@ -135,6 +137,15 @@ t_loopback()
 	[ "$((lb1 - lb0))" -gt 200 ]
 }
 
+# UD over RoCE: the provider's address handles (their next-hop MAC comes
+# from the kernel's create_ah response); 1000-byte messages fit the active
+# MTU (1024 at netdev MTU 1500).
+t_ud_pingpong()
+{
+	RDMA_PAIR_CLIENT_DEV=mlx5_1 rdma_pair ud_pingpong_v4 ibv_ud_pingpong -g "$v4_0" -s 1000 -n 100 || return 1
+	grep -q '100 iters' "$out/ud_pingpong_v4.client"
+}
+
 t_write_bw()
 {
 	rdma_pair write_bw ib_write_bw -x "$v4_0" -n "$PERF_ITERS" -s 65536 || return 1
@@ -158,6 +169,42 @@ t_rping()
 	[ "$n" -ge 10 ]
 }
 
+carrier0() { [ "$(ipoib_in 0 cat "/sys/class/net/$eth0/carrier" 2>/dev/null)" = 1 ]; }
+no_carrier0() { ! carrier0; }
+port_state0() { cat /sys/class/infiniband/mlx5_0/ports/1/state; }
+port_down0() { ! grep -q ACTIVE /sys/class/infiniband/mlx5_0/ports/1/state; }
+
+# A link flap from the emulator's control channel (HCA 0, mlx5_0's port,
+# as a cable would): the carrier and the RoCE port state go down, the
+# asynchronous events PORT_ERR and PORT_ACTIVE reach user space, and both
+# recover: RC traffic runs again.
+t_flap()
+{
+	stdbuf -oL ibv_asyncwatch -d mlx5_0 >"$out/asyncwatch" 2>&1 &
+	apid=$!
+	wait_for 30 grep -q 'async event FD' "$out/asyncwatch" || { kill $apid; cat "$out/asyncwatch"; return 1; }
+	rc=0
+	for st in down up; do
+		emu_ctl hca 0 port $st >/dev/null || { echo "emu: hca 0 port $st refused"; rc=1; break; }
+		if [ $st = down ]; then
+			wait_for 30 no_carrier0 || { echo "$eth0: carrier still up"; rc=1; break; }
+			wait_for 30 port_down0 || { echo "mlx5_0: port still $(port_state0)"; rc=1; break; }
+		else
+			wait_for 30 carrier0 || { echo "$eth0: no carrier after the flap"; rc=1; break; }
+			wait_for 30 port_active mlx5_0 || { echo "mlx5_0: port $(port_state0) after the flap"; rc=1; break; }
+		fi
+		echo "port $st: $eth0 carrier $(ipoib_in 0 cat /sys/class/net/$eth0/carrier), mlx5_0 port $(port_state0)"
+	done
+	[ $rc = 0 ] && { wait_for 30 grep -q PORT_ACTIVE "$out/asyncwatch" || rc=1; }
+	kill $apid
+	wait $apid 2>/dev/null
+	cat "$out/asyncwatch"
+	[ $rc = 0 ] || return 1
+	grep -q PORT_ERR "$out/asyncwatch" || { echo "no PORT_ERR event"; return 1; }
+	ipoib_in 0 ping -c 2 -i 0.2 -W 10 10.77.0.2 || return 1
+	pingpong rc_pingpong_flap "$v4_0"
+}
+
 t_down()
 {
 	rc=0
@@ -176,7 +223,7 @@ t_down()
 
 # Both pairs in one boot, the same cases, each named with its driver.
 PAIRS=${MLX5_ROCE_PAIRS:-in-tree ours}
-ktap_begin $((11 * $(echo $PAIRS | wc -w)))
+ktap_begin $((13 * $(echo $PAIRS | wc -w)))
 for pair in $PAIRS; do
 	ktap_case "modprobe mlx5_core, mlx5_ib, rdma_ucm: netdevs [$pair]" t_load
 	ktap_case "netdevs up in two namespaces, ping and ping -6 [$pair]" t_up
@@ -185,9 +232,11 @@ for pair in $PAIRS; do
 	ktap_case "ibv_rc_pingpong -g (RoCEv2, IPv4) [$pair]" t_pingpong_v4
 	ktap_case "ibv_rc_pingpong -g (RoCEv2, IPv6) [$pair]" t_pingpong_v6
 	ktap_case "ibv_rc_pingpong between QPs of one function (local loopback) [$pair]" t_loopback
+	ktap_case "ibv_ud_pingpong -g (RoCEv2 UD, user address handles) [$pair]" t_ud_pingpong
 	ktap_case "ib_write_bw -x (64 KiB) [$pair]" t_write_bw
 	ktap_case "ib_send_lat -R (rdma_cm) [$pair]" t_send_lat
 	ktap_case "rping -v -V over the IP addresses (rdma_cm, ib_cm on QP1) [$pair]" t_rping
+	ktap_case "link flap from the emulator: carrier, RoCE port state and events go down and recover [$pair]" t_flap
 	ktap_case "teardown: unload, pages returned, no driver error [$pair]" t_down
 done
 ktap_end
