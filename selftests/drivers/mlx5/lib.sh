@@ -429,3 +429,129 @@ verbs_load()
 	wait_for 30 mlx5_ports_active || { grep . /sys/class/infiniband/mlx5_*/ports/1/state; return 1; }
 	loaded=$1
 }
+
+# NVMe over RDMA (nvme_rdma_test.sh over IPoIB, roce_test.sh over RoCE).
+# nvmet-rdma and nvme-rdma create their rdma_cm IDs in the initial network
+# namespace, so both addresses live there.
+NQN=nqn.2026-12.org.mlx5-clone:emu
+NVMET_CFG=/sys/kernel/config/nvmet
+
+# nvme_target_up ADDR: nvmet-rdma exports a memory-backed null_blk
+# namespace (1 GiB at most, it keeps what is written) on ADDR:4420.
+nvme_target_up()
+{
+	modprobe null_blk nr_devices=1 gb=1 memory_backed=1 || { echo "modprobe null_blk failed"; return 1; }
+	for _m in nvmet nvmet-rdma nvme-rdma; do
+		modprobe $_m || { echo "modprobe $_m failed"; return 1; }
+	done
+	wait_for 10 test -b /dev/nullb0 || { echo "no /dev/nullb0"; return 1; }
+	[ -d "$NVMET_CFG" ] || mount -t configfs none /sys/kernel/config 2>/dev/null
+	[ -d "$NVMET_CFG" ] || { echo "no $NVMET_CFG"; return 1; }
+	_s=$NVMET_CFG/subsystems/$NQN
+	mkdir "$_s" || return 1
+	echo 1 >"$_s/attr_allow_any_host"
+	mkdir "$_s/namespaces/1" || return 1
+	echo /dev/nullb0 >"$_s/namespaces/1/device_path"
+	echo 1 >"$_s/namespaces/1/enable" || return 1
+	mkdir "$NVMET_CFG/ports/1" || return 1
+	echo rdma >"$NVMET_CFG/ports/1/addr_trtype"
+	echo ipv4 >"$NVMET_CFG/ports/1/addr_adrfam"
+	echo "$1" >"$NVMET_CFG/ports/1/addr_traddr"
+	echo 4420 >"$NVMET_CFG/ports/1/addr_trsvcid"
+	ln -s "$_s" "$NVMET_CFG/ports/1/subsystems/$NQN" || return 1
+	dmesg | grep -E 'nvmet' | tail -n 3
+}
+
+# nvme_dev: the namespace's disk (nvmeXnY) of the controller of $NQN, never
+# the per-controller path nvmeXcYnZ, which has no /dev node (dd would write
+# a regular file there and compare it with itself).
+nvme_dev()
+{
+	for _b in /sys/block/nvme*n*; do
+		_n=${_b##*/}
+		case $_n in nvme*c*n*) continue ;; esac
+		[ "$(cat "$_b/device/subsysnqn" 2>/dev/null)" = "$NQN" ] && [ -b "/dev/$_n" ] &&
+			{ echo "$_n"; return 0; }
+	done
+	return 1
+}
+
+# nvme_no_ctrl: no NVMe controller of $NQN is left.
+nvme_no_ctrl()
+{
+	! grep -qx "$NQN" /sys/class/nvme/*/subsysnqn 2>/dev/null
+}
+
+# nvme_host_connect ADDR SRC NETDEV...: `nvme connect -t rdma` to ADDR
+# from SRC. Both addresses are local, so the host's address resolution
+# (ARP on SRC's interface) needs accept_local (and rp_filter off) on the
+# NETDEVs: the queue pairs then connect one HCA to the other across the
+# fabric. A lost controller is given up after 2 s (one reconnect a
+# second), not the 600 s default. Sets nvme_blk (the namespace's block
+# device).
+nvme_host_connect()
+{
+	need_tool nvme || return 1
+	_a=$1 _w=$2
+	shift 2
+	for _k in all default "$@"; do
+		sysctl -qw net.ipv4.conf."$_k".accept_local=1 net.ipv4.conf."$_k".rp_filter=0 || return 1
+	done
+	nvme connect -t rdma -n "$NQN" -a "$_a" -s 4420 -w "$_w" \
+		--ctrl-loss-tmo=2 --reconnect-delay=1 >"$out/nvme_connect.txt" 2>&1
+	_rc=$?
+	cat "$out/nvme_connect.txt"
+	ip neigh show "$_a"
+	[ "$_rc" -eq 0 ] || { dmesg | grep -E 'nvme|infiniband|mlx5_core .*: no ' | tail -n 20; return 1; }
+	wait_for 30 nvme_dev || { echo "no namespace block device"; nvme list; return 1; }
+	nvme_blk=/dev/$(nvme_dev)
+	echo "namespace: $nvme_blk"
+	nvme list 2>&1 | head -n 5
+}
+
+# nvme_io MIB: MIB MiB of random data written to $nvme_blk with O_DIRECT
+# (and fsync), read back with O_DIRECT; the sha256 sums must match.
+nvme_io()
+{
+	# dd would create a regular file for a missing device node.
+	[ -b "$nvme_blk" ] || { echo "$nvme_blk is not a block device"; return 1; }
+	_f=/tmp/nvme_rdma.data
+	head -c $(($1 << 20)) /dev/urandom >"$_f" || return 1
+	dd if="$_f" of="$nvme_blk" bs=1M count="$1" oflag=direct conv=fsync 2>"$out/nvme_dd.txt"
+	_rc=$?
+	tail -n 1 "$out/nvme_dd.txt"
+	if [ "$_rc" -ne 0 ]; then
+		cat "$out/nvme_dd.txt"
+		dmesg | grep -E 'nvme|blk|I/O' | tail -n 20
+		rm -f "$_f"
+		return 1
+	fi
+	_a=$(sha256sum <"$_f" | cut -d' ' -f1)
+	_b=$(dd if="$nvme_blk" bs=1M count="$1" iflag=direct 2>/dev/null | sha256sum | cut -d' ' -f1)
+	rm -f "$_f"
+	echo "written $_a"
+	echo "read    $_b"
+	[ "$_b" = "$_a" ]
+}
+
+# nvme_host_disconnect: `nvme disconnect` of $NQN; its controller gone.
+nvme_host_disconnect()
+{
+	nvme disconnect -n "$NQN" || return 1
+	wait_for 30 nvme_no_ctrl || { echo "a controller of $NQN is left"; nvme list-subsys 2>&1 | head; return 1; }
+}
+
+# nvme_target_down: the target's configuration and the NVMe modules gone
+# (a controller still connected is disconnected first, quietly: after a
+# device removal there is none).
+nvme_target_down()
+{
+	_rc=0
+	nvme_no_ctrl || nvme disconnect -n "$NQN" >/dev/null 2>&1
+	rm -f "$NVMET_CFG/ports/1/subsystems/$NQN"
+	rmdir "$NVMET_CFG/ports/1" "$NVMET_CFG/subsystems/$NQN/namespaces/1" "$NVMET_CFG/subsystems/$NQN" || _rc=1
+	for _m in nvme-rdma nvmet-rdma nvmet null_blk; do
+		modprobe -r $_m || { echo "modprobe -r $_m failed"; _rc=1; }
+	done
+	return $_rc
+}

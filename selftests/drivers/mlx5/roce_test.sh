@@ -11,13 +11,18 @@
 # rping -v (rdma_cm over the IP addresses: QP1 MADs as RoCEv2 UD for
 # ib_cm) and ibv_ud_pingpong (user address handles) carry data; a link
 # flap from the emulator shows on the carrier and the RoCE port, and both
-# recover. The cases run for the in-tree pair, then ours.
+# recover; then, with both netdevs back in the initial namespace
+# (10.78.0.1-2/24), NVMe over RDMA over RoCE: nvmet-rdma on mlx5_1's
+# address, nvme connect from mlx5_0's, 64 MiB written and read back with
+# matching checksums, disconnect. The cases run for the in-tree pair, then
+# ours.
 dir=$(cd "$(dirname "$0")" && pwd)
 . "$dir/lib.sh"
 dmesg_start=$(ktap_dmesg_mark)
 
 have_emu || ktap_skip_all "needs the mlx5-emu control channel (runs in the project's QEMU guest)"
 PERF_ITERS=${MLX5_PERF_ITERS:-200}
+NVME_MIB=${MLX5_NVME_MIB:-64}
 
 # The netdev of RDMA device $1 (its PCI function's).
 roce_netdev() { ls "/sys/class/infiniband/$1/device/net" 2>/dev/null | head -n 1; }
@@ -205,6 +210,45 @@ t_flap()
 	pingpong rc_pingpong_flap "$v4_0"
 }
 
+has_gid() { gid_index "$1" "RoCE v2" "$2" >/dev/null; }
+
+t_nvme_target()
+{
+	netdev_pair_down "$eth0" "$eth1"
+	ip addr add 10.78.0.1/24 dev "$eth0" && ip addr add 10.78.0.2/24 dev "$eth1" || return 1
+	ip link set "$eth0" up && ip link set "$eth1" up || return 1
+	for i in 0 1; do
+		eval n=\$eth$i
+		wait_for 30 sh -c "[ \"\$(cat /sys/class/net/$n/carrier)\" = 1 ]" || { echo "$n: no carrier"; return 1; }
+		a=$(printf '0000:0000:0000:0000:0000:ffff:0a4e:%04x' $((i + 1)))
+		wait_for 30 has_gid mlx5_$i "$a" || { echo "mlx5_$i: no GID $a"; gid_table mlx5_$i; return 1; }
+	done
+	nvme_target_up 10.78.0.2
+}
+
+t_nvme_connect() { nvme_host_connect 10.78.0.2 10.78.0.1 "$eth0" "$eth1"; }
+
+t_nvme_io()
+{
+	tx0=$(roce_tx 0) tx1=$(roce_tx 1)
+	nvme_io "$NVME_MIB" || return 1
+	roce_stats
+	# The data went as RoCE frames both ways (at most 4096 bytes each):
+	# the write as nvmet's RDMA READ responses from mlx5_0 (HCA 0), the
+	# read back as its RDMA WRITEs from mlx5_1 (HCA 1).
+	d0=$(($(roce_tx 0) - tx0)) d1=$(($(roce_tx 1) - tx1))
+	echo "RoCE frames sent: hca 0 $d0, hca 1 $d1"
+	[ "$d0" -ge "$((NVME_MIB * 256))" ] && [ "$d1" -ge "$((NVME_MIB * 256))" ]
+}
+
+t_nvme_down()
+{
+	rc=0
+	nvme_host_disconnect || rc=1
+	nvme_target_down || rc=1
+	return $rc
+}
+
 t_down()
 {
 	rc=0
@@ -223,7 +267,7 @@ t_down()
 
 # Both pairs in one boot, the same cases, each named with its driver.
 PAIRS=${MLX5_ROCE_PAIRS:-in-tree ours}
-ktap_begin $((13 * $(echo $PAIRS | wc -w)))
+ktap_begin $((17 * $(echo $PAIRS | wc -w)))
 for pair in $PAIRS; do
 	ktap_case "modprobe mlx5_core, mlx5_ib, rdma_ucm: netdevs [$pair]" t_load
 	ktap_case "netdevs up in two namespaces, ping and ping -6 [$pair]" t_up
@@ -237,6 +281,10 @@ for pair in $PAIRS; do
 	ktap_case "ib_send_lat -R (rdma_cm) [$pair]" t_send_lat
 	ktap_case "rping -v -V over the IP addresses (rdma_cm, ib_cm on QP1) [$pair]" t_rping
 	ktap_case "link flap from the emulator: carrier, RoCE port state and events go down and recover [$pair]" t_flap
+	ktap_case "nvmet-rdma exports a null_blk namespace on 10.78.0.2:4420 (initial namespace) [$pair]" t_nvme_target
+	ktap_case "nvme connect -t rdma over RoCE [$pair]" t_nvme_connect
+	ktap_case "NVMe over RoCE: ${NVME_MIB} MiB O_DIRECT write, read back, checksums [$pair]" t_nvme_io
+	ktap_case "nvme disconnect, target down [$pair]" t_nvme_down
 	ktap_case "teardown: unload, pages returned, no driver error [$pair]" t_down
 done
 ktap_end
