@@ -197,8 +197,8 @@ int mlx5c_caps_set_roce(struct mlx5c_dev *mdev)
  * mlx5c_caps_query_optional() - read the capability types mlx5_ib uses
  * @mdev: core device after INIT_HCA
  *
- * Re-reads the general capabilities, then ODP, ATOMIC, ROCE and GENERAL_2
- * when the general capabilities advertise them.
+ * Re-reads the general capabilities, then ODP, ATOMIC, ROCE, DEV_MEM and
+ * GENERAL_2 when the general capabilities advertise them.
  *
  * Return: 0 or a negative errno.
  */
@@ -222,6 +222,11 @@ int mlx5c_caps_query_optional(struct mlx5c_dev *mdev)
 	}
 	if (MLX5C_CAP_GEN(mdev, roce)) {
 		err = mlx5c_caps_query(mdev, MLX5_CAP_ROCE);
+		if (err)
+			return err;
+	}
+	if (MLX5C_CAP_GEN(mdev, device_memory)) {
+		err = mlx5c_caps_query(mdev, MLX5_CAP_DEV_MEM);
 		if (err)
 			return err;
 	}

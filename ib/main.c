@@ -130,6 +130,7 @@ int mlx5c_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 	props->atomic_cap = mlx5c_ib_atomic_cap(dev);
 	props->masked_atomic_cap = IB_ATOMIC_NONE;
 	props->max_ah = INT_MAX;
+	props->max_dm_size = mlx5c_ib_dm_max_size(dev);
 	if (MLX5C_IB_CAP(dev, cq_moderation)) {
 		props->cq_caps.max_cq_moderation_count = U16_MAX;
 		props->cq_caps.max_cq_moderation_period = MLX5_MAX_CQ_PERIOD;
@@ -356,6 +357,9 @@ static const struct ib_device_ops mlx5c_ib_dev_ops = {
 	.reg_user_mr_dmabuf = mlx5c_ib_reg_user_mr_dmabuf_op,
 	.rereg_user_mr = mlx5c_ib_rereg_user_mr,
 	.dereg_mr = mlx5c_ib_dereg_mr,
+	.alloc_dm = mlx5c_ib_alloc_dm,
+	.dealloc_dm = mlx5c_ib_dealloc_dm,
+	.reg_dm_mr = mlx5c_ib_reg_dm_mr,
 
 	.get_dma_mr = mlx5c_ib_get_dma_mr,
 	.alloc_mr = mlx5c_ib_alloc_mr,
@@ -465,6 +469,7 @@ static int mlx5c_ib_probe(struct auxiliary_device *adev,
 	err = mlx5c_ib_dev_caps(dev);
 	if (err)
 		goto err_dealloc;
+	mlx5c_ib_dm_init(dev);
 	err = mlx5c_ib_port_init(dev);
 	if (err)
 		goto err_dealloc;

@@ -80,6 +80,9 @@ struct mlx5c_ib_port {
 	u32 cap_clr;
 };
 
+/* Pages of the MEMIC window the driver hands out (1 MiB at 4 KiB). */
+#define MLX5C_IB_MEMIC_PAGES	256
+
 /**
  * struct mlx5c_ib_dev - one registered RDMA device
  * @ib: the ib_core device
@@ -118,6 +121,11 @@ struct mlx5c_ib_port {
  * @netdev: the netdev the port is bound to (RTNL)
  * @netdev_active: last port state reported from the netdev (netdev.c)
  * @ib_registered: ib_register_device() returned
+ * @memic_lock: protects @memic_pages
+ * @memic_start: BAR0 offset of the MEMIC window (dm.c)
+ * @memic_npages: its pages (0: no device memory)
+ * @memic_max: the largest allocation
+ * @memic_pages: pages of the window in use by an allocation
  */
 struct mlx5c_ib_dev {
 	struct ib_device ib;
@@ -157,6 +165,11 @@ struct mlx5c_ib_dev {
 	struct net_device *netdev;
 	bool netdev_active;
 	bool ib_registered;
+	spinlock_t memic_lock; /* protects memic_pages */
+	u64 memic_start;
+	u32 memic_npages;
+	u64 memic_max;
+	DECLARE_BITMAP(memic_pages, MLX5C_IB_MEMIC_PAGES);
 };
 
 /**
@@ -259,6 +272,7 @@ struct mlx5c_ib_ucontext {
 
 enum mlx5c_ib_mmap_kind {
 	MLX5C_IB_MMAP_UAR,
+	MLX5C_IB_MMAP_DM,
 };
 
 /**
@@ -266,11 +280,14 @@ enum mlx5c_ib_mmap_kind {
  * @rdma: ib_core's entry (offset, length, references)
  * @kind: what the pages are
  * @phys: bus address of the first page
- * @wc: mapped write-combining (BlueFlame UARs)
+ * @wc: mapped write-combining (BlueFlame UARs, device memory)
  * @uar: UAR page number (kind UAR)
  * @users: CQs and QPs whose context names the UAR (kind UAR), under the
  *	context's lock
  * @list: in the context's dyn_uars (kind UAR)
+ * @dm_addr: the MEMIC allocation's BAR0 offset (kind DM)
+ * @dm_size: its size in bytes
+ * @dm_page: its first page in the device's MEMIC window
  */
 struct mlx5c_ib_mmap_entry {
 	struct rdma_user_mmap_entry rdma;
@@ -280,7 +297,29 @@ struct mlx5c_ib_mmap_entry {
 	u32 uar;
 	u32 users;
 	struct list_head list;
+	u64 dm_addr;
+	u32 dm_size;
+	u32 dm_page;
 };
+
+/**
+ * struct mlx5c_ib_dm - device memory (ibv_alloc_dm)
+ * @ibdm: ib_core DM
+ * @entry: its mmap entry, which owns the MEMIC allocation
+ * @dev_addr: the allocation's BAR0 offset
+ * @size: the length asked for
+ */
+struct mlx5c_ib_dm {
+	struct ib_dm ibdm;
+	struct mlx5c_ib_mmap_entry *entry;
+	u64 dev_addr;
+	u64 size;
+};
+
+static inline struct mlx5c_ib_dm *to_mdm(struct ib_dm *ibdm)
+{
+	return container_of(ibdm, struct mlx5c_ib_dm, ibdm);
+}
 
 static inline struct mlx5c_ib_mmap_entry *
 to_mmap_entry(struct rdma_user_mmap_entry *e)
@@ -655,6 +694,20 @@ int mlx5c_ib_mmap_entry(struct ib_ucontext *uctx, struct vm_area_struct *vma,
 void mlx5c_ib_mmap_free(struct rdma_user_mmap_entry *rentry);
 int mlx5c_ib_uar_get(struct mlx5c_ib_ucontext *ctx, u32 page);
 void mlx5c_ib_uar_put(struct mlx5c_ib_ucontext *ctx, u32 page);
+
+/* dm.c */
+extern const struct uapi_definition mlx5c_ib_dm_defs[];
+void mlx5c_ib_dm_init(struct mlx5c_ib_dev *dev);
+u64 mlx5c_ib_dm_max_size(struct mlx5c_ib_dev *dev);
+void mlx5c_ib_dm_release(struct mlx5c_ib_dev *dev, struct mlx5c_ib_mmap_entry *e);
+struct ib_dm *mlx5c_ib_alloc_dm(struct ib_device *ibdev,
+				struct ib_ucontext *uctx,
+				struct ib_dm_alloc_attr *attr,
+				struct uverbs_attr_bundle *attrs);
+int mlx5c_ib_dealloc_dm(struct ib_dm *ibdm, struct uverbs_attr_bundle *attrs);
+struct ib_mr *mlx5c_ib_reg_dm_mr(struct ib_pd *pd, struct ib_dm *ibdm,
+				 struct ib_dm_mr_attr *attr,
+				 struct uverbs_attr_bundle *attrs);
 
 /* uapi.c */
 extern const struct uapi_definition mlx5c_ib_uapi_defs[];

@@ -2,7 +2,7 @@
 /*
  * Dynamic UARs: the UAR object (MLX5_IB_OBJECT_UAR) through which a
  * context allocates doorbell pages one at a time, the mmap entries that
- * map them, and the lookup by page number with
+ * map them (and device memory, dm.c), and the lookup by page number with
  * which CREATE_CQ and CREATE_QP name the page they ring.
  *
  * A provider that offers MLX5_LIB_CAP_DYN_UAR gets no static UARs
@@ -119,6 +119,9 @@ void mlx5c_ib_mmap_free(struct rdma_user_mmap_entry *rentry)
 	switch (e->kind) {
 	case MLX5C_IB_MMAP_UAR:
 		mlx5c_uar_free(dev->mdev, 0, e->uar);
+		break;
+	case MLX5C_IB_MMAP_DM:
+		mlx5c_ib_dm_release(dev, e);
 		break;
 	}
 	kfree(e);

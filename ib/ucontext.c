@@ -405,7 +405,7 @@ void mlx5c_ib_dealloc_ucontext(struct ib_ucontext *uctx)
  * mlx5c_ib_mmap() - map one static UAR page into the process
  * @uctx: user context
  * @vma: exactly one page; pgoff = command << 8 | UAR index, or the offset
- *	of an mmap entry (dynamic UARs, uar_obj.c)
+ *	of an mmap entry (dynamic UARs, uar_obj.c; device memory, dm.c)
  *
  * Return: 0 or a negative errno.
  */
@@ -419,7 +419,7 @@ int mlx5c_ib_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 	phys_addr_t phys;
 	pgprot_t prot;
 
-	if (cmd == MLX5C_MMAP_DYN_UAR)
+	if (cmd == MLX5C_MMAP_DYN_UAR || cmd == MLX5_IB_MMAP_DEVICE_MEM)
 		return mlx5c_ib_mmap_entry(uctx, vma, cmd);
 	/* Extended indexes belong to the mmap entries. */
 	if (vma->vm_pgoff >> (MLX5C_MMAP_CMD_SHIFT * 2))
@@ -436,7 +436,6 @@ int mlx5c_ib_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 		return mlx5c_ib_mmap_clock_info(uctx, vma, idx);
 	case MLX5_IB_MMAP_GET_CONTIGUOUS_PAGES:
 	case MLX5_IB_MMAP_ALLOC_WC:
-	case MLX5_IB_MMAP_DEVICE_MEM:
 		return -EOPNOTSUPP;
 	default:
 		return -EINVAL;

@@ -75,7 +75,7 @@ TEST(FwHca, GeneralCapabilityProfile)
 		EXPECT_EQ(cap(out, {0xd, 22, 21}), 0u) << "mcam/pcam";
 		EXPECT_EQ(cap(out, {0xb, 16, 16}), 0u) << "qcam";
 		EXPECT_EQ(cap(out, {0xc, 28, 28}), 0u) << "debug";
-		EXPECT_EQ(cap(out, {0xd, 23, 23}), 0u) << "device_memory";
+		EXPECT_EQ(cap(out, {0xd, 23, 23}), 1u) << "device_memory (MEMIC, fw_memic_test)";
 		EXPECT_EQ(cap(out, {0x7, 4, 4}), 0u) << "fast_teardown";
 		EXPECT_EQ(cap(out, {0x8, 15, 15}), 0u) << "force_teardown";
 		EXPECT_EQ(cap(out, {0x1, 31, 31}), 0u) << "hca_cap_2";

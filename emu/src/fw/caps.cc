@@ -239,6 +239,13 @@ void Caps::build(const HcaConfig &cfg)
 	put(g, gc::num_of_uars_per_page, 1);
 	put(g, gc::log_uar_page_sz, 0);
 
+	// On-device memory (MEMIC) at the top of BAR0: allocations of 64-byte
+	// granules (ALLOC_MEMIC), mapped by software, read and written by the
+	// data path through MEMIC keys. No MEMIC operations (MODIFY_MEMIC),
+	// no software-owned ICM.
+	if (cfg.memic_size)
+		put(g, gc::device_memory, 1);
+
 	// The internal timer (iseg 0x1000) counts nanoseconds: a 1 GHz clock.
 	put(g, gc::device_frequency_khz, 1000000);
 
@@ -256,6 +263,19 @@ void Caps::build(const HcaConfig &cfg)
 		put(a, ac::atomic_size_qp, ac::SIZE_QP_8B);
 		put(a, ac::supported_atomic_req_8B_endianness_mode_1, 1);
 		max_[prm::cap_type::ATOMIC] = a;
+	}
+
+	if (cfg.memic_size) {
+		namespace dc = prm::dev_mem_caps;
+		Block d{};
+		uint64_t start = cfg.bar0_size - cfg.memic_size;
+		put(d, dc::memic, 1);
+		put(d, dc::log_min_memic_alloc_size, 6);
+		put(d, dc::log_max_memic_addr_alignment, log2_floor(cfg.memic_size) - 6);
+		bits::store_be64(d.data() + dc::kMemicBarStartAddr, start);
+		put(d, dc::memic_bar_size, cfg.memic_size);
+		put(d, dc::max_memic_size, cfg.memic_size);
+		max_[prm::cap_type::DEV_MEM] = d;
 	}
 
 	// CURRENT starts equal to MAXIMUM except for the mode fields that

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // Memory keys: CREATE_MKEY (PA mode, MTT page lists, free KLM keys that
-// UMR fills: memory windows), QUERY_MKEY, DESTROY_MKEY.
+// UMR fills: memory windows, MEMIC keys over allocated device memory),
+// QUERY_MKEY, DESTROY_MKEY.
 #include <algorithm>
 
 #include "exec/datapath.h"
@@ -27,6 +28,7 @@ enum Reason : uint32_t {
 	kNoKey = 8,
 	kBsf = 9,
 	kLength = 10,
+	kMemic = 11,
 };
 
 void create_mkey(CmdCtx &c)
@@ -39,7 +41,8 @@ void create_mkey(CmdCtx &c)
 	// KLM keys start free and get their entries by UMR (ALLOC_MW, the
 	// in-tree driver's KLM MRs); no KSM.
 	bool klm_by_umr = m.mode == mkc::MODE_KLM && get(k, mkc::free) && get(k, mkc::umr_en);
-	if (m.mode != mkc::MODE_PA && m.mode != mkc::MODE_MTT && !klm_by_umr)
+	bool memic = m.mode == mkc::MODE_MEMIC && c.fw.memic;
+	if (m.mode != mkc::MODE_PA && m.mode != mkc::MODE_MTT && !klm_by_umr && !memic)
 		return c.fail(status::BAD_PARAM, kMode);
 	if (get(k, mkc::bsf_en))
 		return c.fail(status::BAD_PARAM, kBsf); // no signature offload
@@ -59,6 +62,10 @@ void create_mkey(CmdCtx &c)
 	m.translations_octwords = get(k, mkc::translations_octword_size);
 	if (!m.length64 && m.start + m.len < m.start)
 		return c.fail(status::BAD_PARAM, kLength);
+	// A MEMIC key covers part of one allocation (start: its BAR0 offset),
+	// enabled, not to be changed by UMR.
+	if (memic && (m.free || m.umr_en || m.length64 || !c.fw.memic->allocated(m.start, m.len)))
+		return c.fail(status::BAD_PARAM, kMemic);
 
 	auto lk = c.fw.dp().lock();
 	Resources &r = c.fw.dp().res();

@@ -107,6 +107,10 @@ Firmware::Firmware(const HcaConfig &c, GuestMemory &m, InterruptSink &i)
 	dc.log_max_msg = static_cast<uint8_t>(caps.gen_max(prm::cmd_hca_cap::log_max_msg));
 	dc.eth = is_eth();
 	dp_ = std::make_unique<DataPath>(dc, mem, *fabric_, *events_);
+	if (cfg.memic_size) {
+		memic = std::make_unique<DeviceMemory>(cfg.bar0_size - cfg.memic_size, cfg.memic_size);
+		dp_->res().mkeys.set_device_memory(memic.get());
+	}
 	engine_.start();
 }
 
@@ -117,7 +121,10 @@ Firmware::~Firmware()
 }
 
 uint32_t Firmware::first_uar() const { return prm::uar_page::kFirstUarIndex; }
-uint32_t Firmware::uar_limit() const { return static_cast<uint32_t>(cfg.bar0_size >> 12); }
+uint32_t Firmware::uar_limit() const
+{
+	return static_cast<uint32_t>((cfg.bar0_size - (memic ? memic->size() : 0)) >> 12);
+}
 
 // ---------------------------------------------------------------------------
 // BAR0
@@ -126,6 +133,8 @@ uint64_t Firmware::bar_read(uint64_t offset, unsigned size)
 {
 	if (iseg.contains(offset))
 		return iseg.read(offset, size);
+	if (memic && memic->contains(offset))
+		return memic->bar_read(offset, size);
 	return 0; // UAR pages read as zero
 }
 
@@ -136,6 +145,8 @@ void Firmware::bar_write(uint64_t offset, unsigned size, uint64_t value)
 			++bar.iseg_writes_ignored;
 		return;
 	}
+	if (memic && memic->contains(offset))
+		return memic->bar_write(offset, size, value);
 	uint32_t index = static_cast<uint32_t>(offset >> 12);
 	if (index < first_uar() || offset >= cfg.bar0_size) {
 		++bar.iseg_writes_ignored;
@@ -212,6 +223,8 @@ void Firmware::function_reset(const char *why)
 	}
 	eqs.clear();
 	uars.clear();
+	if (memic)
+		memic->clear();
 	caps.reset_current();
 	issi = 0;
 	std::fill(std::begin(host_endianness), std::end(host_endianness), 0);

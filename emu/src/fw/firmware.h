@@ -28,6 +28,7 @@
 #include "fw/init_segment.h"
 #include "fw/pages.h"
 #include "fw/stats.h"
+#include "queues/device_memory.h"
 
 namespace mlx5emu {
 
@@ -127,6 +128,9 @@ public:
 	// back); false on an InfiniBand port.
 	bool set_eth_cable(bool up);
 
+	// On-device memory (cfg.memic_size; null: none). Its own lock, any
+	// thread; MEMIC keys reach it through the data path's key table.
+	std::unique_ptr<DeviceMemory> memic;
 	EqTable eqs;
 	Faults faults;
 	Health health;

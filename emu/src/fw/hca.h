@@ -38,6 +38,10 @@ struct HcaConfig {
 	// RoCE on an Ethernet port (exec/roce.cc): the ROCE capabilities,
 	// roce in the general ones, the GID table commands.
 	bool caps_roce = true;
+	// On-device memory (MEMIC, queues/device_memory.h): this many bytes
+	// at the top of BAR0 (a multiple of 4 KiB; 0: none). The device_memory
+	// cap, the DEV_MEM caps, ALLOC_MEMIC / DEALLOC_MEMIC and MEMIC keys.
+	uint32_t memic_size = 256 * 1024;
 	// The fabric linking this HCA's port to the others of the process;
 	// null: a private fabric (loopback only).
 	std::shared_ptr<Fabric> fabric;
@@ -46,6 +50,7 @@ struct HcaConfig {
 // BAR0 layout (all big-endian registers):
 //   0x0000-0x200F   initialization segment (see hw-interface.md section 2.2)
 //   uar_index * 4K  UAR pages (index >= 3, never overlapping the iseg)
+//   top memic_size  on-device memory (MEMIC), no UAR pages there
 class Hca : public BarHandler {
 public:
 	Hca(const HcaConfig &cfg, GuestMemory &mem, InterruptSink &irq);

@@ -32,6 +32,8 @@ enum : uint16_t {
 	SET_ISSI = 0x10b,
 	SET_DRIVER_VERSION = 0x10d,
 	QUERY_SPECIAL_CONTEXTS = 0x203,
+	ALLOC_MEMIC = 0x205,
+	DEALLOC_MEMIC = 0x206,
 	CREATE_EQ = 0x301,
 	DESTROY_EQ = 0x302,
 	QUERY_EQ = 0x303,
@@ -104,6 +106,7 @@ namespace cap_type {
 enum : uint16_t {
 	GENERAL = 0x0,
 	ATOMIC = 0x3,
+	DEV_MEM = 0xf,
 };
 } // namespace cap_type
 
@@ -528,6 +531,29 @@ constexpr Field atomic_size_dc{0x6, 15, 0};
 enum : uint16_t { OPS_CMP_SWAP = 1 << 0, OPS_FETCH_ADD = 1 << 1 };
 enum : uint16_t { SIZE_QP_8B = 1 << 3 };
 } // namespace atomic_caps
+
+namespace dev_mem_caps {
+constexpr Field memic{0x0, 31, 31};
+constexpr Field log_min_memic_alloc_size{0x1, 20, 16};
+constexpr Field log_max_memic_addr_alignment{0x1, 7, 0};
+constexpr unsigned kMemicBarStartAddr = 0x08; // 64 bits
+constexpr Field memic_bar_size{0x4, 31, 0};
+constexpr Field max_memic_size{0x5, 31, 0};
+constexpr Field memic_operations{0x10, 31, 0};
+} // namespace dev_mem_caps
+
+namespace memic_cmd { // ALLOC_MEMIC in/out, DEALLOC_MEMIC in
+constexpr Field log_memic_addr_alignment{0x3, 7, 0};
+constexpr unsigned kRangeStartAddr = 0x10;  // ALLOC in, 64 bits
+constexpr Field range_size{0x6, 31, 0};      // ALLOC in
+constexpr Field alloc_memic_size{0x7, 31, 0}; // ALLOC in
+constexpr unsigned kAllocInSize = 0x20;
+constexpr unsigned kStartAddrOut = 0x08;    // ALLOC out, 64 bits
+constexpr unsigned kAllocOutSize = 0x10;
+constexpr unsigned kStartAddrIn = 0x10;     // DEALLOC in, 64 bits
+constexpr Field dealloc_memic_size{0x6, 31, 0}; // DEALLOC in
+constexpr unsigned kDeallocInSize = 0x20;
+} // namespace memic_cmd
 
 // ---------------------------------------------------------------------------
 // Initialization segment (BAR0, big-endian registers).

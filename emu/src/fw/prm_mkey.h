@@ -54,7 +54,7 @@ constexpr Field bsf_octword_size{8, 31, 0};
 constexpr Field translations_octword_size{0xd, 31, 0};
 constexpr Field log_page_size{0xe, 5, 0}; // log2 of the page size in bytes
 constexpr unsigned kSize = 64;
-enum : uint8_t { MODE_PA = 0, MODE_MTT = 1, MODE_KLM = 2, MODE_KSM = 3 };
+enum : uint8_t { MODE_PA = 0, MODE_MTT = 1, MODE_KLM = 2, MODE_KSM = 3, MODE_MEMIC = 5 };
 } // namespace mkc
 
 namespace mkey_cmd {

@@ -5,6 +5,7 @@
 
 #include "dma/guest_memory.h"
 #include "fw/prm_mkey.h"
+#include "queues/device_memory.h"
 
 namespace mlx5emu {
 
@@ -154,7 +155,13 @@ KeyStatus MkeyTable::check(uint32_t key, uint32_t pd, uint64_t va, uint64_t len,
 	// A type 2 window bound to a QP serves that QP only.
 	if ((need & (ACC_REMOTE_READ | ACC_REMOTE_WRITE | ACC_ATOMIC)) && !m->serves(qpn))
 		return KeyStatus::NoAccess;
-	if (!m->length64) {
+	if (m->mode == prm::mkc::MODE_MEMIC) {
+		// Zero-based: va is the offset into the key's device memory.
+		if (len > m->len || va > m->len - len)
+			return KeyStatus::Bounds;
+		if (len && (!dm_ || !dm_->allocated(m->start + va, len)))
+			return KeyStatus::Translation;
+	} else if (!m->length64) {
 		if (va < m->start || len > m->len || va - m->start > m->len - len)
 			return KeyStatus::Bounds;
 	} else if (va + len < va) {
@@ -176,12 +183,16 @@ KeyStatus MkeyTable::check(uint32_t key, uint32_t pd, uint64_t va, uint64_t len,
 bool MkeyTable::read(GuestMemory &mem, const Mkey &m, uint64_t va, void *dst, size_t len) const
 {
 	auto *d = static_cast<uint8_t *>(dst);
+	if (m.mode == prm::mkc::MODE_MEMIC)
+		return dm_ && dm_->read(m.start + va, dst, len);
 	return pieces(m, va, len, [&](uint64_t ga, size_t at, size_t n) { return mem.read(ga, d + at, n); });
 }
 
 bool MkeyTable::write(GuestMemory &mem, const Mkey &m, uint64_t va, const void *src, size_t len) const
 {
 	auto *s = static_cast<const uint8_t *>(src);
+	if (m.mode == prm::mkc::MODE_MEMIC)
+		return dm_ && dm_->write(m.start + va, src, len);
 	return pieces(m, va, len, [&](uint64_t ga, size_t at, size_t n) { return mem.write(ga, s + at, n); });
 }
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 // Memory keys: the MKey table, access checks (PD, rights, bounds, the QP a
 // type 2 window is bound to) and the translation of virtual ranges to
-// guest addresses (PA mode, MTT lists, KLM lists naming other keys).
+// guest addresses (PA mode, MTT lists, KLM lists naming other keys) or to
+// on-device memory (MEMIC mode: zero-based, from the key's start address
+// in the MEMIC window, queues/device_memory.h).
 #pragma once
 
 #include <cstddef>
@@ -11,6 +13,7 @@
 
 namespace mlx5emu {
 
+class DeviceMemory;
 class GuestMemory;
 
 // Access rights a data transfer needs from a key.
@@ -86,6 +89,9 @@ public:
 	void clear() { keys_.clear(); }
 	size_t size() const { return keys_.size(); }
 	void set_limit(uint32_t limit) { limit_ = limit; }
+	// The on-device memory MEMIC keys address (none: no MEMIC keys).
+	void set_device_memory(DeviceMemory *dm) { dm_ = dm; }
+	DeviceMemory *device_memory() const { return dm_; }
 
 	// Checks `key` for [va, va+len) with the rights in `need` inside
 	// protection domain `pd`, used by QP `qpn` (a type 2 window answers
@@ -107,6 +113,7 @@ private:
 	uint32_t limit_;
 	uint64_t xlt_entries_ = 0;
 	Mkey reserved_;
+	DeviceMemory *dm_ = nullptr;
 };
 
 } // namespace mlx5emu

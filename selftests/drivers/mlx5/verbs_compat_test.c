@@ -38,6 +38,9 @@
  *   dmabuf          ibv_reg_dmabuf_mr of a udmabuf (memfd pages): SEND,
  *                   RDMA WRITE into and READ from it, data checked through
  *                   the memfd; a WRITE past its end fails
+ *   dm              ibv_alloc_dm (MEMIC): max_dm_size, memcpy to and from
+ *                   the DM, ibv_reg_dm_mr (zero-based), RDMA WRITE into and
+ *                   READ from it, data checked; a WRITE past its end fails
  *
  * Exit status: 0 all passed, 1 a case failed, 4 every case skipped.
  */
@@ -124,6 +127,8 @@ static const struct verbs_case cases[] = {
 	  case_import },
 	{ "dmabuf", "ibv_reg_dmabuf_mr of a udmabuf: SEND, RDMA WRITE and READ, data checked",
 	  case_dmabuf },
+	{ "dm", "ibv_alloc_dm, memcpy to/from it, ibv_reg_dm_mr, RDMA WRITE and READ",
+	  case_dm },
 };
 
 int main(int argc, char **argv)

@@ -5,7 +5,8 @@
 # driving mlx5_0 <-> mlx5_1): QP and MR access flags, full RQ and SRQ,
 # mlx5dv_query_port, parent domains with and without custom allocators (one
 # variant allocating inside a huge page), mlx5dv mkeys, completion
-# timestamps (raw and wall clock), object import, DMA-BUF MRs (udmabuf).
+# timestamps (raw and wall clock), object import, DMA-BUF MRs (udmabuf),
+# device memory (ibv_alloc_dm, MEMIC).
 # The same binary runs first on the IN-TREE mlx5_core/mlx5_ib, then on
 # ours; each case is one line per driver, then one line "ours = in-tree"
 # comparing what the case observed on both ("# obs" lines: return codes,
@@ -118,7 +119,7 @@ no_leak()
 # case list (-l) plans them.
 verbs_build_early "$dir/ib_verbs.h" "$dir/verbs_compat.h" -- -libverbs -lmlx5
 cases=${MLX5_COMPAT_CASES:-$("$bin" -l 2>/dev/null | cut -f1)}
-[ -n "$cases" ] || cases="qp_access mr_access rq_full srq_full dv_query_port pd_no_alloc pd_alloc pd_alloc_huge dv_mkey ts_raw ts_wallclock import dmabuf"
+[ -n "$cases" ] || cases="qp_access mr_access rq_full srq_full dv_query_port pd_no_alloc pd_alloc pd_alloc_huge dv_mkey ts_raw ts_wallclock import dmabuf dm"
 ncases=$(echo $cases | wc -w)
 
 # pd_alloc_huge carves its rings from one 2 MiB huge page per device.
