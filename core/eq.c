@@ -238,14 +238,24 @@ void mlx5c_eq_poll_cmd(struct mlx5c_dev *mdev)
 	spin_unlock_irqrestore(&eq->lock, flags);
 }
 
-static void eq_free_buf(struct mlx5c_dev *mdev, struct mlx5c_eq *eq)
+/*
+ * Free the ring, or with @keep (the firmware may still hold the EQ: its
+ * CREATE timed out, or its DESTROY failed) hand it to the quarantine.
+ */
+static void eq_free_buf(struct mlx5c_dev *mdev, struct mlx5c_eq *eq, bool keep)
 {
 	int i;
 
-	for (i = 0; i < eq->nfrags; i++)
-		if (eq->frags[i])
+	for (i = 0; i < eq->nfrags; i++) {
+		if (!eq->frags[i])
+			continue;
+		if (keep)
+			mlx5c_quarantine_coherent(mdev, eq->frags[i], eq->frag_dma[i],
+						  PAGE_SIZE);
+		else
 			dma_free_coherent(&mdev->pdev->dev, PAGE_SIZE, eq->frags[i],
 					  eq->frag_dma[i]);
+	}
 	kfree(eq->frags);
 	kfree(eq->frag_dma);
 }
@@ -271,7 +281,7 @@ static int eq_alloc_buf(struct mlx5c_dev *mdev, struct mlx5c_eq *eq)
 		eq_entry(eq, j)->owner = 1;
 	return 0;
 err:
-	eq_free_buf(mdev, eq);
+	eq_free_buf(mdev, eq, false);
 	return -ENOMEM;
 }
 
@@ -323,8 +333,10 @@ static struct mlx5c_eq *eq_create(struct mlx5c_dev *mdev, enum mlx5c_eq_kind kin
 	MLX5_SET(eqc, eqc, log_page_size, PAGE_SHIFT - MLX5_ADAPTER_PAGE_SHIFT);
 	err = mlx5c_cmd_exec(mdev, in, inlen, out, sizeof(out));
 	kvfree(in);
-	if (err)
-		goto err_buf;
+	if (err) {
+		eq_free_buf(mdev, eq, mlx5c_cmd_maybe_ran(err));
+		goto err_eq;
+	}
 	eq->eqn = MLX5_GET(create_eq_out, out, eq_number);
 
 	eq->nb.notifier_call = kind == MLX5C_EQ_COMP ? eq_comp_notify : eq_async_notify;
@@ -333,7 +345,7 @@ static struct mlx5c_eq *eq_create(struct mlx5c_dev *mdev, enum mlx5c_eq_kind kin
 	return eq;
 
 err_buf:
-	eq_free_buf(mdev, eq);
+	eq_free_buf(mdev, eq, false);
 err_eq:
 	kfree(eq);
 	return ERR_PTR(err);
@@ -356,7 +368,7 @@ static void eq_destroy(struct mlx5c_dev *mdev, struct mlx5c_eq *eq)
 	if (!xa_empty(&eq->cq_table))
 		dev_warn(&mdev->pdev->dev, "EQ %u destroyed with CQs attached\n", eq->eqn);
 	xa_destroy(&eq->cq_table);
-	eq_free_buf(mdev, eq);
+	eq_free_buf(mdev, eq, err != 0);
 	kfree(eq);
 }
 

@@ -481,6 +481,7 @@ err_health:
 err_cmd:
 	/* Whatever the device still owns must not be written after this. */
 	pci_clear_master(pdev);
+	mlx5c_quarantine_release(mdev);
 	mlx5c_cmd_cleanup(mdev);
 err_pages:
 	mlx5c_pages_cleanup(mdev);
@@ -506,6 +507,7 @@ void mlx5c_unload_one(struct mlx5c_dev *mdev)
 	mlx5c_function_teardown(mdev);
 	mlx5c_health_stop(mdev);
 	pci_clear_master(mdev->pdev);
+	mlx5c_quarantine_release(mdev);
 	mlx5c_cmd_cleanup(mdev);
 	mlx5c_pages_cleanup(mdev);
 }
@@ -523,6 +525,7 @@ static int mlx5c_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ATOMIC_INIT_NOTIFIER_HEAD(&mdev->event_nh);
 	mutex_init(&mdev->test.lock);
 	mutex_init(&mdev->state_lock);
+	mlx5c_quarantine_init(mdev);
 	pci_set_drvdata(pdev, mdev);
 
 	err = mlx5c_health_init(mdev);

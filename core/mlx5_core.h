@@ -295,6 +295,23 @@ struct mlx5c_health {
 };
 
 /**
+ * struct mlx5c_quarantine - memory kept until bus mastering is off
+ *	(quarantine.c)
+ * @lock: protects the fields below
+ * @list: struct mlx5c_quarantined entries
+ * @held: entries on @list
+ * @bytes: bytes on @list
+ * @total: entries ever put on the list
+ */
+struct mlx5c_quarantine {
+	spinlock_t lock;	/* list and counters */
+	struct list_head list;
+	unsigned int held;
+	u64 bytes;
+	u64 total;
+};
+
+/**
  * struct mlx5c_test - state of the debugfs CQ dispatch test
  * @lock: serialises test runs
  * @callbacks: completion callbacks seen by the last run
@@ -321,6 +338,8 @@ struct mlx5c_test {
  * @caps: capabilities
  * @pages: firmware pages
  * @health: health poller
+ * @quarantine: memory the device may still write, freed once it no longer
+ *	masters the bus
  * @error: internal-error state
  * @state_lock: serialises loading and unloading (probe, remove, recovery,
  *	PCI resets)
@@ -358,6 +377,7 @@ struct mlx5c_dev {
 	struct mlx5c_caps caps;
 	struct mlx5c_pages pages;
 	struct mlx5c_health health;
+	struct mlx5c_quarantine quarantine;
 	bool error;
 	struct mutex state_lock;	/* load and unload */
 	bool loaded;
@@ -399,6 +419,10 @@ void mlx5c_recover_cleanup(struct mlx5c_dev *mdev);
 void mlx5c_recover_disable(struct mlx5c_dev *mdev);
 extern const struct pci_error_handlers mlx5c_err_handler;
 extern const struct attribute_group *mlx5c_dev_groups[];
+
+/* quarantine.c */
+void mlx5c_quarantine_init(struct mlx5c_dev *mdev);
+void mlx5c_quarantine_release(struct mlx5c_dev *mdev);
 
 /* aux.c */
 int mlx5c_aux_add(struct mlx5c_dev *mdev);

@@ -145,11 +145,20 @@ static int give_batch(struct mlx5c_dev *mdev, u16 func_id, bool ec, u32 n,
 	MLX5_SET(manage_pages_in, in, embedded_cpu_function, ec);
 	MLX5_SET(manage_pages_in, in, input_num_entries, n);
 	err = mlx5c_cmd_exec(mdev, in, inlen, out, sizeof(out));
-	if (err) {
+	if (!err) {
+		mdev->pages.given += n;
+	} else if (mlx5c_cmd_maybe_ran(err)) {
+		/*
+		 * The firmware may have taken them: they stay recorded as its
+		 * own, to be reclaimed at teardown or freed once the device no
+		 * longer masters the bus (mlx5c_pages_cleanup()).
+		 */
+		dev_warn(&mdev->pdev->dev,
+			 "MANAGE_PAGES gave %u pages without an answer (%d): kept until the function is down\n",
+			 n, err);
+	} else {
 		for (i = 0; i < n; i++)
 			page_put(mdev, MLX5_GET64(manage_pages_in, in, pas[i]));
-	} else {
-		mdev->pages.given += n;
 	}
 	kvfree(in);
 	return err;

@@ -74,6 +74,7 @@ static int mlx5c_ib_cq_cmd(struct mlx5c_ib_dev *dev, struct mlx5c_ib_cq *cq,
 	cq->mcq.comp = mlx5c_ib_cq_comp;
 	cq->mcq.event = mlx5c_ib_cq_event;
 	err = mlx5c_cq_create(dev->mdev, &cq->mcq, in, inlen, out, sizeof(out));
+	mlx5c_ib_create_failed(dev, MLX5C_IB_OBJ_CQ, err, cq->umem, &cq->kbuf);
 	kvfree(in);
 	return err;
 }

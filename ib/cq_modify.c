@@ -148,6 +148,7 @@ int mlx5c_ib_resize_cq(struct ib_cq *ibcq, unsigned int cqe,
 	}
 	err = mlx5c_ib_resize_cmd(dev, cq, umem, entries, cqe_sz);
 	if (err) {
+		mlx5c_ib_create_failed(dev, MLX5C_IB_OBJ_CQ, err, umem, NULL);
 		ib_umem_release(umem);
 		goto out;
 	}

@@ -841,6 +841,9 @@ void mlx5c_ib_destroy_obj(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
 void mlx5c_ib_orphan_kbuf(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
 			  u32 num, struct mlx5c_ib_kbuf *kbuf, int err);
 void mlx5c_ib_orphans_release(struct mlx5c_ib_dev *dev);
+void mlx5c_ib_create_failed(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
+			    int err, struct ib_umem *umem,
+			    struct mlx5c_ib_kbuf *kbuf);
 
 /* counters.c */
 int mlx5c_ib_counters_init(struct mlx5c_ib_dev *dev);

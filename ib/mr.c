@@ -70,6 +70,7 @@ static int mlx5c_ib_create_mkey(struct mlx5c_ib_dev *dev, struct mlx5c_ib_mr *mr
 			  MLX5_ADDR_OF(create_mkey_in, in, klm_pas_mtt), 0);
 
 	err = mlx5c_mkey_create(dev->mdev, in, inlen, &mr->mkey);
+	mlx5c_ib_create_failed(dev, MLX5C_IB_OBJ_MKEY, err, mr->umem, NULL);
 	kvfree(in);
 	return err;
 }

@@ -17,6 +17,13 @@
  * nothing and are dropped. At removal every command is retried, QPs first
  * and PDs last (the order in which objects refer to each other), and the
  * memory is released; mlx5_core then tears the function down.
+ *
+ * A CREATE whose outcome is unknown (it timed out, or the device failed
+ * with it in flight) may have made an object whose number the driver never
+ * learnt: nothing can destroy it before the function goes down. The memory
+ * it names goes to mlx5_core's quarantine (core/quarantine.c), as does the
+ * memory of an orphan whose destroy still fails at removal: mlx5_core frees
+ * it once the device no longer masters the bus.
  */
 #include <linux/slab.h>
 
@@ -167,6 +174,51 @@ void mlx5c_ib_orphan_kbuf(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
 		mlx5c_ib_keep(dev, kind, num, NULL, kbuf, err);
 }
 
+/*
+ * Hand memory the device may write to mlx5_core until the function is
+ * down: the pages of @umem are held by mlx5_core (the caller still releases
+ * @umem), the coherent pages of @kbuf are taken over (and @kbuf zeroed).
+ */
+static void mlx5c_ib_quarantine(struct mlx5c_ib_dev *dev, struct ib_umem *umem,
+				struct mlx5c_ib_kbuf *kbuf)
+{
+	u32 i;
+
+	if (umem)
+		mlx5c_quarantine_sgt(dev->mdev, &umem->sgt_append.sgt);
+	if (!kbuf || !kbuf->frags)
+		return;
+	for (i = 0; i < kbuf->nfrags; i++)
+		mlx5c_quarantine_coherent(dev->mdev, kbuf->frags[i].buf,
+					  kbuf->frags[i].dma, PAGE_SIZE);
+	kfree(kbuf->frags);
+	memset(kbuf, 0, sizeof(*kbuf));
+}
+
+/**
+ * mlx5c_ib_create_failed() - deal with a CREATE command that failed
+ * @dev: device
+ * @kind: what was created
+ * @err: what the command returned
+ * @umem: the user memory the command named, or NULL
+ * @kbuf: the kernel ring the command named, or NULL; zeroed when taken
+ *	over (mlx5c_ib_kbuf_free() then has nothing to free)
+ *
+ * When the firmware may have run the command all the same, the memory goes
+ * to the quarantine; the caller unwinds as for any other failure.
+ */
+void mlx5c_ib_create_failed(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
+			    int err, struct ib_umem *umem,
+			    struct mlx5c_ib_kbuf *kbuf)
+{
+	if (!mlx5c_cmd_maybe_ran(err))
+		return;
+	dev_warn_ratelimited(&dev->adev->dev,
+			     "creating a %s failed with an unknown outcome (%d): its memory is kept until the function is down\n",
+			     mlx5c_ib_obj_names[kind], err);
+	mlx5c_ib_quarantine(dev, umem, kbuf);
+}
+
 /**
  * mlx5c_ib_destroy_obj() - destroy an object in the firmware, keeping it
  *	as an orphan when the firmware refuses
@@ -187,8 +239,8 @@ void mlx5c_ib_destroy_obj(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
  * mlx5c_ib_orphans_release() - retry the destroys the firmware refused
  * @dev: device, unregistered (no more user objects), not yet freed
  *
- * Whatever the answers, the orphans' memory is released: the caller is
- * going away, and mlx5_core tears the function down right after.
+ * The orphans' memory is released; that of an object the firmware still
+ * holds goes to mlx5_core's quarantine, freed once the function is down.
  */
 void mlx5c_ib_orphans_release(struct mlx5c_ib_dev *dev)
 {
@@ -202,11 +254,12 @@ void mlx5c_ib_orphans_release(struct mlx5c_ib_dev *dev)
 			if (o->kind != kind)
 				continue;
 			err = mlx5c_ib_destroy_cmd(dev, kind, o->num);
-			if (err && !mlx5c_ib_gone(dev, err))
+			if (err && !mlx5c_ib_gone(dev, err)) {
 				dev_err(&dev->adev->dev,
-					"firmware still refuses to destroy %s 0x%x (%d); released anyway\n",
+					"firmware still refuses to destroy %s 0x%x (%d); its memory is kept until the function is down\n",
 					mlx5c_ib_obj_names[kind], o->num, err);
-			else
+				mlx5c_ib_quarantine(dev, o->umem, &o->kbuf);
+			} else
 				dev_info(&dev->adev->dev, "%s 0x%x destroyed at removal\n",
 					 mlx5c_ib_obj_names[kind], o->num);
 			list_del(&o->list);

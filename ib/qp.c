@@ -192,6 +192,7 @@ static int mlx5c_ib_qp_create_cmd(struct mlx5c_ib_dev *dev,
 	mlx5c_ib_qpages_fill(&pages, MLX5_ADDR_OF(create_qp_in, in, pas));
 
 	err = mlx5c_cmd_exec(dev->mdev, in, inlen, out, sizeof(out));
+	mlx5c_ib_create_failed(dev, MLX5C_IB_OBJ_QP, err, qp->umem, &qp->kbuf);
 	if (!err) {
 		qp->qpn = MLX5_GET(create_qp_out, out, qpn);
 		/* ib_core knows the special QPs by their IBA numbers. */

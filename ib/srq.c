@@ -54,6 +54,7 @@ static int mlx5c_ib_srq_create_cmd(struct mlx5c_ib_dev *dev,
 	mlx5c_ib_qpages_fill(&pages, MLX5_ADDR_OF(create_srq_in, in, pas));
 
 	err = mlx5c_cmd_exec(dev->mdev, in, inlen, out, sizeof(out));
+	mlx5c_ib_create_failed(dev, MLX5C_IB_OBJ_SRQ, err, srq->umem, &srq->kbuf);
 	if (!err)
 		srq->srqn = MLX5_GET(create_srq_out, out, srqn);
 	kvfree(in);
@@ -99,6 +100,7 @@ static int mlx5c_ib_xrc_srq_create_cmd(struct mlx5c_ib_dev *dev,
 			     MLX5_ADDR_OF(create_xrc_srq_in, in, pas));
 
 	err = mlx5c_cmd_exec(dev->mdev, in, inlen, out, sizeof(out));
+	mlx5c_ib_create_failed(dev, MLX5C_IB_OBJ_XRC_SRQ, err, srq->umem, &srq->kbuf);
 	if (!err)
 		srq->srqn = MLX5_GET(create_xrc_srq_out, out, xrc_srqn);
 	kvfree(in);

@@ -81,6 +81,30 @@ int mlx5c_cmd_exec_cb(struct mlx5c_dev *mdev, const void *in, int inlen,
 		      void *out, int outlen, mlx5c_cmd_cb_t cb, void *ctx);
 const char *mlx5c_cmd_opcode_str(u16 opcode);
 
+/**
+ * mlx5c_cmd_maybe_ran() - may a failed command have run in the firmware
+ * @err: what mlx5c_cmd_exec() returned
+ *
+ * -ETIMEDOUT: the driver gave up waiting; -ENXIO: the device entered the
+ * internal-error state, possibly with the command in flight. A CREATE that
+ * failed so may have created its object, and a DESTROY that failed at all
+ * left it: the memory the object names goes to the quarantine below.
+ *
+ * Return: true when the outcome is unknown.
+ */
+static inline bool mlx5c_cmd_maybe_ran(int err)
+{
+	return err == -ETIMEDOUT || err == -ENXIO;
+}
+
+/* ---- Memory the device may still write (quarantine.c) ------------------ */
+
+struct sg_table;
+
+void mlx5c_quarantine_coherent(struct mlx5c_dev *mdev, void *cpu,
+			       dma_addr_t dma, size_t size);
+void mlx5c_quarantine_sgt(struct mlx5c_dev *mdev, struct sg_table *sgt);
+
 /* ---- Capabilities ------------------------------------------------------ */
 
 const void *mlx5c_cap_general(struct mlx5c_dev *mdev);
