@@ -136,7 +136,9 @@ static void health_poll(struct work_struct *work)
 
 	h->polls++;
 	synd = ioread8(mdev->iseg + MLX5C_HB(synd));
-	if (synd != h->last_synd) {
+	/* A device that is gone reads all ones: no syndrome to report. */
+	if (synd != h->last_synd &&
+	    ioread32be(mdev->iseg + MLX5C_HB(fw_ver)) != 0xffffffff) {
 		if (synd) {
 			dev_err(&mdev->pdev->dev, "firmware health syndrome 0x%x (%s)\n",
 				synd, synd_str(synd));
