@@ -788,6 +788,48 @@ int mlx5c_cmd_exec(struct mlx5c_dev *mdev, const void *in, int inlen,
 }
 EXPORT_SYMBOL_NS_GPL(mlx5c_cmd_exec, MLX5C_NS);
 
+/**
+ * mlx5c_access_reg() - read or write one access register (ACCESS_REG)
+ * @mdev: core device
+ * @reg_id: register id (PRM: PAOS, PCAP, NODE_DESC...)
+ * @write: write @data, else read
+ * @data: the register's contents to send (a read sends its index fields)
+ * @out_data: the register as the firmware returns it, or NULL
+ * @size: register size in bytes
+ *
+ * Sleeps.
+ *
+ * Return: 0 or a negative errno (see mlx5c_cmd_exec()).
+ */
+int mlx5c_access_reg(struct mlx5c_dev *mdev, u16 reg_id, bool write,
+		     const void *data, void *out_data, int size)
+{
+	int inlen = MLX5_ST_SZ_BYTES(access_register_in) + size;
+	int outlen = MLX5_ST_SZ_BYTES(access_register_out) + size;
+	void *in, *out;
+	int err;
+
+	in = kzalloc(inlen, GFP_KERNEL);
+	out = kzalloc(outlen, GFP_KERNEL);
+	if (!in || !out) {
+		err = -ENOMEM;
+		goto out;
+	}
+	MLX5_SET(access_register_in, in, opcode, MLX5_CMD_OP_ACCESS_REG);
+	MLX5_SET(access_register_in, in, op_mod, write ? 0 : 1);
+	MLX5_SET(access_register_in, in, register_id, reg_id);
+	memcpy(MLX5_ADDR_OF(access_register_in, in, register_data), data, size);
+	err = mlx5c_cmd_exec(mdev, in, inlen, out, outlen);
+	if (!err && out_data)
+		memcpy(out_data, MLX5_ADDR_OF(access_register_out, out, register_data),
+		       size);
+out:
+	kfree(in);
+	kfree(out);
+	return err;
+}
+EXPORT_SYMBOL_NS_GPL(mlx5c_access_reg, MLX5C_NS);
+
 static void cmd_async_work(struct work_struct *work)
 {
 	struct mlx5c_cmd_ent *ent = container_of(work, struct mlx5c_cmd_ent, work);

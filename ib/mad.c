@@ -16,9 +16,22 @@
 #define MLX5C_MAD_IFC_IGNORE_MKEY	BIT(0)
 #define MLX5C_MAD_IFC_IGNORE_BKEY	BIT(1)
 
-static int mlx5c_ib_mad_ifc(struct mlx5c_ib_dev *dev, int flags, u32 port,
-			    u16 slid, const struct ib_mad *in_mad,
-			    struct ib_mad *out_mad)
+/**
+ * mlx5c_ib_mad_ifc() - hand a MAD to the firmware's agents (MAD_IFC)
+ * @dev: device
+ * @flags: IB_MAD_IGNORE_MKEY / IB_MAD_IGNORE_BKEY: skip the agent's check
+ * @port: port number
+ * @slid: source LID of a received MAD (0 for a local one)
+ * @in_mad: the request
+ * @out_mad: the agent's answer (out)
+ *
+ * The one place that builds MAD_IFC: process_mad for MADs from the wire
+ * and the driver's own SMP queries (port.c).
+ *
+ * Return: 0 or a negative errno (the command failed: no answer).
+ */
+int mlx5c_ib_mad_ifc(struct mlx5c_ib_dev *dev, int flags, u32 port, u16 slid,
+		     const struct ib_mad *in_mad, struct ib_mad *out_mad)
 {
 	int outlen = MLX5_ST_SZ_BYTES(mad_ifc_out);
 	int inlen = MLX5_ST_SZ_BYTES(mad_ifc_in);

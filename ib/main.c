@@ -458,7 +458,7 @@ static int mlx5c_ib_probe(struct auxiliary_device *adev,
 	dev->adev = adev;
 	dev->uar = mlx5c_kernel_uar_map(mdev);
 	dev->uar_index = mlx5c_kernel_uar_index(mdev);
-	spin_lock_init(&dev->port_lock);
+	mutex_init(&dev->cap_mask_mutex);
 	mlx5c_ib_dead_init(dev);
 	xa_init_flags(&dev->qps, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->srqs, XA_FLAGS_LOCK_IRQ);

@@ -70,14 +70,10 @@
  * struct mlx5c_ib_port - what the driver remembers of a port
  * @gid_tbl_len: GID table length reported to ib_core
  * @pkey_tbl_len: P_Key table length reported to ib_core
- * @cap_set: capability mask bits set with modify_port
- * @cap_clr: capability mask bits cleared with modify_port
  */
 struct mlx5c_ib_port {
 	int gid_tbl_len;
 	u16 pkey_tbl_len;
-	u32 cap_set;
-	u32 cap_clr;
 };
 
 /* Pages of the MEMIC window the driver hands out (1 MiB at 4 KiB). */
@@ -108,7 +104,8 @@ struct mlx5c_ib_port {
  * @uar: mlx5_core's kernel UAR page: CQ arm and send doorbells of kernel
  *	queues
  * @uar_index: its index (uar_page of kernel CQs and QPs)
- * @port_lock: protects the modify_port bits of @port
+ * @cap_mask_mutex: serialises modify_port's read-modify-write of the
+ *	port capability mask
  * @q_counter: the Q counter set every QP counts in (counters.c)
  * @kcq_mutex: protects @kcqs
  * @kcqs: kernel CQs (fatal.c)
@@ -148,7 +145,7 @@ struct mlx5c_ib_dev {
 	struct list_head orphans;
 	void __iomem *uar;
 	u32 uar_index;
-	spinlock_t port_lock; /* modify_port bits */
+	struct mutex cap_mask_mutex; /* modify_port */
 	u32 q_counter;
 	struct mutex kcq_mutex; /* protects kcqs */
 	struct list_head kcqs;
@@ -867,6 +864,8 @@ int mlx5c_ib_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 int mlx5c_ib_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 
 /* mad.c */
+int mlx5c_ib_mad_ifc(struct mlx5c_ib_dev *dev, int flags, u32 port, u16 slid,
+		     const struct ib_mad *in_mad, struct ib_mad *out_mad);
 int mlx5c_ib_process_mad(struct ib_device *ibdev, int flags, u32 port,
 			 const struct ib_wc *in_wc, const struct ib_grh *in_grh,
 			 const struct ib_mad *in_mad, struct ib_mad *out_mad,

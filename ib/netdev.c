@@ -123,11 +123,8 @@ int mlx5c_ib_query_port_eth(struct mlx5c_ib_dev *dev, u32 port,
 	props->gid_tbl_len = dev->port[port - 1].gid_tbl_len;
 	props->pkey_tbl_len = dev->port[port - 1].pkey_tbl_len;
 	props->max_msg_sz = 1U << MLX5C_IB_CAP(dev, log_max_msg);
+	/* No capability mask to change here: modify_port leaves it alone. */
 	props->port_cap_flags = IB_PORT_CM_SUP | IB_UVERBS_PCF_IP_BASED_GIDS;
-	spin_lock(&dev->port_lock);
-	props->port_cap_flags |= dev->port[port - 1].cap_set;
-	props->port_cap_flags &= ~dev->port[port - 1].cap_clr;
-	spin_unlock(&dev->port_lock);
 	props->max_vl_num = 1;
 	props->max_mtu = IB_MTU_4096;
 	props->active_mtu = IB_MTU_256;

@@ -47,43 +47,36 @@
 static int mlx5c_ib_mad_get(struct mlx5c_ib_dev *dev, u8 port, __be16 attr_id,
 			    u32 attr_mod, u8 *data)
 {
-	int outlen = MLX5_ST_SZ_BYTES(mad_ifc_out);
-	int inlen = MLX5_ST_SZ_BYTES(mad_ifc_in);
-	struct ib_smp *smp;
-	void *in, *out;
+	struct ib_smp *in, *out;
 	u16 status;
 	int err;
 
-	in = kzalloc(inlen, GFP_KERNEL);
-	out = kzalloc(outlen, GFP_KERNEL);
+	in = kzalloc(sizeof(*in), GFP_KERNEL);
+	out = kzalloc(sizeof(*out), GFP_KERNEL);
 	if (!in || !out) {
 		err = -ENOMEM;
 		goto out;
 	}
-	MLX5_SET(mad_ifc_in, in, opcode, MLX5_CMD_OP_MAD_IFC);
-	/* Ignore the M_Key and B_Key checks: this is the local agent. */
-	MLX5_SET(mad_ifc_in, in, op_mod, 3);
-	MLX5_SET(mad_ifc_in, in, port, port);
-	smp = MLX5_ADDR_OF(mad_ifc_in, in, mad);
-	smp->base_version = IB_MGMT_BASE_VERSION;
-	smp->mgmt_class = IB_MGMT_CLASS_SUBN_LID_ROUTED;
-	smp->class_version = 1;
-	smp->method = IB_MGMT_METHOD_GET;
-	smp->attr_id = attr_id;
-	smp->attr_mod = cpu_to_be32(attr_mod);
-
-	err = mlx5c_cmd_exec(dev->mdev, in, inlen, out, outlen);
+	in->base_version = IB_MGMT_BASE_VERSION;
+	in->mgmt_class = IB_MGMT_CLASS_SUBN_LID_ROUTED;
+	in->class_version = 1;
+	in->method = IB_MGMT_METHOD_GET;
+	in->attr_id = attr_id;
+	in->attr_mod = cpu_to_be32(attr_mod);
+	/* This is the local agent: no M_Key or B_Key check. */
+	err = mlx5c_ib_mad_ifc(dev, IB_MAD_IGNORE_MKEY | IB_MAD_IGNORE_BKEY,
+			       port, 0, (const struct ib_mad *)in,
+			       (struct ib_mad *)out);
 	if (err)
 		goto out;
-	smp = MLX5_ADDR_OF(mad_ifc_out, out, response_mad_packet);
-	status = be16_to_cpu(smp->status & ~IB_SMP_DIRECTION);
+	status = be16_to_cpu(out->status & ~IB_SMP_DIRECTION);
 	if (status) {
 		dev_dbg(&dev->adev->dev, "SMP 0x%x failed: MAD status 0x%x\n",
 			be16_to_cpu(attr_id), status);
 		err = -EINVAL;
 		goto out;
 	}
-	memcpy(data, smp->data, IB_SMP_DATA_SIZE);
+	memcpy(data, out->data, IB_SMP_DATA_SIZE);
 out:
 	kfree(out);
 	kfree(in);
@@ -180,10 +173,6 @@ int mlx5c_ib_query_port(struct ib_device *ibdev, u32 port,
 	props->lid = get_unaligned_be16(d + PI_LID);
 	props->sm_lid = get_unaligned_be16(d + PI_SM_LID);
 	props->port_cap_flags = get_unaligned_be32(d + PI_CAP_MASK);
-	spin_lock(&dev->port_lock);
-	props->port_cap_flags |= dev->port[port - 1].cap_set;
-	props->port_cap_flags &= ~dev->port[port - 1].cap_clr;
-	spin_unlock(&dev->port_lock);
 	props->port_cap_flags2 = get_unaligned_be16(d + PI_CAP_MASK2);
 	props->lmc = d[PI_LMC] & 7;
 	props->state = d[PI_STATE] & 0xf;
@@ -327,9 +316,12 @@ int mlx5c_ib_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
  * @mask: IB_PORT_* modify flags; only the capability mask is supported
  * @props: bits to set and clear
  *
- * The agent behind MAD_IFC offers no way to change what it reports, so
- * the bits (IB_PORT_CM_SUP from ib_cm, for instance) are kept here and
- * applied to what query_port returns.
+ * The PortInfo CapabilityMask belongs to the firmware's agent: the new
+ * mask (what PortInfo reports, with @props applied) is written to the
+ * PCAP register, so that the subnet manager and every remote query see
+ * it (IsSM while opensm holds the port, IsCM from ib_cm). On an Ethernet
+ * port there is no such mask: nothing to do (ib_cm calls this on every
+ * port).
  *
  * Return: 0 or a negative errno.
  */
@@ -337,21 +329,32 @@ int mlx5c_ib_modify_port(struct ib_device *ibdev, u32 port, int mask,
 			 struct ib_port_modify *props)
 {
 	struct mlx5c_ib_dev *dev = to_mdev(ibdev);
-	struct mlx5c_ib_port *p;
+	u32 reg[MLX5_ST_SZ_DW(pcap_reg)] = {};
+	struct ib_port_attr attr = {};
+	u32 caps;
+	int err;
 
 	if (port < 1 || port > dev->num_ports)
 		return -EINVAL;
 	if (mask & (IB_PORT_SHUTDOWN | IB_PORT_INIT_TYPE |
 		    IB_PORT_RESET_QKEY_CNTR))
 		return -EOPNOTSUPP;
-	p = &dev->port[port - 1];
-	spin_lock(&dev->port_lock);
-	p->cap_set = (p->cap_set | props->set_port_cap_mask) &
-		     ~props->clr_port_cap_mask;
-	p->cap_clr = (p->cap_clr | props->clr_port_cap_mask) &
-		     ~props->set_port_cap_mask;
-	spin_unlock(&dev->port_lock);
-	return 0;
+	if (mlx5c_ib_link_layer(ibdev, port) != IB_LINK_LAYER_INFINIBAND)
+		return 0;
+	/* Serialises the read-modify-write of the mask. */
+	mutex_lock(&dev->cap_mask_mutex);
+	err = mlx5c_ib_query_port(ibdev, port, &attr);
+	if (err)
+		goto out;
+	caps = (attr.port_cap_flags | props->set_port_cap_mask) &
+	       ~props->clr_port_cap_mask;
+	MLX5_SET(pcap_reg, reg, local_port, port);
+	MLX5_SET(pcap_reg, reg, port_capability_mask[0], caps);
+	err = mlx5c_access_reg(dev->mdev, MLX5C_REG_PCAP, true, reg, NULL,
+			       sizeof(reg));
+out:
+	mutex_unlock(&dev->cap_mask_mutex);
+	return err;
 }
 
 /**
@@ -360,19 +363,30 @@ int mlx5c_ib_modify_port(struct ib_device *ibdev, u32 port, int mask,
  * @mask: IB_DEVICE_MODIFY_NODE_DESC only
  * @props: the new description
  *
- * What ib_core and local queries see (rdma-ndd writes it through sysfs);
- * the firmware's agent keeps answering remote NodeDescription queries
- * with its own (it has no register to change it).
+ * rdma-ndd (or a write to sysfs node_desc) sets it: the firmware gets it
+ * through the NODE_DESC register, so that its agent answers remote
+ * NodeDescription queries with it (smpquery nodedesc, the SM's
+ * topology), and ib_core keeps the copy local queries read.
  *
  * Return: 0 or a negative errno.
  */
 int mlx5c_ib_modify_device(struct ib_device *ibdev, int mask,
 			   struct ib_device_modify *props)
 {
+	struct mlx5c_ib_dev *dev = to_mdev(ibdev);
+	u8 desc[IB_DEVICE_NODE_DESC_MAX];
+	int err;
+
 	if (mask & ~IB_DEVICE_MODIFY_NODE_DESC)
 		return -EOPNOTSUPP;
-	if (mask & IB_DEVICE_MODIFY_NODE_DESC)
-		memcpy(ibdev->node_desc, props->node_desc,
-		       IB_DEVICE_NODE_DESC_MAX);
+	if (!(mask & IB_DEVICE_MODIFY_NODE_DESC))
+		return 0;
+	BUILD_BUG_ON(sizeof(desc) != IB_SMP_DATA_SIZE);
+	memcpy(desc, props->node_desc, sizeof(desc));
+	err = mlx5c_access_reg(dev->mdev, MLX5C_REG_NODE_DESC, true, desc, NULL,
+			       sizeof(desc));
+	if (err)
+		return err;
+	memcpy(ibdev->node_desc, props->node_desc, IB_DEVICE_NODE_DESC_MAX);
 	return 0;
 }

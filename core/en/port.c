@@ -14,28 +14,7 @@
 static int access_reg(struct mlx5c_en_priv *priv, u16 reg, bool write,
 		      const void *data, void *out_data, int size)
 {
-	int inlen = MLX5_ST_SZ_BYTES(access_register_in) + size;
-	int outlen = MLX5_ST_SZ_BYTES(access_register_out) + size;
-	void *in, *out;
-	int err;
-
-	in = kzalloc(inlen, GFP_KERNEL);
-	out = kzalloc(outlen, GFP_KERNEL);
-	if (!in || !out) {
-		err = -ENOMEM;
-		goto out;
-	}
-	MLX5_SET(access_register_in, in, opcode, MLX5_CMD_OP_ACCESS_REG);
-	MLX5_SET(access_register_in, in, op_mod, write ? 0 : 1);
-	MLX5_SET(access_register_in, in, register_id, reg);
-	memcpy(MLX5_ADDR_OF(access_register_in, in, register_data), data, size);
-	err = mlx5c_cmd_exec(priv->mdev, in, inlen, out, outlen);
-	if (!err && out_data)
-		memcpy(out_data, MLX5_ADDR_OF(access_register_out, out, register_data), size);
-out:
-	kfree(in);
-	kfree(out);
-	return err;
+	return mlx5c_access_reg(priv->mdev, reg, write, data, out_data, size);
 }
 
 /**

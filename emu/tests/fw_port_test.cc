@@ -171,6 +171,47 @@ TEST_F(FwPort, HostEndiannessRegister)
 	h->fails(Msg(op::ACCESS_REG, 5, 32).set({2, 15, 0}, 0x7004), 32, 0x03);
 }
 
+// modify_device of the in-tree mlx5_ib: NODE_DESC (0x6001) is what the
+// SMA answers NodeDescription SMPs with, on an InfiniBand port too; a
+// function reset restores the firmware's own description.
+TEST_F(FwPort, NodeDescRegister)
+{
+	Msg w(op::ACCESS_REG, 0, 16 + 64);
+	w.set({2, 15, 0}, 0x6001);
+	std::memcpy(w.b.data() + 16, "node-a mlx5_0", 13);
+	h->ok(w, 16 + 64);
+	auto r = smp_get(0x10, 0);
+	EXPECT_EQ(std::string(reinterpret_cast<const char *>(r.data() + 64)), "node-a mlx5_0");
+	Msg rd(op::ACCESS_REG, 1, 16 + 64);
+	rd.set({2, 15, 0}, 0x6001);
+	auto out = h->ok(rd, 16 + 64);
+	EXPECT_EQ(std::string(reinterpret_cast<const char *>(out.data() + 16)), "node-a mlx5_0");
+	h->fails(Msg(op::ACCESS_REG, 0, 16 + 32).set({2, 15, 0}, 0x6001), 16 + 64, 0x50); // BAD_INPUT_LEN
+	h->fails(Msg(op::ACCESS_REG, 1, 16 + 64).set({2, 15, 0}, 0x6001), 16 + 32, 0x51); // BAD_OUTPUT_LEN
+	h->ok(Msg(op::DISABLE_HCA, 0, 16), 16);
+	h->bring_up();
+	r = smp_get(0x10, 0);
+	EXPECT_EQ(std::string(reinterpret_cast<const char *>(r.data() + 64)), "mlx5-emu HCA-3");
+}
+
+// modify_port of the in-tree mlx5_ib: PCAP (0x5001) writes the whole
+// PortInfo CapabilityMask (e.g. IsSM for opensm, IsCM for ib_cm).
+TEST_F(FwPort, PcapRegisterSetsCapabilityMask)
+{
+	uint32_t before = bits::load_be32(smp_get(0x15, 1).data() + 64 + 20);
+	Msg w(op::ACCESS_REG, 0, 16 + 20);
+	w.set({2, 15, 0}, 0x5001);
+	w.b[16 + 1] = 1; // local_port
+	bits::store_be32(w.b.data() + 16 + 4, before | 0x2); // IsSM
+	auto out = h->ok(w, 16 + 20);
+	EXPECT_EQ(bits::load_be32(out.data() + 16 + 4), before | 0x2);
+	EXPECT_EQ(bits::load_be32(smp_get(0x15, 1).data() + 64 + 20), before | 0x2);
+	Msg bad(op::ACCESS_REG, 0, 16 + 20);
+	bad.set({2, 15, 0}, 0x5001);
+	bad.b[16 + 1] = 2;
+	h->fails(bad, 16 + 20, 0x03);
+}
+
 TEST_F(FwPort, UarAllocation)
 {
 	uint32_t a = h->alloc_uar();

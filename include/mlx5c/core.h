@@ -67,6 +67,12 @@ struct net_device *mlx5c_netdev_get(struct mlx5c_dev *mdev);
 
 int mlx5c_cmd_exec(struct mlx5c_dev *mdev, const void *in, int inlen,
 		   void *out, int outlen);
+int mlx5c_access_reg(struct mlx5c_dev *mdev, u16 reg_id, bool write,
+		     const void *data, void *out_data, int size);
+
+/* Access register ids (PRM) that mlx5_ib writes. */
+#define MLX5C_REG_PCAP		0x5001
+#define MLX5C_REG_NODE_DESC	0x6001
 
 /**
  * typedef mlx5c_cmd_cb_t - completion of an asynchronous command

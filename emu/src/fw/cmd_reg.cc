@@ -66,6 +66,20 @@ void access_reg(CmdCtx &c)
 		}
 		return;
 	}
+	case reg::NODE_DESC: {
+		// The 64 bytes of NodeDescription; the SMA answers with what
+		// software wrote (ASCII, not necessarily NUL-terminated).
+		constexpr uint32_t kLen = sizeof(c.fw.node_desc);
+		if (c.op_mod == ar::WRITE) {
+			if (c.inlen < ar::kData + kLen)
+				return c.fail(status::BAD_INPUT_LEN, 5);
+			std::memcpy(c.fw.node_desc, c.in + ar::kData, kLen);
+		}
+		if (c.outlen < ar::kData + kLen)
+			return c.fail(status::BAD_OUTPUT_LEN, 6);
+		std::memcpy(c.out + ar::kData, c.fw.node_desc, kLen);
+		return;
+	}
 	default:
 		if (c.fw.is_eth() && c.fw.state == FnState::Initialized && eth_port_register(c, id))
 			return;

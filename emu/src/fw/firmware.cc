@@ -9,6 +9,7 @@
 
 #include "exec/datapath.h"
 #include "fabric/fabric.h"
+#include "fw/mad.h"
 #include "fw/opcode_names.h"
 #include "fw/prm.h"
 #include "fw/prm_cq.h"
@@ -88,6 +89,7 @@ Firmware::Firmware(const HcaConfig &c, GuestMemory &m, InterruptSink &i)
 	port_.node_guid = 0x0002c9ull << 40 | low;
 	port_.system_image_guid = port_.node_guid;
 	port_power_on();
+	default_node_description(*this, node_desc);
 	// Ethernet: the permanent MAC is the OUI and the low 24 bits of the
 	// port GUID.
 	eth.perm_mac = {0x00, 0x02, 0xc9, static_cast<uint8_t>(port_.port_guid >> 16),
@@ -228,6 +230,7 @@ void Firmware::function_reset(const char *why)
 	caps.reset_current();
 	issi = 0;
 	std::fill(std::begin(host_endianness), std::end(host_endianness), 0);
+	default_node_description(*this, node_desc);
 	driver_version.clear();
 	sw_owner_id.clear();
 	{

@@ -117,6 +117,10 @@ public:
 	PageTracker pages;
 	std::set<uint32_t> uars;
 	uint8_t host_endianness[16] = {};
+	// NodeDescription (IBA 14.2.5.2): what the SMA answers and the
+	// NODE_DESC register reads; software writes it (the in-tree mlx5_ib's
+	// modify_device). Back to the default at a function reset.
+	uint8_t node_desc[64] = {};
 	std::string driver_version;
 	std::vector<uint8_t> sw_owner_id;
 	EthPort eth; // an Ethernet port (cfg.link == Eth)

@@ -18,7 +18,7 @@ using bits::store_be16;
 using bits::store_be32;
 using bits::store_be64;
 
-void node_description(const Firmware &fw, uint8_t *d64)
+void default_node_description(const Firmware &fw, uint8_t *d64)
 {
 	std::memset(d64, 0, 64);
 	std::snprintf(reinterpret_cast<char *>(d64), 64, "mlx5-emu HCA-%u", fw.cfg.index + 1);
@@ -43,8 +43,6 @@ void node_info(const Firmware &fw, uint8_t port, uint8_t *d)
 	store_be32(d + 36, static_cast<uint32_t>(port) << 24 | 0x0002c9); // LocalPortNum, VendorID
 }
 
-void node_desc(const Firmware &fw, uint8_t *d) { node_description(fw, d); }
-
 // One SMP attribute, Get or Set; the status of the answer.
 uint16_t smp_attribute(Firmware &fw, uint8_t port, const uint8_t *req, uint8_t *d, PortChanges *ch)
 {
@@ -63,7 +61,7 @@ uint16_t smp_attribute(Firmware &fw, uint8_t port, const uint8_t *req, uint8_t *
 	case mad::ATTR_NODE_DESC:
 		if (set)
 			return mad::STATUS_UNSUP_METHOD_ATTR;
-		node_desc(fw, d);
+		std::memcpy(d, fw.node_desc, sizeof(fw.node_desc));
 		return 0;
 	case mad::ATTR_PORT_INFO:
 		if (mod != 0 && mod != port)

@@ -24,8 +24,8 @@ bool mad_process(Firmware &fw, uint8_t port, const uint8_t *req, uint8_t *resp, 
 // The MAD_IFC command handler.
 void mad_ifc(CmdCtx &c);
 
-// The node description (64 bytes, NUL-padded): NodeDescription SMPs and,
-// on an Ethernet port, the NODE_DESC register.
-void node_description(const Firmware &fw, uint8_t *d64);
+// The node description the firmware starts with (64 bytes, NUL-padded),
+// until software writes the NODE_DESC register (Firmware::node_desc).
+void default_node_description(const Firmware &fw, uint8_t *d64);
 
 } // namespace mlx5emu

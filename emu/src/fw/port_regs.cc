@@ -2,14 +2,12 @@
 // Ethernet port registers: PAOS (admin/oper status), PTYS (one 100GBASE-CR4
 // link mode for ethtool), PMTU (port MTU), PPCNT (802.3, RFC 2863 and
 // RFC 2819 counters from the data path; the other groups the driver reads
-// are zeros), PFCC (global pause and PFC settings, stored), NODE_DESC (the
-// node description mlx5_ib reads where there is no MAD_IFC).
+// are zeros), PFCC (global pause and PFC settings, stored).
 #include <cstring>
 
 #include "exec/datapath.h"
 #include "fw/cmd_registry.h"
 #include "fw/firmware.h"
-#include "fw/mad.h"
 #include "fw/port_regs.h"
 #include "fw/prm.h"
 #include "fw/prm_eth.h"
@@ -191,13 +189,6 @@ void reg_ppcnt(Reg r)
 	}
 }
 
-void reg_node_desc(Reg r)
-{
-	if (r.c.outlen < access_register_in::kData + r.size || r.write())
-		return r.c.fail(r.write() ? status::BAD_PARAM : status::BAD_OUTPUT_LEN, kLen);
-	node_description(r.c.fw, r.out());
-}
-
 } // namespace
 
 bool eth_port_register(CmdCtx &c, uint16_t id)
@@ -217,9 +208,6 @@ bool eth_port_register(CmdCtx &c, uint16_t id)
 		return true;
 	case reg_eth::PPCNT:
 		reg_ppcnt(Reg{c, ppcnt::kSize});
-		return true;
-	case reg_eth::NODE_DESC:
-		reg_node_desc(Reg{c, 64});
 		return true;
 	default:
 		return false;

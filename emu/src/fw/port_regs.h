@@ -9,7 +9,7 @@ namespace mlx5emu {
 struct CmdCtx;
 
 // ACCESS_REG of register `id` on an Ethernet port: PAOS, PTYS, PMTU,
-// PPCNT, PFCC, NODE_DESC. False when `id` is not one of them (the caller fails it).
+// PPCNT, PFCC. False when `id` is not one of them (the caller fails it).
 bool eth_port_register(CmdCtx &c, uint16_t id);
 
 } // namespace mlx5emu

@@ -114,6 +114,7 @@ enum : uint16_t {
 namespace reg {
 enum : uint16_t {
 	PCAP = 0x5001, // port capability mask (PortInfo CapabilityMask)
+	NODE_DESC = 0x6001, // the node description (64 bytes), NodeDescription SMPs
 	HOST_ENDIANNESS = 0x7004,
 };
 } // namespace reg

@@ -238,7 +238,6 @@ enum : uint16_t {
 	PDDR = 0x5031,
 	PCMR = 0x5041,
 	PCAM = 0x507f,
-	NODE_DESC = 0x6001,
 	MCIA = 0x9014,
 	MCAM = 0x907f,
 };

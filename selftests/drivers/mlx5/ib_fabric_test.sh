@@ -148,6 +148,60 @@ t_smpquery()
 	grep -q "^Guid:.*0x$guid" "$out/smp_dr.txt"
 }
 
+# modify_device: the description written to mlx5_1's sysfs node_desc is
+# what its firmware's agent answers NodeDescription SMPs with.
+t_nodedesc()
+{
+	desc="mlx5-clone test $pair $$"
+	# without a newline, as rdma-ndd writes it (sysfs keeps every byte)
+	printf '%s' "$desc" >/sys/class/infiniband/mlx5_1/node_desc || return 1
+	local=$(cat /sys/class/infiniband/mlx5_1/node_desc)
+	smpquery -C mlx5_0 nodedesc "$(port_lid mlx5_1)" >"$out/smp_nd.txt" 2>&1 || { cat "$out/smp_nd.txt"; return 1; }
+	cat "$out/smp_nd.txt"
+	echo "sysfs: '$local'"
+	[ "$local" = "$desc" ] && grep -q "\.$desc\$" "$out/smp_nd.txt"
+}
+
+# PortInfo CapabilityMask of mlx5_1 as mlx5_0 reads it by LID (decimal;
+# empty when the query fails)
+cap_mask()
+{
+	m=$(smpquery -C mlx5_0 portinfo "$(port_lid mlx5_1)" 1 | awk -F'[.:]+' '/^CapMask/ { print $NF; exit }')
+	case "$m" in 0x[0-9a-fA-F]*) echo $((m)) ;; esac
+}
+cap_sm_is() # 1 or 0: IsSM (bit 1) set or clear
+{
+	m=$(cap_mask)
+	[ -n "$m" ] && [ $(((m >> 1) & 1)) = "$1" ]
+}
+
+issm_of()
+{
+	for f in /sys/class/infiniband_mad/issm*; do
+		[ "$(cat "$f/ibdev")" = "$1" ] && [ "$(cat "$f/port")" = 1 ] && basename "$f"
+	done
+}
+
+# modify_port: opening mlx5_1's issm device sets IsSM (bit 1) in its
+# port's capability mask, closing it clears the bit again.
+t_port_cap()
+{
+	issm=$(issm_of mlx5_1)
+	[ -n "$issm" ] || { ls /sys/class/infiniband_mad; return 1; }
+	before=$(cap_mask)
+	[ -n "$before" ] || { smpquery -C mlx5_0 portinfo "$(port_lid mlx5_1)" 1; return 1; }
+	sleep 600 <"/dev/infiniband/$issm" &
+	holder=$!
+	wait_for 30 cap_sm_is 1
+	held=$(cap_mask)
+	kill "$holder"
+	wait "$holder" 2>/dev/null
+	wait_for 30 cap_sm_is 0
+	after=$(cap_mask)
+	printf 'mlx5_1 CapMask: 0x%x, with %s open 0x%x, closed 0x%x\n' "$before" "$issm" "${held:-0}" "${after:-0}"
+	[ $(((before >> 1) & 1)) = 0 ] && [ -n "$held" ] && [ $(((held >> 1) & 1)) = 1 ] && [ "$after" = "$before" ]
+}
+
 # xmit/rcv data and packet counters of mlx5_1's port, by its LID
 pma_counters()
 {
@@ -184,7 +238,7 @@ t_unload()
 
 # The in-tree pair first, then ours, in the same boot: the same cases,
 # each named with its driver.
-ktap_begin 18
+ktap_begin 22
 for pair in in-tree ours; do
 	ktap_case "modprobe mlx5_ib on $ndev emulated HCAs [$pair]" t_modprobe
 	ktap_case "before an SM: every port INIT without a LID [$pair]" t_init_state
@@ -194,6 +248,8 @@ for pair in in-tree ours; do
 	ktap_case "saquery: a path record from opensm's SA [$pair]" t_saquery
 	ktap_case "smpquery: NodeInfo / PortInfo by LID and by directed route [$pair]" t_smpquery
 	ktap_case "perfquery: PMA counters count an ibv_rc_pingpong [$pair]" t_perfquery
+	ktap_case "modify_device: node_desc in sysfs is what smpquery nodedesc reads [$pair]" t_nodedesc
+	ktap_case "modify_port: IsSM in PortInfo CapabilityMask while issm is open [$pair]" t_port_cap
 	ktap_case "opensm stopped, rmmod, no kernel splat [$pair]" t_unload
 done
 ktap_end
