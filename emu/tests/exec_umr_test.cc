@@ -709,6 +709,110 @@ TEST(ExecUmr, Type2WindowInvalidatedBySendWithInvalidate)
 	EXPECT_EQ(p.write(src, 16, mr.addr, rkey).syndrome, kRemoteAccess);
 }
 
+// A user context (CREATE_UCTX) on `h`: its uid.
+uint16_t create_uctx(DpHca &h)
+{
+	auto out = h.h.ok(Msg(0xa04, 0, 0x40), 16);
+	return static_cast<uint16_t>(be32_at(out, 8) & 0xffff);
+}
+
+// UMR privilege: a QP created with a user context's uid (a process's QP
+// under DEVX, what libmlx5 always asks for) remaps no direct key: the
+// in-tree driver's cached MRs are kernel keys with umr_en that a process
+// uses in its PD, and their entries are bus addresses. Remapping one is
+// a local protection error and changes nothing. Windows and KLM keys
+// (entries are keys checked against the PD) stay its to bind, whether
+// the kernel created them (the in-tree driver's ALLOC_MW) or its own
+// context did; another context's are refused. The kernel's QPs (uid 0)
+// keep every right.
+TEST(ExecUmr, UserQpRemapsNoDirectKeyAndNoWindowOfAnotherContext)
+{
+	auto user_qp = [](UmrPair &p) {
+		uint16_t uid = create_uctx(p.b);
+		p.b.dp().res().qp(p.bqp.qpn)->uid = uid;
+		return uid;
+	};
+	auto uid_of = [](UmrPair &p, const DpHca::Mr &k) -> uint16_t & {
+		return p.b.dp().res().mkeys.find_index(k.index)->uid;
+	};
+	// A kernel key in the process's PD (the MR cache's): refused.
+	{
+		UmrPair p;
+		user_qp(p);
+		auto cached = free_key(p.b, kModeMtt, 4);
+		Cqe e = p.umr_rc(cached.key, frwr(0x1000, 4096, A_LW | A_RW, 0, pages_of(0x200000, 1)));
+		EXPECT_EQ(e.opcode, kReqErr);
+		EXPECT_EQ(e.syndrome, kLocalProt);
+		EXPECT_TRUE(p.b.dp().res().mkeys.find_index(cached.index)->free) << "a refused UMR changes nothing";
+		EXPECT_TRUE(p.b.dp().res().mkeys.find_index(cached.index)->mtt.empty());
+	}
+	// A direct key of its own context: refused too.
+	{
+		UmrPair p;
+		uint16_t uid = user_qp(p);
+		auto own = free_key(p.b, kModeMtt, 4);
+		uid_of(p, own) = uid;
+		Cqe e = p.umr_rc(own.key, frwr(0x1000, 4096, A_LW, 0, pages_of(0x200000, 1)));
+		EXPECT_EQ(e.syndrome, kLocalProt);
+	}
+	// Windows the kernel or its own context created: bound, used,
+	// invalidated.
+	for (bool own : {false, true}) {
+		UmrPair p;
+		uint16_t uid = user_qp(p);
+		auto mr = p.b.reg_mr(8192, A_LR | A_LW);
+		auto mw = free_key(p.b, kModeKlm, 4);
+		if (own)
+			uid_of(p, mw) = uid;
+		uint32_t rkey = mw.index << 8 | 0x11;
+		ASSERT_EQ(p.umr_rc(mw.key, bind(0x11, A_RW, mr.addr, 4096, mr, 0xffffff)).opcode, kReq) << own;
+		auto src = p.a.reg_mr(4096);
+		EXPECT_EQ(p.write(src, 16, mr.addr, rkey).opcode, kReq);
+		ASSERT_EQ(p.umr_rc(rkey, unbind(false)).opcode, kReq);
+	}
+	// A window of another context in the same PD.
+	{
+		UmrPair p;
+		user_qp(p);
+		auto mr = p.b.reg_mr(8192, A_LR | A_LW);
+		auto mw = free_key(p.b, kModeKlm, 4);
+		uid_of(p, mw) = create_uctx(p.b);
+		Cqe e = p.umr_rc(mw.key, bind(0x11, A_RW, mr.addr, 4096, mr, 0xffffff));
+		EXPECT_EQ(e.opcode, kReqErr);
+		EXPECT_EQ(e.syndrome, kMwBind);
+		EXPECT_TRUE(p.b.dp().res().mkeys.find_index(mw.index)->free);
+	}
+	// The kernel's QP registers the cached key.
+	{
+		UmrPair p;
+		auto cached = free_key(p.b, kModeMtt, 4);
+		EXPECT_EQ(p.umr_rc(cached.key, frwr(0x1000, 4096, A_LW, 0, pages_of(0x200000, 1))).opcode, kReq);
+	}
+}
+
+// The uid in command headers: CREATE_UCTX hands them out, objects keep
+// the uid they were created with, a uid that names no user context is
+// refused, DESTROY_UCTX takes it back.
+TEST(ExecUmr, UserContextsAndTheUidOfObjects)
+{
+	DpHca h(std::make_shared<Fabric>(), 0);
+	EXPECT_EQ(field(h.h.ok(Msg(0x100, 1, 16), 16 + 4096), bits::Field{0x23, 28, 24}.at(16)), 8u) << "log_max_uctx";
+	uint16_t uid = create_uctx(h);
+	EXPECT_NE(uid, 0u);
+	EXPECT_NE(create_uctx(h), uid);
+	h.h.fails(Msg(0xa04, 0, 0x40).set({0, 15, 0}, uid), 16, 0x03); // only the kernel creates them
+	Msg c(0x200, 0, 0x110);
+	c.set({0, 15, 0}, uid).set({ctx_dw(0), 30, 30}, 1).set({ctx_dw(0), 15, 15}, 1).set({ctx_dw(0), 9, 8}, kModeKlm);
+	c.set({ctx_dw(3), 23, 0}, h.pd).set({ctx_dw(0xd), 31, 0}, 4);
+	uint32_t idx = be32_at(h.h.ok(c, 16), 8) & 0xffffff;
+	EXPECT_EQ(h.dp().res().mkeys.find_index(idx)->uid, uid);
+	h.h.ok(Msg(0xa06, 0, 16).set({2, 15, 0}, uid), 16);
+	h.h.fails(Msg(0xa06, 0, 16).set({2, 15, 0}, uid), 16, 0x03);
+	h.h.fails(c, 16, 0x03); // a uid that names no context
+	c.set({0, 15, 0}, 0xffff); // the shared-resource uid
+	h.h.ok(c, 16);
+}
+
 TEST(ExecUmr, TranslationBudgetBoundsHostMemory)
 {
 	MkeyTable t;

@@ -10,8 +10,10 @@
 // or a data segment naming a list in guest memory (read through a local
 // key, at most 64 Ki 16-byte units = 1 MiB per WQE).
 //
-// Rules enforced: the key must exist and be UMR-enabled; a user/kernel
-// QP may change only keys of its PD and cannot move them to another PD;
+// Rules enforced: the key must exist and be UMR-enabled; a QP of a user
+// context (non-zero uid) may change only KLM keys (of the kernel or its
+// own context); a user/kernel QP may change only keys of its PD and
+// cannot move them to another PD;
 // the free checks and the QP check of the flags; translations stay inside
 // the room the key was created with; a window or other KLM key in use must
 // point into live direct keys of its PD (for the in-tree driver's KLM MRs:
@@ -122,6 +124,15 @@ uint8_t DataPath::execute_umr(Qp &qp, const SendWr &wr)
 		return syn::LOCAL_PROT;
 	bool window = mk->mode == mkc::MODE_KLM;
 	uint8_t refuse = window ? syn::MW_BIND : syn::LOCAL_PROT;
+	// A process's QP (created with its uid) changes only indirect keys:
+	// windows and KLM keys, whose entries are keys checked against its
+	// PD (the in-tree driver creates a process's windows with uid 0,
+	// DEVX KLM keys with the process's uid; another context's are not
+	// its own). Direct keys hold bus addresses: remapping one, such as
+	// the in-tree driver's cached MRs (umr_en, in the process's PD once
+	// it registered them), is for the kernel's QPs only.
+	if (qp.uid && (!window || (mk->uid && mk->uid != qp.uid)))
+		return refuse;
 	if (!umr_qp && mk->pd != qp.cfg.pd)
 		return refuse;
 	if (((flags & w::UMR_FAIL_IF_FREE) && mk->free) || ((flags & w::UMR_FAIL_IF_NOT_FREE) && !mk->free) ||

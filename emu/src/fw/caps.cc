@@ -225,6 +225,13 @@ void Caps::build(const HcaConfig &cfg)
 	// request over 4 pages failed "Failed to map data").
 	put(g, gc::log_max_klm_list_size, kLogMaxFastRegList);
 
+	// User contexts (cmd_uctx.cc): the in-tree mlx5_ib creates one per
+	// process that asks for DEVX (libmlx5 always asks) and puts its uid in
+	// the commands of that process's objects. No uctx_cap bits (raw
+	// packet TX, internal device resources).
+	if (cfg.caps_uctx)
+		put(g, gc::log_max_uctx, Resources::kLogMaxUctx);
+
 	// Port: one InfiniBand port.
 	put(g, gc::port_type, gc::PORT_TYPE_IB);
 	put(g, gc::num_ports, 1);

@@ -48,6 +48,7 @@ void create_mkey(CmdCtx &c)
 		return c.fail(status::BAD_PARAM, kBsf); // no signature offload
 	m.variant = static_cast<uint8_t>(get(k, mkc::mkey_7_0));
 	m.pd = get(k, mkc::pd);
+	m.uid = c.uid;
 	m.free = get(k, mkc::free);
 	m.umr_en = get(k, mkc::umr_en);
 	m.length64 = get(k, mkc::length64);

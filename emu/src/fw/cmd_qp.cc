@@ -98,6 +98,7 @@ void create_qp(CmdCtx &c)
 		return c.fail(status::NO_RESOURCES, kFull);
 	auto qp = std::make_unique<Qp>();
 	qp->qpn = qpn;
+	qp->uid = c.uid;
 	qp->state = qp_state::RST;
 	qp->cfg = std::move(cfg);
 	if (qp->cfg.st == qp_st::QP0)

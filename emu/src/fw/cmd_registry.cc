@@ -5,6 +5,7 @@
 #include <mutex>
 #include <set>
 
+#include "exec/datapath.h"
 #include "fw/firmware.h"
 #include "fw/opcode_names.h"
 #include "fw/prm.h"
@@ -21,7 +22,12 @@ enum : uint32_t {
 	kReasonInlen = 0xff03,
 	kReasonOutlen = 0xff04,
 	kReasonNotEth = 0xff05,
+	kReasonUid = 0xff06,
 };
+
+// The uid of resources the kernel shares with every user context (the
+// in-tree mlx5_core's EQs and Q counters once log_max_uctx is set).
+constexpr uint16_t kSharedResourceUid = 0xffff;
 
 const std::map<uint16_t, CmdSpec> &table()
 {
@@ -30,7 +36,7 @@ const std::map<uint16_t, CmdSpec> &table()
 		for (auto group : {hca_commands(), pages_commands(), eq_commands(), vport_commands(),
 				   reg_commands(), misc_commands(), pd_commands(), mkey_commands(), cq_commands(),
 				   qp_commands(), srq_commands(), mcg_commands(), nic_commands(), flow_table_commands(),
-				   nic_vport_commands(), roce_commands(), memic_commands()})
+				   nic_vport_commands(), roce_commands(), memic_commands(), uctx_commands()})
 			for (const CmdSpec &s : group)
 				m.emplace(s.opcode, s);
 		return m;
@@ -49,6 +55,12 @@ void log_unknown_opcode(const CmdCtx &ctx)
 		return;
 	log_info("hca%u: command %s (0x%x, op_mod 0x%x) is not implemented: BAD_OP", ctx.fw.cfg.index,
 		 opcode_name(ctx.opcode), ctx.opcode, ctx.op_mod);
+}
+
+bool uid_live(CmdCtx &ctx)
+{
+	auto lk = ctx.fw.dp().lock();
+	return ctx.fw.dp().res().uctxs.contains(ctx.uid);
 }
 
 bool state_ok(Need need, FnState st)
@@ -98,6 +110,13 @@ void dispatch_command(CmdCtx &ctx)
 	}
 	if (ctx.outlen < spec->min_outlen) {
 		ctx.fail(prm::status::BAD_OUTPUT_LEN, kReasonOutlen);
+		return;
+	}
+	// A uid names a live user context: the objects the command creates
+	// are that process's (uid 0: the kernel's; the shared-resource uid:
+	// the kernel's, usable by every context).
+	if (ctx.uid && ctx.uid != kSharedResourceUid && ctx.fw.state == FnState::Initialized && !uid_live(ctx)) {
+		ctx.fail(prm::status::BAD_PARAM, kReasonUid);
 		return;
 	}
 	spec->handler(ctx);

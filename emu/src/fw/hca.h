@@ -35,6 +35,10 @@ struct HcaConfig {
 	// UMR (entity size and atomic changes), memory windows and KLM keys
 	// (`imaicl`): exec/umr.cc executes them.
 	bool caps_umr = true;
+	// User contexts (log_max_uctx, CREATE_UCTX/DESTROY_UCTX, fw/cmd_uctx.cc):
+	// a process's objects carry its uid, and UMR from its QPs is limited
+	// to indirect keys not of another context (exec/umr.cc).
+	bool caps_uctx = true;
 	// RoCE on an Ethernet port (exec/roce.cc): the ROCE capabilities,
 	// roce in the general ones, the GID table commands.
 	bool caps_roce = true;

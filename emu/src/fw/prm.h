@@ -51,8 +51,18 @@ enum : uint16_t {
 	ATTACH_TO_MCG = 0x806,
 	DETACH_FROM_MCG = 0x807,
 	NOP = 0x80d,
+	CREATE_UCTX = 0xa04,
+	DESTROY_UCTX = 0xa06,
 };
 } // namespace op
+
+// CREATE_UCTX / DESTROY_UCTX (a user context: the uid of the commands of
+// one process opened with DEVX).
+namespace uctx_cmd {
+constexpr Field create_out_uid{2, 15, 0};
+constexpr Field destroy_in_uid{2, 15, 0};
+constexpr unsigned kCreateInSize = 0x10 + 0x30; // header + uctx
+} // namespace uctx_cmd
 
 // Command status (output byte 0).
 namespace status {

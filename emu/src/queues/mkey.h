@@ -48,6 +48,7 @@ struct Mkey {
 	bool length64 = false; // covers the whole address space
 	bool en_rinval = false; // may be invalidated by a remote SEND_INV
 	uint32_t qpn = kNoQp; // a type 2 window: the QP it is bound to
+	uint16_t uid = 0;     // the user context that created it (0: the kernel)
 	uint64_t start = 0, len = 0;
 	uint32_t log_page = 12;
 	uint32_t translations_octwords = 0; // room for translation entries (16-byte units)

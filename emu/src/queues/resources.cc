@@ -49,6 +49,7 @@ unsigned Resources::srq_users(uint32_t srqn) const
 
 void Resources::clear()
 {
+	uctxs.clear();
 	pds.clear();
 	xrcds.clear();
 	tds.clear();

@@ -22,6 +22,10 @@ namespace mlx5emu {
 struct Resources {
 	static constexpr uint32_t kFirstQpn = 0x100; // 0 and 1 are the special QPs
 
+	// User contexts (CREATE_UCTX): the uids software may put in command
+	// headers; 0 is the kernel's (privileged).
+	static constexpr unsigned kLogMaxUctx = 8;
+	IdPool uctxs{1, 1u << kLogMaxUctx};
 	IdPool pds{1, 1u << 16};
 	IdPool xrcds{1, 1u << 16};
 	IdPool tds{1, 1u << 16};
