@@ -116,6 +116,38 @@ TEST_F(CtlServer, HangStopsCompletionsAndHeartbeat)
 	EXPECT_EQ(h.collect(p).status, 0);
 }
 
+TEST_F(CtlServer, UnplugCutsTheHostLinkAndReplugResets)
+{
+	h.bring_up();
+	auto eq = h.create_eq(7, 1ull << 0x0b, 0, h.alloc_uar());
+	EXPECT_EQ(ask("hca 0 unplug"), "ok\n");
+	EXPECT_EQ(h.rd32(0x1010), 0xffffffffu) << "health counter";
+	EXPECT_EQ(h.rd32(0x0), 0xffffffffu) << "firmware version";
+	EXPECT_EQ(h.hca->bar_read(0x23d, 1), 0xffu);
+	// The EQ still exists in the firmware, but nothing reaches the host.
+	EXPECT_EQ(ask("hca 0 page-request 2"), "ok\n");
+	EXPECT_FALSE(h.wait_eqe(eq, 0, 200ms));
+	// A command doorbell is lost.
+	auto p = h.prepare(0, Msg(op::NOP, 0, 16).b, 16);
+	h.ring(1);
+	EXPECT_FALSE(h.wait(p, 200ms));
+	// Whatever the data path or the EQs write to the host is lost.
+	uint8_t word[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+	EXPECT_FALSE(h.fw().mem.write(eq.buf, word, sizeof word));
+	h.fw().irq.raise(0);
+	std::string st = ask("hca 0 stats");
+	EXPECT_TRUE(contains(st, "unplugged 1 bar_writes_lost 1 dma_irq_lost 2")) << st;
+	EXPECT_EQ(ask("hca 0 replug"), "ok\n");
+	EXPECT_NE(h.rd32(0x1010), 0xffffffffu);
+	EXPECT_EQ(h.fw().function_state(), FnState::Disabled) << "back as after a reset";
+	EXPECT_EQ(h.fw().pages_outstanding(), 0u);
+	EXPECT_TRUE(contains(ask("hca 0 stats"), "unplugged 0"));
+	// The command engine works again, from a new command queue.
+	h.init_cmdq();
+	h.bring_up();
+	EXPECT_EQ(h.fw().function_state(), FnState::Initialized);
+}
+
 TEST_F(CtlServer, HealthSyndromeIsVisibleInTheHealthBuffer)
 {
 	EXPECT_EQ(ask("hca 0 health-syndrome 0x8 0x55"), "ok\n");

@@ -37,6 +37,8 @@ const char kHelp[] =
 	"hca N clear-faults                     remove every fault injection\n"
 	"hca N health-syndrome SYND [EXT] [fatal]  set the health buffer syndrome\n"
 	"hca N hang | unhang                    stop/resume answering commands and heartbeat\n"
+	"hca N unplug | replug                  surprise removal: BAR reads all ones, no DMA,\n"
+	"                                       interrupts or packets; replug: back from reset\n"
 	"hca N qps                              queue pairs: state, PSNs, per-QP counters\n"
 	"hca N nic                              Ethernet: link, SQs, RQs, counters, flow tables\n"
 	"hca N port down | up                   Ethernet: pull the cable / plug it back (link flap)\n"
@@ -164,6 +166,10 @@ std::string hca_command(Hca &hca, unsigned n, const std::vector<std::string> &w)
 	}
 	if ((cmd == "hang" || cmd == "unhang") && argc == 0) {
 		fw.hang(cmd == "hang");
+		return ok();
+	}
+	if ((cmd == "unplug" || cmd == "replug") && argc == 0) {
+		fw.unplug(cmd == "unplug");
 		return ok();
 	}
 	if (cmd == "page-request" && argc == 1) {

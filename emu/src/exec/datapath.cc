@@ -196,6 +196,10 @@ constexpr uint64_t kHeaderBytes = 26;
 
 void DataPath::receive(const Packet &p)
 {
+	if (unplugged_.load(std::memory_order_acquire)) {
+		++c_.dropped_packets;
+		return;
+	}
 	// The LRH DLID: the permissive LID reaches QP0 only, a unicast one
 	// must be this port's; data needs an ARMED or ACTIVE port.
 	bool smp = p.dqpn == 0;

@@ -122,6 +122,9 @@ public:
 	// Atomic operands in little-endian (host order, atomic mode 1 on an
 	// x86 host) rather than big-endian memory.
 	void set_atomic_le(bool le) { atomic_le_ = le; }
+	// A surprise removal (fw/host_link.h): packets and frames from the
+	// fabric are dropped, as by a device that is gone.
+	void set_unplugged(bool gone) { unplugged_.store(gone, std::memory_order_release); }
 	// NIC vport context disable_mc_local_lb: multicast sends of this
 	// function reach none of its own QPs.
 	void set_mc_local_lb_disabled(bool off) { mc_local_lb_disabled_ = off; }
@@ -394,6 +397,7 @@ private:
 	Resources res_;
 	DoorbellOwners owners_;
 	bool atomic_le_ = true;
+	std::atomic<bool> unplugged_{false};
 	bool mc_local_lb_disabled_ = false;
 	std::set<uint64_t> timers_;
 	Counters c_;

@@ -38,6 +38,10 @@ constexpr uint8_t kL4TcpNoAck = 1, kL4Udp = 2, kL4TcpAckNoData = 3, kL4TcpAckAnd
 
 void DataPath::receive_frame(const std::vector<uint8_t> &frame)
 {
+	if (unplugged_.load(std::memory_order_acquire)) {
+		++eth_.rx_dropped;
+		return;
+	}
 	if (roce_receive(frame))
 		return;
 	steer::Headers h = steer::parse_headers(frame.data(), frame.size());

@@ -78,7 +78,7 @@ private:
 };
 
 Firmware::Firmware(const HcaConfig &c, GuestMemory &m, InterruptSink &i)
-	: cfg(c), mem(m), irq(i), caps(c), eqs(m, i), health(c),
+	: link(m, i), cfg(c), mem(link), irq(link), caps(c), eqs(link, link), health(c),
 	  iseg(cfg, health, [this](uint32_t mask) { engine_.ring(mask); }, [this] { restart("software reset"); }),
 	  engine_(*this)
 {
@@ -133,6 +133,8 @@ uint32_t Firmware::uar_limit() const
 
 uint64_t Firmware::bar_read(uint64_t offset, unsigned size)
 {
+	if (link.is_cut())
+		return size >= 8 ? ~0ull : (1ull << (8 * size)) - 1;
 	if (iseg.contains(offset))
 		return iseg.read(offset, size);
 	if (memic && memic->contains(offset))
@@ -142,6 +144,10 @@ uint64_t Firmware::bar_read(uint64_t offset, unsigned size)
 
 void Firmware::bar_write(uint64_t offset, unsigned size, uint64_t value)
 {
+	if (link.is_cut()) {
+		++bar.writes_unplugged;
+		return;
+	}
 	if (iseg.contains(offset)) {
 		if (!iseg.write(offset, size, value))
 			++bar.iseg_writes_ignored;
@@ -183,7 +189,7 @@ void Firmware::restart(const char *why)
 		health.set_syndrome(0, 0, false);
 		crashed_ = false;
 	}
-	engine_.set_hung(ctl_hung_);
+	engine_.set_hung(ctl_hung_ || link.is_cut());
 }
 
 // ---------------------------------------------------------------------------
@@ -317,11 +323,28 @@ bool Firmware::post_event(const uint8_t *eqe64)
 void Firmware::hang(bool hung)
 {
 	ctl_hung_ = hung;
-	engine_.set_hung(hung || crashed_);
+	engine_.set_hung(hung || crashed_ || link.is_cut());
 	health.freeze(hung);
 }
 
 bool Firmware::hung() const { return ctl_hung_; }
+
+void Firmware::unplug(bool gone)
+{
+	if (link.is_cut() == gone)
+		return;
+	if (gone) {
+		link.cut(true);
+		dp_->set_unplugged(true);
+		engine_.set_hung(true);
+		return;
+	}
+	// Plugged back: a device fresh from reset (which resumes the command
+	// engine once the link works), on a link that works.
+	link.cut(false);
+	reset();
+	dp_->set_unplugged(false);
+}
 
 void Firmware::set_health_syndrome(uint8_t synd, uint16_t ext_synd, bool fatal)
 {
@@ -339,7 +362,7 @@ void Firmware::set_health_syndrome(uint8_t synd, uint16_t ext_synd, bool fatal)
 		return;
 	}
 	engine_.reset();
-	engine_.set_hung(ctl_hung_);
+	engine_.set_hung(ctl_hung_ || link.is_cut());
 }
 
 bool Firmware::page_request(int32_t npages, std::string *err)
@@ -425,6 +448,8 @@ std::vector<std::string> Firmware::stats_lines() const
 	v.push_back(fmt("process_rss_kib %llu", rss));
 	v.push_back(fmt("process_anon_kib %llu", anon));
 	v.push_back(fmt("hung %d", hung() ? 1 : 0));
+	v.push_back(fmt("unplugged %d bar_writes_lost %llu dma_irq_lost %llu", unplugged() ? 1 : 0,
+			u(bar.writes_unplugged.load()), u(link.lost())));
 	v.push_back(fmt("health_syndrome 0x%x", health.syndrome()));
 	v.push_back(fmt("pages_outstanding %llu", u(held)));
 	v.push_back(fmt("eqs %zu", eqs.count()));

@@ -25,6 +25,7 @@
 #include "fw/faults.h"
 #include "fw/hca.h"
 #include "fw/health.h"
+#include "fw/host_link.h"
 #include "fw/init_segment.h"
 #include "fw/pages.h"
 #include "fw/stats.h"
@@ -62,6 +63,10 @@ public:
 	// --- control API (any thread) ----------------------------------------
 	void hang(bool hung);
 	bool hung() const;
+	// Surprise removal (fw/host_link.h): the host loses the device, which
+	// executes nothing more; replugging brings it back as after a reset.
+	void unplug(bool gone);
+	bool unplugged() const { return link.is_cut(); }
 	// A fatal syndrome is a firmware crash: the commands in flight and
 	// those rung meanwhile are lost, and the function's queues, EQs and
 	// pages are gone, so the device writes nothing to guest memory any
@@ -106,6 +111,8 @@ public:
 	// registers (atomic endianness) after INIT_HCA.
 	void configure_datapath();
 
+	// Declared first: mem and irq go through it.
+	HostLink link;
 	const HcaConfig cfg;
 	GuestMemory &mem;
 	InterruptSink &irq;

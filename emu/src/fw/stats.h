@@ -59,6 +59,7 @@ struct BarCounters {
 	std::atomic<uint64_t> bf_writes{0};
 	std::atomic<uint64_t> other_uar_writes{0};
 	std::atomic<uint64_t> iseg_writes_ignored{0};
+	std::atomic<uint64_t> writes_unplugged{0}; // dropped: the link is cut
 	std::atomic<uint64_t> last_cq_doorbell{0};
 };
 
