@@ -34,7 +34,8 @@
 # Runs in `make check-long` (scripts/check-long): a few hundred cases of
 # 20-40 s each under TCG. Narrow it with MLX5_SWEEP_PHASES ("probe runtime
 # teardown"), MLX5_SWEEP_FAULTS ("status timeout") and MLX5_SWEEP_OPS
-# (opcode names; default: every opcode discovered). MLX5_SWEEP_RECHECK=probe
+# (opcode names; default: every opcode discovered), or name the cases with
+# MLX5_SWEEP_CASES ("PHASE:FAULT:OPCODE ..."). MLX5_SWEEP_RECHECK=probe
 # checks the device after a case with a clean load alone (default
 # "pingpong": a load and an ibv_rc_pingpong); fault_sweep_quick_test.sh,
 # in `make check`, is such a subset.
@@ -167,6 +168,9 @@ if [ $discover_rc -eq 0 ]; then
 			while read -r op ophex; do
 				if [ -n "${MLX5_SWEEP_OPS:-}" ]; then
 					echo " $MLX5_SWEEP_OPS " | grep -q " $op " || continue
+				fi
+				if [ -n "${MLX5_SWEEP_CASES:-}" ]; then
+					echo " $MLX5_SWEEP_CASES " | grep -q " $p:$f:$op " || continue
 				fi
 				cases="$cases $p:$f:$op:$ophex"
 			done <"$out/sweep_ops.$p"
