@@ -8,6 +8,9 @@
 # make check      every test: emulator unit tests and guest tests (KTAP)
 # make check-long the tests too slow for make check (hours under TCG: the
 #                 fault sweep)
+# make check-debug the guest suite on a debug kernel (KASAN, kmemleak,
+#                 lockdep...: scripts/debug-kernel builds it once, hours on 2
+#                 cores), then a kmemleak scan
 # make toolbox    create the Debian trixie tree used to build and boot
 
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
@@ -39,7 +42,7 @@ JOBS ?= $(shell nproc)
 # to a sub-make again makes it warn and leave the jobserver.
 JOBS_FLAG = $(if $(filter -j% --jobserver%,$(MAKEFLAGS)),,-j$(JOBS))
 
-.PHONY: all modules kverbs-test clean emu emu-test toolbox selftests check check-long run bench install dkms-src dkms-install dkms-remove
+.PHONY: all modules kverbs-test clean emu emu-test toolbox selftests check check-long check-debug debug-kernel run bench install dkms-src dkms-install dkms-remove
 
 all: modules
 
@@ -105,6 +108,12 @@ check: toolbox emu selftests
 
 check-long: toolbox emu selftests
 	$(TOP)/scripts/check-long
+
+check-debug: toolbox emu selftests
+	$(TOP)/scripts/check-debug
+
+debug-kernel: toolbox
+	$(TOP)/scripts/debug-kernel
 
 run: toolbox emu modules
 	$(TOP)/scripts/vm --hca 2 -- sh scripts/demo

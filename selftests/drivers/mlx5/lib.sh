@@ -81,11 +81,27 @@ mlx5_load()
 		;;
 	*) echo "mlx5_load: unknown driver $_drv"; return 1 ;;
 	esac
+	mlx5_modmap_note
 	wait_for 30 sh -c "[ \$(ls -l /sys/bus/pci/drivers/mlx5_core 2>/dev/null | grep -c '0000:') -ge $ndev ]" ||
 		{ echo "mlx5_core bound $(mlx5_bound_count) of $ndev functions"; return 1; }
 	[ "$_what" = ib ] || return 0
 	wait_for 30 sh -c "[ \$(ls /sys/class/infiniband 2>/dev/null | grep -c '^mlx5_') -ge $ndev ]" ||
 		{ echo "$(mlx5_ibdev_count) of $ndev RDMA devices registered"; ls /sys/class/infiniband; return 1; }
+}
+
+# mlx5_modmap_note: on a kernel with kmemleak, append the text range of each
+# loaded mlx5 module ("MODULE FIRST-SYMBOL LAST-SYMBOL", addresses in hex) to
+# $MLX5_MODMAP: once a module is unloaded, kmemleak prints its frames as bare
+# addresses, which kmemleak_test.sh attributes with these ranges.
+MLX5_MODMAP=${MLX5_MODMAP:-/tmp/mlx5-modmap}
+mlx5_modmap_note()
+{
+	[ -e /sys/kernel/debug/kmemleak ] || return 0
+	awk '$4 ~ /^\[mlx5_[a-z_]+\]$/ && ($2 == "t" || $2 == "T") {
+		m = substr($4, 2, length($4) - 2)
+		if (!(m in lo) || $1 < lo[m]) lo[m] = $1
+		if ($1 > hi[m]) hi[m] = $1
+	} END { for (m in lo) print m, lo[m], hi[m] }' /proc/kallsyms >>"$MLX5_MODMAP"
 }
 
 # mlx5_unload DRIVER: unload the pair DRIVER loaded (mlx5_ib if loaded,

@@ -1,0 +1,91 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# kmemleak after the other programs (make check-debug runs it last, on the
+# debug kernel of scripts/debug-kernel): a scan, then every unreferenced
+# object whose allocation backtrace runs through an mlx5 module - ours or
+# the in-tree one, mlx5_core, mlx5_ib or the kverbs self-test - fails. An
+# unloaded module's frames print as bare addresses: lib.sh's mlx5_load
+# notes the text range of each mlx5 module it loads (mlx5_modmap_note), and
+# a bare address inside one of them counts as that module. Other leaks are
+# listed, not failed (the rest of the kernel is not ours to judge here).
+# Skips on a kernel without kmemleak.
+dir=$(cd "$(dirname "$0")" && pwd)
+. "$dir/lib.sh"
+
+km=/sys/kernel/debug/kmemleak
+out=${MLX5_OUT:-/tmp}
+[ -e "$km" ] || ktap_skip_all "no $km: a kernel without CONFIG_DEBUG_KMEMLEAK"
+
+t_active()
+{
+	# A kmemleak that ran out of its metadata pool or met an error turns
+	# itself off: reading then fails with EBUSY.
+	cat "$km" >/dev/null || { dmesg | grep -i kmemleak | tail -n 5; return 1; }
+	dmesg | grep -i 'kmemleak.*disabled' && return 1
+	return 0
+}
+
+# The report classified: one line per leak, "mlx5 MODULE", "other" or
+# "unattributed" (a bare module address outside every noted range), then the
+# mlx5 reports in full in $out/kmemleak-mlx5.txt.
+classify()
+{
+	awk -v map="$MLX5_MODMAP" -v full="$out/kmemleak-mlx5.txt" '
+	function hex(s,  i, n) {
+		s = tolower(s); sub(/^0x/, "", s); s = substr(s, length(s) - 7)
+		n = 0
+		for (i = 1; i <= length(s); i++) n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return n
+	}
+	BEGIN {
+		while ((getline l <map) > 0) {
+			split(l, f, " ")
+			nm++; mod[nm] = f[1]; lo[nm] = hex(f[2]); hi[nm] = hex(f[3]) + 65536
+		}
+	}
+	function flush(  i) {
+		if (rec == "") return
+		print cls
+		if (cls ~ /^mlx5/) printf "%s", rec >full
+		rec = ""
+	}
+	/^unreferenced object/ { flush(); rec = $0 "\n"; cls = "other"; next }
+	rec == "" { next }
+	{ rec = rec $0 "\n" }
+	/\[mlx5_[a-z_]+\]/ && cls !~ /^mlx5/ {
+		match($0, /\[mlx5_[a-z_]+\]/); cls = "mlx5 " substr($0, RSTART + 1, RLENGTH - 2); next
+	}
+	/^    0xffffffff[0-9a-f]+$/ && cls !~ /^mlx5/ {
+		a = hex($1)
+		for (i = 1; i <= nm; i++) if (a >= lo[i] && a <= hi[i]) { cls = "mlx5 " mod[i] " (unloaded)"; break }
+		if (i > nm && cls == "other") cls = "unattributed"
+	}
+	END { flush() }' "$out/kmemleak.txt"
+}
+
+t_scan()
+{
+	# Objects younger than 5 s are not reported yet: the programs before
+	# this one ended longer ago than that. Two scans: an object that the
+	# first one saw referenced by a stale pointer on a stack is judged
+	# again by the second.
+	echo scan >"$km" || return 1
+	echo scan >"$km" || return 1
+	cat "$km" >"$out/kmemleak.txt" || return 1
+	: >"$out/kmemleak-mlx5.txt"
+	classify >"$out/kmemleak-class.txt"
+	n=$(wc -l <"$out/kmemleak-class.txt")
+	echo "$n unreferenced object(s) in all (report: $out/kmemleak.txt)"
+	sort "$out/kmemleak-class.txt" | uniq -c
+	if grep -q '^mlx5' "$out/kmemleak-class.txt"; then
+		echo "leaks from mlx5 modules:"
+		head -n 60 "$out/kmemleak-mlx5.txt"
+		return 1
+	fi
+	return 0
+}
+
+ktap_begin 2
+ktap_case "kmemleak is active" t_active
+ktap_case "no unreferenced object allocated by an mlx5 module" t_scan
+ktap_end
