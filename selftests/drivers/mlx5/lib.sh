@@ -92,7 +92,7 @@ mlx5_load()
 # mlx5_modmap_note: on a kernel with kmemleak, append the text range of each
 # loaded mlx5 module ("MODULE FIRST-SYMBOL LAST-SYMBOL", addresses in hex) to
 # $MLX5_MODMAP: once a module is unloaded, kmemleak prints its frames as bare
-# addresses, which kmemleak_test.sh attributes with these ranges.
+# addresses, which debug_kernel_test.sh attributes with these ranges.
 MLX5_MODMAP=${MLX5_MODMAP:-/tmp/mlx5-modmap}
 mlx5_modmap_note()
 {

@@ -1,14 +1,19 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# kmemleak after the other programs (make check-debug runs it last, on the
-# debug kernel of scripts/debug-kernel): a scan, then every unreferenced
+# The debug kernel's checkers after the other programs (make check-debug
+# runs it last, on the kernel of scripts/debug-kernel). Each checker turns
+# itself off for good after its first report or when its own memory runs
+# out, which would leave the rest of a run unchecked and green: lockdep
+# (debug_locks), the DMA-API checker (its error count too: it warns only
+# about the first error), DEBUG_OBJECTS and kmemleak must still be on.
+# Then kmemleak: a scan, and every unreferenced
 # object whose allocation backtrace runs through an mlx5 module - ours or
 # the in-tree one, mlx5_core, mlx5_ib or the kverbs self-test - fails. An
 # unloaded module's frames print as bare addresses: lib.sh's mlx5_load
 # notes the text range of each mlx5 module it loads (mlx5_modmap_note), and
 # a bare address inside one of them counts as that module. Other leaks are
 # listed, not failed (the rest of the kernel is not ours to judge here).
-# Skips on a kernel without kmemleak.
+# Skips on a kernel without kmemleak (not a debug kernel).
 dir=$(cd "$(dirname "$0")" && pwd)
 . "$dir/lib.sh"
 
@@ -16,7 +21,32 @@ km=/sys/kernel/debug/kmemleak
 out=${MLX5_OUT:-/tmp}
 [ -e "$km" ] || ktap_skip_all "no $km: a kernel without CONFIG_DEBUG_KMEMLEAK"
 
-t_active()
+t_lockdep()
+{
+	grep -E 'debug_locks|lock-classes|direct dependencies|dependency chains' /proc/lockdep_stats ||
+		{ echo "no /proc/lockdep_stats: a kernel without PROVE_LOCKING"; return 1; }
+	grep -qE '^ *debug_locks: +1$' /proc/lockdep_stats
+}
+
+t_dma_api()
+{
+	d=/sys/kernel/debug/dma-api
+	[ -d "$d" ] || { echo "no $d: a kernel without DMA_API_DEBUG"; return 1; }
+	for f in disabled error_count nr_total_entries min_free_entries; do
+		echo "$f: $(cat "$d/$f")"
+	done
+	[ "$(cat "$d/disabled")" = N ] && [ "$(cat "$d/error_count")" -eq 0 ]
+}
+
+t_debug_objects()
+{
+	[ -e /sys/kernel/debug/debug_objects/stats ] ||
+		{ echo "no debug_objects: a kernel without DEBUG_OBJECTS"; return 1; }
+	head -n 8 /sys/kernel/debug/debug_objects/stats
+	! dmesg | grep 'ODEBUG disabled'
+}
+
+t_kmemleak_active()
 {
 	# A kmemleak that ran out of its metadata pool or met an error turns
 	# itself off: reading then fails with EBUSY.
@@ -85,7 +115,10 @@ t_scan()
 	return 0
 }
 
-ktap_begin 2
-ktap_case "kmemleak is active" t_active
+ktap_begin 5
+ktap_case "lockdep still on (debug_locks 1)" t_lockdep
+ktap_case "DMA-API checking still on, no error counted" t_dma_api
+ktap_case "DEBUG_OBJECTS still on" t_debug_objects
+ktap_case "kmemleak still on" t_kmemleak_active
 ktap_case "no unreferenced object allocated by an mlx5 module" t_scan
 ktap_end
