@@ -25,6 +25,9 @@ t_lockdep()
 {
 	grep -E 'debug_locks|lock-classes|direct dependencies|dependency chains' /proc/lockdep_stats ||
 		{ echo "no /proc/lockdep_stats: a kernel without PROVE_LOCKING"; return 1; }
+	awk -F: '/lock-classes|direct dependencies|dependency chains/ {
+		gsub(/ +/, " "); split($2, v, " "); printf "%s%s%s", (n++ ? ", " : "lockdep: "), v[1], $1 }
+		END { print "" }' /proc/lockdep_stats
 	grep -qE '^ *debug_locks: +1$' /proc/lockdep_stats
 }
 
@@ -32,9 +35,8 @@ t_dma_api()
 {
 	d=/sys/kernel/debug/dma-api
 	[ -d "$d" ] || { echo "no $d: a kernel without DMA_API_DEBUG"; return 1; }
-	for f in disabled error_count nr_total_entries min_free_entries; do
-		echo "$f: $(cat "$d/$f")"
-	done
+	echo "dma-api: $(cat "$d/error_count") errors, $(cat "$d/nr_total_entries") entries," \
+	     "$(cat "$d/min_free_entries") free at least, disabled $(cat "$d/disabled")"
 	[ "$(cat "$d/disabled")" = N ] && [ "$(cat "$d/error_count")" -eq 0 ]
 }
 
@@ -108,7 +110,9 @@ t_scan()
 	: >"$out/kmemleak-mlx5.txt"
 	classify >"$out/kmemleak-class.txt"
 	n=$(wc -l <"$out/kmemleak-class.txt")
-	echo "$n unreferenced object(s) in all (report: $out/kmemleak.txt)"
+	echo "kmemleak: $n unreferenced object(s): $(grep -c '^mlx5' "$out/kmemleak-class.txt") from mlx5," \
+	     "$(grep -c '^unattributed' "$out/kmemleak-class.txt") unattributed," \
+	     "$(grep -c '^other' "$out/kmemleak-class.txt") from the rest of the kernel (report: $out/kmemleak.txt)"
 	sort "$out/kmemleak-class.txt" | uniq -c
 	if grep -q '^mlx5' "$out/kmemleak-class.txt"; then
 		echo "leaks from mlx5 modules:"
