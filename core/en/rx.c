@@ -5,6 +5,7 @@
  * built from their pages, CHECKSUM_COMPLETE from the CQE, GRO.
  */
 #include <linux/dma-mapping.h>
+#include <linux/if_vlan.h>
 
 #include "en.h"
 
@@ -142,12 +143,37 @@ static void rx_csum(struct net_device *netdev, struct sk_buff *skb,
 
 	if ((netdev->features & NETIF_F_RXCSUM) && l3) {
 		skb->ip_summed = CHECKSUM_COMPLETE;
-		/* The ones'-complement sum of everything after the L2 header. */
+		/* The ones'-complement sum from the IP header on (rx_csum_vlan). */
 		skb->csum = csum_unfold((__force __sum16)cqe->check_sum);
 		u64_stats_inc(&rq->stats.csum_complete);
 	} else {
 		skb->ip_summed = CHECKSUM_NONE;
 		u64_stats_inc(&rq->stats.csum_none);
+	}
+}
+
+/*
+ * The CQE's sum starts at the IP header, after any VLAN tags the device
+ * left in the frame (our RQs do not strip them); the stack's
+ * CHECKSUM_COMPLETE covers everything after skb->data, which
+ * eth_type_trans left at the first tag. Adds the tags (4 bytes each, at
+ * even offsets) to the sum.
+ */
+static void rx_csum_vlan(struct sk_buff *skb)
+{
+	struct vlan_hdr *vh, buf;
+	__be16 proto = skb->protocol;
+	int off = 0;
+
+	if (skb->ip_summed != CHECKSUM_COMPLETE)
+		return;
+	while (eth_type_vlan(proto)) {
+		vh = skb_header_pointer(skb, off, VLAN_HLEN, &buf);
+		if (!vh)
+			break;
+		skb->csum = csum_partial(vh, VLAN_HLEN, skb->csum);
+		proto = vh->h_vlan_encapsulated_proto;
+		off += VLAN_HLEN;
 	}
 }
 
@@ -198,6 +224,7 @@ int mlx5c_en_poll_rx(struct mlx5c_en_channel *c, int budget)
 		if (netdev->features & NETIF_F_RXHASH && cqe->rss_hash_type)
 			skb_set_hash(skb, be32_to_cpu(cqe->rss_hash_result), PKT_HASH_TYPE_L3);
 		skb->protocol = eth_type_trans(skb, netdev);
+		rx_csum_vlan(skb);
 		napi_gro_receive(&c->napi, skb);
 	}
 	if (n)
