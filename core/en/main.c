@@ -111,8 +111,11 @@ static void res_destroy(struct mlx5c_en_priv *priv)
 	dealloc_td(priv);
 }
 
-/* Queues, RSS, steering, port up. Called with priv->lock. */
-static int en_open_locked(struct mlx5c_en_priv *priv)
+/*
+ * Queues, RSS, steering and, with @port, the port's admin state up. Called
+ * with priv->lock.
+ */
+static int en_open_locked(struct mlx5c_en_priv *priv, bool port)
 {
 	struct net_device *netdev = priv->netdev;
 	int err;
@@ -132,9 +135,11 @@ static int en_open_locked(struct mlx5c_en_priv *priv)
 	err = mlx5c_en_fs_create(priv);
 	if (err)
 		goto err_rss;
-	err = mlx5c_en_port_set_admin(priv, true);
-	if (err)
-		goto err_fs;
+	if (port) {
+		err = mlx5c_en_port_set_admin(priv, true);
+		if (err)
+			goto err_fs;
+	}
 	netif_tx_start_all_queues(netdev);
 	queue_work(priv->wq, &priv->port_work);
 	return 0;
@@ -149,10 +154,11 @@ err_channels:
 	return err;
 }
 
-static void en_stop_locked(struct mlx5c_en_priv *priv)
+static void en_stop_locked(struct mlx5c_en_priv *priv, bool port)
 {
 	priv->opened = false;
-	mlx5c_en_port_set_admin(priv, false);
+	if (port)
+		mlx5c_en_port_set_admin(priv, false);
 	netif_carrier_off(priv->netdev);
 	netif_tx_disable(priv->netdev);
 	mlx5c_en_fs_destroy(priv);
@@ -166,7 +172,7 @@ static int en_open(struct net_device *netdev)
 	int err;
 
 	mutex_lock(&priv->lock);
-	err = en_open_locked(priv);
+	err = en_open_locked(priv, true);
 	mutex_unlock(&priv->lock);
 	return err;
 }
@@ -176,7 +182,7 @@ static int en_stop(struct net_device *netdev)
 	struct mlx5c_en_priv *priv = netdev_priv(netdev);
 
 	mutex_lock(&priv->lock);
-	en_stop_locked(priv);
+	en_stop_locked(priv, true);
 	mutex_unlock(&priv->lock);
 	return 0;
 }
@@ -188,6 +194,8 @@ static int en_stop(struct net_device *netdev)
  * @arg: for @apply
  *
  * Closes the queues if the netdev is up, applies the change, opens them.
+ * The port stays up: its link carries RoCE too, whose QPs would see it
+ * down for as long as the queues take (the carrier goes off meanwhile).
  *
  * Return: 0 or a negative errno.
  */
@@ -200,11 +208,11 @@ int mlx5c_en_reconfigure(struct mlx5c_en_priv *priv,
 	mutex_lock(&priv->lock);
 	running = priv->opened;
 	if (running)
-		en_stop_locked(priv);
+		en_stop_locked(priv, false);
 	if (apply)
 		err = apply(priv, arg);
 	if (running) {
-		int err2 = en_open_locked(priv);
+		int err2 = en_open_locked(priv, false);
 
 		err = err ?: err2;
 	}
