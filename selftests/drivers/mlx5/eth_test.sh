@@ -73,13 +73,6 @@ link_packets() { ip netns exec "$1" cat "/sys/class/net/$2/statistics/$3_packets
 
 ethtool_stat() { ip netns exec "$1" ethtool -S "$2" | awk -v k="$3:" '$1 == k { print $2; exit }'; }
 
-ns_listening()
-{
-	hex=$(printf ':%04X ' "$2")
-	ip netns exec "$1" cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
-		awk -v p="$hex" 'index($2 " ", p) && $4 == "0A" { f = 1 } END { exit !f }'
-}
-
 t_tcp()
 {
 	need_tool socat sha256sum || return 1

@@ -307,6 +307,42 @@ ipoib_netdev()
 	return 1
 }
 
+# ns_listening NETNS PORT: a TCP socket listens on PORT in NETNS.
+ns_listening()
+{
+	hex=$(printf ':%04X ' "$2")
+	ip netns exec "$1" cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
+		awk -v p="$hex" 'index($2 " ", p) && $4 == "0A" { f = 1 } END { exit !f }'
+}
+
+# RoCE (roce_test.sh, eth_stress_test.sh): the netdev of RDMA device $1
+# (its PCI function's).
+roce_netdev() { ls "/sys/class/infiniband/$1/device/net" 2>/dev/null | head -n 1; }
+
+# gid_table DEV: "INDEX ADDRESS TYPE" per non-zero GID of port 1 (one
+# read of sysfs: the table has 128 entries and the guest is slow).
+gid_table()
+{
+	_p=/sys/class/infiniband/$1/ports/1
+	grep -H . "$_p"/gids/* "$_p"/gid_attrs/types/* 2>/dev/null | awk -F: '
+		{ n = split($1, f, "/"); i = f[n]; v = substr($0, length($1) + 2) }
+		$1 ~ /\/gids\// { g[i] = v }
+		$1 ~ /\/types\// { t[i] = v }
+		END { for (i in g) if (g[i] != "0000:0000:0000:0000:0000:0000:0000:0000") print i, g[i], t[i] }'
+}
+
+# gid_index DEV TYPE ADDR: the GID index of ADDR (as sysfs prints it)
+# with gid_attrs type TYPE ("RoCE v2" or "IB/RoCE v1") on port 1.
+gid_index()
+{
+	gid_table "$1" | awk -v a="$3" -v t="$2" '$2 == a && substr($0, index($0, $3)) == t { print $1; f = 1; exit }
+		END { exit !f }'
+}
+
+# v4_gid N / v6_gid N: the GIDs of 10.77.0.N and fd00:77::N (netdev_pair_up).
+v4_gid() { printf '0000:0000:0000:0000:0000:ffff:0a4d:%04x' "$1"; }
+v6_gid() { printf 'fd00:0077:0000:0000:0000:0000:0000:%04x' "$1"; }
+
 # netdev_pair_up DEV0 DEV1 [IPV6]: DEV0 and DEV1 moved to network
 # namespaces mlx5ns0 / mlx5ns1 with 10.77.0.1/24 and 10.77.0.2/24 (and,
 # with IPV6, fd00:77::1/64 and fd00:77::2/64), up, with carrier.

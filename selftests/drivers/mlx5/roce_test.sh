@@ -24,9 +24,6 @@ have_emu || ktap_skip_all "needs the mlx5-emu control channel (runs in the proje
 PERF_ITERS=${MLX5_PERF_ITERS:-200}
 NVME_MIB=${MLX5_NVME_MIB:-64}
 
-# The netdev of RDMA device $1 (its PCI function's).
-roce_netdev() { ls "/sys/class/infiniband/$1/device/net" 2>/dev/null | head -n 1; }
-
 t_load()
 {
 	ip link set lo up 2>/dev/null
@@ -59,28 +56,6 @@ t_devinfo()
 	done
 }
 
-# gid_table DEV: "INDEX ADDRESS TYPE" per non-zero GID of port 1 (one
-# read of sysfs: the table has 128 entries and the guest is slow).
-gid_table()
-{
-	_p=/sys/class/infiniband/$1/ports/1
-	grep -H . "$_p"/gids/* "$_p"/gid_attrs/types/* 2>/dev/null | awk -F: '
-		{ n = split($1, f, "/"); i = f[n]; v = substr($0, length($1) + 2) }
-		$1 ~ /\/gids\// { g[i] = v }
-		$1 ~ /\/types\// { t[i] = v }
-		END { for (i in g) if (g[i] != "0000:0000:0000:0000:0000:0000:0000:0000") print i, g[i], t[i] }'
-}
-
-# gid_index DEV TYPE ADDR: the GID index of ADDR (as sysfs prints it)
-# with gid_attrs type TYPE ("RoCE v2" or "IB/RoCE v1") on port 1.
-gid_index()
-{
-	gid_table "$1" | awk -v a="$3" -v t="$2" '$2 == a && substr($0, index($0, $3)) == t { print $1; f = 1; exit }
-		END { exit !f }'
-}
-
-v4_gid() { printf '0000:0000:0000:0000:0000:ffff:0a4d:%04x' "$1"; }
-v6_gid() { printf 'fd00:0077:0000:0000:0000:0000:0000:%04x' "$1"; }
 
 t_gids()
 {

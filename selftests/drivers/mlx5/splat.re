@@ -15,3 +15,5 @@ lockdep|possible circular locking|possible recursive locking|inconsistent lock s
 UBSAN:|KASAN:|KFENCE:
 list_add corruption|list_del corruption|refcount_t:
 KVM internal error
+# netdev_rx_csum_fault(): a driver's CHECKSUM_COMPLETE sum did not verify
+hw csum failure
