@@ -9,13 +9,13 @@
 # ibv_rc_pingpong -g (RoCEv2 over IPv4, over IPv6, and between two QPs
 # of one function: local loopback), ib_write_bw -x, ib_send_lat -R and
 # rping -v (rdma_cm over the IP addresses: QP1 MADs as RoCEv2 UD for
-# ib_cm) and ibv_ud_pingpong (user address handles) carry data; a link
-# flap from the emulator shows on the carrier and the RoCE port, and both
-# recover; then, with both netdevs back in the initial namespace
-# (10.78.0.1-2/24), NVMe over RDMA over RoCE: nvmet-rdma on mlx5_1's
-# address, nvme connect from mlx5_0's, 64 MiB written and read back with
-# matching checksums, disconnect. The cases run for the in-tree pair, then
-# ours.
+# ib_cm), ibv_ud_pingpong (user address handles) and RC over a VLAN
+# netdev's GID carry data; a link flap from the emulator shows on the
+# carrier and the RoCE port, and both recover; then, with both netdevs back
+# in the initial namespace (10.78.0.1-2/24), NVMe over RDMA over RoCE:
+# nvmet-rdma on mlx5_1's address, nvme connect from mlx5_0's, 64 MiB
+# written and read back with matching checksums, disconnect. The cases run
+# for the in-tree pair, then ours.
 dir=$(cd "$(dirname "$0")" && pwd)
 . "$dir/lib.sh"
 dmesg_start=$(ktap_dmesg_mark)
@@ -149,6 +149,32 @@ t_rping()
 	[ "$n" -ge 10 ]
 }
 
+# A VLAN (id 77, 10.78.0.1-2/24) on each netdev: ib_core adds its
+# addresses to the same port's GID table with the VLAN netdev, the
+# firmware's entry carries VLAN 77, and RC runs over it (tagged frames).
+t_vlan()
+{
+	for i in 0 1; do
+		n=$(eval echo \$eth$i)
+		ipoib_in $i ip link add link "$n" name "$n.77" type vlan id 77 &&
+			ipoib_in $i ip addr add 10.78.0.$((i + 1))/24 dev "$n.77" &&
+			ipoib_in $i ip link set "$n.77" up || return 1
+	done
+	ipoib_in 0 ping -c 2 -i 0.2 -W 10 10.78.0.2 || return 1
+	g0=0000:0000:0000:0000:0000:ffff:0a4e:0001 g1=0000:0000:0000:0000:0000:ffff:0a4e:0002
+	wait_for 30 gid_index mlx5_0 "RoCE v2" $g0 && wait_for 30 gid_index mlx5_1 "RoCE v2" $g1 ||
+		{ echo "no RoCE v2 GIDs of the VLAN netdevs"; gid_table mlx5_0; return 1; }
+	vl0=$(gid_index mlx5_0 "RoCE v2" $g0) vl1=$(gid_index mlx5_1 "RoCE v2" $g1)
+	echo "VLAN GIDs: mlx5_0 $vl0, mlx5_1 $vl1 on $(cat /sys/class/infiniband/mlx5_0/ports/1/gid_attrs/ndevs/$vl0)"
+	[ "$vl0" = "$vl1" ] || { echo "VLAN GID indexes differ"; return 1; }
+	[ "$(cat /sys/class/infiniband/mlx5_0/ports/1/gid_attrs/ndevs/$vl0)" = "$eth0.77" ] || return 1
+	emu_ctl hca 0 nic | grep "^gid $vl0 "
+	emu_ctl hca 0 nic | grep -q "^gid $vl0 $g0 v2-ipv4 mac .* vlan 77\$" ||
+		{ echo "hca 0: entry $vl0 is not the VLAN 77 one"; return 1; }
+	pingpong rc_pingpong_vlan "$vl0" || return 1
+	for i in 0 1; do ipoib_in $i ip link del "$(eval echo \$eth$i).77"; done
+}
+
 carrier0() { [ "$(ipoib_in 0 cat "/sys/class/net/$eth0/carrier" 2>/dev/null)" = 1 ]; }
 no_carrier0() { ! carrier0; }
 port_state0() { cat /sys/class/infiniband/mlx5_0/ports/1/state; }
@@ -242,7 +268,7 @@ t_down()
 
 # Both pairs in one boot, the same cases, each named with its driver.
 PAIRS=${MLX5_ROCE_PAIRS:-in-tree ours}
-ktap_begin $((17 * $(echo $PAIRS | wc -w)))
+ktap_begin $((18 * $(echo $PAIRS | wc -w)))
 for pair in $PAIRS; do
 	ktap_case "modprobe mlx5_core, mlx5_ib, rdma_ucm: netdevs [$pair]" t_load
 	ktap_case "netdevs up in two namespaces, ping and ping -6 [$pair]" t_up
@@ -255,6 +281,7 @@ for pair in $PAIRS; do
 	ktap_case "ib_write_bw -x (64 KiB) [$pair]" t_write_bw
 	ktap_case "ib_send_lat -R (rdma_cm) [$pair]" t_send_lat
 	ktap_case "rping -v -V over the IP addresses (rdma_cm, ib_cm on QP1) [$pair]" t_rping
+	ktap_case "VLAN netdevs: their GIDs carry the VLAN, ibv_rc_pingpong over it [$pair]" t_vlan
 	ktap_case "link flap from the emulator: carrier, RoCE port state and events go down and recover [$pair]" t_flap
 	ktap_case "nvmet-rdma exports a null_blk namespace on 10.78.0.2:4420 (initial namespace) [$pair]" t_nvme_target
 	ktap_case "nvme connect -t rdma over RoCE [$pair]" t_nvme_connect
