@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 // The control channel, exercised through a real UNIX socket.
+#include <csignal>
 #include <cstdlib>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ctl/control_server.h"
+#include "ctl/process_death.h"
 #include "fw_harness.h"
 
 namespace mlx5emu::test {
@@ -260,6 +264,45 @@ TEST_F(CtlServer, ExecuteWithoutSocket)
 	EXPECT_EQ(server->execute("hca 0 hang"), "ok\n");
 	EXPECT_TRUE(h.fw().hung());
 	EXPECT_EQ(server->execute("hca 0 unhang"), "ok\n");
+}
+
+TEST(CtlDie, CommandWords)
+{
+	EXPECT_TRUE(is_die_command("die"));
+	EXPECT_TRUE(is_die_command("  die\r"));
+	EXPECT_FALSE(is_die_command("die now"));
+	EXPECT_FALSE(is_die_command("hca 0 die"));
+	EXPECT_FALSE(is_die_command(""));
+}
+
+// "die": the client gets its answer, then the serving process is killed by
+// SIGKILL (a child process serves here).
+TEST(CtlDie, AnswersThenTheProcessIsKilled)
+{
+	char tmpl[] = "/tmp/mlx5emu-die-XXXXXX";
+	ASSERT_NE(::mkdtemp(tmpl), nullptr);
+	std::string dir = tmpl, path = dir + "/ctl.sock";
+	pid_t pid = ::fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		ControlServer server(path, {});
+		std::string err;
+		if (!server.start(&err))
+			::_exit(3);
+		for (;;)
+			::pause();
+	}
+	struct stat st;
+	for (int i = 0; i < 500 && ::stat(path.c_str(), &st) != 0; ++i)
+		::usleep(10000); // polls for the child's socket
+	std::string answer, err;
+	EXPECT_TRUE(control_request(path, "die", &answer, &err)) << err;
+	EXPECT_EQ(answer, "ok dying\n");
+	int status = 0;
+	ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "status " << status;
+	::unlink(path.c_str());
+	::rmdir(dir.c_str());
 }
 
 } // namespace

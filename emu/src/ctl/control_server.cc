@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "ctl/ctl_commands.h"
+#include "ctl/process_death.h"
 
 namespace mlx5emu {
 
@@ -114,6 +115,9 @@ void ControlServer::Impl::run()
 						answer = execute_control_command(hcas, line);
 					}
 					drop = !write_all(c.fd, answer);
+					// The answer is in the peer's socket before the process goes.
+					if (is_die_command(line))
+						die_on_request();
 				}
 				if (c.buf.size() > kMaxLine) {
 					write_all(c.fd, "error: line too long\n");

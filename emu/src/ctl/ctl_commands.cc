@@ -43,6 +43,8 @@ const char kHelp[] =
 	"hca N nic                              Ethernet: link, SQs, RQs, counters, flow tables\n"
 	"hca N port down | up                   Ethernet: pull the cable / plug it back (link flap)\n"
 	"hca N datapath                         data-path counters, CQs, SRQs\n"
+	"die                                    the emulator process dies at once (SIGKILL)\n"
+	"                                       after answering: every HCA is gone\n"
 	"link stats                             fabric counters (packets, drops, delay)\n"
 	"link drop N [SKIP]                     drop N packets on the fabric (after SKIP more)\n"
 	"link delay MS                          deliver every packet MS ms late (0 clears)\n"
@@ -273,6 +275,8 @@ std::string execute_control_command(const std::vector<Hca *> &hcas, const std::s
 		}
 		return block("hcas " + std::to_string(hcas.size()), lines);
 	}
+	if (w[0] == "die" && w.size() == 1)
+		return ok("dying"); // the control server kills the process after sending it
 	if (w[0] == "link") {
 		if (hcas.empty() || !hcas[0])
 			return error("no hca");
