@@ -160,6 +160,13 @@ emu_ctl()
 
 have_emu() { [ -z "${MLX5_TEST_DEV:-}" ] && emu_ctl list >/dev/null 2>&1; }
 
+# QEMU's QMP monitor (only inside the project's QEMU guest: scripts/vm):
+# vm_qmp COMMAND [ARGUMENTS-JSON].
+vm_qmp()
+{
+	timeout 60 sh "${MLX5_SRC:-.}/scripts/lib/vm-qmp" "$@"
+}
+
 # emu_pages_outstanding N: firmware pages the driver still gives HCA N.
 emu_pages_outstanding()
 {
