@@ -5,25 +5,29 @@
 # modules, starts an ibv_rc_pingpong server on mlx5_0 (it holds a context,
 # a PD, an MR, a CQ and a QP while it waits for a client), removes
 # mlx5_ib under it (the context is disassociated; the server is ended
-# afterwards), then mlx5_core. After every cycle each HCA holds no firmware
-# page; after the last, every PD, MKey, CQ, QP and SRQ the firmware created
-# was destroyed, and the kernel's slab and the emulator's memory grew less
-# than a bound (MLX5_CYCLES_SLAB_KIB, default 4096 KiB, and
-# MLX5_CYCLES_RSS_KIB, default 65536 KiB, over the run, measured from the
-# end of the first cycle). The figures are printed as one
-# line "cycles: ..." that scripts/check-long keeps.
+# afterwards), then mlx5_core. In every cycle each HCA holds, while the
+# server waits, as many firmware pages as in the first cycle, and none after
+# the unload; after the last, every PD, MKey, CQ, QP and SRQ the firmware
+# created was destroyed, the kernel's slab and the emulator's memory grew,
+# and MemAvailable shrank, less than a bound (MLX5_CYCLES_SLAB_KIB, default
+# 4096 KiB, MLX5_CYCLES_RSS_KIB, default 65536 KiB, MLX5_CYCLES_MEM_KIB,
+# default 16384 KiB, over the run, measured from the end of the first
+# cycle); every 100 cycles the figures are printed. The result is one line
+# "cycles: ..." that scripts/check-long keeps.
 dir=$(cd "$(dirname "$0")" && pwd)
 . "$dir/lib.sh"
 
 CYCLES=${MLX5_CYCLES:-1000}
 SLAB_BOUND=${MLX5_CYCLES_SLAB_KIB:-4096}
 RSS_BOUND=${MLX5_CYCLES_RSS_KIB:-65536}
+MEM_BOUND=${MLX5_CYCLES_MEM_KIB:-16384}
 port=20015
 
 have_emu || ktap_skip_all "needs the mlx5-emu control channel (runs in the project's QEMU guest)"
 [ "$ndev" -ge 2 ] || ktap_skip_all "needs two emulated HCAs"
 
 slab_kib() { awk '$1 == "Slab:" { print $2 }' /proc/meminfo; }
+memavail_kib() { awk '$1 == "MemAvailable:" { print $2 }' /proc/meminfo; }
 emu_rss_kib() { emu_ctl hca 0 stats | awk '$1 == "process_rss_kib" { print $2 }'; }
 
 # cycle: one load, user process, removal; 0 when clean.
@@ -35,6 +39,12 @@ cycle()
 	_spid=$!
 	# Listening: the server created its objects (it does before listening).
 	wait_listen "$port" "$_spid" || { cat "$out/cycles.server"; kill -9 "$_spid"; return 1; }
+	# Firmware pages of HCA 0 and 1 while loaded, the same in every cycle.
+	loaded_pages="$(emu_pages_outstanding 0)/$(emu_pages_outstanding 1)"
+	if [ -n "$pages_first" ] && [ "$loaded_pages" != "$pages_first" ]; then
+		echo "firmware pages while loaded: $loaded_pages (first cycle: $pages_first)"
+		kill -9 "$_spid"; return 1
+	fi
 	timeout 120 rmmod mlx5_ib || { echo "rmmod mlx5_ib with a user context failed"; kill -9 "$_spid"; return 1; }
 	kill -9 "$_spid" 2>/dev/null
 	wait "$_spid" 2>/dev/null
@@ -51,24 +61,31 @@ t_cycles()
 	ip link set lo up 2>/dev/null
 	mlx5_loaded && { echo "an mlx5 driver is already loaded"; return 1; }
 	snap=$(emu_obj_snapshot 0 1)
+	pages_first=""
 	cycle || { echo "cycle 1 failed"; return 1; }
-	slab0=$(slab_kib) rss0=$(emu_rss_kib) t0=$(ktap_now)
+	pages_first=$loaded_pages
+	slab0=$(slab_kib) rss0=$(emu_rss_kib) mem0=$(memavail_kib) t0=$(ktap_now)
+	echo "cycle 1: slab $slab0 KiB, MemAvailable $mem0 KiB, firmware pages while loaded $pages_first (hca 0/1)"
 	i=1
 	while [ "$i" -lt "$CYCLES" ]; do
 		i=$((i + 1))
 		cycle >"$out/cycles.last" 2>&1 || { cat "$out/cycles.last"; echo "cycle $i failed"; return 1; }
-		[ $((i % 100)) -ne 0 ] || echo "cycle $i: slab $(slab_kib) KiB"
+		[ $((i % 100)) -ne 0 ] ||
+			echo "cycle $i: slab $(slab_kib) KiB, MemAvailable $(memavail_kib) KiB, firmware pages while loaded $loaded_pages"
 	done
-	slab1=$(slab_kib) rss1=$(emu_rss_kib)
+	slab1=$(slab_kib) rss1=$(emu_rss_kib) mem1=$(memavail_kib)
 	secs=$(echo "$(ktap_now) $t0" | awk '{ printf "%d", $1 - $2 }')
 	emu_obj_leaks "$snap" 0 1 >"$out/cycles.leaks"
 	leaks=$?
 	cat "$out/cycles.leaks"
 	echo "cycles: $CYCLES probe/remove cycles with a user CQ and QP, $secs s after the first;" \
-	     "slab $slab0 -> $slab1 KiB, emulator RSS $rss0 -> $rss1 KiB, firmware pages 0 after each"
+	     "slab $slab0 -> $slab1 KiB, MemAvailable $mem0 -> $mem1 KiB, emulator RSS $rss0 -> $rss1 KiB," \
+	     "firmware pages $pages_first (hca 0/1) while loaded and 0 after each"
 	[ "$leaks" -eq 0 ] || { echo "firmware objects left"; return 1; }
 	[ $((slab1 - slab0)) -le "$SLAB_BOUND" ] ||
 		{ echo "slab grew $((slab1 - slab0)) KiB (bound $SLAB_BOUND)"; return 1; }
+	[ $((mem0 - mem1)) -le "$MEM_BOUND" ] ||
+		{ echo "MemAvailable shrank $((mem0 - mem1)) KiB (bound $MEM_BOUND)"; return 1; }
 	[ $((rss1 - rss0)) -le "$RSS_BOUND" ] ||
 		{ echo "the emulator grew $((rss1 - rss0)) KiB (bound $RSS_BOUND)"; return 1; }
 }
