@@ -12,6 +12,8 @@
 #                 lockdep...: scripts/debug-kernel builds it once, hours on 2
 #                 cores), then a kmemleak scan
 # make toolbox    create the Debian trixie tree used to build and boot
+# make sid-root   create the Debian sid tree of the seeds' baseline lane
+#                 (rdma-core 65; scripts/sid-root)
 
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 TOOLBOX_DIR = $(shell $(TOP)/scripts/toolbox --print-dir)
@@ -42,7 +44,7 @@ JOBS ?= $(shell nproc)
 # to a sub-make again makes it warn and leave the jobserver.
 JOBS_FLAG = $(if $(filter -j% --jobserver%,$(MAKEFLAGS)),,-j$(JOBS))
 
-.PHONY: all modules kverbs-test clean emu emu-test toolbox selftests check check-long check-debug debug-kernel run bench install dkms-src dkms-install dkms-remove
+.PHONY: all modules kverbs-test clean emu emu-test toolbox sid-root selftests selftests-bins selftests-sid check check-long check-debug debug-kernel run bench install dkms-src dkms-install dkms-remove
 
 all: modules
 
@@ -81,29 +83,47 @@ emu-test: emu
 # Test programs of selftests/ built natively with the toolbox gcc (the guest
 # would compile them under TCG).
 SELFTESTS_DIR := $(TOP)/selftests/drivers/mlx5
+# selftests-bins: the C programs, compiled by SELFTESTS_CC into SELFTESTS_OUT.
+SELFTESTS_CC ?= $(TOP)/scripts/in-toolbox gcc
+SELFTESTS_OUT ?= $(SELFTESTS_DIR)
 selftests: toolbox
-	$(TOP)/scripts/in-toolbox gcc -O2 -Wall -Wextra \
-		-o $(SELFTESTS_DIR)/ib_udata_test $(SELFTESTS_DIR)/ib_udata_test.c \
-		$(SELFTESTS_DIR)/ib_udata_lib.c $(wildcard $(SELFTESTS_DIR)/ib_udata_cases_*.c)
-	$(TOP)/scripts/in-toolbox gcc -O2 -Wall -Wextra \
-		-o $(SELFTESTS_DIR)/ib_verbs_test $(SELFTESTS_DIR)/ib_verbs_test.c \
-		$(SELFTESTS_DIR)/ib_verbs_lib.c $(wildcard $(SELFTESTS_DIR)/ib_verbs_cases_*.c) -libverbs
-	$(TOP)/scripts/in-toolbox gcc -O2 -Wall -Wextra \
-		-o $(SELFTESTS_DIR)/upstream_verbs_test $(SELFTESTS_DIR)/upstream_verbs_test.c \
-		$(SELFTESTS_DIR)/ib_verbs_lib.c $(wildcard $(SELFTESTS_DIR)/upstream_verbs_cases_*.c) -libverbs
-	$(TOP)/scripts/in-toolbox gcc -O2 -Wall -Wextra \
-		-o $(SELFTESTS_DIR)/doorbell_abuse $(SELFTESTS_DIR)/doorbell_abuse.c -libverbs -lmlx5
-	$(TOP)/scripts/in-toolbox gcc -O2 -Wall -Wextra \
-		-o $(SELFTESTS_DIR)/verbs_compat_test $(SELFTESTS_DIR)/verbs_compat_test.c \
-		$(SELFTESTS_DIR)/ib_verbs_lib.c $(wildcard $(SELFTESTS_DIR)/verbs_compat_cases_*.c) -libverbs -lmlx5
+	$(MAKE) selftests-bins
 	$(MAKE) kverbs-test
+
+selftests-bins:
+	mkdir -p $(SELFTESTS_OUT)
+	$(SELFTESTS_CC) -O2 -Wall -Wextra \
+		-o $(SELFTESTS_OUT)/ib_udata_test $(SELFTESTS_DIR)/ib_udata_test.c \
+		$(SELFTESTS_DIR)/ib_udata_lib.c $(wildcard $(SELFTESTS_DIR)/ib_udata_cases_*.c)
+	$(SELFTESTS_CC) -O2 -Wall -Wextra \
+		-o $(SELFTESTS_OUT)/ib_verbs_test $(SELFTESTS_DIR)/ib_verbs_test.c \
+		$(SELFTESTS_DIR)/ib_verbs_lib.c $(wildcard $(SELFTESTS_DIR)/ib_verbs_cases_*.c) -libverbs
+	$(SELFTESTS_CC) -O2 -Wall -Wextra \
+		-o $(SELFTESTS_OUT)/upstream_verbs_test $(SELFTESTS_DIR)/upstream_verbs_test.c \
+		$(SELFTESTS_DIR)/ib_verbs_lib.c $(wildcard $(SELFTESTS_DIR)/upstream_verbs_cases_*.c) -libverbs
+	$(SELFTESTS_CC) -O2 -Wall -Wextra \
+		-o $(SELFTESTS_OUT)/doorbell_abuse $(SELFTESTS_DIR)/doorbell_abuse.c -libverbs -lmlx5
+	$(SELFTESTS_CC) -O2 -Wall -Wextra \
+		-o $(SELFTESTS_OUT)/verbs_compat_test $(SELFTESTS_DIR)/verbs_compat_test.c \
+		$(SELFTESTS_DIR)/ib_verbs_lib.c $(wildcard $(SELFTESTS_DIR)/verbs_compat_cases_*.c) -libverbs -lmlx5
+
+# The seeds' baseline lane: the Debian sid tree with rdma-core 65
+# (scripts/sid-root), and the C programs built in it against rdma-core 65's
+# headers and libraries, into build/selftests-sid (MLX5_BIN_DIR of the lane).
+SID_ROOT = $(shell $(TOP)/scripts/sid-root --print-dir)
+sid-root:
+	$(TOP)/scripts/sid-root
+
+selftests-sid: toolbox sid-root
+	$(MAKE) selftests-bins SELFTESTS_OUT=$(TOP)/build/selftests-sid \
+		SELFTESTS_CC="$(TOP)/scripts/in-toolbox --root $(SID_ROOT) gcc"
 
 # The in-kernel verbs self-test module (kverbs_test.sh loads it), built as
 # the driver modules are.
 kverbs-test: $(MODULES_DEP)
 	$(KBUILD_RUN) $(MAKE) -C $(KDIR_USED) M=$(SELFTESTS_DIR)/kverbs W=$(W) $(JOBS_FLAG) modules
 
-check: toolbox emu selftests
+check: toolbox emu selftests selftests-sid
 	$(TOP)/scripts/check
 
 check-long: toolbox emu selftests
