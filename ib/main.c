@@ -332,6 +332,9 @@ static const struct ib_device_ops mlx5c_ib_dev_ops = {
 	.query_device = mlx5c_ib_query_device,
 	.get_dev_fw_str = mlx5c_ib_fw_str,
 	.query_port = mlx5c_ib_query_port,
+#ifdef HAVE_QUERY_PORT_SPEED
+	.query_port_speed = mlx5c_ib_query_port_speed,
+#endif
 	.get_port_immutable = mlx5c_ib_port_immutable,
 	.get_link_layer = mlx5c_ib_link_layer,
 	.query_gid = mlx5c_ib_query_gid,

@@ -629,6 +629,9 @@ int mlx5c_ib_query_port(struct ib_device *ibdev, u32 port,
 			struct ib_port_attr *props);
 int mlx5c_ib_port_immutable(struct ib_device *ibdev, u32 port,
 			    struct ib_port_immutable *imm);
+#ifdef HAVE_QUERY_PORT_SPEED
+int mlx5c_ib_query_port_speed(struct ib_device *ibdev, u32 port, u64 *speed);
+#endif
 enum rdma_link_layer mlx5c_ib_link_layer(struct ib_device *ibdev, u32 port);
 int mlx5c_ib_query_gid(struct ib_device *ibdev, u32 port, int index,
 		       union ib_gid *gid);

@@ -204,6 +204,37 @@ int mlx5c_ib_query_port(struct ib_device *ibdev, u32 port,
 	return 0;
 }
 
+#ifdef HAVE_QUERY_PORT_SPEED
+/**
+ * mlx5c_ib_query_port_speed() - the port's effective bandwidth
+ * @ibdev: device
+ * @port: port number
+ * @speed: bandwidth in units of 100 Mb/s (out): width times lane speed of
+ *	the active link, 0 while the port is down
+ *
+ * What ibv_query_port_speed returns (rdma-core 65's ibv_devinfo prints it
+ * as effective_speed). Taken from the port attributes on both link layers:
+ * the firmware's per-vport transmit limit (QUERY_VPORT_STATE max_tx_speed),
+ * which the in-tree driver prefers on Ethernet ports when it is non-zero,
+ * is 0 ("not reported") on the emulator, and there is no LAG.
+ *
+ * Return: 0 or a negative errno.
+ */
+int mlx5c_ib_query_port_speed(struct ib_device *ibdev, u32 port, u64 *speed)
+{
+	struct ib_port_speed_info info;
+	struct ib_port_attr pa = {};
+	int err = mlx5c_ib_query_port(ibdev, port, &pa);
+
+	if (!err && pa.state != IB_PORT_DOWN)
+		err = ib_port_attr_to_speed_info(&pa, &info);
+	if (err)
+		return err;
+	*speed = pa.state == IB_PORT_DOWN ? 0 : info.rate;
+	return 0;
+}
+#endif
+
 /**
  * mlx5c_ib_port_immutable() - what ib_core caches per port at registration
  * @ibdev: device
