@@ -13,7 +13,7 @@
 # never queues more than its per-port cap.
 dir=$(cd "$(dirname "$0")" && pwd)
 . "$dir/lib.sh"
-abuse=$dir/doorbell_abuse
+abuse=$bindir/doorbell_abuse
 RSS_BOUND_KIB=$((32 * 1024))
 LOAD_S=${MLX5_BOUNDS_LOAD_S:-20}
 

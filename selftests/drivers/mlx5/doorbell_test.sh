@@ -12,7 +12,7 @@
 # (doorbells_dropped_eq/cq/sq of `hca N stats`), none of anybody else's.
 dir=$(cd "$(dirname "$0")" && pwd)
 . "$dir/lib.sh"
-abuse=$dir/doorbell_abuse
+abuse=$bindir/doorbell_abuse
 ITERS=${MLX5_DOORBELL_ITERS:-100}
 FLOOD_S=${MLX5_DOORBELL_FLOOD_S:-20}
 

@@ -144,7 +144,7 @@ async_eqes()
 # and the QP were destroyed and must find nothing.
 t_late_async()
 {
-	bin=$dir/ib_verbs_test
+	bin=$bindir/ib_verbs_test
 	[ -x "$bin" ] || { echo "ib_verbs_test is not built"; return 1; }
 	mount -t debugfs none /sys/kernel/debug 2>/dev/null
 	mark=$(ktap_dmesg_mark)

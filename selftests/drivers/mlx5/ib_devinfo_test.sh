@@ -69,6 +69,26 @@ t_devinfo()
 	cat "$out/ib_devinfo_mlx5_0.txt"
 }
 
+# The mlx5 provider ibv_devinfo -v loaded (the dynamic loader's record of
+# the dlopen), with the rdma-core version its file carries
+# (libmlx5.so.1.N.VERSION). MLX5_RDMA_CORE=VERSION (the seeds' baseline
+# lane: 65.0) requires that version.
+t_provider()
+{
+	LD_DEBUG=files ibv_devinfo -v -d mlx5_0 >/dev/null 2>"$out/ib_devinfo_ld.txt" ||
+		{ tail -n 5 "$out/ib_devinfo_ld.txt"; return 1; }
+	p=$(sed -n 's/.*file=\([^ ]*libmlx5-rdmav[0-9]*\.so\) .*dynamically loaded.*/\1/p' \
+		"$out/ib_devinfo_ld.txt" | head -n 1)
+	[ -n "$p" ] || { echo "ibv_devinfo loaded no mlx5 provider"; return 1; }
+	f=$(readlink -f "$p")
+	v=$(basename "$f" | sed -n 's/^libmlx5\.so\.[0-9]*\.[0-9]*\.//p')
+	echo "provider: $p -> $f: rdma-core ${v:-unknown}" \
+		"(package ibverbs-providers $(dpkg-query -W -f '${Version}' ibverbs-providers 2>/dev/null))"
+	[ -n "$v" ] || return 1
+	[ -z "${MLX5_RDMA_CORE:-}" ] || [ "$v" = "$MLX5_RDMA_CORE" ] ||
+		{ echo "expected rdma-core $MLX5_RDMA_CORE"; return 1; }
+}
+
 expect() # expect DEV NAME VALUE
 {
 	v=$(field "$out/ib_devinfo_$1.txt" "$2")
@@ -309,12 +329,13 @@ t_oracle()
 	return $rc
 }
 
-ktap_begin 13
+ktap_begin 14
 ktap_case "insmod mlx5_core mlx5_ib: one RDMA device per HCA" t_load
 ktap_case "devices are named mlx5_0..mlx5_N-1" t_names
 ktap_case "ibv_devices lists every device with its node GUID" t_ibv_devices
 ktap_case "uverbs character devices with ABI version 1" t_uverbs
 ktap_case "ibv_devinfo -v opens every device" t_devinfo
+ktap_case "ibv_devinfo -v loads rdma-core's mlx5 provider${MLX5_RDMA_CORE:+ $MLX5_RDMA_CORE}" t_provider
 ktap_case "device attributes: vendor, part, firmware, board, limits" t_device_values
 ktap_case "port attributes: ACTIVE, InfiniBand, LID, MTU 4096, GID[0], P_Key" t_port_values
 ktap_case "node GUID and LID match the emulator's" t_emulator_identity

@@ -7,7 +7,7 @@
 dir=$(cd "$(dirname "$0")" && pwd)
 . "$dir/lib.sh"
 srcs="$dir/ib_udata_test.c $dir/ib_udata_lib.c $(ls "$dir"/ib_udata_cases_*.c)"
-bin=$dir/ib_udata_test
+bin=$bindir/ib_udata_test
 
 t_build()
 {

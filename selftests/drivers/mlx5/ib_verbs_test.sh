@@ -19,7 +19,7 @@
 dir=$(cd "$(dirname "$0")" && pwd)
 . "$dir/lib.sh"
 srcs="$dir/ib_verbs_test.c $dir/ib_verbs_lib.c $(ls "$dir"/ib_verbs_cases_*.c)"
-bin=$dir/ib_verbs_test
+bin=$bindir/ib_verbs_test
 drivers=${MLX5_VERBS_DRIVERS:-in-tree ours}
 # TCG is slow: a completion that must come may take seconds.
 WAIT_MS=${MLX5_VERBS_WAIT_MS:-20000}

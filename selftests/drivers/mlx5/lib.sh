@@ -8,6 +8,8 @@
 #   . "$dir/lib.sh"
 # Then: $top (the source tree), $core_ko and $ib_ko (our modules; override
 # with MLX5_CORE_KO / MLX5_IB_KO), $out (artifacts: MLX5_OUT or /tmp),
+# $bindir (the prebuilt C test programs: MLX5_BIN_DIR, default the tests'
+# directory; make selftests-sid builds them against another userland),
 # $devs / $ndev (the ConnectX PCI functions).
 
 . "$dir/ktap.sh"
@@ -16,6 +18,7 @@ top=${MLX5_SRC:-$(cd "$dir/../../.." && pwd)}
 core_ko=${MLX5_CORE_KO:-$top/core/mlx5_core.ko}
 ib_ko=${MLX5_IB_KO:-$top/ib/mlx5_ib.ko}
 out=${MLX5_OUT:-/tmp}
+bindir=${MLX5_BIN_DIR:-$dir}
 devs=$(mlx5_pci_devs)
 ndev=$(echo $devs | wc -w)
 

@@ -19,7 +19,7 @@
 dir=$(cd "$(dirname "$0")" && pwd)
 . "$dir/lib.sh"
 srcs="$dir/upstream_verbs_test.c $dir/ib_verbs_lib.c $(ls "$dir"/upstream_verbs_cases_*.c)"
-bin=$dir/upstream_verbs_test
+bin=$bindir/upstream_verbs_test
 # TCG is slow: a completion that must come may take seconds.
 WAIT_MS=${MLX5_VERBS_WAIT_MS:-20000}
 

@@ -23,7 +23,7 @@
 dir=$(cd "$(dirname "$0")" && pwd)
 . "$dir/lib.sh"
 srcs="$dir/verbs_compat_test.c $dir/ib_verbs_lib.c $(ls "$dir"/verbs_compat_cases_*.c)"
-bin=$dir/verbs_compat_test
+bin=$bindir/verbs_compat_test
 drivers="in-tree ours"
 WAIT_MS=${MLX5_VERBS_WAIT_MS:-20000}
 
