@@ -139,12 +139,17 @@ run: toolbox emu modules
 	$(TOP)/scripts/vm --hca 2 -- sh scripts/demo
 
 # Benchmarks, not tests: probe time, then perftest and verbs rates on the
-# in-tree pair, ours and rdma_rxe, BENCH_ROUNDS rounds interleaved.
+# in-tree pair, ours and rdma_rxe, BENCH_ROUNDS rounds interleaved; then
+# on Ethernet ports a TCP transfer of BENCH_ETH_MIB MiB and RoCE perftest,
+# BENCH_ETH_ROUNDS rounds.
 BENCH_ITERS ?= 200
 BENCH_ROUNDS ?= 5
+BENCH_ETH_MIB ?= 16
+BENCH_ETH_ROUNDS ?= 3
 bench: toolbox emu modules
 	$(TOP)/scripts/bench/run probe
 	$(TOP)/scripts/bench/run perf $(BENCH_ITERS) $(BENCH_ROUNDS)
+	$(TOP)/scripts/bench/run eth $(BENCH_ETH_MIB) $(BENCH_ITERS) $(BENCH_ETH_ROUNDS)
 
 # Install into /lib/modules/<kver>/updates (found before the in-tree modules).
 install: modules

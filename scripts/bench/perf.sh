@@ -16,32 +16,8 @@ REPS=${2:-1}
 rate_bin=${3:-}
 top=${MLX5_SRC:-$(pwd)}
 out=${MLX5_OUT:-/tmp}
-port=19000
 
-log() { echo "bench: $*" >&2; }
-
-# run NETNS-PREFIX SERVER-DEV CLIENT-DEV ADDR EXTRA -- TOOL ARGS: the
-# client's output on stdout.
-run()
-{
-	nsx=$1 sdev=$2 cdev=$3 addr=$4 extra=$5
-	shift 5
-	port=$((port + 1))
-	$nsx timeout 300 "$@" -d "$sdev" -p "$port" $extra >"$out/bench.server" 2>&1 &
-	spid=$!
-	t=0
-	while ! $nsx sh -c "ss -ltn | grep -q ':$port '"; do
-		kill -0 $spid 2>/dev/null || { log "server $* exited"; return 1; }
-		sleep 0.1
-		t=$((t + 1))
-		[ "$t" -lt 300 ] || { log "server $* did not listen"; kill $spid; return 1; }
-	done
-	timeout 300 "$@" -d "$cdev" -p "$port" $extra "$addr" 2>&1
-	wait $spid
-}
-
-# col FILE N: column N of perftest's first result line.
-col() { awk -v c="$2" '/^ *[0-9]+ +[0-9]+ +[0-9.]+/ { print $c; exit }' "$1"; }
+. "$top/scripts/bench/lib.sh"
 
 TESTS="write_bw_64k bw ib_write_bw -s 65536
 write_bw_8 bw ib_write_bw -s 8
@@ -79,31 +55,6 @@ measure_all()
 	if [ "$stack" != rxe ] && [ -x "$rate_bin" ]; then
 		"$rate_bin" mlx5_0 "$N" | awk -v r="$rep" -v s="$stack" '{ print "result", r, s, $1, $2, "/s" }'
 	fi
-}
-
-wait_dev() { for _ in $(seq 300); do [ -e "/sys/class/infiniband/$1" ] && return 0; sleep 0.1; done; return 1; }
-
-setup_rxe()
-{
-	modprobe rdma_rxe || return 1
-	ip link set lo up
-	ip netns add bench1 || return 1
-	ip netns exec bench1 ip link set lo up
-	ip link add bveth0 type veth peer name bveth1 || return 1
-	ip link set bveth1 netns bench1
-	ip addr add 10.0.0.1/24 dev bveth0
-	ip link set bveth0 up
-	ip netns exec bench1 ip addr add 10.0.0.2/24 dev bveth1
-	ip netns exec bench1 ip link set bveth1 up
-	rdma link add rxe0 type rxe netdev bveth0 || return 1
-	ip netns exec bench1 rdma link add rxe1 type rxe netdev bveth1 || return 1
-	# The IPv4-mapped RoCEv2 GID: index 1 once the address is up.
-	RXE_GID=${RXE_GID:-1}
-	for _ in $(seq 100); do
-		[ -n "$(cat /sys/class/infiniband/rxe0/ports/1/gids/1 2>/dev/null | grep -v '^0000:0000:0000:0000:0000:0000:0000:0000$')" ] && return 0
-		sleep 0.1
-	done
-	return 1
 }
 
 modprobe ib_uverbs

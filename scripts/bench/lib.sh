@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared by the guest sides of scripts/bench/run (perf.sh, eth.sh): a
+# perftest server/client pair, its result columns, rdma_rxe over a veth
+# pair (the software reference), one TCP transfer's rate. Expects $out.
+port=19000
+
+log() { echo "bench: $*" >&2; }
+
+# run NETNS-PREFIX SERVER-DEV CLIENT-DEV ADDR EXTRA -- TOOL ARGS: the
+# client's output on stdout.
+run()
+{
+	nsx=$1 sdev=$2 cdev=$3 addr=$4 extra=$5
+	shift 5
+	port=$((port + 1))
+	$nsx timeout 300 "$@" -d "$sdev" -p "$port" $extra >"$out/bench.server" 2>&1 &
+	spid=$!
+	t=0
+	while ! $nsx sh -c "ss -ltn | grep -q ':$port '"; do
+		kill -0 $spid 2>/dev/null || { log "server $* exited"; return 1; }
+		sleep 0.1
+		t=$((t + 1))
+		[ "$t" -lt 300 ] || { log "server $* did not listen"; kill $spid; return 1; }
+	done
+	timeout 300 "$@" -d "$cdev" -p "$port" $extra "$addr" 2>&1
+	wait $spid
+}
+
+# col FILE N: column N of perftest's first result line.
+col() { awk -v c="$2" '/^ *[0-9]+ +[0-9]+ +[0-9.]+/ { print $c; exit }' "$1"; }
+
+# wait_dev IBDEV: until the RDMA device exists (30 s at most).
+wait_dev() { for _ in $(seq 300); do [ -e "/sys/class/infiniband/$1" ] && return 0; sleep 0.1; done; return 1; }
+
+# setup_rxe: rxe0 on bveth0 (10.0.0.1, initial namespace) and rxe1 on
+# bveth1 (10.0.0.2, namespace bench1); RXE_GID: their RoCEv2 IPv4 GID.
+setup_rxe()
+{
+	modprobe rdma_rxe || return 1
+	ip link set lo up
+	ip netns add bench1 || return 1
+	ip netns exec bench1 ip link set lo up
+	ip link add bveth0 type veth peer name bveth1 || return 1
+	ip link set bveth1 netns bench1
+	ip addr add 10.0.0.1/24 dev bveth0
+	ip link set bveth0 up
+	ip netns exec bench1 ip addr add 10.0.0.2/24 dev bveth1
+	ip netns exec bench1 ip link set bveth1 up
+	rdma link add rxe0 type rxe netdev bveth0 || return 1
+	ip netns exec bench1 rdma link add rxe1 type rxe netdev bveth1 || return 1
+	# The IPv4-mapped RoCEv2 GID: index 1 once the address is up.
+	RXE_GID=${RXE_GID:-1}
+	for _ in $(seq 100); do
+		[ -n "$(cat /sys/class/infiniband/rxe0/ports/1/gids/1 2>/dev/null | grep -v '^0000:0000:0000:0000:0000:0000:0000:0000$')" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+
+# tcp_rate SERVER-PREFIX CLIENT-PREFIX ADDR MIB: MIB MiB of zeros over one
+# TCP connection (socat) from the client's namespace to ADDR in the
+# server's; prints MB/s (from the client's start to the server's end).
+tcp_rate()
+{
+	port=$((port + 1))
+	$1 timeout 600 socat -u TCP-LISTEN:$port,reuseaddr OPEN:/dev/null >"$out/bench.server" 2>&1 &
+	spid=$!
+	t=0
+	while ! $1 sh -c "ss -ltn | grep -q ':$port '"; do
+		kill -0 $spid 2>/dev/null || { log "socat server exited"; return 1; }
+		sleep 0.1
+		t=$((t + 1))
+		[ "$t" -lt 300 ] || { log "socat server did not listen"; kill $spid; return 1; }
+	done
+	read -r t0 _ </proc/uptime
+	head -c $(($4 << 20)) /dev/zero | $2 timeout 600 socat -u STDIN TCP:$3:$port || { kill $spid; return 1; }
+	wait $spid || return 1
+	read -r t1 _ </proc/uptime
+	awk -v m="$4" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f\n", m * 1.048576 / (b - a) }'
+}
