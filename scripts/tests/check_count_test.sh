@@ -5,7 +5,8 @@
 # "N passed, N failed, N skipped": planned cases that never came fail, a
 # program that reports nothing or never runs fails, a skip the table of
 # scripts/check does not list fails, one it lists counts as skipped, nested
-# (indented or "# "-prefixed) results do not count.
+# (indented or "# "-prefixed) results do not count; a CTest log (`--count-ctest`)
+# counts each test, and fails as a whole without its summary line.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$(mktemp -d)}
@@ -26,7 +27,7 @@ judge() {
 }
 
 echo "TAP version 13"
-echo "1..11"
+echo "1..15"
 
 judge "a program that plans 5 and reports 2: 3 failures" "2 passed, 3 failed, 0 skipped" \
 	"guest selftests" "a.sh" <<'EOF'
@@ -133,5 +134,35 @@ ok 3 dkms
 EOF
 
 judge "an empty log fails" "0 passed, 1 failed, 0 skipped" "VM runner" "" </dev/null
+
+# judge_ctest NAME EXPECTED-SUMMARY RC: a CTest log on stdin, with ctest's
+# exit status RC, through `scripts/check --count-ctest`.
+judge_ctest() {
+	local name=$1 want=$2 rc=$3 f got
+	f=$out/$(echo "$name" | tr -c 'a-zA-Z0-9\n' _).log
+	cat >"$f"
+	"$here/check" --count-ctest "emulator unit tests" "$f" "$rc" >"$f.out" 2>&1
+	got=$(tail -n 1 "$f.out")
+	[ "$got" = "$want" ] || { echo "# $name: expected '$want', got '$got'"; sed 's/^/#   /' "$f.out"; }
+	report "$([ "$got" = "$want" ]; echo $?)" "$name"
+}
+
+judge_ctest "ctest: every test one result" "3 passed, 0 failed, 0 skipped" 0 <<'EOF'
+100% tests passed, 0 tests failed out of 3
+EOF
+
+judge_ctest "ctest: a test stopped by a sanitizer fails" "2 passed, 1 failed, 0 skipped" 8 <<'EOF'
+67% tests passed, 1 tests failed out of 3
+The following tests FAILED:
+	  2 - FwCmdq.Mailbox (Subprocess aborted)
+EOF
+
+judge_ctest "ctest: no summary (the build failed) fails" "0 passed, 1 failed, 0 skipped" 2 <<'EOF'
+make: *** [Makefile:88: emu-asan] Error 1
+EOF
+
+judge_ctest "ctest: a failing exit status with every test passed fails" "3 passed, 1 failed, 0 skipped" 8 <<'EOF'
+100% tests passed, 0 tests failed out of 3
+EOF
 
 [ "$fails" -eq 0 ]
