@@ -83,6 +83,43 @@ out:
 	return err;
 }
 
+/*
+ * Ethernet ports: the GUIDs from the NIC vport context and the description
+ * from the NODE_DESC register, as the in-tree driver reads them there (the
+ * firmware's MAD agent belongs to IB ports).
+ */
+static int query_node_nic_vport(struct mlx5c_ib_dev *dev, __be64 *node_guid,
+				__be64 *sys_image_guid, char *node_desc)
+{
+	u32 in[MLX5_ST_SZ_DW(query_nic_vport_context_in)] = {};
+	int outlen = MLX5_ST_SZ_BYTES(query_nic_vport_context_out);
+	u8 desc[IB_SMP_DATA_SIZE] = {};
+	void *out, *ctx;
+	int err;
+
+	out = kzalloc(outlen, GFP_KERNEL);
+	if (!out)
+		return -ENOMEM;
+	MLX5_SET(query_nic_vport_context_in, in, opcode, MLX5_CMD_OP_QUERY_NIC_VPORT_CONTEXT);
+	err = mlx5c_cmd_exec(dev->mdev, in, sizeof(in), out, outlen);
+	if (!err) {
+		ctx = MLX5_ADDR_OF(query_nic_vport_context_out, out, nic_vport_context);
+		*node_guid = cpu_to_be64(MLX5_GET64(nic_vport_context, ctx, node_guid));
+		*sys_image_guid = cpu_to_be64(MLX5_GET64(nic_vport_context, ctx,
+							 system_image_guid));
+	}
+	kfree(out);
+	if (err)
+		return err;
+	BUILD_BUG_ON(IB_DEVICE_NODE_DESC_MAX > sizeof(desc));
+	err = mlx5c_access_reg(dev->mdev, MLX5C_REG_NODE_DESC, false, desc, desc, sizeof(desc));
+	if (err)
+		return err;
+	memcpy(node_desc, desc, IB_DEVICE_NODE_DESC_MAX);
+	node_desc[IB_DEVICE_NODE_DESC_MAX - 1] = '\0';
+	return 0;
+}
+
 /**
  * mlx5c_ib_query_node() - node GUIDs and description
  * @dev: device
@@ -98,6 +135,8 @@ int mlx5c_ib_query_node(struct mlx5c_ib_dev *dev, __be64 *node_guid,
 	u8 data[IB_SMP_DATA_SIZE];
 	int err;
 
+	if (dev->roce)
+		return query_node_nic_vport(dev, node_guid, sys_image_guid, node_desc);
 	err = mlx5c_ib_mad_get(dev, 1, IB_SMP_ATTR_NODE_INFO, 0, data);
 	if (err)
 		return err;

@@ -3,7 +3,8 @@
 # RoCE on the emulator's Ethernet ports (guest with --link eth): mlx5_core
 # (its Ethernet driver) + mlx5_ib; each HCA's netdev in a network namespace
 # of its own (mlx5ns0 / mlx5ns1, 10.77.0.1-2/24, fd00:77::1-2/64). The RDMA
-# devices report link_layer Ethernet and ACTIVE ports; the GID table
+# devices report link_layer Ethernet and ACTIVE ports, the same node GUIDs
+# and description on both pairs; the GID table
 # (sysfs gids, gid_attrs/types, and the emulator's own table filled by
 # SET_ROCE_ADDRESS) holds the netdevs' addresses as RoCE v1 and v2 GIDs;
 # ibv_rc_pingpong -g (RoCEv2 over IPv4, over IPv6, and between two QPs
@@ -28,6 +29,7 @@ t_load()
 {
 	ip link set lo up 2>/dev/null
 	for h in 0 1; do emu_ctl hca $h trace-clear >/dev/null; done
+	mad0=$(emu_ok_op 0 MAD_IFC)
 	mlx5_load "$pair" || { dmesg | grep -E 'mlx5|infiniband' | tail; return 1; }
 	modprobe rdma_ucm || { echo "modprobe rdma_ucm failed"; return 1; }
 	for i in 0 1; do
@@ -46,6 +48,27 @@ t_up()
 }
 
 port_active() { ibv_devinfo -d "$1" | grep -q 'state:.*PORT_ACTIVE'; }
+
+# The node on Ethernet ports: node GUID and system image GUID (from the NIC
+# vport context) and node description (the NODE_DESC register), the same
+# on both pairs (ours is compared with the in-tree run of this boot). The
+# MAD_IFC count since the load is printed: ours still sends one, ib_core's
+# PMA ClassPortInfo probe at registration (the in-tree driver answers PMA
+# on Ethernet ports from the vport counters instead).
+t_node()
+{
+	f=$out/roce_node.$pair
+	for d in mlx5_0 mlx5_1; do
+		s=/sys/class/infiniband/$d
+		echo "$d node_guid $(cat $s/node_guid) sys_image_guid $(cat $s/sys_image_guid) node_desc '$(cat $s/node_desc)'"
+	done >"$f"
+	cat "$f"
+	grep -q 'node_guid 0000:0000:0000:0000' "$f" && { echo "a zero node GUID"; return 1; }
+	if [ "$pair" != in-tree ] && [ -f "$out/roce_node.in-tree" ]; then
+		diff "$out/roce_node.in-tree" "$f" || return 1
+	fi
+	echo "MAD_IFC commands to hca 0 since the load: $(($(emu_ok_op 0 MAD_IFC) - mad0))"
+}
 
 t_devinfo()
 {
@@ -268,11 +291,12 @@ t_down()
 
 # Both pairs in one boot, the same cases, each named with its driver.
 PAIRS=${MLX5_ROCE_PAIRS:-in-tree ours}
-ktap_begin $((18 * $(echo $PAIRS | wc -w)))
+ktap_begin $((19 * $(echo $PAIRS | wc -w)))
 for pair in $PAIRS; do
 	ktap_case "modprobe mlx5_core, mlx5_ib, rdma_ucm: netdevs [$pair]" t_load
 	ktap_case "netdevs up in two namespaces, ping and ping -6 [$pair]" t_up
 	ktap_case "ibv_devinfo: link_layer Ethernet, ports ACTIVE [$pair]" t_devinfo
+	ktap_case "node GUID, system image GUID, node description: the same on both pairs [$pair]" t_node
 	ktap_case "GID table: the netdevs' IPv4 and IPv6 addresses as RoCE v1 and v2 (sysfs, firmware) [$pair]" t_gids
 	ktap_case "ibv_rc_pingpong -g (RoCEv2, IPv4) [$pair]" t_pingpong_v4
 	ktap_case "ibv_rc_pingpong -g (RoCEv2, IPv6) [$pair]" t_pingpong_v6
