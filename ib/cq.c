@@ -64,6 +64,7 @@ static int mlx5c_ib_cq_cmd(struct mlx5c_ib_dev *dev, struct mlx5c_ib_cq *cq,
 	cqc = MLX5_ADDR_OF(create_cq_in, in, cq_context);
 	MLX5_SET(cqc, cqc, cqe_sz, cqe_sz);
 	MLX5_SET(cqc, cqc, log_cq_size, ilog2(entries));
+	MLX5_SET(cqc, cqc, oi, cq->oi);
 	MLX5_SET(cqc, cqc, uar_page, uar);
 	MLX5_SET(cqc, cqc, c_eqn_or_apu_element, eqn);
 	MLX5_SET(cqc, cqc, log_page_size, mlx5c_ib_qpages_log(&pages));
@@ -139,10 +140,16 @@ int mlx5c_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	u8 cqe_sz;
 	int err;
 
-	/* Every CQE carries a timestamp when the device has a clock. */
-	if (attr->flags & ~IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION ||
-	    (attr->flags && !mlx5c_ib_clock_cq_ok(dev)))
+	/*
+	 * Every CQE carries a timestamp when the device has a clock; an
+	 * overrun-ignoring CQ (the firmware's oi) raises no CQ error when full.
+	 */
+	if (attr->flags & ~(IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION |
+			    IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN) ||
+	    (attr->flags & IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION &&
+	     !mlx5c_ib_clock_cq_ok(dev)))
 		return -EOPNOTSUPP;
+	cq->oi = attr->flags & IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN;
 	max_entries = 1U << MLX5C_IB_CAP(dev, log_max_cq_sz);
 	if (attr->cqe < 1 || attr->cqe > max_entries - 1)
 		return -EINVAL;

@@ -391,6 +391,7 @@ struct mlx5c_ib_mw {
  * @kcq_entry: in the device's list of kernel CQs
  * @resize_mutex: serialises resizes of a user CQ (@umem, @cqe_size)
  * @dyn_uar: the dynamic UAR page a user CQ is armed through, or -1
+ * @oi: overrun ignored (IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN), no CQ error when full
  */
 struct mlx5c_ib_cq {
 	struct ib_cq ibcq;
@@ -405,6 +406,7 @@ struct mlx5c_ib_cq {
 	struct list_head kcq_entry;
 	struct mutex resize_mutex;
 	s64 dyn_uar;
+	bool oi;
 };
 
 /**

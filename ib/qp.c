@@ -477,8 +477,11 @@ static int mlx5c_ib_qp_opcode(enum ib_qp_state cur, enum ib_qp_state new)
 		return MLX5_CMD_OP_RTS2RTS_QP;
 	if (cur == IB_QPS_SQE && new == IB_QPS_RTS)
 		return MLX5_CMD_OP_SQERR2RTS_QP;
-	/* SQD needs the drain/resume commands, which we do not drive. */
-	return -EOPNOTSUPP;
+	/*
+	 * SQD needs the drain/resume commands, which we do not drive: an
+	 * invalid transition (EINVAL), as on the in-tree driver.
+	 */
+	return -EINVAL;
 }
 
 /* Attribute values the core does not check. */
@@ -884,6 +887,14 @@ int mlx5c_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 			goto out;
 	}
 	*attr = qp->attr;
+	/*
+	 * The firmware keeps the READ/atomic depths as log2 (log_sra_max,
+	 * log_rra_max): 1 until set, else the power of two granted.
+	 */
+	attr->max_rd_atomic =
+		1U << order_base_2(max_t(u8, qp->attr.max_rd_atomic, 1));
+	attr->max_dest_rd_atomic =
+		1U << order_base_2(max_t(u8, qp->attr.max_dest_rd_atomic, 1));
 	attr->qp_access_flags = mlx5c_ib_qp_access(qp, &qp->attr, 0);
 	attr->qp_state = state;
 	attr->cur_qp_state = state;

@@ -211,12 +211,15 @@ int mlx5c_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	default:
 		return -EOPNOTSUPP;
 	}
-	if (!init->attr.max_wr || init->attr.max_wr >= max_sz)
+	/*
+	 * No entries is one (the ring holds a power of two beyond max_wr);
+	 * srq_limit means nothing at creation (ibv_create_srq(3)): the SRQ
+	 * starts unarmed, as the in-tree driver's does.
+	 */
+	if (init->attr.max_wr >= max_sz)
 		return -EINVAL;
 	if (init->attr.max_sge >
 	    (dev->max_rq_desc - MLX5C_IB_SRQ_NEXT_SEG) / MLX5C_IB_DATA_SEG)
-		return -EINVAL;
-	if (init->attr.srq_limit > init->attr.max_wr)
 		return -EINVAL;
 	refcount_set(&srq->refcount, 1);
 	init_completion(&srq->free);
@@ -224,7 +227,7 @@ int mlx5c_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		desc = mlx5c_ib_srq_desc(init->attr.max_sge);
 		srq->max = roundup_pow_of_two(init->attr.max_wr + 1);
 		srq->max_gs = (desc - MLX5C_IB_SRQ_NEXT_SEG) / MLX5C_IB_DATA_SEG;
-		srq->limit = init->attr.srq_limit;
+		srq->limit = 0;
 		err = mlx5c_ib_create_kernel_srq(dev, srq, desc);
 		if (err)
 			return err;
@@ -250,7 +253,7 @@ int mlx5c_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	srq->ctx = ctx;
 	srq->max = roundup_pow_of_two(init->attr.max_wr + 1);
 	srq->max_gs = (desc - MLX5C_IB_SRQ_NEXT_SEG) / MLX5C_IB_DATA_SEG;
-	srq->limit = init->attr.srq_limit;
+	srq->limit = 0;
 
 	srq->umem = mlx5c_umem_get(ibsrq->device, ucmd.buf_addr,
 				   (size_t)srq->max * desc, 0);
@@ -299,7 +302,7 @@ err_umem:
  * mlx5c_ib_modify_srq() - arm the SRQ limit
  * @ibsrq: SRQ
  * @attr: attributes
- * @mask: IB_SRQ_LIMIT only; resizing is not supported
+ * @mask: IB_SRQ_LIMIT arms; IB_SRQ_MAX_WR (resizing) is refused
  * @udata: must carry no request
  *
  * Return: 0 or a negative errno.
@@ -316,9 +319,8 @@ int mlx5c_ib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return -EOPNOTSUPP;
+	/* As the in-tree driver: no resizing (EINVAL), other bits ignored. */
 	if (mask & IB_SRQ_MAX_WR)
-		return -EOPNOTSUPP;
-	if (mask & ~IB_SRQ_LIMIT)
 		return -EINVAL;
 	if (!(mask & IB_SRQ_LIMIT))
 		return 0;
