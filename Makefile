@@ -108,7 +108,8 @@ selftests-bins:
 	mkdir -p $(SELFTESTS_OUT)
 	$(SELFTESTS_CC) -O2 -Wall -Wextra \
 		-o $(SELFTESTS_OUT)/ib_udata_test $(SELFTESTS_DIR)/ib_udata_test.c \
-		$(SELFTESTS_DIR)/ib_udata_lib.c $(wildcard $(SELFTESTS_DIR)/ib_udata_cases_*.c)
+		$(SELFTESTS_DIR)/ib_udata_lib.c $(SELFTESTS_DIR)/ib_uverbs_raw.c \
+		$(wildcard $(SELFTESTS_DIR)/ib_udata_cases_*.c)
 	$(SELFTESTS_CC) -O2 -Wall -Wextra \
 		-o $(SELFTESTS_OUT)/ib_verbs_test $(SELFTESTS_DIR)/ib_verbs_test.c \
 		$(SELFTESTS_DIR)/ib_verbs_lib.c $(wildcard $(SELFTESTS_DIR)/ib_verbs_cases_*.c) -libverbs
@@ -120,6 +121,10 @@ selftests-bins:
 	$(SELFTESTS_CC) -O2 -Wall -Wextra \
 		-o $(SELFTESTS_OUT)/verbs_compat_test $(SELFTESTS_DIR)/verbs_compat_test.c \
 		$(SELFTESTS_DIR)/ib_verbs_lib.c $(wildcard $(SELFTESTS_DIR)/verbs_compat_cases_*.c) -libverbs -lmlx5
+	$(SELFTESTS_CC) -O2 -Wall -Wextra \
+		-o $(SELFTESTS_OUT)/verbs_diff_test $(SELFTESTS_DIR)/verbs_diff_test.c \
+		$(SELFTESTS_DIR)/ib_verbs_lib.c $(SELFTESTS_DIR)/ib_uverbs_raw.c \
+		$(wildcard $(SELFTESTS_DIR)/verbs_diff_cases_*.c) -libverbs -lmlx5
 
 # The seeds' baseline lane: the Debian sid tree with rdma-core 65
 # (scripts/sid-root), and the C programs built in it against rdma-core 65's

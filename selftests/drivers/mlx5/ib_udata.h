@@ -64,7 +64,7 @@ void expect_ok(const char *name, long rc);
 /* Prints the trailing plan and totals; returns the exit status. */
 int ktap_finish(void);
 
-/* --- uverbs plumbing (ib_udata_lib.c) ---------------------------------- */
+/* --- uverbs plumbing (ib_uverbs_raw.c) --------------------------------- */
 
 extern const char *dev_path;
 

@@ -6,7 +6,7 @@
 # closing the file frees every object, and the kernel log stays clean.
 dir=$(cd "$(dirname "$0")" && pwd)
 . "$dir/lib.sh"
-srcs="$dir/ib_udata_test.c $dir/ib_udata_lib.c $(ls "$dir"/ib_udata_cases_*.c)"
+srcs="$dir/ib_udata_test.c $dir/ib_udata_lib.c $dir/ib_uverbs_raw.c $(ls "$dir"/ib_udata_cases_*.c)"
 bin=$bindir/ib_udata_test
 
 t_build()

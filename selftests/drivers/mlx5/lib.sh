@@ -610,3 +610,39 @@ nvme_target_down()
 	done
 	return $_rc
 }
+
+# trace_diff A B EXPLAINED: the "# T " lines of A (in-tree) and B (ours)
+# compared (diff). Each differing line ("-" in-tree, "+" ours) must match
+# the ERE of an EXPLAINED line ("ERE :: reason", matched against the trace
+# line after "# T "). Prints every difference with its reason or
+# "UNEXPLAINED"; the EREs that explained a line go to $out/trace_explained
+# (appended). Fails on an unexplained difference.
+trace_diff()
+{
+	sed -n 's/^# T //p' "$1" >"$1.t"
+	sed -n 's/^# T //p' "$2" >"$2.t"
+	diff -U0 "$1.t" "$2.t" | grep -E '^[-+][^-+]' |
+		EXPLAINED="$3" awk -v used="$out/trace_explained" '
+		BEGIN {
+			n = split(ENVIRON["EXPLAINED"], l, "\n")
+			for (i = 1; i <= n; i++) {
+				if (l[i] == "") continue
+				k = index(l[i], " :: ")
+				re[++m] = substr(l[i], 1, k - 1); why[m] = substr(l[i], k + 4)
+			}
+		}
+		{
+			side = substr($0, 1, 1) == "-" ? "in-tree" : "ours   "
+			line = substr($0, 2)
+			for (i = 1; i <= m; i++)
+				if (line ~ re[i]) break
+			if (i <= m) {
+				print side ": " line "\n    explained: " why[i]
+				print re[i] >> used
+			} else {
+				print side ": " line "\n    UNEXPLAINED"
+				bad++
+			}
+		}
+		END { exit bad > 0 }'
+}
