@@ -21,6 +21,8 @@
 #include "ctl/control_server.h"
 #include "dma/dma_map_table.h"
 #include "fabric/fabric.h"
+#include "fw/doorbell_poller.h"
+#include "fw/firmware.h"
 #include "fw/hca.h"
 #include "irq/eventfd_irqs.h"
 #include "pci/connectx_config.h"
@@ -42,6 +44,7 @@ struct Options {
 	bool verbose = false;
 	std::vector<LinkType> links; // one for all HCAs, or one per HCA
 	Fabric::Sm sm = Fabric::Sm::Internal;
+	bool poll_doorbells = false;
 };
 
 void usage(FILE *out)
@@ -63,6 +66,10 @@ void usage(FILE *out)
 		     "                     who configures the ports: the emulator (default: ACTIVE,\n"
 		     "                     LID = index + 1) or a subnet manager in the guest\n"
 		     "                     (opensm; ports wait in INIT without a LID)\n"
+		     "  --doorbells trap|poll\n"
+		     "                     UAR pages trapped (default: every doorbell a vfio-user\n"
+		     "                     message) or shared memory QEMU maps into BAR0, polled\n"
+		     "                     (all but the first UAR page; the init segment traps)\n"
 		     "  --pidfile FILE     write the process id to FILE\n"
 		     "  -v                 trace every vfio-user message\n");
 }
@@ -151,6 +158,17 @@ int parse(int argc, char **argv, Options &o)
 				std::fprintf(stderr, "mlx5-emu: --sm takes internal or external\n");
 				return 1;
 			}
+		} else if (a == "--doorbells") {
+			if (!value(&v))
+				return 1;
+			if (std::strcmp(v, "trap") == 0)
+				o.poll_doorbells = false;
+			else if (std::strcmp(v, "poll") == 0)
+				o.poll_doorbells = true;
+			else {
+				std::fprintf(stderr, "mlx5-emu: --doorbells takes trap or poll\n");
+				return 1;
+			}
 		} else if (a == "--device-id") {
 			if (!value(&v) || !parse_number(v, 0xffff, &n)) {
 				std::fprintf(stderr, "mlx5-emu: --device-id takes a 16-bit number\n");
@@ -219,6 +237,9 @@ struct EmulatedFunction {
 	{
 		pci.set_bus_master_listener([this](bool on) { dma.set_bus_master(on); });
 		dma.set_bus_master(pci.bus_master_enabled());
+		if (DoorbellPages *p = hca.impl().dbpages.get(); p && p->ok())
+			pci.set_bar0_mmap(p->fd(), 0, {pci::MmapArea{uint64_t(p->first()) * 4096,
+								  uint64_t(p->end() - p->first()) * 4096}});
 	}
 };
 
@@ -252,6 +273,7 @@ int run(const Options &o)
 		cfg.device_id = o.device_id;
 		cfg.guid_seed = guid_seed_for(i);
 		cfg.msix_vectors = o.msix;
+		cfg.poll_doorbells = o.poll_doorbells;
 		if (!o.links.empty())
 			cfg.link = o.links[o.links.size() == 1 ? 0 : i];
 		pci::FunctionConfig pcfg;
@@ -263,6 +285,19 @@ int run(const Options &o)
 			return 1;
 		}
 		functions.push_back(std::make_unique<EmulatedFunction>(cfg, pcfg, o.sockets[i]));
+		if (DoorbellPages *p = functions.back()->hca.impl().dbpages.get(); p && !p->ok()) {
+			log_info("hca%u: %s", i, p->error().c_str());
+			return 1;
+		}
+	}
+
+	// Polled doorbells: one thread for every HCA of the process.
+	std::unique_ptr<DoorbellPoller> poller;
+	if (o.poll_doorbells) {
+		poller = std::make_unique<DoorbellPoller>();
+		for (auto &f : functions)
+			poller->add(&f->hca.impl());
+		poller->start();
 	}
 
 	std::unique_ptr<ControlServer> ctl;
@@ -282,6 +317,7 @@ int run(const Options &o)
 		std::string err;
 		if (!f->server.start(&err)) {
 			log_info("%s", err.c_str());
+			poller.reset();
 			functions.clear(); // stops and unlinks the ones already started
 			if (ctl)
 				ctl->stop();
@@ -307,6 +343,14 @@ int run(const Options &o)
 
 	if (ctl)
 		ctl->stop();
+	if (poller) {
+		poller->stop();
+		log_info("doorbell poller: %llu doorbells, %llu scans, %llu sleeps, %llu ms of CPU",
+			 (unsigned long long)poller->counters().doorbells.load(),
+			 (unsigned long long)poller->counters().scans.load(),
+			 (unsigned long long)poller->counters().sleeps.load(),
+			 (unsigned long long)(poller->cpu_us() / 1000));
+	}
 	for (auto &f : functions)
 		f->server.stop(); // unlinks its socket
 	functions.clear();

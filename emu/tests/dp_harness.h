@@ -68,19 +68,24 @@ public:
 		uint16_t head = 0, counter = 0;
 	};
 
-	static HcaConfig config(std::shared_ptr<Fabric> f, unsigned index, LinkType link = LinkType::Ib)
+	static HcaConfig config(std::shared_ptr<Fabric> f, unsigned index, LinkType link = LinkType::Ib,
+				bool poll_doorbells = false)
 	{
 		HcaConfig c;
 		c.index = index;
 		c.fabric = std::move(f);
 		c.link = link;
+		c.poll_doorbells = poll_doorbells;
 		return c;
 	}
 
 	// Brought up like mlx5_core: atomic endianness mode 1 (host order,
-	// little-endian here) unless `atomic_be`.
-	DpHca(std::shared_ptr<Fabric> fabric, unsigned index, bool atomic_be = false, LinkType link = LinkType::Ib)
-		: h(config(std::move(fabric), index, link))
+	// little-endian here) unless `atomic_be`. With `poll_doorbells`, UAR
+	// pages after the first are polled (fw/doorbell_pages.h): `uar` (the
+	// first, with the EQ) still traps.
+	DpHca(std::shared_ptr<Fabric> fabric, unsigned index, bool atomic_be = false, LinkType link = LinkType::Ib,
+	      bool poll_doorbells = false)
+		: h(config(std::move(fabric), index, link, poll_doorbells))
 	{
 		h.enable();
 		h.give_pages(static_cast<uint32_t>(h.query_pages(1)));

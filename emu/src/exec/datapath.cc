@@ -126,12 +126,7 @@ void DataPath::sq_doorbell(uint32_t uar, uint32_t dw0, uint32_t dw1)
 			return;
 		}
 		++qp->ctr.doorbells;
-		uint16_t end = static_cast<uint16_t>(((d0 >> 8) & 0xffff) + ((d1 & 0x3f) + 3) / 4);
-		// Only move the producer forward, within one queue length.
-		uint16_t ahead = static_cast<uint16_t>(end - qp->req.sq_ci);
-		uint16_t cur = static_cast<uint16_t>(qp->req.sq_pi - qp->req.sq_ci);
-		if (ahead <= qp->cfg.sq_wqebbs() && ahead > cur)
-			qp->req.sq_pi = end;
+		advance_sq(*qp, static_cast<uint16_t>(((d0 >> 8) & 0xffff) + ((d1 & 0x3f) + 3) / 4));
 		run_sq(*qp);
 	});
 }
@@ -146,14 +141,31 @@ void DataPath::cq_doorbell(uint32_t uar, uint32_t dw0, uint32_t dw1)
 			++c_.bad_doorbells;
 			return;
 		}
-		// An arm starts moderation over: the CQEs not polled yet are
-		// the ones held (Cq::arm).
-		stop_timer(&cq->moderation_timer());
-		if (cq->arm(d0))
-			comp_event(*cq);
-		else if (cq->held())
-			moderation_start(*cq);
+		arm_cq(*cq, d0);
 	});
+}
+
+bool DataPath::advance_sq(Qp &qp, uint16_t end)
+{
+	// Only move the producer forward, within one queue length.
+	uint16_t ahead = static_cast<uint16_t>(end - qp.req.sq_ci);
+	uint16_t cur = static_cast<uint16_t>(qp.req.sq_pi - qp.req.sq_ci);
+	if (ahead > qp.cfg.sq_wqebbs() || ahead <= cur)
+		return false;
+	qp.req.sq_pi = end;
+	return true;
+}
+
+void DataPath::arm_cq(Cq &cq, uint32_t dw0)
+{
+	cq.last_arm_word() = dw0;
+	// An arm starts moderation over: the CQEs not polled yet are the
+	// ones held (Cq::arm).
+	stop_timer(&cq.moderation_timer());
+	if (cq.arm(dw0))
+		comp_event(cq);
+	else if (cq.held())
+		moderation_start(cq);
 }
 
 void DataPath::run_sq(Qp &qp)
@@ -462,6 +474,7 @@ std::vector<std::string> DataPath::stats_lines()
 	v.push_back(fmt("sq_doorbells_dropped %llu", u(c_.sq_doorbells_dropped.load())));
 	v.push_back(fmt("cq_doorbells_dropped %llu", u(c_.cq_doorbells_dropped.load())));
 	v.push_back(fmt("doorbells_merged %llu", u(c_.doorbells_merged.load())));
+	v.push_back(fmt("doorbells_recovered %llu", u(c_.doorbells_recovered)));
 	v.push_back(fmt("bad_doorbells %llu", u(c_.bad_doorbells)));
 	v.push_back(fmt("cqes %llu", u(c_.cqes)));
 	v.push_back(fmt("cqe_drops %llu", u(c_.cqe_drops)));

@@ -112,6 +112,12 @@ public:
 	// The CQ arm doorbell at UAR + 0x20; dropped (cq_doorbells_dropped)
 	// unless `uar` is the CQ's UAR page.
 	void cq_doorbell(uint32_t uar, uint32_t dw0, uint32_t dw1);
+	// A doorbell was taken from polled UAR page `uar` (any thread): look
+	// through the doorbell records of the page's send queues and CQs on
+	// the engine for doorbells overwritten in the page before the poller
+	// saw them (exec/doorbell_sweep.cc). Coalesced: at most one engine
+	// task, at most one entry per page.
+	void sweep_uar(uint32_t uar);
 	// Who may ring what: commands add and remove CQs and QPs here.
 	DoorbellOwners &owners() { return owners_; }
 
@@ -186,6 +192,9 @@ public:
 		std::atomic<uint64_t> sq_doorbells_dropped{0}, cq_doorbells_dropped{0};
 		// Folded into a doorbell of the same object still queued.
 		std::atomic<uint64_t> doorbells_merged{0};
+		// Polled pages: doorbells found only in the doorbell records
+		// (their register was overwritten before the poller looked).
+		uint64_t doorbells_recovered = 0;
 		uint64_t bad_doorbells = 0, no_qp_packets = 0, dropped_packets = 0;
 		uint64_t rd_limit_naks = 0, acks_merged = 0;
 		uint64_t cqes = 0, cqe_drops = 0, comp_events = 0, async_events = 0, cq_overruns = 0;
@@ -228,6 +237,17 @@ public:
 	void complete_send(Qp &qp, const SendWr &wr, uint32_t byte_cnt);
 
 private:
+	// doorbell_sweep.cc
+	void run_sweeps();
+	// The CQ arm doorbell's work (engine): arm, event or moderation.
+	void arm_cq(Cq &cq, uint32_t dw0);
+	// Moves qp's producer to `end` when that is forward and within one
+	// queue length; true if it moved.
+	static bool advance_sq(Qp &qp, uint16_t end);
+	std::mutex sweep_mu_;
+	std::vector<uint32_t> sweep_pages_;
+	bool sweep_queued_ = false;
+
 	// datapath.cc
 	void run_sq(Qp &qp);
 	// Runs (this->*fn)(num, timer id) on the engine after usec.

@@ -20,6 +20,8 @@ void alloc_uar(CmdCtx &c)
 	for (uint32_t i = fw.first_uar(); i < fw.uar_limit(); ++i) {
 		if (!fw.uars.count(i)) {
 			fw.uars.insert(i);
+			if (fw.dbpages)
+				fw.dbpages->open_page(i);
 			c.put(uar_cmd::uar, i);
 			return;
 		}
@@ -29,8 +31,13 @@ void alloc_uar(CmdCtx &c)
 
 void dealloc_uar(CmdCtx &c)
 {
-	if (!c.fw.uars.erase(c.get(uar_cmd::uar)))
+	uint32_t i = c.get(uar_cmd::uar);
+	if (!c.fw.uars.erase(i)) {
 		c.fail(status::BAD_PARAM, 1);
+		return;
+	}
+	if (c.fw.dbpages)
+		c.fw.dbpages->close_page(i);
 }
 
 void nop(CmdCtx &) {}

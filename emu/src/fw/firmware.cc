@@ -113,6 +113,8 @@ Firmware::Firmware(const HcaConfig &c, GuestMemory &m, InterruptSink &i)
 		memic = std::make_unique<DeviceMemory>(cfg.bar0_size - cfg.memic_size, cfg.memic_size);
 		dp_->res().mkeys.set_device_memory(memic.get());
 	}
+	if (cfg.poll_doorbells)
+		dbpages = std::make_unique<DoorbellPages>(cfg.bar0_size, first_uar() + 1, uar_limit());
 	engine_.start();
 }
 
@@ -231,6 +233,8 @@ void Firmware::function_reset(const char *why)
 	}
 	eqs.clear();
 	uars.clear();
+	if (dbpages)
+		dbpages->close_all();
 	if (memic)
 		memic->clear();
 	caps.reset_current();
@@ -471,6 +475,7 @@ std::vector<std::string> Firmware::stats_lines() const
 	v.push_back(fmt("eqes_dropped_overrun %llu", u(qc.dropped_overrun)));
 	v.push_back(fmt("cq_doorbells %llu", u(bar.cq_doorbells.load())));
 	v.push_back(fmt("bf_writes %llu", u(bar.bf_writes.load())));
+	v.push_back(fmt("polled_doorbells %llu", u(bar.polled_doorbells.load())));
 	v.push_back(fmt("other_uar_writes %llu", u(bar.other_uar_writes.load())));
 	// Doorbells a ConnectX drops: not through the object's own UAR page
 	// (or for no object at all).

@@ -20,6 +20,7 @@
 #include "fabric/sma_port.h"
 #include "fw/caps.h"
 #include "fw/command_queue.h"
+#include "fw/doorbell_pages.h"
 #include "fw/eq.h"
 #include "fw/eth_port.h"
 #include "fw/faults.h"
@@ -152,6 +153,16 @@ public:
 
 	uint32_t first_uar() const;
 	uint32_t uar_limit() const; // one past the highest UAR index
+
+	// Polled UAR pages (cfg.poll_doorbells; null: every page traps).
+	// Their memory is BAR0's sparse-mmap area; the first UAR page (where
+	// both drivers put their EQs: EQ doorbells have no doorbell record
+	// to recover a lost one from) and the init segment keep trapping.
+	std::unique_ptr<DoorbellPages> dbpages;
+	// The poller's scan (any thread): takes the doorbells written to the
+	// polled pages and handles them as trapped writes of the same bytes
+	// (same ownership rules and counters). Returns how many.
+	unsigned poll_doorbells();
 
 	// Doorbells dropped (not through the object's own UAR page, or for
 	// no such object), by kind: the EQ table's and the data path's counts.

@@ -46,6 +46,10 @@ struct HcaConfig {
 	// at the top of BAR0 (a multiple of 4 KiB; 0: none). The device_memory
 	// cap, the DEV_MEM caps, ALLOC_MEMIC / DEALLOC_MEMIC and MEMIC keys.
 	uint32_t memic_size = 256 * 1024;
+	// Polled doorbells (fw/doorbell_pages.h): the UAR pages above the
+	// first one (the kernel's, with the EQ doorbells) are shared memory
+	// that QEMU maps into BAR0; a DoorbellPoller finds the doorbells.
+	bool poll_doorbells = false;
 	// The fabric linking this HCA's port to the others of the process;
 	// null: a private fabric (loopback only).
 	std::shared_ptr<Fabric> fabric;

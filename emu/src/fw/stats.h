@@ -57,6 +57,7 @@ struct BarCounters {
 	std::atomic<uint64_t> cmd_doorbells{0};
 	std::atomic<uint64_t> cq_doorbells{0};
 	std::atomic<uint64_t> bf_writes{0};
+	std::atomic<uint64_t> polled_doorbells{0}; // taken from the polled UAR pages
 	std::atomic<uint64_t> other_uar_writes{0};
 	std::atomic<uint64_t> iseg_writes_ignored{0};
 	std::atomic<uint64_t> writes_unplugged{0}; // dropped: the link is cut

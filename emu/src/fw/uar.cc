@@ -76,6 +76,26 @@ void Firmware::doorbell_piece(uint32_t index, uint32_t rel, unsigned size, uint6
 		dp_->sq_doorbell(index, dw0, dw1);
 }
 
+unsigned Firmware::poll_doorbells()
+{
+	if (!dbpages)
+		return 0;
+	namespace up = prm::uar_page;
+	uint32_t swept = ~0u;
+	unsigned n = dbpages->take([&](uint32_t page, uint32_t off, unsigned size, uint64_t value) {
+		uar_write(page, off, size, value);
+		// Send and CQ doorbells may have overwritten others of the
+		// page: their records tell (DataPath::sweep_uar).
+		if (off != up::kEqArm && off != up::kEqUpdateCi && page != swept) {
+			dp_->sweep_uar(page);
+			swept = page;
+		}
+	});
+	if (n)
+		bar.polled_doorbells += n;
+	return n;
+}
+
 Firmware::DroppedDoorbells Firmware::doorbells_dropped() const
 {
 	EqTable::Counters eq = eqs.counters();

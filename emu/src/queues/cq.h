@@ -63,6 +63,11 @@ public:
 	uint64_t &last_event_us() { return last_event_us_; }
 	// The engine timer of the moderation period (exec/), 0 when none.
 	uint64_t &moderation_timer() { return mod_timer_; }
+	// The last arm word (dword0) a doorbell applied, kNeverArmed before
+	// the first: a polled page's sweep (exec/doorbell_sweep.cc) compares
+	// the arm doorbell record with it.
+	static constexpr uint32_t kNeverArmed = ~0u;
+	uint32_t &last_arm_word() { return last_arm_word_; }
 
 	// Reads the consumer index from the doorbell record.
 	uint32_t read_consumer(GuestMemory &mem);
@@ -110,6 +115,7 @@ private:
 	uint32_t held_ = 0;     // CQEs whose event moderation holds back
 	uint64_t mod_timer_ = 0;
 	uint64_t last_event_us_ = 0;
+	uint32_t last_arm_word_ = kNeverArmed;
 	Counters c_;
 };
 

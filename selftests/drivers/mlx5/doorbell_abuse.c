@@ -11,7 +11,12 @@
  *	CQ arm doorbells (+0x20) for every CQN in [CQN_LO, CQN_HI] and send
  *	doorbells for every QPN in [QPN_LO, QPN_HI], skipping its own CQ
  *	and QP; a read of the page after each round keeps QEMU from
- *	queueing the writes. Prints the counts: "written eq N cq N sq N".
+ *	queueing the writes. On a polled page (mlx5-emu --doorbells poll:
+ *	the page is shared memory, a register keeps only the last store
+ *	until the emulator takes it and reads all-ones again) each write
+ *	waits until the register no longer reads what was written, so that
+ *	every doorbell reaches the device. Prints the counts: "written eq N
+ *	cq N sq N".
  *
  *   doorbell_abuse objects DEV COUNT
  *	COUNT rounds of PD, 1 MiB MR, CQ and QP create + destroy; prints
@@ -120,6 +125,21 @@ static void connect_qp(struct ibv_qp *qp, uint16_t dlid, uint32_t dqpn, int time
 		die("modify RTS");
 }
 
+/*
+ * Polled pages: wait (at most 2 s) until the device took the doorbell
+ * just written to the register at r (it reads something else again).
+ */
+static void taken(volatile void *r, unsigned size, uint64_t v)
+{
+	double limit = now() + 2;
+
+	while ((size == 4 ? *(volatile uint32_t *)r : *(volatile uint64_t *)r) == v)
+		if (now() > limit) {
+			fprintf(stderr, "doorbell_abuse: the device never took a doorbell\n");
+			exit(1);
+		}
+}
+
 static int flood(char **v)
 {
 	struct ibv_context *c = open_dev(v[0]);
@@ -143,9 +163,9 @@ static int flood(char **v)
 	volatile uint64_t *bf = dqp.bf.reg;
 
 	printf("own qpn 0x%x cqn 0x%x bf %p cq_uar %p\n", qp->qp_num, dcq.cqn, (void *)bf, dcq.cq_uar);
+	int polled = -1; /* known after the first CQ doorbell, written first */
+
 	for (unsigned ci = 0; now() < end; ci++) {
-		for (uint32_t eqn = 0; eqn < 8; eqn++, eq++)
-			*(volatile uint32_t *)(page + (ci & 1 ? 0x40 : 0x48)) = htobe32(eqn << 24 | (ci & 0xffffff));
 		for (uint32_t n = cq_lo; n <= cq_hi; n++) {
 			if (n == dcq.cqn)
 				continue;
@@ -155,6 +175,18 @@ static int flood(char **v)
 			memcpy(&w, d, 8);
 			*(volatile uint64_t *)(cq_page + 0x20) = w;
 			cqs++;
+			/* A trapped page reads 0, a polled one the doorbell or all-ones. */
+			if (polled < 0)
+				polled = *(volatile uint64_t *)(cq_page + 0x20) != 0;
+			if (polled)
+				taken(cq_page + 0x20, 8, w);
+		}
+		for (uint32_t eqn = 0; eqn < 8; eqn++, eq++) {
+			volatile uint32_t *r = (volatile uint32_t *)(page + (ci & 1 ? 0x40 : 0x48));
+
+			*r = htobe32(eqn << 24 | (ci & 0xffffff));
+			if (polled == 1)
+				taken(r, 4, htobe32(eqn << 24 | (ci & 0xffffff)));
 		}
 		for (uint32_t n = qp_lo; n <= qp_hi; n++) {
 			if (n == qp->qp_num)
@@ -166,6 +198,8 @@ static int flood(char **v)
 			memcpy(&w, d, 8);
 			*bf = w;
 			sqs++;
+			if (polled == 1)
+				taken(bf, 8, w);
 		}
 		/*
 		 * A read after each round: QEMU's vfio-user client queues
