@@ -7,6 +7,7 @@
 # make run        the demo: QEMU + 2 emulated HCAs, our driver pair, ibv_devinfo,
 #                 ibv_rc_pingpong
 # make check      every test: emulator unit tests and guest tests (KTAP)
+# make bench-emu  host-only emulator data-path benchmark next to memcpy
 # make check-long the tests too slow for make check (hours under TCG: the
 #                 fault sweep)
 # make check-debug the guest suite on a debug kernel (KASAN, kmemleak,
@@ -45,7 +46,7 @@ JOBS ?= $(shell nproc)
 # to a sub-make again makes it warn and leave the jobserver.
 JOBS_FLAG = $(if $(filter -j% --jobserver%,$(MAKEFLAGS)),,-j$(JOBS))
 
-.PHONY: all modules kverbs-test clean emu emu-test emu-asan emu-test-asan toolbox sid-root selftests selftests-bins selftests-sid check check-long check-debug debug-kernel run bench install dkms-src dkms-install dkms-remove
+.PHONY: all modules kverbs-test clean emu emu-test emu-asan emu-test-asan toolbox sid-root selftests selftests-bins selftests-sid check check-long check-debug debug-kernel run bench bench-emu install dkms-src dkms-install dkms-remove
 
 all: modules
 
@@ -169,6 +170,11 @@ bench: toolbox emu modules
 	$(TOP)/scripts/bench/run probe
 	$(TOP)/scripts/bench/run perf $(BENCH_ITERS) $(BENCH_ROUNDS)
 	$(TOP)/scripts/bench/run eth $(BENCH_ETH_MIB) $(BENCH_ITERS) $(BENCH_ETH_ROUNDS)
+
+# Host only, no guest: the emulator's data path driven directly, next to
+# memcpy (emu/bench/dp_bench.cc); BENCH_EMU_SECONDS per figure.
+bench-emu: emu
+	$(TOP)/build/emu/mlx5emu_bench $(BENCH_EMU_SECONDS)
 
 # Install into /lib/modules/<kver>/updates (found before the in-tree modules).
 install: modules
