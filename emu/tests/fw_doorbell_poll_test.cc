@@ -156,7 +156,10 @@ TEST(DoorbellPoll, OverwrittenCqArmComesBackFromTheArmRecord)
 {
 	Polled t;
 	auto c1 = t.a.create_cq(4), c2 = t.a.create_cq(4);
-	t.arm(c1, 1, false);
+	// CREATE_CQ marked the arm records untouched.
+	EXPECT_EQ(bits::load_be32(t.a.mem().bytes(c1.dbr + 4, 4).data()), Cq::kUntouchedArmRecord);
+	// c1's first arm is REQ_NOT at CI 0: the word 0.
+	EXPECT_EQ(t.arm(c1, 0, false), 0u);
 	t.arm(c2, 0, true);
 	EXPECT_EQ(t.fw().poll_doorbells(), 1u);
 	ASSERT_TRUE(t.a.settle());

@@ -12,9 +12,9 @@
 //     producer the doorbell carried; it moves the producer forward under
 //     the rule a doorbell follows (forward, within one queue length);
 //   CQs: the arm record (dword 1) holds the arm doorbell's dword 0; a
-//     value other than the last arm applied is an arm. A record still 0 on
-//     a CQ never armed is taken as untouched (the first REQ_NOT arm of a
-//     CQ with ci 0 is also 0: that one is found only in the register).
+//     value other than the last arm applied is an arm. CREATE_CQ wrote
+//     Cq::kUntouchedArmRecord there, so even the first arm (REQ_NOT at CI
+//     0, the word 0) differs from an untouched record.
 // Runs on the engine with the state lock held; objects of other pages are
 // not looked at, so the ownership rule still holds.
 #include <algorithm>
@@ -85,7 +85,7 @@ void DataPath::run_sweeps()
 	for (auto &[n, cq] : res_.cqs) {
 		if (!swept(cq->config().uar_page) || !read_be32(mem_, cq->config().dbr_addr + 4, &v))
 			continue;
-		if (v == cq->last_arm_word() || (v == 0 && cq->last_arm_word() == Cq::kNeverArmed))
+		if (v == cq->last_arm_word() || v == Cq::kUntouchedArmRecord)
 			continue;
 		++c_.doorbells_recovered;
 		arm_cq(*cq, v);

@@ -76,6 +76,15 @@ void create_cq(CmdCtx &c)
 	fw.dp().owners().add(DoorbellOwners::Kind::Cq, cqn, cfg.uar_page);
 	r.cqs.emplace(cqn, std::make_unique<Cq>(cqn, cfg));
 	c.put(cq_cmd::cqn, cqn);
+	// A CQ rung through a polled page: its arm record starts as a word no
+	// arm writes, so that the page's sweep can tell the first arm (REQ_NOT
+	// at CI 0 is the word 0) from an untouched record
+	// (exec/doorbell_sweep.cc). Software only writes that record.
+	if (fw.dbpages && fw.dbpages->polled(cfg.uar_page) && cfg.dbr_addr) {
+		uint8_t untouched[4];
+		bits::store_be32(untouched, Cq::kUntouchedArmRecord);
+		fw.mem.write(cfg.dbr_addr + 4, untouched, 4);
+	}
 }
 
 void destroy_cq(CmdCtx &c)

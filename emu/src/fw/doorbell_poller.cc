@@ -38,7 +38,7 @@ void DoorbellPoller::stop()
 uint64_t DoorbellPoller::cpu_us() const
 {
 	if (!has_clock_.load())
-		return 0;
+		return final_cpu_us_.load();
 	timespec ts{};
 	if (clock_gettime(static_cast<clockid_t>(clock_id_.load()), &ts) != 0)
 		return 0;
@@ -79,6 +79,8 @@ void DoorbellPoller::run()
 		timespec ts{0, static_cast<long>(sleep_us) * 1000};
 		nanosleep(&ts, nullptr);
 	}
+	final_cpu_us_ = cpu_us();
+	has_clock_ = false; // the clock goes with the thread
 }
 
 } // namespace mlx5emu

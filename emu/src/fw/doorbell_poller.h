@@ -51,6 +51,7 @@ private:
 	std::atomic<bool> stop_{false};
 	std::atomic<uint64_t> clock_id_{0};
 	std::atomic<bool> has_clock_{false};
+	std::atomic<uint64_t> final_cpu_us_{0};
 	Counters c_;
 };
 

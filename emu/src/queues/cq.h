@@ -67,6 +67,9 @@ public:
 	// the first: a polled page's sweep (exec/doorbell_sweep.cc) compares
 	// the arm doorbell record with it.
 	static constexpr uint32_t kNeverArmed = ~0u;
+	// What CREATE_CQ writes into the arm record of a CQ on a polled page:
+	// no arm word has bits 31:30 set.
+	static constexpr uint32_t kUntouchedArmRecord = ~0u;
 	uint32_t &last_arm_word() { return last_arm_word_; }
 
 	// Reads the consumer index from the doorbell record.
