@@ -96,8 +96,12 @@ void Engine::run()
 			++c_.wakeups;
 			if (timer_order_.empty())
 				cv_.wait(lk);
-			else
-				cv_.wait_until(lk, timer_order_.begin()->first);
+			else {
+				// A copy: wait_until reads the deadline again after
+				// waking, and cancel() may free the timer meanwhile.
+				const Clock::time_point when = timer_order_.begin()->first;
+				cv_.wait_until(lk, when);
+			}
 			continue;
 		}
 		busy_ = true;
