@@ -46,7 +46,7 @@ JOBS ?= $(shell nproc)
 # to a sub-make again makes it warn and leave the jobserver.
 JOBS_FLAG = $(if $(filter -j% --jobserver%,$(MAKEFLAGS)),,-j$(JOBS))
 
-.PHONY: all modules kverbs-test clean emu emu-test emu-asan emu-test-asan toolbox sid-root selftests selftests-bins selftests-sid check check-long check-debug debug-kernel run bench bench-emu install dkms-src dkms-install dkms-remove
+.PHONY: all modules kverbs-test clean emu emu-test emu-asan emu-test-asan emu-fuzz toolbox sid-root selftests selftests-bins selftests-sid check check-long check-debug debug-kernel run bench bench-emu install dkms-src dkms-install dkms-remove
 
 all: modules
 
@@ -94,6 +94,15 @@ emu-asan:
 
 emu-test-asan: emu-asan
 	$(EMU_ASAN_ENV) ctest --test-dir $(TOP)/build/emu-asan --output-on-failure -j$(JOBS)
+
+# The libFuzzer targets of emu/fuzz (clang++, ASan + UBSan, build/emu-fuzz);
+# scripts/fuzz runs them (a bounded time each; not in make check-long yet) and makes
+# their seed corpora (emu/fuzz/corpus).
+FUZZ_CXX ?= clang++
+emu-fuzz:
+	cmake -S $(TOP)/emu -B $(TOP)/build/emu-fuzz $(EMU_ASAN_CMAKE_FLAGS) -DCMAKE_CXX_COMPILER=$(FUZZ_CXX) \
+		-DMLX5EMU_FUZZ=ON >/dev/null
+	$(EMU_ASAN_ENV) cmake --build $(TOP)/build/emu-fuzz -j$(JOBS) --target fuzzers
 
 # Test programs of selftests/ built natively with the toolbox gcc (the guest
 # would compile them under TCG).
