@@ -84,27 +84,6 @@ run_huge()
 	return $r
 }
 
-t_unload()
-{
-	loaded=
-	mlx5_unload "$1"
-}
-
-# Everything created since the load case's snapshot was destroyed again.
-no_leak()
-{
-	[ -n "$snapped" ] || { echo "not run: no snapshot before the load"; return 1; }
-	! mlx5_loaded || { echo "not run: a driver is still loaded"; return 1; }
-	rc=0
-	emu_obj_leaks "$baseline" 0 1 || {
-		rc=1
-		emu_ctl hca 0 qps
-		emu_ctl hca 1 qps
-	}
-	baseline= snapped=
-	return $rc
-}
-
 # The binary the cases run (a stale prebuilt one rebuilt), before its
 # case list (-l) plans them.
 verbs_build_early "$dir/ib_verbs.h" -- -libverbs
@@ -121,7 +100,7 @@ for drv in $drivers; do
 		ktap_case "$drv: $c" run "$drv" "$c"
 	done
 	ktap_case "$drv: data and srq with the CQ, QP and SRQ rings in 2 MiB pages" run_huge "$drv"
-	ktap_case "$drv: unload mlx5_ib mlx5_core" t_unload "$drv"
-	ktap_case "$drv: every PD, MKey, CQ, QP, SRQ created while loaded destroyed" no_leak "$drv"
+	ktap_case "$drv: unload mlx5_ib mlx5_core" verbs_unload "$drv"
+	ktap_case "$drv: every PD, MKey, CQ, QP, SRQ created while loaded destroyed" verbs_no_leak
 done
 ktap_end

@@ -485,6 +485,30 @@ verbs_load()
 	loaded=$1
 }
 
+# verbs_unload DRIVER: the pair verbs_load loaded goes.
+verbs_unload()
+{
+	loaded=
+	mlx5_unload "$1"
+}
+
+# verbs_no_leak: every firmware object created since verbs_load's snapshot
+# was destroyed again (the drivers unloaded); the emulator's QP table of
+# both HCAs printed on a leak.
+verbs_no_leak()
+{
+	[ -n "$snapped" ] || { echo "not run: no snapshot before the load"; return 1; }
+	! mlx5_loaded || { echo "not run: a driver is still loaded"; return 1; }
+	_rc=0
+	emu_obj_leaks "$baseline" 0 1 || {
+		_rc=1
+		emu_ctl hca 0 qps
+		emu_ctl hca 1 qps
+	}
+	baseline= snapped=
+	return $_rc
+}
+
 # NVMe over RDMA (nvme_rdma_test.sh over IPoIB, roce_test.sh over RoCE).
 # nvmet-rdma and nvme-rdma create their rdma_cm IDs in the initial network
 # namespace, so both addresses live there.

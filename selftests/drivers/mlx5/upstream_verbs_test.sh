@@ -69,19 +69,6 @@ t_umr_used()
 	[ "$pair" = ours ] || [ "$n0" -gt 0 ]
 }
 
-t_unload()
-{
-	loaded=
-	mlx5_unload "$pair"
-}
-
-no_leak()
-{
-	[ -n "$snapped" ] || { echo "not run: no snapshot before the load"; return 1; }
-	! mlx5_loaded || { echo "not run: a driver is still loaded"; return 1; }
-	emu_obj_leaks "$baseline" 0 1
-}
-
 # The table: one line per case, the in-tree result beside ours.
 t_table()
 {
@@ -110,8 +97,8 @@ for pair in in-tree ours; do
 		ktap_case "$c [$pair]" run "$c"
 	done
 	ktap_case "the emulator executed UMR WQEs [$pair]" t_umr_used
-	ktap_case "unload mlx5_ib mlx5_core [$pair]" t_unload
-	ktap_case "every PD, MKey, CQ, QP, SRQ created while loaded destroyed [$pair]" no_leak
+	ktap_case "unload mlx5_ib mlx5_core [$pair]" verbs_unload "$pair"
+	ktap_case "every PD, MKey, CQ, QP, SRQ created while loaded destroyed [$pair]" verbs_no_leak
 done
 ktap_case "every case passed on both pairs (table)" t_table
 ktap_end

@@ -99,22 +99,6 @@ same()
 	echo "same on both drivers"
 }
 
-t_unload()
-{
-	loaded=
-	mlx5_unload "$1"
-}
-
-no_leak()
-{
-	[ -n "$snapped" ] || { echo "not run: no snapshot before the load"; return 1; }
-	! mlx5_loaded || { echo "not run: a driver is still loaded"; return 1; }
-	rc=0
-	emu_obj_leaks "$baseline" 0 1 || rc=1
-	baseline= snapped=
-	return $rc
-}
-
 # The binary the cases run (a stale prebuilt one rebuilt), before its
 # case list (-l) plans them.
 verbs_build_early "$dir/ib_verbs.h" "$dir/verbs_compat.h" -- -libverbs -lmlx5
@@ -133,8 +117,8 @@ for drv in $drivers; do
 	for c in $cases; do
 		ktap_case "$drv: $c" run "$drv" "$c"
 	done
-	ktap_case "$drv: unload mlx5_ib mlx5_core" t_unload "$drv"
-	ktap_case "$drv: every PD, MKey, CQ, QP, SRQ created while loaded destroyed" no_leak "$drv"
+	ktap_case "$drv: unload mlx5_ib mlx5_core" verbs_unload "$drv"
+	ktap_case "$drv: every PD, MKey, CQ, QP, SRQ created while loaded destroyed" verbs_no_leak
 done
 for c in $cases; do
 	ktap_case "ours = in-tree: $c" same "$c"

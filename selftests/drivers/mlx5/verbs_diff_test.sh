@@ -53,22 +53,6 @@ run()
 	return $r
 }
 
-t_unload()
-{
-	loaded=
-	mlx5_unload "$1"
-}
-
-no_leak()
-{
-	[ -n "$snapped" ] || { echo "not run: no snapshot before the load"; return 1; }
-	! mlx5_loaded || { echo "not run: a driver is still loaded"; return 1; }
-	rc=0
-	emu_obj_leaks "$baseline" 0 1 || rc=1
-	baseline= snapped=
-	return $rc
-}
-
 # same CASE: the case's trace lines on both drivers, differences explained.
 same()
 {
@@ -105,8 +89,8 @@ ktap_case "build verbs_diff_test" verbs_build_result
 for drv in $drivers; do
 	ktap_case "$drv: load mlx5_core mlx5_ib, both ports ACTIVE" t_load "$drv"
 	ktap_case "$drv: every verb traced ($ncases cases)" run "$drv"
-	ktap_case "$drv: unload mlx5_ib mlx5_core" t_unload "$drv"
-	ktap_case "$drv: every object created while loaded destroyed" no_leak "$drv"
+	ktap_case "$drv: unload mlx5_ib mlx5_core" verbs_unload "$drv"
+	ktap_case "$drv: every object created while loaded destroyed" verbs_no_leak
 done
 for c in $cases; do
 	ktap_case "ours = in-tree: $c" same "$c"
