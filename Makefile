@@ -179,6 +179,7 @@ bench: toolbox emu modules
 	$(TOP)/scripts/bench/run probe
 	$(TOP)/scripts/bench/run perf $(BENCH_ITERS) $(BENCH_ROUNDS)
 	$(TOP)/scripts/bench/run eth $(BENCH_ETH_MIB) $(BENCH_ITERS) $(BENCH_ETH_ROUNDS)
+	$(TOP)/scripts/bench/readme
 
 # Host only, no guest: the emulator's data path driven directly, next to
 # memcpy (emu/bench/dp_bench.cc); BENCH_EMU_SECONDS per figure.
