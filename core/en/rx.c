@@ -169,8 +169,11 @@ static void rx_csum_vlan(struct sk_buff *skb)
 		return;
 	while (eth_type_vlan(proto)) {
 		vh = skb_header_pointer(skb, off, VLAN_HLEN, &buf);
-		if (!vh)
-			break;
+		if (!vh) {
+			/* A truncated tag: no sum rather than a wrong one. */
+			skb->ip_summed = CHECKSUM_NONE;
+			return;
+		}
 		skb->csum = csum_partial(vh, VLAN_HLEN, skb->csum);
 		proto = vh->h_vlan_encapsulated_proto;
 		off += VLAN_HLEN;
