@@ -485,6 +485,22 @@ verbs_load()
 	loaded=$1
 }
 
+# verbs_trace_run DRIVER TRACE ARGS...: $bin ARGS... on the DRIVER that
+# verbs_load loaded; its whole output in TRACE, the lines that are not
+# trace lines ("# T ") printed, then the trace's length.
+verbs_trace_run()
+{
+	[ "$loaded" = "$1" ] || { echo "not run: $1 is not loaded (see its load case)"; return 1; }
+	_trace=$2
+	shift 2
+	"$bin" "$@" >"$_trace" 2>&1
+	_r=$?
+	grep -v '^# T ' "$_trace"
+	echo "$(grep -c '^# T ' "$_trace") trace lines"
+	[ $_r -gt 128 ] && { echo "killed by signal $((_r - 128))"; return 1; }
+	return $_r
+}
+
 # verbs_unload DRIVER: the pair verbs_load loaded goes.
 verbs_unload()
 {

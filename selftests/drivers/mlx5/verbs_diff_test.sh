@@ -42,16 +42,7 @@ explained="^device ibv_query_device mlx5_0 0 .* max_mr_size=(0x100000000|0xfffff
 t_load() { verbs_load "$1"; }
 
 # run DRIVER: every case in one process; its trace in $out/diff_DRIVER.txt.
-run()
-{
-	[ "$loaded" = "$1" ] || { echo "not run: $1 is not loaded (see its load case)"; return 1; }
-	"$bin" -t "$WAIT_MS" $cases >"$out/diff_$1.txt" 2>&1
-	r=$?
-	grep -v '^# T ' "$out/diff_$1.txt"
-	echo "$(grep -c '^# T ' "$out/diff_$1.txt") trace lines"
-	[ $r -gt 128 ] && { echo "killed by signal $((r - 128))"; return 1; }
-	return $r
-}
+run() { verbs_trace_run "$1" "$out/diff_$1.txt" -t "$WAIT_MS" $cases; }
 
 # same CASE: the case's trace lines on both drivers, differences explained.
 same()

@@ -37,16 +37,7 @@ ibv_create_qp op[0-9]+ EINVAL slot=[0-9]+ type=[23] srq=[01] got=0/0/0/0/0 :: th
 
 t_load() { verbs_load "$1"; }
 
-run()
-{
-	[ "$loaded" = "$1" ] || { echo "not run: $1 is not loaded (see its load case)"; return 1; }
-	"$bin" -t "$WAIT_MS" random >"$out/random_$1.txt" 2>&1
-	r=$?
-	grep -v '^# T ' "$out/random_$1.txt"
-	echo "$(grep -c '^# T ' "$out/random_$1.txt") trace lines"
-	[ $r -gt 128 ] && { echo "killed by signal $((r - 128))"; return 1; }
-	return $r
-}
+run() { verbs_trace_run "$1" "$out/random_$1.txt" -t "$WAIT_MS" random; }
 
 same()
 {
