@@ -99,28 +99,4 @@ measure()
 	one "$1" "$2" roce_rc_pingpong_4k pp us/iter -g ibv_rc_pingpong -s 4096
 }
 
-modprobe ib_uverbs
-have_rxe=0
-if setup_rxe; then have_rxe=1; else log "rdma_rxe setup failed: no rxe figures"; fi
-res=$out/bench.results
-: >"$res"
-rep=1
-while [ "$rep" -le "$REPS" ]; do
-	log "round $rep of $REPS: in-tree mlx5_core (mlx5e) + mlx5_ib"
-	modprobe mlx5_ib && mlx5_up || { log "in-tree driver did not come up"; exit 1; }
-	measure intree "$rep" | tee -a "$res"
-	mlx5_down
-	modprobe -r mlx5_ib mlx5_core
-	log "round $rep of $REPS: our mlx5_core + mlx5_ib"
-	insmod "$top/core/mlx5_core.ko" && insmod "$top/ib/mlx5_ib.ko" && mlx5_up ||
-		{ log "our driver did not come up"; exit 1; }
-	measure ours "$rep" | tee -a "$res"
-	mlx5_down
-	rmmod mlx5_ib mlx5_core
-	if [ "$have_rxe" = 1 ]; then
-		log "round $rep of $REPS: rdma_rxe"
-		measure rxe "$rep" | tee -a "$res"
-	fi
-	rep=$((rep + 1))
-done
-sh "$top/scripts/bench/report" table "$res"
+rounds measure "mlx5_up" mlx5_down

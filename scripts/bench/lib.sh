@@ -79,3 +79,38 @@ tcp_rate()
 	read -r t1 _ </proc/uptime
 	awk -v m="$4" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f\n", m * 1.048576 / (b - a) }'
 }
+
+# rounds MEASURE UP DOWN: REPS rounds, each the in-tree pair, ours, then
+# rdma_rxe (interleaved, so drift hits all three alike); MEASURE STACK REP
+# prints result lines (kept in $out/bench.results), UP brings a loaded
+# mlx5 pair's devices up, DOWN takes them down before the unload. Ends
+# with the report's table.
+rounds()
+{
+	measure=$1 up=$2 down=$3
+	modprobe ib_uverbs
+	have_rxe=0
+	if setup_rxe; then have_rxe=1; else log "rdma_rxe setup failed: no rxe figures"; fi
+	res=$out/bench.results
+	: >"$res"
+	rep=1
+	while [ "$rep" -le "$REPS" ]; do
+		log "round $rep of $REPS: in-tree mlx5_core + mlx5_ib"
+		modprobe mlx5_ib && $up || { log "in-tree driver did not come up"; exit 1; }
+		$measure intree "$rep" | tee -a "$res"
+		$down
+		modprobe -r mlx5_ib mlx5_core
+		log "round $rep of $REPS: our mlx5_core + mlx5_ib"
+		insmod "$top/core/mlx5_core.ko" && insmod "$top/ib/mlx5_ib.ko" && $up ||
+			{ log "our driver did not come up"; exit 1; }
+		$measure ours "$rep" | tee -a "$res"
+		$down
+		rmmod mlx5_ib mlx5_core
+		if [ "$have_rxe" = 1 ]; then
+			log "round $rep of $REPS: rdma_rxe"
+			$measure rxe "$rep" | tee -a "$res"
+		fi
+		rep=$((rep + 1))
+	done
+	sh "$top/scripts/bench/report" table "$res"
+}

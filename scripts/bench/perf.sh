@@ -57,26 +57,4 @@ measure_all()
 	fi
 }
 
-modprobe ib_uverbs
-have_rxe=0
-if setup_rxe; then have_rxe=1; else log "rdma_rxe setup failed: no rxe figures"; fi
-res=$out/bench.results
-: >"$res"
-rep=1
-while [ "$rep" -le "$REPS" ]; do
-	log "round $rep of $REPS: in-tree mlx5_core + mlx5_ib"
-	modprobe mlx5_ib && wait_dev mlx5_1 || { log "in-tree driver did not load"; exit 1; }
-	measure_all intree "$rep" | tee -a "$res"
-	modprobe -r mlx5_ib mlx5_core
-	log "round $rep of $REPS: our mlx5_core + mlx5_ib"
-	insmod "$top/core/mlx5_core.ko" && insmod "$top/ib/mlx5_ib.ko" && wait_dev mlx5_1 ||
-		{ log "our driver did not load"; exit 1; }
-	measure_all ours "$rep" | tee -a "$res"
-	rmmod mlx5_ib mlx5_core
-	if [ "$have_rxe" = 1 ]; then
-		log "round $rep of $REPS: rdma_rxe"
-		measure_all rxe "$rep" | tee -a "$res"
-	fi
-	rep=$((rep + 1))
-done
-sh "$top/scripts/bench/report" table "$res"
+rounds measure_all "wait_dev mlx5_1" true

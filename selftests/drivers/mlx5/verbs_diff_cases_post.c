@@ -68,6 +68,20 @@ static int recv_wr(struct ep *e, const char *var, uint64_t id, size_t off, uint3
 	return err;
 }
 
+/* One signaled WR of one SGE: len bytes at the start of e's buffer. */
+static void one_wr(struct ibv_send_wr *wr, struct ibv_sge *sg, enum ibv_wr_opcode op, uint64_t id,
+		   const struct ep *e, uint32_t len)
+{
+	memset(wr, 0, sizeof(*wr));
+	wr->opcode = op;
+	wr->sg_list = sg;
+	wr->num_sge = 1;
+	wr->wr_id = id;
+	wr->send_flags = IBV_SEND_SIGNALED;
+	sg->addr = (uintptr_t)e->m.buf;
+	sg->length = len;
+	sg->lkey = e->m.mr->lkey;
+}
 int case_post_rc(void)
 {
 	struct pair p;
@@ -441,12 +455,7 @@ int case_post_errors(void)
 	while (!err && ++n < 100000);
 	tr("ibv_post_recv", "until_full", err, "posted=%d", n);
 	/* A bad lkey: local protection error, the QP in ERR, what follows flushed. */
-	memset(&wr, 0, sizeof(wr));
-	wr.opcode = IBV_WR_SEND;
-	wr.sg_list = sg;
-	wr.num_sge = 1;
-	wr.wr_id = 0xe1;
-	wr.send_flags = IBV_SEND_SIGNALED;
+	one_wr(&wr, sg, IBV_WR_SEND, 0xe1, &p.a, 16);
 	sg[0].lkey = p.a.m.mr->lkey ^ 0x5500;
 	send_wr(&p.a, "bad_lkey", &wr);
 	tr_poll(p.a.scq, "bad_lkey", 1, wait_ms, p.aq, p.bq);
@@ -460,15 +469,7 @@ int case_post_errors(void)
 
 	/* Receive too small: LOC_LEN_ERR at the receiver, REM_INV_REQ at the sender. */
 	CHECK(!pair_up(&p, &default_opts, &default_opts), "RC pair");
-	memset(&wr, 0, sizeof(wr));
-	wr.opcode = IBV_WR_SEND;
-	wr.sg_list = sg;
-	wr.num_sge = 1;
-	wr.wr_id = 0xe3;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	sg[0].addr = (uintptr_t)p.a.m.buf;
-	sg[0].length = 1000;
-	sg[0].lkey = p.a.m.mr->lkey;
+	one_wr(&wr, sg, IBV_WR_SEND, 0xe3, &p.a, 1000);
 	recv_wr(&p.b, "short_recv", 0xf3, 0, 100);
 	send_wr(&p.a, "short_recv", &wr);
 	both(&p, "short_recv", 1, 1);
@@ -476,15 +477,7 @@ int case_post_errors(void)
 
 	/* A bad rkey: remote access error. */
 	CHECK(!pair_up(&p, &default_opts, &default_opts), "RC pair");
-	memset(&wr, 0, sizeof(wr));
-	wr.opcode = IBV_WR_RDMA_WRITE;
-	wr.sg_list = sg;
-	wr.num_sge = 1;
-	wr.wr_id = 0xe4;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	sg[0].addr = (uintptr_t)p.a.m.buf;
-	sg[0].length = 64;
-	sg[0].lkey = p.a.m.mr->lkey;
+	one_wr(&wr, sg, IBV_WR_RDMA_WRITE, 0xe4, &p.a, 64);
 	wr.wr.rdma.remote_addr = (uintptr_t)p.b.m.buf;
 	wr.wr.rdma.rkey = p.b.m.mr->rkey ^ 0x3300;
 	send_wr(&p.a, "bad_rkey", &wr);
@@ -505,28 +498,15 @@ int case_post_errors(void)
 	/* RNR: no receive posted, no RNR retries. */
 	o.rnr_retry = 0;
 	CHECK(!pair_up(&p, &o, &default_opts), "RC pair");
-	memset(&wr, 0, sizeof(wr));
-	wr.opcode = IBV_WR_SEND;
-	wr.sg_list = sg;
-	wr.num_sge = 1;
-	wr.wr_id = 0xe6;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	sg[0].addr = (uintptr_t)p.a.m.buf;
-	sg[0].length = 64;
-	sg[0].lkey = p.a.m.mr->lkey;
+	one_wr(&wr, sg, IBV_WR_SEND, 0xe6, &p.a, 64);
 	send_wr(&p.a, "rnr", &wr);
 	both(&p, "rnr", 1, 0);
 	pair_down(&p);
 
 	/* Send queue until full (unsignaled WRITEs are not retired). */
 	CHECK(!pair_up(&p, &default_opts, &default_opts), "RC pair");
-	memset(&wr, 0, sizeof(wr));
-	wr.opcode = IBV_WR_RDMA_WRITE;
-	wr.sg_list = sg;
-	wr.num_sge = 1;
-	sg[0].addr = (uintptr_t)p.a.m.buf;
-	sg[0].length = 8;
-	sg[0].lkey = p.a.m.mr->lkey;
+	one_wr(&wr, sg, IBV_WR_RDMA_WRITE, 0, &p.a, 8);
+	wr.send_flags = 0;
 	wr.wr.rdma.remote_addr = (uintptr_t)p.b.m.buf;
 	wr.wr.rdma.rkey = p.b.m.mr->rkey;
 	n = 0;
@@ -544,15 +524,7 @@ int case_post_errors(void)
 	o.timeout = 8;
 	o.retry_cnt = 1;
 	CHECK(!pair_up(&p, &o, &default_opts), "RC pair");
-	memset(&wr, 0, sizeof(wr));
-	wr.opcode = IBV_WR_SEND;
-	wr.sg_list = sg;
-	wr.num_sge = 1;
-	wr.wr_id = 0xe7;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	sg[0].addr = (uintptr_t)p.a.m.buf;
-	sg[0].length = 64;
-	sg[0].lkey = p.a.m.mr->lkey;
+	one_wr(&wr, sg, IBV_WR_SEND, 0xe7, &p.a, 64);
 	send_wr(&p.a, "no_such_peer", &wr);
 	tr_poll(p.a.scq, "no_such_peer", 1, 4 * wait_ms, p.aq, p.bq);
 	pair_down(&p);
