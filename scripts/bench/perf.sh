@@ -27,6 +27,14 @@ atomic_bw bw ib_atomic_bw
 write_lat_8 lat ib_write_lat -s 8
 send_lat_8 lat ib_send_lat -s 8
 read_lat_8 lat ib_read_lat -s 8
+write_bw_1m bw ib_write_bw -s 1048576
+write_bw_64k_bidir bw ib_write_bw -s 65536 -b
+write_bw_64k_8qp bw ib_write_bw -s 65536 -q 8
+write_bw_8_postlist8 bw ib_write_bw -s 8 -l 8
+write_bw_8_cqmod16 bw ib_write_bw -s 8 -Q 16
+atomic_lat lat ib_atomic_lat
+send_lat_8_ud lat ib_send_lat -c UD -s 8
+send_lat_8_events lat ib_send_lat -s 8 -e
 rc_pingpong_4k pp ibv_rc_pingpong -s 4096"
 
 # measure_all STACK REP: every test on STACK (intree, ours or rxe); prints
