@@ -11,7 +11,11 @@ BUG [^ ]+ \((Not tainted|Tainted)
 Redzone overwritten|Poison overwritten|[Pp]adding overwritten|Object padding|Freepointer corrupt|Object already free
 # page_poison=1: a poisoned free page was written to
 pagealloc: memory corruption|pagealloc: single bit error
-lockdep|possible circular locking|possible recursive locking|inconsistent lock state
+# lockdep's reports are WARNINGs; these say it turned itself off (after any
+# taint) or met an inconsistency of its own ("RCU lockdep checking is
+# enabled" at boot is not one)
+lockdep is turned off|Disabling lock debugging|DEBUG_LOCKS_WARN_ON
+possible circular locking|possible recursive locking|inconsistent lock state
 UBSAN:|KASAN:|KFENCE:
 list_add corruption|list_del corruption|refcount_t:
 KVM internal error
