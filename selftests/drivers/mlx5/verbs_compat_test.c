@@ -38,6 +38,11 @@
  *   dmabuf          ibv_reg_dmabuf_mr of a udmabuf (memfd pages): SEND,
  *                   RDMA WRITE into and READ from it, data checked through
  *                   the memfd; a WRITE past its end fails
+ *   dmabuf_dereg    ibv_dereg_mr of a DMA-BUF MR while the peer's stream of
+ *                   RDMA WRITEs and READs into it is outstanding: the
+ *                   stream ends in one remote access error and flushes,
+ *                   the DMA-BUF is released once closed, a new DMA-BUF MR
+ *                   and QPs carry traffic again
  *   dm              ibv_alloc_dm (MEMIC): max_dm_size, memcpy to and from
  *                   the DM, ibv_reg_dm_mr (zero-based), RDMA WRITE into and
  *                   READ from it, data checked; a WRITE past its end fails
@@ -127,6 +132,8 @@ static const struct verbs_case cases[] = {
 	  case_import },
 	{ "dmabuf", "ibv_reg_dmabuf_mr of a udmabuf: SEND, RDMA WRITE and READ, data checked",
 	  case_dmabuf },
+	{ "dmabuf_dereg", "ibv_dereg_mr of a DMA-BUF MR under a stream of WRITEs and READs",
+	  case_dmabuf_dereg },
 	{ "dm", "ibv_alloc_dm, memcpy to/from it, ibv_reg_dm_mr, RDMA WRITE and READ",
 	  case_dm },
 };

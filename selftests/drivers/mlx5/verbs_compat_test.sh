@@ -5,8 +5,8 @@
 # driving mlx5_0 <-> mlx5_1): QP and MR access flags, full RQ and SRQ,
 # mlx5dv_query_port, parent domains with and without custom allocators (one
 # variant allocating inside a huge page), mlx5dv mkeys, completion
-# timestamps (raw and wall clock), object import, DMA-BUF MRs (udmabuf),
-# device memory (ibv_alloc_dm, MEMIC).
+# timestamps (raw and wall clock), object import, DMA-BUF MRs (udmabuf;
+# deregistered under a stream of RDMA into them), device memory (ibv_alloc_dm, MEMIC).
 # The same binary runs first on the IN-TREE mlx5_core/mlx5_ib, then on
 # ours; each case is one line per driver, then one line "ours = in-tree"
 # comparing what the case observed on both ("# obs" lines: return codes,
@@ -33,10 +33,17 @@ have_emu || ktap_skip_all "needs the mlx5-emu control channel (on other hardware
 known_gaps="dv_mkey:ours has no DEVX (alloc_ucontext refuses MLX5_IB_ALLOC_UCTX_DEVX), and the provider makes mlx5dv mkeys through a DEVX context"
 
 # Cases the IN-TREE driver refuses (skips, EOPNOTSUPP) on this kernel for
-# a reason outside the emulator: its line is a skip with that reason, and
+# the reason given (one the emulator does not model): its line is a skip
+# with that reason, and
 # the comparison too (nothing to compare); it fails once the in-tree
 # driver passes (then take it off the list).
-intree_gaps="dmabuf:the in-tree mlx5_ib registers DMA-BUFs only as movable (dynamic) attachments; on this kernel that fails with EOPNOTSUPP for udmabuf (a static exporter) after CREATE_MKEY and before any UMR, while ours pins them (ib_umem_dmabuf_get_pinned)"
+intree_gaps="dmabuf:the in-tree mlx5_ib of 7.3 attaches a DMA-BUF as a movable importer and would re-map a moved one through ODP page faults: reg_user_mr_dmabuf creates the MKey, then mlx5r_odp_create_eq refuses with EOPNOTSUPP since the device does not advertise ODP (HCA cap pg: no IB_ODP_SUPPORT), which the emulator does not implement; the exporter (udmabuf or a dynamic one) plays no part. Ours pins the pages (ib_umem_dmabuf_get_pinned)
+dmabuf_dereg:as dmabuf"
+
+# Cases that run on a slowed link, "CASE:MS" (emulator: every packet MS ms
+# late): dmabuf_dereg's stream must still be on the wire when it
+# deregisters the region.
+slow_link="dmabuf_dereg:20"
 
 # gap CASE [LIST]: the reason CASE is on LIST (default: known_gaps), or nothing.
 gap()
@@ -51,8 +58,15 @@ run()
 {
 	[ -x "$bin" ] || { echo "not run: no verbs_compat_test binary"; return 1; }
 	[ "$loaded" = "$1" ] || { echo "not run: $1 is not loaded (see its load case)"; return 1; }
+	delay=$(gap "$2" "$slow_link")
+	if [ -n "$delay" ]; then
+		emu_ctl link delay "$delay" >/dev/null || { echo "emu_ctl link delay $delay failed"; return 1; }
+	fi
 	"$bin" -t "$WAIT_MS" "$2" >"$out/compat_$1_$2.txt" 2>&1
 	r=$?
+	if [ -n "$delay" ]; then
+		emu_ctl link delay 0 >/dev/null || { echo "emu_ctl link delay 0 failed"; r=1; }
+	fi
 	echo $r >"$out/compat_$1_$2.rc"
 	cat "$out/compat_$1_$2.txt"
 	[ $r -gt 128 ] && echo "killed by signal $((r - 128))"
@@ -103,8 +117,11 @@ same()
 # case list (-l) plans them.
 verbs_build_early "$dir/ib_verbs.h" "$dir/verbs_compat.h" -- -libverbs -lmlx5
 cases=${MLX5_COMPAT_CASES:-$("$bin" -l 2>/dev/null | cut -f1)}
-[ -n "$cases" ] || cases="qp_access mr_access rq_full srq_full dv_query_port pd_no_alloc pd_alloc pd_alloc_huge dv_mkey ts_raw ts_wallclock import dmabuf dm"
+[ -n "$cases" ] || cases="qp_access mr_access rq_full srq_full dv_query_port pd_no_alloc pd_alloc pd_alloc_huge dv_mkey ts_raw ts_wallclock import dmabuf dmabuf_dereg dm"
 ncases=$(echo $cases | wc -w)
+
+# dmabuf_dereg finds its DMA-BUF in debugfs (dma_buf/bufinfo).
+mount -t debugfs none /sys/kernel/debug 2>/dev/null
 
 # pd_alloc_huge carves its rings from one 2 MiB huge page per device.
 old_huge=$(cat /proc/sys/vm/nr_hugepages)
