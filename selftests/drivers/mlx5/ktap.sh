@@ -7,6 +7,13 @@
 # Usage: . ktap.sh; ktap_begin N; ktap_case NAME CMD...; ...; ktap_end
 # A program that cannot run at all: ktap_skip_all REASON (plan 1..0).
 # ktap_end fails a program that ran fewer or more cases than it planned.
+#
+# Lanes: make check boots the other toolbox kernels (6.12, and the seeds'
+# 7.2 baseline) for what can differ between kernels: probe, ibv_devinfo,
+# traffic and the verbs tests. There it sets MLX5_LANE=1, and a program
+# leaves out of its plan and its run the cases that would only repeat, on
+# another kernel, a path its run in the main (7.3) guest covers: each such
+# case is a ktap_main_case; ktap_lane_plan MAIN LANE is the plan.
 
 KSFT_PASS=0
 KSFT_FAIL=1
@@ -78,6 +85,15 @@ ktap_begin()
 	echo "1..$1"
 	[ -n "$_ktap_mark" ] || ktap_mark
 }
+
+# ktap_in_lane: MLX5_LANE=1, one of make check's other-kernel lanes.
+ktap_in_lane() { [ "${MLX5_LANE:-0}" = 1 ]; }
+
+# ktap_lane_plan MAIN LANE: the plan, MAIN cases (LANE in a lane).
+ktap_lane_plan() { if ktap_in_lane; then ktap_begin "$2"; else ktap_begin "$1"; fi; }
+
+# ktap_main_case NAME CMD...: ktap_case, left out in a lane.
+ktap_main_case() { ktap_in_lane || ktap_case "$@"; }
 
 # ktap_case NAME CMD...: run CMD; report ok / not ok / skip (CMD exits 4).
 ktap_case()
