@@ -15,8 +15,9 @@
  *	the page is shared memory, a register keeps only the last store
  *	until the emulator takes it and reads all-ones again) each write
  *	waits until the register no longer reads what was written, so that
- *	every doorbell reaches the device. Prints the counts: "written eq N
- *	cq N sq N".
+ *	every doorbell reaches the device. SIGTERM ends the flood before
+ *	SECONDS are over (the test's measurements are done). Prints the
+ *	counts: "written eq N cq N sq N".
  *
  *   doorbell_abuse objects DEV COUNT
  *	COUNT rounds of PD, 1 MiB MR, CQ and QP create + destroy; prints
@@ -35,6 +36,7 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,6 +142,14 @@ static void taken(volatile void *r, unsigned size, uint64_t v)
 		}
 }
 
+static volatile sig_atomic_t flood_stop;
+
+static void flood_on_term(int sig)
+{
+	(void)sig;
+	flood_stop = 1;
+}
+
 static int flood(char **v)
 {
 	struct ibv_context *c = open_dev(v[0]);
@@ -163,9 +173,11 @@ static int flood(char **v)
 	volatile uint64_t *bf = dqp.bf.reg;
 
 	printf("own qpn 0x%x cqn 0x%x bf %p cq_uar %p\n", qp->qp_num, dcq.cqn, (void *)bf, dcq.cq_uar);
+	fflush(stdout); /* doorbell_test.sh waits for this line */
 	int polled = -1; /* known after the first CQ doorbell, written first */
 
-	for (unsigned ci = 0; now() < end; ci++) {
+	signal(SIGTERM, flood_on_term);
+	for (unsigned ci = 0; now() < end && !flood_stop; ci++) {
 		for (uint32_t n = cq_lo; n <= cq_hi; n++) {
 			if (n == dcq.cqn)
 				continue;

@@ -81,10 +81,14 @@ t_flood()
 		"$abuse" flood mlx5_0 "$FLOOD_S" 1 64 0x100 0x140 >"$out/db_flood.txt" 2>&1 &
 	fpid=$!
 	rc=0
+	# Measured once it floods (its objects made, the SIGTERM handler set).
+	wait_for 30 grep -q '^own qpn' "$out/db_flood.txt" || { echo "the flood did not start"; cat "$out/db_flood.txt"; rc=1; }
 	timed pp1 pingpong || rc=1
 	timed cmd1 commands || rc=1
 	running=no
-	kill -0 $fpid 2>/dev/null && running=yes
+	# Still flooding: measured under the flood; done, it can stop (its
+	# remaining seconds would only burn the guest's CPU).
+	kill -0 $fpid 2>/dev/null && running=yes && kill -TERM $fpid
 	wait $fpid || { echo "flood failed"; rc=1; }
 	cat "$out/db_flood.txt"
 	echo "the flood was still running after the pingpong and commands: $running"
