@@ -336,9 +336,13 @@ gid_table()
 
 # gid_index DEV TYPE ADDR: the GID index of ADDR (as sysfs prints it)
 # with gid_attrs type TYPE ("RoCE v2" or "IB/RoCE v1") on port 1.
-gid_index()
+gid_index() { gid_table "$1" | gid_pick "$2" "$3"; }
+
+# gid_pick TYPE ADDR: gid_index's lookup in a gid_table read on stdin
+# (several lookups in one table: one read of sysfs).
+gid_pick()
 {
-	gid_table "$1" | awk -v a="$3" -v t="$2" '$2 == a && substr($0, index($0, $3)) == t { print $1; f = 1; exit }
+	awk -v a="$2" -v t="$1" '$2 == a && substr($0, index($0, $3)) == t { print $1; f = 1; exit }
 		END { exit !f }'
 }
 
