@@ -4,8 +4,10 @@
 // of unacknowledged packets on the fabric, at most a queue length of WRs
 // outstanding; READ responses go out in bursts; each fabric port queues
 // at most Fabric::kLinkQueueCap packets; packets to no port are dropped
-// when sent.
+// when sent. A WQE reaching past the producer the doorbell gave fails
+// instead of being stepped over (the queue would run round forever).
 #include "dp_harness.h"
+#include "fw/prm_cq.h"
 #include "fw/prm_qp.h"
 
 namespace mlx5emu::test {
@@ -196,6 +198,100 @@ TEST(ExecBounds, EachPortQueuesAtMostTheCap)
 	EXPECT_EQ(c.dropped_full, 3000 - Fabric::kLinkQueueCap);
 	EXPECT_EQ(c.queued_max, Fabric::kLinkQueueCap);
 	EXPECT_EQ(c.queued, 0u);
+}
+
+// Rings the SQ of `q` as if its WQE 0 were one WQEBB long: the doorbell
+// record says 1 and the doorbell carries WQE 0's control segment with ds 3,
+// while the WQE in the queue is longer (what a guest writing one size and
+// ringing another does).
+void ring_one_wqebb(DpHca &a, const DpHca::Qp &q)
+{
+	std::vector<uint8_t> ctrl = a.mem().bytes(q.buf + q.rq_bytes(), 8);
+	ctrl[7] = static_cast<uint8_t>((ctrl[7] & ~0x3f) | 3);
+	uint8_t db[4];
+	bits::store_be32(db, 1);
+	a.mem().write(q.dbr + 4, db, 4);
+	a.ring_sq(q, ctrl.data());
+}
+
+struct SqState {
+	uint8_t state;
+	uint16_t pi, ci;
+};
+SqState sq_state(DpHca &a, const DpHca::Qp &q)
+{
+	auto lk = a.dp().lock();
+	const Qp *p = a.dp().res().qp(q.qpn);
+	return {p->state, p->req.sq_pi, p->req.sq_ci};
+}
+
+// The wqe_fuzz hang (emu/fuzz/corpus/wqe_fuzz/
+// regress_rc_flush_past_producer): an RC SQ full of 2-WQEBB WQEs of an
+// unknown opcode, rung for 1 WQEBB. The requester failed WQE 0, which had
+// stepped over the producer, and the flush of the SQ then took WQEs until
+// it met the producer again: every WQE stepped over it, forever.
+TEST(ExecBounds, RcWqePastTheProducerFailsAndTheFlushEnds)
+{
+	std::shared_ptr<Fabric> fabric = std::make_shared<Fabric>();
+	DpHca a{fabric, 0};
+	DpHca::Cq cq = a.create_cq(6);
+	DpHca::Qp q = a.create_qp(ST_RC, cq, cq, 4, 6); // 64 WQEBBs
+	DpHca::RcParams p;
+	p.dlid = a.lid();
+	p.dqpn = q.qpn;
+	p.rq_psn = p.sq_psn;
+	a.to_rts_rc(q, p);
+	for (int i = 0; i < 32; ++i)
+		a.post_wqe(q, 0x1e, 0x08, 0, std::vector<uint8_t>(80, 0), false); // signaled, ds 5
+	ring_one_wqebb(a, q);
+	ASSERT_TRUE(a.settle()) << "the data path never went idle";
+	Cqe e;
+	ASSERT_TRUE(a.poll(cq, &e));
+	EXPECT_EQ(e.opcode, prm::cqe_opcode::REQ_ERR);
+	EXPECT_EQ(e.syndrome, prm::cqe_syndrome::LOCAL_QP_OP);
+	EXPECT_EQ(e.wqe_counter, 0u);
+	EXPECT_TRUE(a.empty(cq)) << "nothing beyond the producer is flushed";
+	SqState s = sq_state(a, q);
+	EXPECT_EQ(s.state, prm::qp_state::ERR);
+	EXPECT_EQ(s.pi, 1u);
+	EXPECT_EQ(s.ci, 1u);
+}
+
+// The doorbell_fuzz hang (emu/fuzz/corpus/doorbell_fuzz/
+// regress_ud_send_past_producer): a UD SQ full of valid 2-WQEBB SENDs to
+// itself, rung for 1 WQEBB. WQE 0 stepped over the producer, and the
+// SENDs behind it went out (or, once one failed, were flushed) round the
+// queue forever. Now WQE 0 fails and nothing is sent.
+TEST(ExecBounds, UdWqePastTheProducerFailsAndNothingIsSent)
+{
+	constexpr uint32_t kQkey = 0x11111111;
+	std::shared_ptr<Fabric> fabric = std::make_shared<Fabric>();
+	DpHca a{fabric, 0};
+	DpHca::Mr mr = a.reg_mr(64 * 1024);
+	DpHca::Cq cq = a.create_cq(6);
+	DpHca::Qp q = a.create_qp(ST_UD, cq, cq, 5, 6);
+	a.to_rts_ud(q, kQkey);
+	for (unsigned i = 0; i < 32; ++i)
+		a.post_recv(q, mr, 1024, 1024ull * i);
+	DpHca::Wr w = DpHca::send_wr(mr, 64);
+	w.dlid = a.lid();
+	w.dqpn = q.qpn;
+	w.qkey = kQkey;
+	for (int i = 0; i < 32; ++i)
+		a.post_send(q, w, false); // 80 bytes (ds 5): 2 WQEBBs each
+	ring_one_wqebb(a, q);
+	ASSERT_TRUE(a.settle()) << "the data path never went idle";
+	Cqe e;
+	ASSERT_TRUE(a.poll(cq, &e));
+	EXPECT_EQ(e.opcode, prm::cqe_opcode::REQ_ERR);
+	EXPECT_EQ(e.syndrome, prm::cqe_syndrome::LOCAL_QP_OP);
+	EXPECT_EQ(e.wqe_counter, 0u);
+	EXPECT_TRUE(a.empty(cq)) << "no send and no receive completed";
+	EXPECT_EQ(fabric->counters().packets, 0u);
+	SqState s = sq_state(a, q);
+	EXPECT_EQ(s.state, prm::qp_state::SQER);
+	EXPECT_EQ(s.pi, 1u);
+	EXPECT_EQ(s.ci, 1u);
 }
 
 } // namespace

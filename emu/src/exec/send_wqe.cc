@@ -42,8 +42,14 @@ bool DataPath::take_send_wqe(Qp &qp, SendWr *wr, UdAddress *av, uint8_t *syndrom
 	unsigned ds = dw1 & 0x3f;
 	unsigned nbb = (ds + 3) / 4;
 	wr->opcode = static_cast<uint8_t>(dw0 & 0xff);
-	if (!ds || nbb > w::kMaxWqebbs || nbb > nbbs) {
-		++qp.req.sq_ci;
+	// A WQE must end at or before the producer: one that reaches past it
+	// (its size larger than the doorbell said) takes what was posted and
+	// fails. Stepping over the producer instead would run the queue's
+	// stale contents round and round, never meeting the producer again
+	// (the engine thread looping forever on one guest's SQ).
+	uint16_t posted = static_cast<uint16_t>(qp.req.sq_pi - qp.req.sq_ci);
+	if (!ds || nbb > w::kMaxWqebbs || nbb > nbbs || nbb > posted) {
+		qp.req.sq_ci = nbb > posted ? qp.req.sq_pi : static_cast<uint16_t>(qp.req.sq_ci + 1);
 		*syndrome = syn::LOCAL_QP_OP;
 		++qp.ctr.bad_wqes;
 		return true;
