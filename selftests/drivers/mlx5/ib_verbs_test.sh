@@ -51,6 +51,7 @@ run_huge()
 {
 	[ -x "$bin" ] || { echo "not run: no ib_verbs_test binary"; return 1; }
 	[ "$loaded" = "$1" ] || { echo "not run: $1 is not loaded (see its load case)"; return 1; }
+	[ -e /proc/sys/vm/nr_hugepages ] || { echo "SKIP: a kernel without hugetlb pages (no /proc/sys/vm/nr_hugepages)"; return "$KSFT_SKIP"; }
 	old=$(cat /proc/sys/vm/nr_hugepages)
 	echo 64 >/proc/sys/vm/nr_hugepages
 	got=$(cat /proc/sys/vm/nr_hugepages)
