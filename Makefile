@@ -46,7 +46,7 @@ JOBS ?= $(shell nproc)
 # to a sub-make again makes it warn and leave the jobserver.
 JOBS_FLAG = $(if $(filter -j% --jobserver%,$(MAKEFLAGS)),,-j$(JOBS))
 
-.PHONY: all modules kverbs-test clean emu emu-test emu-asan emu-test-asan emu-fuzz toolbox sid-root selftests selftests-bins selftests-sid check check-long check-debug debug-kernel run bench bench-emu install dkms-src dkms-install dkms-remove
+.PHONY: all modules kverbs-test dmabuf-exporter clean emu emu-test emu-asan emu-test-asan emu-fuzz toolbox sid-root selftests selftests-bins selftests-sid check check-long check-debug debug-kernel run bench bench-emu install dkms-src dkms-install dkms-remove
 
 all: modules
 
@@ -59,6 +59,7 @@ modules: $(MODULES_DEP)
 clean:
 	-$(KBUILD_RUN) $(MAKE) -C $(KDIR_USED) M=$(TOP) clean
 	-$(KBUILD_RUN) $(MAKE) -C $(KDIR_USED) M=$(SELFTESTS_DIR)/kverbs clean
+	-$(KBUILD_RUN) $(MAKE) -C $(KDIR_USED) M=$(SELFTESTS_DIR)/dmabuf_exporter clean
 	rm -rf $(TOP)/build $(KCOMPAT_H)
 
 toolbox:
@@ -113,6 +114,7 @@ SELFTESTS_OUT ?= $(SELFTESTS_DIR)
 selftests: toolbox
 	$(MAKE) selftests-bins
 	$(MAKE) kverbs-test
+	$(MAKE) dmabuf-exporter
 
 selftests-bins:
 	mkdir -p $(SELFTESTS_OUT)
@@ -151,6 +153,10 @@ selftests-sid: toolbox sid-root
 # the driver modules are.
 kverbs-test: $(MODULES_DEP)
 	$(KBUILD_RUN) $(MAKE) -C $(KDIR_USED) M=$(SELFTESTS_DIR)/kverbs W=$(W) $(JOBS_FLAG) modules
+
+# The test-only dynamic DMA-BUF exporter (verbs_compat_test.sh loads it).
+dmabuf-exporter: $(MODULES_DEP)
+	$(KBUILD_RUN) $(MAKE) -C $(KDIR_USED) M=$(SELFTESTS_DIR)/dmabuf_exporter W=$(W) $(JOBS_FLAG) modules
 
 check: toolbox emu selftests selftests-sid
 	$(TOP)/scripts/check

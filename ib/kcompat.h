@@ -59,4 +59,11 @@ static inline struct ib_umem *mlx5c_umem_get_cq(struct ib_device *ibdev,
 #define MLX5C_DMABUF_MR_UDATA		udata
 #endif
 
+/* The importer's callback for a moving DMA-BUF was renamed. */
+#ifdef HAVE_DMA_BUF_INVALIDATE_MAPPINGS
+#define MLX5C_DMABUF_MOVE_OP		invalidate_mappings
+#else
+#define MLX5C_DMABUF_MOVE_OP		move_notify
+#endif
+
 #endif /* MLX5C_IB_KCOMPAT_H */

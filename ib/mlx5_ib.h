@@ -354,12 +354,17 @@ struct mlx5c_ib_xrcd {
  * @max_descs: entries @descs holds
  * @ndescs: entries mapped by the last map_mr_sg
  * @access: IB_ACCESS_* flags of a user MR
+ * @movable: a DMA-BUF MR whose buffer may move (not pinned)
+ * @invalidated: @movable, and its buffer moved: the key is destroyed
+ *	(set under the buffer's reservation lock)
  */
 struct mlx5c_ib_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;
 	int access;
 	u32 mkey;
+	bool movable;
+	bool invalidated;
 	__be64 *descs;
 	dma_addr_t descs_dma;
 	u32 max_descs;
@@ -736,6 +741,11 @@ u64 mlx5c_ib_max_mr_size(struct mlx5c_ib_dev *dev);
 u8 mlx5c_ib_mkey_variant(struct mlx5c_ib_dev *dev);
 struct ib_mr *mlx5c_ib_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 				   u64 iova, int access, struct ib_udata *udata);
+int mlx5c_ib_check_user_mr(struct mlx5c_ib_dev *dev, u64 start, u64 length,
+			   u64 iova, int access);
+struct mlx5c_ib_mr *mlx5c_ib_user_mr(struct ib_pd *pd, struct ib_umem *umem,
+				     u64 iova, u64 length, int access);
+void mlx5c_ib_dmabuf_mr_stop(struct mlx5c_ib_dev *dev, struct mlx5c_ib_mr *mr);
 struct ib_mr *mlx5c_ib_reg_user_mr_dmabuf(struct ib_pd *pd, u64 offset,
 					  u64 length, u64 iova, int fd,
 					  int access, struct ib_udata *udata);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Memory regions: pinned user memory behind an MTT memory key; the pages
- * of a DMA-BUF (another device's or udmabuf's) pinned the same way.
+ * Memory regions: pinned user memory behind an MTT memory key (DMA-BUF
+ * pages: dmabuf_mr.c).
  */
 #include <linux/log2.h>
 #include <linux/sizes.h>
@@ -89,8 +89,19 @@ u64 mlx5c_ib_max_mr_size(struct mlx5c_ib_dev *dev)
 	return min_t(u64, 1ULL << log, MLX5C_IB_MR_MAX_SIZE);
 }
 
-static int mlx5c_ib_check_user_mr(struct mlx5c_ib_dev *dev, u64 start,
-				  u64 length, u64 iova, int access)
+/**
+ * mlx5c_ib_check_user_mr() - the checks every user MR registration makes
+ * @dev: device
+ * @start: first byte (user address or offset in a DMA-BUF)
+ * @length: bytes
+ * @iova: address the device accesses the region at
+ * @access: IB_ACCESS_* flags
+ *
+ * Return: 0, -EOPNOTSUPP for unknown or unsupported access flags, -EINVAL
+ * for a length the device cannot map or an address range that wraps.
+ */
+int mlx5c_ib_check_user_mr(struct mlx5c_ib_dev *dev, u64 start, u64 length,
+			   u64 iova, int access)
 {
 	if (access & ~MLX5C_IB_MR_ACCESS)
 		return -EOPNOTSUPP;
@@ -102,13 +113,19 @@ static int mlx5c_ib_check_user_mr(struct mlx5c_ib_dev *dev, u64 start,
 	return 0;
 }
 
-/*
- * A user MR over @umem (pinned already; owned by the MR on success):
- * @length bytes the device accesses at @iova in @pd with @access.
+/**
+ * mlx5c_ib_user_mr() - a user MR over mapped memory
+ * @pd: protection domain
+ * @umem: the memory, pinned (or a DMA-BUF's, mapped); owned by the MR on
+ *	success
+ * @iova: address the device accesses the region at
+ * @length: bytes
+ * @access: IB_ACCESS_* flags
+ *
+ * Return: the MR, its MTT memory key created, or an ERR_PTR().
  */
-static struct mlx5c_ib_mr *mlx5c_ib_user_mr(struct ib_pd *pd,
-					    struct ib_umem *umem, u64 iova,
-					    u64 length, int access)
+struct mlx5c_ib_mr *mlx5c_ib_user_mr(struct ib_pd *pd, struct ib_umem *umem,
+				     u64 iova, u64 length, int access)
 {
 	struct mlx5c_ib_dev *dev = to_mdev(pd->device);
 	struct mlx5c_ib_mr *mr;
@@ -175,51 +192,6 @@ struct ib_mr *mlx5c_ib_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 }
 
 /**
- * mlx5c_ib_reg_user_mr_dmabuf() - register the pages of a DMA-BUF
- * @pd: protection domain
- * @offset: first byte in the buffer
- * @length: bytes
- * @iova: address the region is accessed at by the device
- * @access: IB_ACCESS_* flags
- * @fd: the DMA-BUF's file
- * @udata: no driver data is defined
- *
- * The buffer's pages are pinned and mapped for as long as the MR lives
- * (ib_umem_dmabuf_get_pinned()): the exporter cannot move them, so the
- * MTT list of the memory key never goes stale and no move_notify is
- * needed.
- *
- * Return: the MR or an ERR_PTR().
- */
-struct ib_mr *mlx5c_ib_reg_user_mr_dmabuf(struct ib_pd *pd, u64 offset,
-					  u64 length, u64 iova, int fd,
-					  int access, struct ib_udata *udata)
-{
-	struct mlx5c_ib_dev *dev = to_mdev(pd->device);
-	struct ib_umem_dmabuf *umem;
-	struct mlx5c_ib_mr *mr;
-	int err;
-
-	err = mlx5c_ib_check_user_mr(dev, offset, length, iova, access);
-	if (err)
-		return ERR_PTR(err);
-	if (udata && udata->inlen &&
-	    !ib_is_udata_cleared(udata, 0, udata->inlen))
-		return ERR_PTR(-EOPNOTSUPP);
-
-	umem = ib_umem_dmabuf_get_pinned(pd->device, offset, length, fd,
-					 access);
-	if (IS_ERR(umem))
-		return ERR_CAST(umem);
-	mr = mlx5c_ib_user_mr(pd, &umem->umem, iova, length, access);
-	if (IS_ERR(mr)) {
-		ib_umem_release(&umem->umem);
-		return ERR_CAST(mr);
-	}
-	return &mr->ibmr;
-}
-
-/**
  * mlx5c_ib_rereg_user_mr() - change a user MR's translation, PD or access
  * @ibmr: MR from mlx5c_ib_reg_user_mr()
  * @flags: IB_MR_REREG_TRANS, IB_MR_REREG_PD, IB_MR_REREG_ACCESS
@@ -274,8 +246,12 @@ struct ib_mr *mlx5c_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 
 	repin = (flags & IB_MR_REREG_TRANS) ||
 		(ib_access_writable(access) && !old->umem->writable);
-	/* A DMA-BUF's pages are pinned as its exporter mapped them. */
-	if (repin && !(flags & IB_MR_REREG_TRANS) && old->umem->is_dmabuf)
+	/*
+	 * A DMA-BUF's pages are pinned as its exporter mapped them; those of
+	 * a movable one may be gone with its key at any time.
+	 */
+	if (old->movable ||
+	    (repin && !(flags & IB_MR_REREG_TRANS) && old->umem->is_dmabuf))
 		return ERR_PTR(-EOPNOTSUPP);
 	umem = old->umem;
 	if (repin) {
@@ -463,7 +439,10 @@ int mlx5c_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct mlx5c_ib_dev *dev = to_mdev(ibmr->device);
 	struct mlx5c_ib_mr *mr = to_mmr(ibmr);
 
-	mlx5c_ib_destroy_obj(dev, MLX5C_IB_OBJ_MKEY, mr->mkey, &mr->umem);
+	if (mr->movable)
+		mlx5c_ib_dmabuf_mr_stop(dev, mr);
+	else
+		mlx5c_ib_destroy_obj(dev, MLX5C_IB_OBJ_MKEY, mr->mkey, &mr->umem);
 	ib_umem_release(mr->umem);
 	if (mr->descs) {
 		dma_unmap_single(&dev->pdev->dev, mr->descs_dma,

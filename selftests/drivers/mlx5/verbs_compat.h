@@ -44,6 +44,7 @@ int case_ts_wallclock(void);
 int case_import(void);
 int case_dmabuf(void);
 int case_dmabuf_dereg(void);
+int case_dmabuf_move(void);
 int case_dm(void);
 
 #endif /* VERBS_COMPAT_H */

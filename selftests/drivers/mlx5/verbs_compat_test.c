@@ -43,6 +43,14 @@
  *                   stream ends in one remote access error and flushes,
  *                   the DMA-BUF is released once closed, a new DMA-BUF MR
  *                   and QPs carry traffic again
+ *   dmabuf_move     ibv_reg_dmabuf_mr of a buffer of the test exporter
+ *                   (mlx5_test_dmabuf.ko), which moves it on request:
+ *                   registered as the driver does by default, the move is
+ *                   refused (pinned); registered movable (our
+ *                   dmabuf_movable=1), a move invalidates the MR (remote
+ *                   access error), a new registration maps the moved pages
+ *                   with their data; nothing stays attached, pinned or
+ *                   mapped
  *   dm              ibv_alloc_dm (MEMIC): max_dm_size, memcpy to and from
  *                   the DM, ibv_reg_dm_mr (zero-based), RDMA WRITE into and
  *                   READ from it, data checked; a WRITE past its end fails
@@ -134,6 +142,8 @@ static const struct verbs_case cases[] = {
 	  case_dmabuf },
 	{ "dmabuf_dereg", "ibv_dereg_mr of a DMA-BUF MR under a stream of WRITEs and READs",
 	  case_dmabuf_dereg },
+	{ "dmabuf_move", "DMA-BUF MR of a dynamic exporter: pinned refuses a move, movable is invalidated",
+	  case_dmabuf_move },
 	{ "dm", "ibv_alloc_dm, memcpy to/from it, ibv_reg_dm_mr, RDMA WRITE and READ",
 	  case_dm },
 };

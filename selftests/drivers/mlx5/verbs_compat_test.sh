@@ -6,7 +6,9 @@
 # mlx5dv_query_port, parent domains with and without custom allocators (one
 # variant allocating inside a huge page), mlx5dv mkeys, completion
 # timestamps (raw and wall clock), object import, DMA-BUF MRs (udmabuf;
-# deregistered under a stream of RDMA into them), device memory (ibv_alloc_dm, MEMIC).
+# deregistered under a stream of RDMA into them; a buffer of the test-only
+# dynamic exporter dmabuf_exporter/mlx5_test_dmabuf.ko moved: refused while
+# pinned, invalidating our movable registration), device memory (ibv_alloc_dm, MEMIC).
 # The same binary runs first on the IN-TREE mlx5_core/mlx5_ib, then on
 # ours; each case is one line per driver, then one line "ours = in-tree"
 # comparing what the case observed on both ("# obs" lines: return codes,
@@ -38,7 +40,8 @@ known_gaps="dv_mkey:ours has no DEVX (alloc_ucontext refuses MLX5_IB_ALLOC_UCTX_
 # the comparison too (nothing to compare); it fails once the in-tree
 # driver passes (then take it off the list).
 intree_gaps="dmabuf:the in-tree mlx5_ib of 7.3 attaches a DMA-BUF as a movable importer and would re-map a moved one through ODP page faults: reg_user_mr_dmabuf creates the MKey, then mlx5r_odp_create_eq refuses with EOPNOTSUPP since the device does not advertise ODP (HCA cap pg: no IB_ODP_SUPPORT), which the emulator does not implement; the exporter (udmabuf or a dynamic one) plays no part. Ours pins the pages (ib_umem_dmabuf_get_pinned)
-dmabuf_dereg:as dmabuf"
+dmabuf_dereg:as dmabuf
+dmabuf_move:as dmabuf"
 
 # Cases that run on a slowed link, "CASE:MS" (emulator: every packet MS ms
 # late): dmabuf_dereg's stream must still be on the wire when it
@@ -117,11 +120,20 @@ same()
 # case list (-l) plans them.
 verbs_build_early "$dir/ib_verbs.h" "$dir/verbs_compat.h" -- -libverbs -lmlx5
 cases=${MLX5_COMPAT_CASES:-$("$bin" -l 2>/dev/null | cut -f1)}
-[ -n "$cases" ] || cases="qp_access mr_access rq_full srq_full dv_query_port pd_no_alloc pd_alloc pd_alloc_huge dv_mkey ts_raw ts_wallclock import dmabuf dmabuf_dereg dm"
+[ -n "$cases" ] || cases="qp_access mr_access rq_full srq_full dv_query_port pd_no_alloc pd_alloc pd_alloc_huge dv_mkey ts_raw ts_wallclock import dmabuf dmabuf_dereg dmabuf_move dm"
 ncases=$(echo $cases | wc -w)
 
 # dmabuf_dereg finds its DMA-BUF in debugfs (dma_buf/bufinfo).
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
+
+# dmabuf_move's buffers come from the test-only dynamic exporter (make
+# selftests builds it for the toolbox kernel; elsewhere the case skips,
+# saying so).
+exp_ko=${MLX5_TEST_DMABUF_KO:-$dir/dmabuf_exporter/mlx5_test_dmabuf.ko}
+exp_loaded=
+if ! grep -q '^mlx5_test_dmabuf ' /proc/modules; then
+	insmod "$exp_ko" 2>"$out/mlx5_test_dmabuf.insmod.txt" && exp_loaded=1
+fi
 
 # pd_alloc_huge carves its rings from one 2 MiB huge page per device.
 old_huge=$(cat /proc/sys/vm/nr_hugepages)
@@ -141,4 +153,5 @@ for c in $cases; do
 	ktap_case "ours = in-tree: $c" same "$c"
 done
 echo "$old_huge" >/proc/sys/vm/nr_hugepages
+[ -z "$exp_loaded" ] || rmmod mlx5_test_dmabuf
 ktap_end
