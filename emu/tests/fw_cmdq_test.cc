@@ -184,6 +184,23 @@ TEST(FwCmdq, TraceRecordsEachCommand)
 	EXPECT_NE(CommandTrace::format(t[0]).find("ENABLE_HCA"), std::string::npos);
 }
 
+TEST(FwCmdq, TraceTimesEachCommandFromTheLastClear)
+{
+	FwHarness h;
+	h.enable();
+	std::this_thread::sleep_for(std::chrono::milliseconds(20));
+	h.exec(Msg(0x7ff, 0, 16).b, 16);
+	auto t = h.fw().trace_entries();
+	ASSERT_EQ(t.size(), 2u);
+	EXPECT_GE(t[1].at_usec, t[0].at_usec + 20000);
+	EXPECT_NE(CommandTrace::format(t[1]).find(" at="), std::string::npos);
+	h.fw().trace_clear();
+	h.exec(Msg(0x7ff, 0, 16).b, 16);
+	t = h.fw().trace_entries();
+	ASSERT_EQ(t.size(), 1u);
+	EXPECT_LT(t[0].at_usec, 20000u);
+}
+
 TEST(FwCmdq, UnmappedMailboxIsAnInternalError)
 {
 	FwHarness h;

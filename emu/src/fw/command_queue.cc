@@ -310,6 +310,7 @@ void CommandEngine::complete(const Completion &c)
 	t.injected = c.injected;
 	t.usec = static_cast<uint64_t>(
 		std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - c.rung).count());
+	t.rung = c.rung;
 	fw_.trace.add(t);
 	fw_.opstats.record(c.opcode, delivery != 0 || c.status != 0);
 

@@ -11,6 +11,9 @@ void CommandTrace::add(TraceEntry e)
 {
 	std::lock_guard<std::mutex> lk(mu_);
 	e.seq = next_seq_++;
+	if (e.rung > epoch_)
+		e.at_usec = static_cast<uint64_t>(
+			std::chrono::duration_cast<std::chrono::microseconds>(e.rung - epoch_).count());
 	ring_.push_back(e);
 	if (ring_.size() > kCapacity)
 		ring_.pop_front();
@@ -26,15 +29,17 @@ void CommandTrace::clear()
 {
 	std::lock_guard<std::mutex> lk(mu_);
 	ring_.clear();
+	epoch_ = std::chrono::steady_clock::now();
 }
 
 std::string CommandTrace::format(const TraceEntry &e)
 {
 	char b[256];
 	std::snprintf(b, sizeof b,
-		      "%llu slot=%u %s(0x%x) op_mod=0x%x delivery=0x%x status=0x%x syndrome=0x%x in=%u out=%u us=%llu%s",
+		      "%llu slot=%u %s(0x%x) op_mod=0x%x delivery=0x%x status=0x%x syndrome=0x%x in=%u out=%u us=%llu at=%llu.%03llu%s",
 		      static_cast<unsigned long long>(e.seq), e.slot, opcode_name(e.opcode), e.opcode, e.op_mod,
 		      e.delivery, e.status, e.syndrome, e.inlen, e.outlen, static_cast<unsigned long long>(e.usec),
+		      static_cast<unsigned long long>(e.at_usec / 1000), static_cast<unsigned long long>(e.at_usec % 1000),
 		      e.injected ? " injected" : "");
 	return b;
 }

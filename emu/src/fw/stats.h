@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -23,6 +24,10 @@ struct TraceEntry {
 	uint32_t inlen = 0, outlen = 0;
 	bool injected = false; // failed by fault injection
 	uint64_t usec = 0;     // doorbell to completion
+	// When the doorbell rang: set by the caller, made relative to the
+	// trace's epoch (its creation or last clear) by add(), in at_usec.
+	std::chrono::steady_clock::time_point rung{};
+	uint64_t at_usec = 0;
 };
 
 class CommandTrace {
@@ -37,6 +42,7 @@ private:
 	mutable std::mutex mu_;
 	std::deque<TraceEntry> ring_;
 	uint64_t next_seq_ = 1;
+	std::chrono::steady_clock::time_point epoch_ = std::chrono::steady_clock::now();
 };
 
 class OpcodeStats {
