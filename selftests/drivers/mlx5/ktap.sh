@@ -168,11 +168,9 @@ wait_for()
 	done
 }
 
-# Emulator control channel (only inside the project's QEMU guest).
-emu_ctl()
-{
-	sh "${MLX5_SRC:-.}/scripts/lib/emu-ctl" "$@"
-}
+# Emulator control channel (only inside the project's QEMU guest): the
+# function emu_ctl WORDS..., started as no program.
+. "${MLX5_SRC:-${dir:-$(dirname "$0")}/../../..}/scripts/lib/emu-ctl.sh"
 
 have_emu() { [ -z "${MLX5_TEST_DEV:-}" ] && emu_ctl list >/dev/null 2>&1; }
 
@@ -186,7 +184,9 @@ vm_qmp()
 # emu_pages_outstanding N: firmware pages the driver still gives HCA N.
 emu_pages_outstanding()
 {
-	emu_ctl hca "$1" pages | sed -n 's/^outstanding \([0-9]*\).*/\1/p'
+	emu_ctl hca "$1" pages | while read -r _k _v _r; do
+		[ "$_k" != outstanding ] || echo "$_v"
+	done
 }
 
 # irq_count NAME-PATTERN: sum of the counts of the IRQs whose name matches.
@@ -198,18 +198,28 @@ irq_count()
 }
 
 # listening PORT: a TCP socket listens on PORT (IPv4 or IPv6).
-listening()
+listening() { listening_hex "$(printf ':%04X' "$1")"; }
+
+# listening_hex :HEXPORT: the same with the port as /proc/net/tcp writes it
+# (starts no program).
+listening_hex()
 {
-	hex=$(printf ':%04X ' "$1")
-	cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk -v p="$hex" '
-		index($2 " ", p) && $4 == "0A" { f = 1 } END { exit !f }'
+	for _lf in /proc/net/tcp /proc/net/tcp6; do
+		[ -r "$_lf" ] || continue
+		while read -r _l_sl _l_local _l_rem _l_st _l_rest; do
+			case "$_l_local" in
+			*"$1") [ "$_l_st" != 0A ] || return 0 ;;
+			esac
+		done <"$_lf"
+	done
+	return 1
 }
 
 # wait_listen PORT PID: until PORT listens (0), or PID exits or 30 s pass (1).
 wait_listen()
 {
-	t=300
-	while ! listening "$1"; do
+	t=300 _wl_hex=$(printf ':%04X' "$1")
+	while ! listening_hex "$_wl_hex"; do
 		kill -0 "$2" 2>/dev/null || return 1
 		t=$((t - 1))
 		[ "$t" -gt 0 ] || return 1
