@@ -30,29 +30,70 @@ slab_kib() { awk '$1 == "Slab:" { print $2 }' /proc/meminfo; }
 memavail_kib() { awk '$1 == "MemAvailable:" { print $2 }' /proc/meminfo; }
 emu_rss_kib() { emu_ctl hca 0 stats | awk '$1 == "process_rss_kib" { print $2 }'; }
 
+# Where a cycle's time goes: phase NAME adds the time since the previous
+# phase ended to ph_NAME (hundredths of a second, summed over the cycles
+# after the first). Builtins only: under TCG every program started costs
+# 0.1-0.5 s, so a cycle starts as few as it can (insmod and rmmod of each
+# module, the server, timeout).
+PHASES="load server pages rmmod_ib kill rmmod_core pages_after"
+for _p in $PHASES; do eval "ph_$_p=0"; done
+phase()
+{
+	read -r _up _idle </proc/uptime
+	_ktap_cs "$_up"
+	eval "ph_$1=\$((ph_$1 + _ktap_cs - ph_at))"
+	ph_at=$_ktap_cs
+}
+phase_start() { read -r _up _idle </proc/uptime; _ktap_cs "$_up"; ph_at=$_ktap_cs; }
+
+# phases_line CYCLES: the mean time of each phase per cycle.
+phases_line()
+{
+	_l="" _sum=0
+	for _p in $PHASES; do
+		eval "_v=\$ph_$_p"
+		_sum=$((_sum + _v))
+		_m=$((_v * 10 / $1))
+		_l="$_l $_p $((_m / 1000)).$((_m / 100 % 10))$((_m / 10 % 10))$((_m % 10)) s,"
+	done
+	_m=$((_sum * 10 / $1))
+	echo "phases per cycle:${_l%,}; sum $((_m / 1000)).$((_m / 100 % 10))$((_m / 10 % 10))$((_m % 10)) s"
+}
+
+# The scratch files of a cycle stay in the guest's tmpfs (printed on failure).
+scratch=$(mktemp -d)
+
 # cycle: one load, user process, removal; 0 when clean.
 cycle()
 {
+	phase_start
 	mlx5_load ours || return 1
+	phase load
 	port=$((port + 1))
-	ibv_rc_pingpong -d mlx5_0 -p "$port" >"$out/cycles.server" 2>&1 &
+	ibv_rc_pingpong -d mlx5_0 -p "$port" >"$scratch/server" 2>&1 &
 	_spid=$!
 	# Listening: the server created its objects (it does before listening).
-	wait_listen "$port" "$_spid" || { cat "$out/cycles.server"; kill -9 "$_spid"; return 1; }
+	wait_listen "$port" "$_spid" || { cat "$scratch/server"; kill -9 "$_spid"; return 1; }
+	phase server
 	# Firmware pages of HCA 0 and 1 while loaded, the same in every cycle.
 	loaded_pages="$(emu_pages_outstanding 0)/$(emu_pages_outstanding 1)"
 	if [ -n "$pages_first" ] && [ "$loaded_pages" != "$pages_first" ]; then
 		echo "firmware pages while loaded: $loaded_pages (first cycle: $pages_first)"
 		kill -9 "$_spid"; return 1
 	fi
+	phase pages
 	timeout 120 rmmod mlx5_ib || { echo "rmmod mlx5_ib with a user context failed"; kill -9 "$_spid"; return 1; }
+	phase rmmod_ib
 	kill -9 "$_spid" 2>/dev/null
 	wait "$_spid" 2>/dev/null
+	phase kill
 	timeout 120 rmmod mlx5_core || { echo "rmmod mlx5_core failed"; return 1; }
+	phase rmmod_core
 	for _h in 0 1; do
 		_p=$(emu_pages_outstanding $_h)
 		[ "$_p" = 0 ] || { echo "hca $_h holds $_p firmware pages after the unload"; return 1; }
 	done
+	phase pages_after
 }
 
 t_cycles()
@@ -64,12 +105,13 @@ t_cycles()
 	pages_first=""
 	cycle || { echo "cycle 1 failed"; return 1; }
 	pages_first=$loaded_pages
+	for _p in $PHASES; do eval "ph_$_p=0"; done
 	slab0=$(slab_kib) rss0=$(emu_rss_kib) mem0=$(memavail_kib) t0=$(ktap_now)
 	echo "cycle 1: slab $slab0 KiB, MemAvailable $mem0 KiB, firmware pages while loaded $pages_first (hca 0/1)"
 	i=1
 	while [ "$i" -lt "$CYCLES" ]; do
 		i=$((i + 1))
-		cycle >"$out/cycles.last" 2>&1 || { cat "$out/cycles.last"; echo "cycle $i failed"; return 1; }
+		cycle >"$scratch/cycle" 2>&1 || { cat "$scratch/cycle"; echo "cycle $i failed"; return 1; }
 		[ $((i % 100)) -ne 0 ] ||
 			echo "cycle $i: slab $(slab_kib) KiB, MemAvailable $(memavail_kib) KiB, firmware pages while loaded $loaded_pages"
 	done
@@ -81,6 +123,7 @@ t_cycles()
 	echo "cycles: $CYCLES probe/remove cycles with a user CQ and QP, $secs s after the first;" \
 	     "slab $slab0 -> $slab1 KiB, MemAvailable $mem0 -> $mem1 KiB, emulator RSS $rss0 -> $rss1 KiB," \
 	     "firmware pages $pages_first (hca 0/1) while loaded and 0 after each"
+	[ "$CYCLES" -lt 2 ] || phases_line $((CYCLES - 1))
 	[ "$leaks" -eq 0 ] || { echo "firmware objects left"; return 1; }
 	[ $((slab1 - slab0)) -le "$SLAB_BOUND" ] ||
 		{ echo "slab grew $((slab1 - slab0)) KiB (bound $SLAB_BOUND)"; return 1; }
