@@ -100,6 +100,9 @@ have_emu || ktap_skip_all "needs the mlx5-emu control channel (runs in the proje
 # away ("util/error.c:62: error_setv: Assertion *errp == NULL failed" in its
 # vfio-user receive path; also when the server left a request unread, a
 # reset connection instead of an end of file), and the guest with it.
+# Nothing the emulator does can avoid it: a dead server's sockets are closed
+# by the kernel and the vfio-user protocol has no goodbye message
+# (Documentation/testing.md, emu_death_test.sh).
 [ "${MLX5_EMU_DEATH:-0}" = 1 ] ||
 	ktap_skip_all "QEMU 11.1.3 aborts when its vfio-user server dies (error_setv assertion); MLX5_EMU_DEATH=1 runs it on a QEMU that survives"
 ktap_begin 4
