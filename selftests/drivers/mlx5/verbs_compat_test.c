@@ -91,6 +91,7 @@ const char *err_name(int err)
 	case ERANGE: return "ERANGE";
 	case EIO: return "EIO";
 	case ENOSPC: return "ENOSPC";
+	case EBUSY: return "EBUSY";
 	}
 	snprintf(other, sizeof(other), "errno %d", err);
 	return other;
