@@ -97,7 +97,8 @@ emu-test-asan: emu-asan
 	$(EMU_ASAN_ENV) ctest --test-dir $(TOP)/build/emu-asan --output-on-failure -j$(JOBS)
 
 # The libFuzzer targets of emu/fuzz (clang++, ASan + UBSan, build/emu-fuzz);
-# scripts/fuzz runs them (a bounded time each; not in make check-long yet) and makes
+# scripts/fuzz runs them (a bounded time each; make check-long runs every
+# target for CHECK_LONG_FUZZ_SECONDS) and makes
 # their seed corpora (emu/fuzz/corpus).
 FUZZ_CXX ?= clang++
 emu-fuzz:
