@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "exec/engine.h"
 
+#include <pthread.h>
+#include <time.h>
+
 namespace mlx5emu {
 
 Engine::Engine() : thread_([this] { run(); }) {}
@@ -70,6 +73,15 @@ Engine::Counters Engine::counters() const
 {
 	std::lock_guard<std::mutex> lk(q_mu_);
 	return c_;
+}
+
+std::chrono::nanoseconds Engine::cpu_time() const
+{
+	clockid_t id;
+	struct timespec ts;
+	if (pthread_getcpuclockid(const_cast<std::thread &>(thread_).native_handle(), &id) || clock_gettime(id, &ts))
+		return std::chrono::nanoseconds(0);
+	return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
 }
 
 void Engine::run()

@@ -51,6 +51,9 @@ public:
 		uint64_t tasks = 0, timers_fired = 0, timers_cancelled = 0, wakeups = 0;
 	};
 	Counters counters() const;
+	// CPU time the engine thread has used so far (CLOCK_THREAD_CPUTIME_ID
+	// of the thread): what the data path costs, whatever the host's load.
+	std::chrono::nanoseconds cpu_time() const;
 
 private:
 	void run();
