@@ -3,12 +3,14 @@
 // that records every vector raised.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <shared_mutex>
 #include <vector>
 
 #include "dma/guest_memory.h"
@@ -31,9 +33,11 @@ public:
 	FakeGuestMemory(const FakeGuestMemory &) = delete;
 	FakeGuestMemory &operator=(const FakeGuestMemory &) = delete;
 
+	// Reads share the lock (as DmaMapTable's do), writes take it alone:
+	// a poller never sees half of a CQE.
 	bool read(uint64_t iova, void *dst, size_t len) override
 	{
-		std::lock_guard<std::mutex> lk(mu_);
+		std::shared_lock<std::shared_mutex> lk(mu_);
 		if (!mapped(iova, len))
 			return false;
 		std::memcpy(dst, &mem_[iova - base_], len);
@@ -42,17 +46,39 @@ public:
 
 	bool write(uint64_t iova, const void *src, size_t len) override
 	{
-		std::lock_guard<std::mutex> lk(mu_);
+		std::unique_lock<std::shared_mutex> lk(mu_);
 		if (!mapped(iova, len))
 			return false;
 		std::memcpy(&mem_[iova - base_], src, len);
 		return true;
 	}
 
+	// One memcpy from the source's memory into this window (a memmove
+	// inside it when the source is this window).
+	Copy copy_from(uint64_t iova, GuestMemory &src, uint64_t src_iova, size_t len) override
+	{
+		GuestMemory *s = src.source();
+		if (!s)
+			return Copy::BadSource;
+		std::unique_lock<std::shared_mutex> lk(mu_);
+		if (!mapped(iova, len))
+			return Copy::BadDest;
+		if (s == this) {
+			if (!mapped(src_iova, len))
+				return Copy::BadSource;
+			std::memmove(&mem_[iova - base_], &mem_[src_iova - base_], len);
+			return Copy::Ok;
+		}
+		++copies_from_;
+		return s->read(src_iova, &mem_[iova - base_], len) ? Copy::Ok : Copy::BadSource;
+	}
+	// copy_from calls that read another memory straight into this one.
+	uint64_t copies_from() const { return copies_from_.load(); }
+
 	// Allocate zeroed guest memory.
 	uint64_t alloc(size_t len, size_t align = 64)
 	{
-		std::lock_guard<std::mutex> lk(mu_);
+		std::unique_lock<std::shared_mutex> lk(mu_);
 		uint64_t a = (next_ + align - 1) / align * align;
 		next_ = a + len;
 		if (next_ > base_ + size_)
@@ -82,11 +108,12 @@ private:
 		return iova >= base_ && len <= size_ && iova - base_ <= size_ - len;
 	}
 
-	std::mutex mu_;
+	std::shared_mutex mu_;
 	uint64_t base_;
 	size_t size_;
 	uint8_t *mem_;
 	uint64_t next_;
+	std::atomic<uint64_t> copies_from_{0};
 };
 
 class RecordingInterruptSink : public InterruptSink {

@@ -166,4 +166,31 @@ bool DmaMapTable::write(uint64_t iova, const void *src, size_t len)
 	});
 }
 
+GuestMemory::Copy DmaMapTable::copy_from(uint64_t iova, GuestMemory &src, uint64_t src_iova, size_t len)
+{
+	if (!bus_master())
+		return Copy::BadDest;
+	GuestMemory *s = src.source();
+	if (!s)
+		return Copy::BadSource;
+	std::shared_lock guard(lock_);
+	bool src_ok = true;
+	size_t done = 0;
+	bool dst_ok = for_each_piece(iova, len, kWrite, [&](uint8_t *host, size_t n) {
+		if (!src_ok)
+			return;
+		if (s == this) // the lock is held: read the source pieces directly
+			src_ok = for_each_piece(src_iova + done, n, kRead, [&](const uint8_t *from, size_t k) {
+				std::memmove(host, from, k);
+				host += k;
+			});
+		else
+			src_ok = s->read(src_iova + done, host, n);
+		done += n;
+	});
+	if (!dst_ok)
+		return Copy::BadDest;
+	return src_ok ? Copy::Ok : Copy::BadSource;
+}
+
 } // namespace mlx5emu

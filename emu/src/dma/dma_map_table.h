@@ -40,6 +40,9 @@ public:
 
 	bool read(uint64_t iova, void *dst, size_t len) override;
 	bool write(uint64_t iova, const void *src, size_t len) override;
+	// One memcpy from the source view's host memory into this table's
+	// (both ranges under this table's lock when the source is this table).
+	Copy copy_from(uint64_t iova, GuestMemory &src, uint64_t src_iova, size_t len) override;
 
 	// Bus Master Enable of the function's command register: while it is
 	// clear the device must not touch guest memory, and every read or

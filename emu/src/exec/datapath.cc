@@ -224,7 +224,7 @@ void DataPath::receive(const Packet &p)
 		return;
 	}
 	++traffic_.rcv_pkts;
-	traffic_.rcv_bytes += p.payload.size() + kHeaderBytes;
+	traffic_.rcv_bytes += p.payload_len() + kHeaderBytes;
 	if (is_multicast_lid(p.dlid))
 		++traffic_.rcv_mcast;
 	if (is_multicast_lid(p.dlid)) {
@@ -242,7 +242,7 @@ void DataPath::deliver(const Packet &p)
 		return;
 	}
 	++qp->ctr.rx_packets;
-	qp->ctr.rx_bytes += p.payload.size();
+	qp->ctr.rx_bytes += p.payload_len();
 	if (p.opcode == ibop::UD_SEND_ONLY || p.opcode == ibop::UD_SEND_ONLY_IMM) {
 		if (qp->cfg.is_ud())
 			ud_receive(*qp, p);
@@ -275,9 +275,9 @@ void DataPath::transmit(Qp &qp, Packet p)
 		return;
 	}
 	++qp.ctr.tx_packets;
-	qp.ctr.tx_bytes += p.payload.size();
+	qp.ctr.tx_bytes += p.payload_len();
 	++traffic_.xmit_pkts;
-	traffic_.xmit_bytes += p.payload.size() + kHeaderBytes;
+	traffic_.xmit_bytes += p.payload_len() + kHeaderBytes;
 	if (is_multicast_lid(p.dlid))
 		++traffic_.xmit_mcast;
 	// The requester and responder speak RC opcodes; XRC QPs put the

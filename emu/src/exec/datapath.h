@@ -279,11 +279,26 @@ private:
 	// Writes into a scatter list (READ/atomic results, receive WQEs)
 	// through the local keys; false on a protection error.
 	bool scatter_local(uint32_t pd, const std::vector<Sge> &sgl, uint64_t off, const uint8_t *src, size_t len);
+	// Payloads by reference (fabric/packet.h, PayloadRef): the guest
+	// addresses of [off, off + len) of `wr`'s local data (false: inline,
+	// MEMIC, or more pieces than a reference holds; the caller gathers
+	// bytes), or of a checked key's range (appended to *out).
+	bool payload_ref(const Qp &qp, const SendWr &wr, uint64_t off, size_t len, PayloadRef *out) const;
+	bool key_ref(const Mkey &mk, uint64_t va, size_t len, PayloadRef *out) const;
+	// Payload bytes [off, off + n) of `p` into a checked key's range, or
+	// through a scatter list's local keys (BadDest also for a key
+	// refused). BadSource: the sender's memory could not be read, the
+	// packet is lost.
+	GuestMemory::Copy put_payload(const Mkey &mk, uint64_t va, const Packet &p, uint64_t off, size_t n);
+	GuestMemory::Copy scatter_payload(uint32_t pd, const std::vector<Sge> &sgl, uint64_t off, const Packet &p,
+					  size_t len);
 
 	// recv_wqe.cc
 	bool take_recv_wqe(Qp &qp, RecvWqe *out);
-	enum class Scatter { Ok, Length, Protection };
+	// Lost: the sender's memory could not be read (the packet is dropped).
+	enum class Scatter { Ok, Length, Protection, Lost };
 	Scatter scatter(const Qp &qp, const RecvWqe &r, uint64_t off, const uint8_t *src, size_t len);
+	Scatter scatter(const Qp &qp, const RecvWqe &r, uint64_t off, const Packet &p);
 	uint16_t rq_producer(const Qp &qp);
 	void flush_rq(Qp &qp);
 
@@ -314,7 +329,9 @@ private:
 	// requester.cc
 	void rc_take_wqes(Qp &qp);
 	void rc_transmit(Qp &qp);
-	void rc_send_packets(Qp &qp, SendWr &wr, uint32_t from_psn, uint32_t end);
+	// SEND/WRITE payloads by reference into this HCA's memory when
+	// `by_ref` (first transmissions), else as bytes read now.
+	void rc_send_packets(Qp &qp, SendWr &wr, uint32_t from_psn, uint32_t end, bool by_ref);
 	void rc_kick(Qp &qp);
 	void rc_retransmit(Qp &qp, uint32_t from_psn);
 	void rc_complete(Qp &qp);

@@ -44,7 +44,7 @@ void DataPath::multicast_receive(const Packet &p, const Qp *sender)
 		}
 		++c_.mcast_copies;
 		++qp->ctr.rx_packets;
-		qp->ctr.rx_bytes += p.payload.size();
+		qp->ctr.rx_bytes += p.payload_len();
 		ud_receive(*qp, p);
 	}
 }

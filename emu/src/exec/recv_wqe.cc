@@ -108,6 +108,21 @@ DataPath::Scatter DataPath::scatter(const Qp &qp, const RecvWqe &r, uint64_t off
 	return scatter_local(resp_pd(qp), r.sgl, off, src, len) ? Scatter::Ok : Scatter::Protection;
 }
 
+DataPath::Scatter DataPath::scatter(const Qp &qp, const RecvWqe &r, uint64_t off, const Packet &p)
+{
+	size_t len = p.payload_len();
+	if (off + len > r.capacity)
+		return Scatter::Length;
+	switch (scatter_payload(resp_pd(qp), r.sgl, off, p, len)) {
+	case GuestMemory::Copy::Ok:
+		return Scatter::Ok;
+	case GuestMemory::Copy::BadSource:
+		return Scatter::Lost;
+	default:
+		return Scatter::Protection;
+	}
+}
+
 void DataPath::flush_rq(Qp &qp)
 {
 	auto flush = [&](const RecvWqe &rw) {

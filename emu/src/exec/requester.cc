@@ -144,7 +144,7 @@ void DataPath::rc_transmit(Qp &qp)
 		if (end > wr.tx) {
 			uint32_t from = wr.tx;
 			wr.tx = end;
-			rc_send_packets(qp, wr, psn_add(wr.first_psn, from), end);
+			rc_send_packets(qp, wr, psn_add(wr.first_psn, from), end, true);
 			if (qp.cfg.is_uc())
 				budget -= end - from;
 		}
@@ -173,7 +173,7 @@ void DataPath::rc_kick(Qp &qp)
 		  });
 }
 
-void DataPath::rc_send_packets(Qp &qp, SendWr &wr, uint32_t from_psn, uint32_t end)
+void DataPath::rc_send_packets(Qp &qp, SendWr &wr, uint32_t from_psn, uint32_t end, bool by_ref)
 {
 	uint32_t m = mtu(qp);
 	uint32_t k0 = static_cast<uint32_t>(psn_diff(from_psn, wr.first_psn));
@@ -210,10 +210,12 @@ void DataPath::rc_send_packets(Qp &qp, SendWr &wr, uint32_t from_psn, uint32_t e
 		size_t n = static_cast<size_t>(std::min<uint64_t>(m, wr.length - std::min(off, wr.length)));
 		uint8_t op = write ? write_opcode(wr, first, last) : send_opcode(wr, first, last);
 		Packet p = rc_request_packet(qp, wr, qp.cfg.is_uc() ? ibop::UC_BASE | op : op, psn_add(wr.first_psn, k));
-		p.payload.resize(n);
-		if (n && !gather(qp, wr, off, p.payload.data(), n)) {
-			wr.error = syn::LOCAL_PROT;
-			return;
+		if (n && !(by_ref && payload_ref(qp, wr, off, n, &p.ref))) {
+			p.payload.resize(n);
+			if (!gather(qp, wr, off, p.payload.data(), n)) {
+				wr.error = syn::LOCAL_PROT;
+				return;
+			}
 		}
 		if (write && first) {
 			p.va = wr.remote_va;
@@ -252,8 +254,10 @@ void DataPath::rc_retransmit(Qp &qp, uint32_t from_psn)
 				start = got;
 		}
 		++qp.ctr.retransmits;
-		// Only what went out before: the window sends the rest.
-		rc_send_packets(qp, wr, start, wr.tx);
+		// Only what went out before: the window sends the rest. As
+		// bytes read now: a source the responder could not read (the
+		// packet was lost) fails here, on the requester, as LOCAL_PROT.
+		rc_send_packets(qp, wr, start, wr.tx, false);
 	}
 	stop_timer(&qp.req.timer);
 	rc_arm_timer(qp);

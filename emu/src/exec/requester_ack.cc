@@ -4,6 +4,7 @@
 // operational = error CQE), RDMA READ responses and atomic ACKs.
 #include <cstring>
 
+#include "dma/guest_memory.h"
 #include "exec/datapath.h"
 #include "fw/bits.h"
 #include "fw/prm_cq.h"
@@ -187,15 +188,23 @@ void DataPath::rc_read_response(Qp &qp, const Packet &p)
 	if (p.psn != expected)
 		return; // duplicate, or a gap the retransmission timer repairs
 	bool last = p.opcode == ibop::RC_READ_RESPONSE_LAST || p.opcode == ibop::RC_READ_RESPONSE_ONLY;
-	if (wr.read_done + p.payload.size() > wr.length || (!last && p.payload.size() != m)) {
+	size_t n = p.payload_len();
+	if (wr.read_done + n > wr.length || (!last && n != m)) {
 		wr.error = syn::BAD_RESP;
 		return;
 	}
-	if (!p.payload.empty() && !scatter_local(qp.cfg.pd, wr.sgl, wr.read_done, p.payload.data(), p.payload.size())) {
-		wr.error = syn::LOCAL_PROT;
-		return;
+	if (n) {
+		GuestMemory::Copy c = scatter_payload(qp.cfg.pd, wr.sgl, wr.read_done, p, n);
+		if (c == GuestMemory::Copy::BadSource) {
+			++c_.dropped_packets; // the responder's memory could not be read: lost
+			return;
+		}
+		if (c != GuestMemory::Copy::Ok) {
+			wr.error = syn::LOCAL_PROT;
+			return;
+		}
 	}
-	wr.read_done += p.payload.size();
+	wr.read_done += n;
 	advance_una(qp.req, p.psn);
 	qp.req.retry_left = qp.cfg.retry_count;
 	stop_timer(&qp.req.timer);

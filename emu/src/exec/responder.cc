@@ -170,12 +170,20 @@ void DataPath::rc_send_request(Qp &qp, const Packet &p)
 	} else if (r.in_progress != 's') {
 		return responder_error(qp, p, aeth::NAK_INVALID_REQUEST, 0, false);
 	}
-	Scatter s = p.payload.empty() ? Scatter::Ok : scatter(qp, r.recv, r.recv_off, p.payload.data(), p.payload.size());
+	Scatter s = p.payload_len() ? scatter(qp, r.recv, r.recv_off, p) : Scatter::Ok;
+	if (s == Scatter::Lost) {
+		// The sender's memory could not be read: the packet never came.
+		// The receive WQE stays taken for the retransmission.
+		if (first)
+			r.in_progress = 0;
+		++c_.dropped_packets;
+		return;
+	}
 	if (s == Scatter::Length)
 		return responder_error(qp, p, aeth::NAK_INVALID_REQUEST, syn::LOCAL_LENGTH, true);
 	if (s == Scatter::Protection)
 		return responder_error(qp, p, aeth::NAK_REMOTE_OP, syn::LOCAL_PROT, true);
-	r.recv_off += p.payload.size();
+	r.recv_off += p.payload_len();
 	r.epsn = psn_add(r.epsn, 1);
 	if (last) {
 		CqeInfo ci = resp_cqe(qp, r.recv);
@@ -232,14 +240,24 @@ void DataPath::rc_write_request(Qp &qp, const Packet &p)
 		r.write_done = 0;
 		r.in_progress = 'w';
 	}
-	size_t n = p.payload.size();
+	size_t n = p.payload_len();
 	if (r.write_done + n > r.write_len)
 		return responder_error(qp, p, aeth::NAK_INVALID_REQUEST, syn::REMOTE_INVAL_REQ, imm);
 	if (n) {
 		const Mkey *mk = nullptr;
 		uint64_t va = r.write_va + r.write_done;
-		if (!check_rkey(qp, r.write_rkey, va, n, ACC_REMOTE_WRITE, &mk) ||
-		    !res_.mkeys.write(mem_, *mk, va, p.payload.data(), n))
+		if (!check_rkey(qp, r.write_rkey, va, n, ACC_REMOTE_WRITE, &mk))
+			return responder_error(qp, p, aeth::NAK_REMOTE_ACCESS, syn::REMOTE_ACCESS, imm);
+		GuestMemory::Copy c = put_payload(*mk, va, p, 0, n);
+		if (c == GuestMemory::Copy::BadSource) {
+			// The sender's memory could not be read: the packet never
+			// came (its retransmission starts the message again).
+			if (first)
+				r.in_progress = 0;
+			++c_.dropped_packets;
+			return;
+		}
+		if (c != GuestMemory::Copy::Ok)
 			return responder_error(qp, p, aeth::NAK_REMOTE_ACCESS, syn::REMOTE_ACCESS, imm);
 	}
 	r.write_done += n;
@@ -293,6 +311,7 @@ void DataPath::rc_read_request(Qp &qp, const Packet &p, bool duplicate)
 	j.len = p.dma_len;
 	j.dlid = p.slid;
 	j.dqpn = p.sqpn;
+	j.bytes = duplicate;
 	j.msn = duplicate ? r.msn : psn_add(r.msn, 1);
 	if (!duplicate) {
 		r.epsn = psn_add(r.epsn, n);

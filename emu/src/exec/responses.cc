@@ -99,12 +99,21 @@ void DataPath::responses_pump(Qp &qp)
 			rsp.msn = j.msn & 0xffffff;
 			uint64_t off = static_cast<uint64_t>(j.k) * m;
 			size_t len = static_cast<size_t>(std::min<uint64_t>(m, j.len - std::min<uint64_t>(off, j.len)));
-			rsp.payload.resize(len);
 			const Mkey *mk = nullptr;
 			// The key is checked again for every packet: the region
-			// may have gone since the request arrived.
-			if (len && (!check_rkey(qp, j.rkey, j.va + off, len, ACC_REMOTE_READ, &mk) ||
-				    !res_.mkeys.read(mem_, *mk, j.va + off, rsp.payload.data(), len))) {
+			// may have gone since the request arrived. The payload
+			// goes by reference into this HCA's memory (bytes for a
+			// READ asked again, see ReadJob::bytes).
+			bool ok = !len || check_rkey(qp, j.rkey, j.va + off, len, ACC_REMOTE_READ, &mk);
+			if (ok && len) {
+				rsp.ref.mem = &mem_;
+				if (j.bytes || !key_ref(*mk, j.va + off, len, &rsp.ref)) {
+					rsp.ref = PayloadRef{};
+					rsp.payload.resize(len);
+					ok = res_.mkeys.read(mem_, *mk, j.va + off, rsp.payload.data(), len);
+				}
+			}
+			if (!ok) {
 				Packet req;
 				req.slid = j.dlid;
 				req.sqpn = j.dqpn;

@@ -36,6 +36,8 @@ void DataPath::roce_transmit(Packet p)
 	}
 	if (!p.roce.udp_sport)
 		p.roce.udp_sport = kUdpSportMin;
+	if (!p.materialize()) // a frame carries its bytes
+		return;
 	std::vector<uint8_t> frame = roce_encode(p, src, p.roce.dmac);
 	++roce_.tx;
 	bool mcast = p.roce.dmac[0] & 1;

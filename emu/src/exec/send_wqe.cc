@@ -10,6 +10,7 @@
 #include "exec/datapath.h"
 #include "fw/bits.h"
 #include "fw/prm_cq.h"
+#include "fw/prm_mkey.h"
 #include "fw/prm_wqe.h"
 
 namespace mlx5emu {
@@ -213,6 +214,77 @@ bool DataPath::scatter_local(uint32_t pd, const std::vector<Sge> &sgl, uint64_t 
 		return res_.mkeys.check(s.lkey, pd, s.addr + in, n, ACC_LOCAL_WRITE, &mk) == KeyStatus::Ok &&
 		       res_.mkeys.write(mem_, *mk, s.addr + in, src + at, n);
 	});
+}
+
+bool DataPath::key_ref(const Mkey &mk, uint64_t va, size_t len, PayloadRef *out) const
+{
+	return res_.mkeys.extents(
+		mk, va, len, [](void *r, uint64_t ga, size_t n) { return static_cast<PayloadRef *>(r)->add(ga, n); }, out);
+}
+
+bool DataPath::payload_ref(const Qp &qp, const SendWr &wr, uint64_t off, size_t len, PayloadRef *out) const
+{
+	// Inline data lives in the WR, not in guest memory: a packet carries
+	// those few bytes.
+	if (wr.is_inline || !len)
+		return false;
+	*out = PayloadRef{};
+	out->mem = &mem_;
+	bool ok = walk_sgl(wr.sgl, off, len, [&](const Sge &s, uint64_t in, size_t, size_t n) {
+		const Mkey *mk = nullptr;
+		return res_.mkeys.check(s.lkey, qp.cfg.pd, s.addr + in, n, ACC_LOCAL_READ, &mk) == KeyStatus::Ok &&
+		       key_ref(*mk, s.addr + in, n, out);
+	});
+	if (!ok)
+		*out = PayloadRef{};
+	return ok;
+}
+
+GuestMemory::Copy DataPath::put_payload(const Mkey &mk, uint64_t va, const Packet &p, uint64_t off, size_t n)
+{
+	using Copy = GuestMemory::Copy;
+	if (!p.ref.mem)
+		return res_.mkeys.write(mem_, mk, va, p.payload.data() + off, n) ? Copy::Ok : Copy::BadDest;
+	if (mk.mode == prm::mkc::MODE_MEMIC) {
+		// On-device memory has no guest address: through a buffer.
+		std::vector<uint8_t> b(n);
+		if (!p.read_payload(off, b.data(), n))
+			return Copy::BadSource;
+		return res_.mkeys.write(mem_, mk, va, b.data(), n) ? Copy::Ok : Copy::BadDest;
+	}
+	struct Ctx {
+		DataPath *dp;
+		const Packet *p;
+		uint64_t off;
+		Copy res;
+	} c{this, &p, off, Copy::Ok};
+	bool ok = res_.mkeys.extents(
+		mk, va, n,
+		[](void *v, uint64_t ga, size_t k) {
+			auto *x = static_cast<Ctx *>(v);
+			x->res = x->p->copy_payload(x->dp->mem_, ga, x->off, k);
+			x->off += k;
+			return x->res == Copy::Ok;
+		},
+		&c);
+	return ok ? Copy::Ok : c.res == Copy::Ok ? Copy::BadDest : c.res;
+}
+
+GuestMemory::Copy DataPath::scatter_payload(uint32_t pd, const std::vector<Sge> &sgl, uint64_t off, const Packet &p,
+					     size_t len)
+{
+	using Copy = GuestMemory::Copy;
+	Copy res = Copy::Ok;
+	bool ok = walk_sgl(sgl, off, len, [&](const Sge &s, uint64_t in, size_t at, size_t n) {
+		const Mkey *mk = nullptr;
+		if (res_.mkeys.check(s.lkey, pd, s.addr + in, n, ACC_LOCAL_WRITE, &mk) != KeyStatus::Ok) {
+			res = Copy::BadDest;
+			return false;
+		}
+		res = put_payload(*mk, s.addr + in, p, at, n);
+		return res == Copy::Ok;
+	});
+	return ok ? Copy::Ok : res == Copy::Ok ? Copy::BadDest : res;
 }
 
 } // namespace mlx5emu

@@ -46,6 +46,13 @@ void Fabric::detach(FabricPort *port)
 {
 	std::lock_guard<std::mutex> lk(engine_.state_mutex());
 	std::erase_if(nodes_, [&](const Node &n) { return n.port == port; });
+	// Packets still waiting for the port go with it (a later port at the
+	// same address must not get them).
+	if (auto it = inbox_.find(port); it != inbox_.end()) {
+		for (size_t i = 0; i < it->second.count; ++i)
+			unqueue(port);
+		inbox_.erase(it);
+	}
 	relink();
 }
 
@@ -102,7 +109,7 @@ void Fabric::transmit(FabricPort *from, Packet p)
 	{
 		std::lock_guard<std::mutex> lk(cfg_mu_);
 		++c_.packets;
-		c_.bytes += p.payload.size();
+		c_.bytes += p.payload_len();
 		if (skip_pending_) {
 			--skip_pending_;
 		} else if (drops_pending_) {
@@ -169,22 +176,65 @@ void Fabric::to_port(Node &n, Packet p)
 		if (delay)
 			++c_.delayed;
 	}
-	auto pkt = std::make_shared<Packet>(std::move(p));
-	auto fn = [this, to, pkt] { deliver(to, *pkt); };
-	if (delay)
-		engine_.post_at(Engine::Clock::now() + std::chrono::milliseconds(delay), fn);
-	else
-		engine_.post(fn);
+	if (delay) {
+		// Held past the engine tasks queued now: with its bytes, not a
+		// reference into a sender that may go meanwhile.
+		if (!p.materialize()) {
+			unqueue(to);
+			return count_no_route();
+		}
+		auto pkt = std::make_shared<Packet>(std::move(p));
+		engine_.post_at(Engine::Clock::now() + std::chrono::milliseconds(delay), [this, to, pkt] {
+			unqueue(to);
+			deliver(to, *pkt);
+		});
+		return;
+	}
+	Inbox &in = inbox_[to];
+	if (in.count == in.ring.size()) {
+		// Grow the ring (at most kLinkQueueCap packets wait), oldest first.
+		std::vector<Packet> r(std::min<size_t>(kLinkQueueCap, std::max<size_t>(16, 2 * in.ring.size())));
+		for (size_t i = 0; i < in.count; ++i)
+			r[i] = std::move(in.ring[(in.head + i) % in.ring.size()]);
+		in.ring.swap(r);
+		in.head = 0;
+	}
+	in.ring[(in.head + in.count) % in.ring.size()] = std::move(p);
+	++in.count;
+	if (!in.scheduled) {
+		in.scheduled = true;
+		engine_.post([this, to] { drain(to); });
+	}
+}
+
+void Fabric::drain(FabricPort *to)
+{
+	auto it = inbox_.find(to);
+	if (it == inbox_.end())
+		return;
+	Inbox &in = it->second;
+	in.scheduled = false;
+	// The packets waiting now; those they cause to this port (loopback)
+	// come with the next task, after the tasks queued meanwhile.
+	for (size_t n = in.count; n; --n) {
+		Packet p = std::move(in.ring[in.head]);
+		in.head = (in.head + 1) % in.ring.size();
+		--in.count;
+		unqueue(to);
+		deliver(to, p);
+	}
+}
+
+void Fabric::unqueue(FabricPort *to)
+{
+	std::lock_guard<std::mutex> lk(cfg_mu_);
+	auto q = queued_.find(to);
+	if (q != queued_.end() && q->second && !--q->second)
+		queued_.erase(q);
 }
 
 void Fabric::deliver(FabricPort *to, const Packet &p)
 {
-	{
-		std::lock_guard<std::mutex> lk(cfg_mu_);
-		auto q = queued_.find(to);
-		if (q != queued_.end() && q->second && !--q->second)
-			queued_.erase(q);
-	}
 	// The port may have left while the packet was on its way.
 	if (!node(to))
 		return count_no_route();

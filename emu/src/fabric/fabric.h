@@ -117,6 +117,10 @@ private:
 	void relink();
 	void through_switch(unsigned in_port, Packet p);
 	void to_port(Node &n, Packet p);
+	// Engine: delivers the packets waiting for `to` (one task per burst,
+	// not per packet: no allocation per packet).
+	void drain(FabricPort *to);
+	void unqueue(FabricPort *to); // one packet fewer waits for `to` (counters)
 	void deliver(FabricPort *to, const Packet &p);
 	void deliver_frame(uint32_t port, const std::vector<uint8_t> &frame);
 	void count_no_route();
@@ -128,6 +132,14 @@ private:
 	uint32_t delay_ms_ = 0;
 	Counters c_;
 	std::map<FabricPort *, uint32_t> queued_; // packets waiting, by port (cfg_mu_)
+	// Packets waiting for a port, oldest first: a ring that grows to at
+	// most kLinkQueueCap, reused packet by packet (state lock).
+	struct Inbox {
+		std::vector<Packet> ring;
+		size_t head = 0, count = 0;
+		bool scheduled = false; // a drain task is queued
+	};
+	std::map<FabricPort *, Inbox> inbox_;
 	// Under the state lock:
 	std::vector<Node> nodes_; // by HCA index
 	std::unique_ptr<IbSwitch> sw_;

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "dma/guest_memory.h"
+
 namespace mlx5emu {
 
 // BTH opcodes (IBA 9.2): reliable connected and unreliable datagram.
@@ -92,6 +94,42 @@ struct RoceAddr {
 	std::array<uint8_t, 20> ipv4{};
 };
 
+// A payload left in the sending device's memory, read by the device that
+// receives the packet: guest address ranges as the sender sees guest RAM
+// (`mem`, its host link). The payload then moves once, from the sender's
+// buffer straight into the receiver's (GuestMemory::copy_from), as a DMA
+// engine moves it, instead of into a packet buffer and out again.
+// A reference lives only while its packet is queued on the fabric: the
+// fabric delivers it on the engine before the sender can go (DataPath's
+// destructor waits for the engine), and gives packets it holds longer
+// (delay injection) or frames it serialises (RoCE) their bytes first.
+struct PayloadRef {
+	static constexpr unsigned kExtents = 8;
+	struct Extent {
+		uint64_t iova;
+		uint32_t len;
+	};
+	GuestMemory *mem = nullptr; // null: no reference (Packet::payload holds the bytes)
+	uint32_t len = 0;
+	uint8_t n = 0;
+	Extent ext[kExtents];
+
+	// Appends [iova, iova + len) (merged with the last extent when they
+	// touch); false when kExtents are used up.
+	bool add(uint64_t iova, size_t bytes)
+	{
+		if (n && ext[n - 1].iova + ext[n - 1].len == iova && ext[n - 1].len + bytes <= UINT32_MAX) {
+			ext[n - 1].len += static_cast<uint32_t>(bytes);
+		} else {
+			if (n == kExtents)
+				return false;
+			ext[n++] = Extent{iova, static_cast<uint32_t>(bytes)};
+		}
+		len += static_cast<uint32_t>(bytes);
+		return true;
+	}
+};
+
 struct Packet {
 	// LRH / GRH / BTH
 	uint16_t slid = 0, dlid = 0;
@@ -118,7 +156,20 @@ struct Packet {
 	uint32_t inv_rkey = 0;  // IETH
 	uint32_t xrc_srqn = 0;  // XRCETH (XRC requests)
 	RoceAddr roce;          // Ethernet ports only
-	std::vector<uint8_t> payload;
+	std::vector<uint8_t> payload; // the bytes, unless `ref` names them
+	PayloadRef ref;
+
+	size_t payload_len() const { return ref.mem ? ref.len : payload.size(); }
+	// Payload bytes [off, off + n) into `dst` at guest address `iova`
+	// (fabric/payload.cc): one copy from the sender's memory for a
+	// reference.
+	GuestMemory::Copy copy_payload(GuestMemory &dst, uint64_t iova, uint64_t off, size_t n) const;
+	// Payload bytes [off, off + n) into host memory; false when the
+	// sender's memory could not be read.
+	bool read_payload(uint64_t off, void *dst, size_t n) const;
+	// A reference becomes bytes; false (payload left empty) when the
+	// sender's memory could not be read.
+	bool materialize();
 };
 
 inline void Grh::encode(uint16_t paylen, uint8_t *o) const

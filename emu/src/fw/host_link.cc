@@ -22,6 +22,15 @@ bool HostLink::write(uint64_t iova, const void *src, size_t len)
 	return mem_.write(iova, src, len);
 }
 
+GuestMemory::Copy HostLink::copy_from(uint64_t iova, GuestMemory &src, uint64_t src_iova, size_t len)
+{
+	if (is_cut()) {
+		lost_.fetch_add(1, std::memory_order_relaxed);
+		return Copy::BadDest;
+	}
+	return mem_.copy_from(iova, src, src_iova, len);
+}
+
 void HostLink::raise(uint32_t vector)
 {
 	if (is_cut()) {

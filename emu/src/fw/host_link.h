@@ -25,6 +25,8 @@ public:
 
 	bool read(uint64_t iova, void *dst, size_t len) override;
 	bool write(uint64_t iova, const void *src, size_t len) override;
+	Copy copy_from(uint64_t iova, GuestMemory &src, uint64_t src_iova, size_t len) override;
+	GuestMemory *source() override { return is_cut() ? nullptr : mem_.source(); }
 	void raise(uint32_t vector) override;
 
 	void cut(bool gone) { cut_.store(gone, std::memory_order_release); }

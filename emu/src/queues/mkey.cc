@@ -196,4 +196,11 @@ bool MkeyTable::write(GuestMemory &mem, const Mkey &m, uint64_t va, const void *
 	return pieces(m, va, len, [&](uint64_t ga, size_t at, size_t n) { return mem.write(ga, s + at, n); });
 }
 
+bool MkeyTable::extents(const Mkey &m, uint64_t va, size_t len, ExtentFn fn, void *ctx) const
+{
+	if (m.mode == prm::mkc::MODE_MEMIC)
+		return false;
+	return pieces(m, va, len, [&](uint64_t ga, size_t, size_t n) { return fn(ctx, ga, n); });
+}
+
 } // namespace mlx5emu

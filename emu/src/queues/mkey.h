@@ -104,6 +104,12 @@ public:
 	// Copy between a checked key range and host memory.
 	bool read(GuestMemory &mem, const Mkey &m, uint64_t va, void *dst, size_t len) const;
 	bool write(GuestMemory &mem, const Mkey &m, uint64_t va, const void *src, size_t len) const;
+	// The guest addresses of [va, va + len) of a checked key, physically
+	// contiguous piece by piece in order: fn(ctx, guest_addr, n). False
+	// for a MEMIC key (no guest address), a piece that does not
+	// translate, or fn returning false.
+	using ExtentFn = bool (*)(void *ctx, uint64_t ga, size_t n);
+	bool extents(const Mkey &m, uint64_t va, size_t len, ExtentFn fn, void *ctx) const;
 
 private:
 	// Calls fn(guest_addr, offset_in_request, n) for every physically

@@ -174,6 +174,10 @@ struct ReadJob {
 	uint32_t rkey = 0, len = 0, msn = 0;
 	uint16_t dlid = 0;
 	uint32_t dqpn = 0;
+	// Responses carry bytes read now rather than a reference into this
+	// HCA's memory (a READ asked again): a region that cannot be read
+	// fails here, as a remote access NAK, not as a lost packet.
+	bool bytes = false;
 };
 
 // What the responder sends, in PSN order: a READ being answered, or a
