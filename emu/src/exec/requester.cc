@@ -258,6 +258,12 @@ void DataPath::rc_retransmit(Qp &qp, uint32_t from_psn)
 		// bytes read now: a source the responder could not read (the
 		// packet was lost) fails here, on the requester, as LOCAL_PROT.
 		rc_send_packets(qp, wr, start, wr.tx, false);
+		if (wr.error) {
+			// Its data could not be read this time: the error
+			// completion, and the QP to ERR.
+			rc_complete(qp);
+			return;
+		}
 	}
 	stop_timer(&qp.req.timer);
 	rc_arm_timer(qp);
