@@ -19,6 +19,20 @@ void obs(const char *key, const char *fmt, ...) __attribute__((format(printf, 2,
 const char *err_name(int err);
 
 /*
+ * OBS_OR_SKIP(what, ok, err): observe what WHAT gave (0 or ERR's name),
+ * then, if it failed with EOPNOTSUPP, end the case as a skip (a driver
+ * without the verb); another failure is left to the CHECK that follows.
+ */
+#define OBS_OR_SKIP(what, ok, err) do {					\
+	obs(what, "%s", err_name(err));					\
+	if (!(ok) && (err) == EOPNOTSUPP) {				\
+		diag("SKIP: %s: %s", what, strerror(err));		\
+		rc = KSFT_SKIP;						\
+		goto out;						\
+	}								\
+} while (0)
+
+/*
  * One RC end point whose QP, CQs and SRQ the case made (e.g. on a parent
  * domain); a buffer registered on the device's own PD.
  */

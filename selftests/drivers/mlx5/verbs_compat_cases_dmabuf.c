@@ -119,12 +119,7 @@ int case_dmabuf(void)
 	/* Accessed at the CPU address of the pages: SGEs name them alike. */
 	mr = ibv_reg_dmabuf_mr(t.d[0].pd, 0, DMABUF_SIZE, (uintptr_t)u.cpu, u.fd, MR_ALL);
 	err = mr ? 0 : errno;
-	obs("ibv_reg_dmabuf_mr", "%s", err_name(err));
-	if (!mr && err == EOPNOTSUPP) {
-		diag("SKIP: ibv_reg_dmabuf_mr: %s", strerror(err));
-		rc = KSFT_SKIP;
-		goto out;
-	}
+	OBS_OR_SKIP("ibv_reg_dmabuf_mr", mr, err);
 	CHECK(mr, "ibv_reg_dmabuf_mr: %s", strerror(err));
 	obs("DMA-BUF MR length", "%zu", mr->length);
 	CHECK(mr->length == DMABUF_SIZE, "MR of %zu bytes, registered %d", mr->length,
@@ -197,12 +192,7 @@ int case_dmabuf_dereg(void)
 	      alive < 0 ? strerror(errno) : "not listed");
 	mr = ibv_reg_dmabuf_mr(t.d[0].pd, 0, DMABUF_SIZE, (uintptr_t)u.cpu, u.fd, MR_ALL);
 	err = mr ? 0 : errno;
-	obs("ibv_reg_dmabuf_mr", "%s", err_name(err));
-	if (!mr && err == EOPNOTSUPP) {
-		diag("SKIP: ibv_reg_dmabuf_mr: %s", strerror(err));
-		rc = KSFT_SKIP;
-		goto out;
-	}
+	OBS_OR_SKIP("ibv_reg_dmabuf_mr", mr, err);
 	CHECK(mr, "ibv_reg_dmabuf_mr: %s", strerror(err));
 
 	CHECK(!ep_create(&a, &t.d[0], NULL, NULL, 0, &o), "QP on device 0");

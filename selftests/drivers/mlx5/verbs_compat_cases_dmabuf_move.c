@@ -160,12 +160,7 @@ int case_dmabuf_move(void)
 	/* As registered by default. */
 	mr = reg(&t, &e);
 	err = mr ? 0 : errno;
-	obs("ibv_reg_dmabuf_mr of a dynamic exporter's buffer", "%s", err_name(err));
-	if (!mr && err == EOPNOTSUPP) {
-		diag("SKIP: ibv_reg_dmabuf_mr: %s", strerror(err));
-		rc = KSFT_SKIP;
-		goto out;
-	}
+	OBS_OR_SKIP("ibv_reg_dmabuf_mr of a dynamic exporter's buffer", mr, err);
 	CHECK(mr, "ibv_reg_dmabuf_mr: %s", strerror(err));
 	st = exp_state(&e, &s);
 	obs("registered", "%s", st);

@@ -25,12 +25,7 @@ int case_import(void)
 	CHECK(fd >= 0, "dup: %s", strerror(errno));
 	ictx = ibv_import_device(fd);
 	err = ictx ? 0 : errno;
-	obs("ibv_import_device", "%s", err_name(err));
-	if (!ictx && err == EOPNOTSUPP) {
-		diag("SKIP: ibv_import_device: %s", strerror(err));
-		rc = KSFT_SKIP;
-		goto out;
-	}
+	OBS_OR_SKIP("ibv_import_device", ictx, err);
 	CHECK(ictx, "ibv_import_device: %s", strerror(err));
 	fd = -1;	/* the imported context owns it */
 	ipd = ibv_import_pd(ictx, t.d[0].pd->handle);
