@@ -34,6 +34,7 @@ write_bw_8_postlist8 bw ib_write_bw -s 8 -l 8
 write_bw_8_cqmod16 bw ib_write_bw -s 8 -Q 16
 atomic_lat lat ib_atomic_lat
 send_lat_8_ud lat ib_send_lat -c UD -s 8
+send_bw_64k_events bw ib_send_bw -s 65536 -e
 rc_pingpong_4k pp ibv_rc_pingpong -s 4096"
 
 # measure_all STACK REP: every test on STACK (intree, ours or rxe); prints
