@@ -172,6 +172,54 @@ TEST_F(FwEq, DropAndDelayEqeFaults)
 	EXPECT_GE(std::chrono::steady_clock::now() - t0, 90ms);
 }
 
+// Per-opcode command-EQE faults hit only their opcode; the trace says what
+// became of each command's EQE.
+TEST_F(FwEq, DropAndDelayCmdEqeOfOneOpcode)
+{
+	using Eqe = TraceEntry::Eqe;
+	h.ok(Msg(op::NOP, 0, 16), 16); // no command EQ yet: owes no EQE
+	auto cq = h.create_eq(5, kCmdMask, 0, uar);
+	h.fw().faults.drop_cmd_eqe(op::NOP, 1);
+	h.fw().trace_clear();
+	h.ok(Msg(op::QUERY_EQ, 0, 16).set({2, 7, 0}, cq.eqn), 0x110); // not NOP: posted
+	ASSERT_TRUE(h.wait_eqe(cq, 0));
+	h.ok(Msg(op::NOP, 0, 16), 16); // its EQE lost
+	ASSERT_TRUE(h.idle());
+	EXPECT_FALSE(h.eqe_ready(cq, 1)) << "dropped";
+	h.ok(Msg(op::NOP, 0, 16), 16); // the drop was used up
+	ASSERT_TRUE(h.wait_eqe(cq, 1));
+
+	h.fw().faults.delay_cmd_eqe(op::NOP, 100);
+	auto t0 = std::chrono::steady_clock::now();
+	h.ok(Msg(op::NOP, 0, 16), 16); // completes at once, its EQE later
+	EXPECT_FALSE(h.eqe_ready(cq, 2));
+	ASSERT_TRUE(h.wait_eqe(cq, 2));
+	EXPECT_GE(std::chrono::steady_clock::now() - t0, 90ms);
+	h.fw().faults.delay_cmd_eqe(op::NOP, 0);
+	EXPECT_TRUE(h.fw().faults.describe().empty());
+
+	auto t = h.fw().trace_entries();
+	ASSERT_EQ(t.size(), 4u);
+	EXPECT_EQ(t[0].eqe, Eqe::Posted);
+	EXPECT_EQ(t[1].eqe, Eqe::Dropped);
+	EXPECT_EQ(t[2].eqe, Eqe::Posted);
+	EXPECT_EQ(t[3].eqe, Eqe::Delayed);
+	EXPECT_NE(CommandTrace::format(t[1]).find(" eqe=dropped"), std::string::npos);
+}
+
+// A held command EQE whose EQ was destroyed meanwhile is not posted into
+// the EQ created after it.
+TEST_F(FwEq, DelayedCmdEqeOutlivingItsEqIsNotPosted)
+{
+	auto cq = h.create_eq(5, kCmdMask, 0, uar);
+	h.fw().faults.delay_cmd_eqe(op::NOP, 100);
+	h.ok(Msg(op::NOP, 0, 16), 16);
+	h.ok(Msg(op::DESTROY_EQ, 0, 16).set({2, 7, 0}, cq.eqn), 16);
+	auto again = h.create_eq(5, 0, 0, uar);
+	std::this_thread::sleep_for(200ms); // past the hold: an absence, nothing to poll for
+	EXPECT_FALSE(h.eqe_ready(again, 0));
+}
+
 TEST_F(FwEq, TeardownDropsRemainingEqsAndUars)
 {
 	h.create_eq(3, 0, 0, uar);

@@ -34,6 +34,8 @@ const char kHelp[] =
 	"hca N delay-cmd OPCODE MS              hold OPCODE completions MS ms (0 clears)\n"
 	"hca N drop-eqe TYPE [COUNT]            drop the next COUNT (1) EQEs of TYPE\n"
 	"hca N delay-eqe TYPE MS                write EQEs of TYPE MS ms late (0 clears)\n"
+	"hca N drop-cmd-eqe OPCODE [COUNT]      complete the next COUNT OPCODE commands without their EQE\n"
+	"hca N delay-cmd-eqe OPCODE MS          post the completion EQE of OPCODE commands MS ms late (0 clears)\n"
 	"hca N faults                           active fault injections\n"
 	"hca N clear-faults                     remove every fault injection\n"
 	"hca N health-syndrome SYND [EXT] [fatal]  set the health buffer syndrome\n"
@@ -230,6 +232,26 @@ std::string hca_command(Hca &hca, unsigned n, const std::vector<std::string> &w)
 		if (!parse_u32(arg(1), &ms))
 			return error("delay-eqe: bad MS");
 		fw.faults.delay_eqe(t, ms);
+		return ok();
+	}
+	if (cmd == "drop-cmd-eqe" && (argc == 1 || argc == 2)) {
+		uint16_t op;
+		uint32_t count = 1;
+		if (!parse_opcode(arg(0), &op))
+			return error("drop-cmd-eqe: unknown opcode " + arg(0));
+		if (argc == 2 && !parse_u32(arg(1), &count))
+			return error("drop-cmd-eqe: bad COUNT");
+		fw.faults.drop_cmd_eqe(op, count);
+		return ok();
+	}
+	if (cmd == "delay-cmd-eqe" && argc == 2) {
+		uint16_t op;
+		uint32_t ms;
+		if (!parse_opcode(arg(0), &op))
+			return error("delay-cmd-eqe: unknown opcode " + arg(0));
+		if (!parse_u32(arg(1), &ms) || ms > 600000)
+			return error("delay-cmd-eqe: MS must be 0..600000");
+		fw.faults.delay_cmd_eqe(op, ms);
 		return ok();
 	}
 	if (cmd == "health-syndrome" && argc >= 1 && argc <= 3) {

@@ -311,15 +311,35 @@ void CommandEngine::complete(const Completion &c)
 	t.usec = static_cast<uint64_t>(
 		std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - c.rung).count());
 	t.rung = c.rung;
+	if (c.cmd_eqn >= 0 && fw_.eqs.serial(static_cast<uint8_t>(c.cmd_eqn)) == c.cmd_eq_serial)
+		t.eqe = post_cmd_eqe(c);
 	fw_.trace.add(t);
 	fw_.opstats.record(c.opcode, delivery != 0 || c.status != 0);
+}
 
-	if (c.cmd_eqn >= 0 && fw_.eqs.serial(static_cast<uint8_t>(c.cmd_eqn)) == c.cmd_eq_serial) {
+// The completion EQE of a command, unless fault injection loses it or holds
+// it back; a held one is posted only if its EQ is still the same one then.
+TraceEntry::Eqe CommandEngine::post_cmd_eqe(const Completion &c)
+{
+	if (fw_.faults.take_cmd_eqe_drop(c.opcode))
+		return TraceEntry::Eqe::Dropped;
+	auto eqn = static_cast<uint8_t>(c.cmd_eqn);
+	uint64_t serial = c.cmd_eq_serial;
+	unsigned slot = c.slot;
+	auto post = [this, eqn, serial, slot] {
+		if (fw_.eqs.serial(eqn) != serial)
+			return;
 		uint8_t eqe[prm::eqe::kSize] = {};
 		eqe[prm::eqe::kType] = prm::event::CMD;
-		bits::store_be32(eqe + prm::eqe::kData, 1u << c.slot);
-		fw_.post_event_to(static_cast<uint8_t>(c.cmd_eqn), eqe);
+		bits::store_be32(eqe + prm::eqe::kData, 1u << slot);
+		fw_.post_event_to(eqn, eqe);
+	};
+	if (uint32_t ms = fw_.faults.cmd_eqe_delay_ms(c.opcode)) {
+		schedule(Clock::now() + std::chrono::milliseconds(ms), post);
+		return TraceEntry::Eqe::Delayed;
 	}
+	post();
+	return TraceEntry::Eqe::Posted;
 }
 
 } // namespace mlx5emu

@@ -17,6 +17,8 @@
 #include <thread>
 #include <vector>
 
+#include "fw/stats.h"
+
 namespace mlx5emu {
 
 class Firmware;
@@ -82,6 +84,7 @@ private:
 	uint8_t read_input(const uint8_t *entry, uint32_t inlen, std::vector<uint8_t> *in);
 	uint8_t check_output(const uint8_t *entry, uint32_t outlen, std::vector<uint64_t> *blocks);
 	void complete(const Completion &c);
+	TraceEntry::Eqe post_cmd_eqe(const Completion &c);
 
 	Firmware &fw_;
 	mutable std::mutex mu_;

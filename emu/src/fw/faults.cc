@@ -18,6 +18,17 @@ template <typename Map> void set_or_erase(Map &m, typename Map::key_type k, uint
 		m.erase(k);
 }
 
+// Takes one from a per-key countdown; false when the key has none left.
+template <typename Map> bool take_one(Map &m, typename Map::key_type k)
+{
+	auto it = m.find(k);
+	if (it == m.end())
+		return false;
+	if (--it->second == 0)
+		m.erase(it);
+	return true;
+}
+
 template <typename Map> uint32_t value_or_zero(const Map &m, typename Map::key_type k)
 {
 	auto it = m.find(k);
@@ -65,12 +76,7 @@ void Faults::drop_eqe(uint8_t type, uint32_t count)
 bool Faults::take_eqe_drop(uint8_t type)
 {
 	std::lock_guard<std::mutex> lk(mu_);
-	auto it = eqe_drop_.find(type);
-	if (it == eqe_drop_.end())
-		return false;
-	if (--it->second == 0)
-		eqe_drop_.erase(it);
-	return true;
+	return take_one(eqe_drop_, type);
 }
 
 void Faults::delay_eqe(uint8_t type, uint32_t ms)
@@ -85,6 +91,30 @@ uint32_t Faults::eqe_delay_ms(uint8_t type) const
 	return value_or_zero(eqe_delay_, type);
 }
 
+void Faults::drop_cmd_eqe(uint16_t opcode, uint32_t count)
+{
+	std::lock_guard<std::mutex> lk(mu_);
+	set_or_erase(cmd_eqe_drop_, opcode, count);
+}
+
+bool Faults::take_cmd_eqe_drop(uint16_t opcode)
+{
+	std::lock_guard<std::mutex> lk(mu_);
+	return take_one(cmd_eqe_drop_, opcode);
+}
+
+void Faults::delay_cmd_eqe(uint16_t opcode, uint32_t ms)
+{
+	std::lock_guard<std::mutex> lk(mu_);
+	set_or_erase(cmd_eqe_delay_, opcode, ms);
+}
+
+uint32_t Faults::cmd_eqe_delay_ms(uint16_t opcode) const
+{
+	std::lock_guard<std::mutex> lk(mu_);
+	return value_or_zero(cmd_eqe_delay_, opcode);
+}
+
 void Faults::clear()
 {
 	std::lock_guard<std::mutex> lk(mu_);
@@ -92,6 +122,8 @@ void Faults::clear()
 	cmd_delay_.clear();
 	eqe_drop_.clear();
 	eqe_delay_.clear();
+	cmd_eqe_drop_.clear();
+	cmd_eqe_delay_.clear();
 }
 
 std::vector<std::string> Faults::describe() const
@@ -115,6 +147,14 @@ std::vector<std::string> Faults::describe() const
 	}
 	for (const auto &[t, ms] : eqe_delay_) {
 		std::snprintf(b, sizeof b, "delay-eqe type=0x%x %u ms", t, ms);
+		v.emplace_back(b);
+	}
+	for (const auto &[op, n] : cmd_eqe_drop_) {
+		std::snprintf(b, sizeof b, "drop-cmd-eqe %s(0x%x) remaining=%u", opcode_name(op), op, n);
+		v.emplace_back(b);
+	}
+	for (const auto &[op, ms] : cmd_eqe_delay_) {
+		std::snprintf(b, sizeof b, "delay-cmd-eqe %s(0x%x) %u ms", opcode_name(op), op, ms);
 		v.emplace_back(b);
 	}
 	return v;

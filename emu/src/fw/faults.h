@@ -38,6 +38,16 @@ public:
 	void delay_eqe(uint8_t type, uint32_t ms);
 	uint32_t eqe_delay_ms(uint8_t type) const;
 
+	// Per opcode, the command-completion EQE only: the next `count`
+	// commands with `opcode` complete (output and ownership written) but
+	// their CMD EQE is lost; or it is posted `ms` after the completion
+	// (0 clears). A command completed while no command EQ exists owes no
+	// EQE and consumes no drop.
+	void drop_cmd_eqe(uint16_t opcode, uint32_t count);
+	bool take_cmd_eqe_drop(uint16_t opcode);
+	void delay_cmd_eqe(uint16_t opcode, uint32_t ms);
+	uint32_t cmd_eqe_delay_ms(uint16_t opcode) const;
+
 	void clear();
 	std::vector<std::string> describe() const;
 
@@ -51,6 +61,8 @@ private:
 	std::map<uint16_t, uint32_t> cmd_delay_;
 	std::map<uint8_t, uint32_t> eqe_drop_;
 	std::map<uint8_t, uint32_t> eqe_delay_;
+	std::map<uint16_t, uint32_t> cmd_eqe_drop_;
+	std::map<uint16_t, uint32_t> cmd_eqe_delay_;
 };
 
 } // namespace mlx5emu

@@ -34,13 +34,14 @@ void CommandTrace::clear()
 
 std::string CommandTrace::format(const TraceEntry &e)
 {
+	static constexpr const char *kEqeNames[] = {"none", "posted", "dropped", "delayed"};
 	char b[256];
 	std::snprintf(b, sizeof b,
-		      "%llu slot=%u %s(0x%x) op_mod=0x%x delivery=0x%x status=0x%x syndrome=0x%x in=%u out=%u us=%llu at=%llu.%03llu%s",
+		      "%llu slot=%u %s(0x%x) op_mod=0x%x delivery=0x%x status=0x%x syndrome=0x%x in=%u out=%u us=%llu at=%llu.%03llu eqe=%s%s",
 		      static_cast<unsigned long long>(e.seq), e.slot, opcode_name(e.opcode), e.opcode, e.op_mod,
 		      e.delivery, e.status, e.syndrome, e.inlen, e.outlen, static_cast<unsigned long long>(e.usec),
 		      static_cast<unsigned long long>(e.at_usec / 1000), static_cast<unsigned long long>(e.at_usec % 1000),
-		      e.injected ? " injected" : "");
+		      kEqeNames[static_cast<size_t>(e.eqe)], e.injected ? " injected" : "");
 	return b;
 }
 

@@ -23,6 +23,9 @@ struct TraceEntry {
 	uint32_t syndrome = 0;
 	uint32_t inlen = 0, outlen = 0;
 	bool injected = false; // failed by fault injection
+	// The command-completion EQE it owed: none (no command EQ, or a
+	// delivery error), posted, or lost or delayed by fault injection.
+	enum class Eqe : uint8_t { None, Posted, Dropped, Delayed } eqe = Eqe::None;
 	uint64_t usec = 0;     // doorbell to completion
 	// When the doorbell rang: set by the caller, made relative to the
 	// trace's epoch (its creation or last clear) by add(), in at_usec.

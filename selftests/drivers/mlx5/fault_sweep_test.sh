@@ -9,8 +9,15 @@
 # (phase "probe"), an ibv_rc_pingpong (phase "runtime") and an unload
 # (phase "teardown") gives the opcodes of each phase.
 # Faults: "status" (fail-cmd OPCODE 3 0x5eed: BAD_PARAM with a syndrome,
-# once) and "timeout" (delay-cmd OPCODE: every completion of OPCODE held
-# twice the driver's command timeout, so the driver gives up on it).
+# once), "timeout" (delay-cmd OPCODE: every completion of OPCODE held
+# twice the driver's command timeout, so the driver gives up on it),
+# "lost-eqe" (drop-cmd-eqe OPCODE: the next OPCODE command completes but
+# its command EQE is lost) and "late-eqe" (delay-cmd-eqe OPCODE: every
+# OPCODE command completes at once, its EQE comes twice the command
+# timeout later, when the driver has given up waiting for it and its slot
+# may serve another command). The two EQE faults are planned only for
+# the opcodes that owed an EQE in that phase (the trace's eqe=posted: not
+# the commands before the command EQ exists).
 # The operation of a phase: probe = insmod of both modules, runtime =
 # ibv_rc_pingpong mlx5_0 <-> mlx5_1, teardown = rmmod of both modules.
 #
@@ -49,7 +56,7 @@ have_emu || ktap_skip_all "needs the mlx5-emu control channel (runs in the proje
 # bad statuses only by default: its command timeout is fixed (60 s).
 DRIVER=${MLX5_SWEEP_DRIVER:-ours}
 case $DRIVER in
-ours) FAULTS=${MLX5_SWEEP_FAULTS:-status timeout} ;;
+ours) FAULTS=${MLX5_SWEEP_FAULTS:-status timeout lost-eqe late-eqe} ;;
 in-tree) FAULTS=${MLX5_SWEEP_FAULTS:-status} ;;
 *) ktap_skip_all "MLX5_SWEEP_DRIVER must be ours or in-tree" ;;
 esac
@@ -70,6 +77,14 @@ table=$out/fault_sweep.table
 trace_ops()
 {
 	sed -n 's/^[0-9]* slot=[0-9]* \([A-Z0-9_]*\)(0x\([0-9a-f]*\)).*/\1 \2/p' "$1" | awk '!seen[$0]++'
+}
+
+# trace_ops_eqe FILE: the same, only the opcodes of which a command owed
+# (and got) its command EQE.
+trace_ops_eqe()
+{
+	grep ' eqe=posted' "$1" >"$1.eqe"
+	trace_ops "$1.eqe"
 }
 
 # load: insmod our pair with the sweep's command timeout (or modprobe the
@@ -155,7 +170,9 @@ discover()
 	pages_back || { echo "pages outstanding after a clean unload"; return 1; }
 	for _p in probe runtime teardown; do
 		trace_ops "$out/sweep_trace.$_p" >"$out/sweep_ops.$_p"
+		trace_ops_eqe "$out/sweep_trace.$_p" >"$out/sweep_ops_eqe.$_p"
 		echo "$_p: $(awk '{ print $1 }' "$out/sweep_ops.$_p" | tr '\n' ' ')"
+		echo "$_p, with a command EQE: $(awk '{ print $1 }' "$out/sweep_ops_eqe.$_p" | tr '\n' ' ')"
 	done
 }
 
@@ -165,6 +182,8 @@ cases=
 if [ $discover_rc -eq 0 ]; then
 	for p in $PHASES; do
 		for f in $FAULTS; do
+			ops=$out/sweep_ops.$p
+			case $f in *-eqe) ops=$out/sweep_ops_eqe.$p ;; esac
 			while read -r op ophex; do
 				if [ -n "${MLX5_SWEEP_OPS:-}" ]; then
 					echo " $MLX5_SWEEP_OPS " | grep -q " $op " || continue
@@ -173,7 +192,7 @@ if [ $discover_rc -eq 0 ]; then
 					echo " $MLX5_SWEEP_CASES " | grep -q " $p:$f:$op " || continue
 				fi
 				cases="$cases $p:$f:$op:$ophex"
-			done <"$out/sweep_ops.$p"
+			done <"$ops"
 		done
 	done
 fi
@@ -206,6 +225,9 @@ sweep_case()
 	case $fault in
 	status) emu_ctl hca $h fail-cmd "$op" 3 $SYND >/dev/null ;;
 	timeout) emu_ctl hca $h delay-cmd "$op" $HOLD_MS >/dev/null ;;
+	lost-eqe) emu_ctl hca $h drop-cmd-eqe "$op" 1 >/dev/null ;;
+	late-eqe) emu_ctl hca $h delay-cmd-eqe "$op" $HOLD_MS >/dev/null ;;
+	*) false ;;
 	esac || { echo "injection refused"; return 1; }
 	step "$phase with $fault on $op"
 	if phase_op "$phase"; then res=ok; else res=failed; fi
@@ -220,7 +242,11 @@ sweep_case()
 	fi
 	step "no completion held"
 	emu_ctl hca $h trace >"$out/sweep_case.trace"
-	hit=$(grep -c "($(printf '0x%s' "$ophex"))" "$out/sweep_case.trace")
+	# An EQE fault hit when a command of OPCODE lost or delayed its EQE.
+	case $fault in
+	*-eqe) hit=$(grep "($(printf '0x%s' "$ophex"))" "$out/sweep_case.trace" | grep -c -E ' eqe=(dropped|delayed)') ;;
+	*) hit=$(grep -c "($(printf '0x%s' "$ophex"))" "$out/sweep_case.trace") ;;
+	esac
 	[ "$hit" -gt 0 ] || flags="$flags,miss"
 	unload >/dev/null 2>&1 || flags="$flags,rmmod"
 	step unloaded
@@ -228,7 +254,7 @@ sweep_case()
 	# Succeeded despite the fault: the kernel log of the operation must
 	# name the failed command, or the driver's own error about it.
 	if [ "$res" = ok ]; then
-		if printf '%s\n' "$oplog" | grep -q -E "\(0x$ophex\).*(failed|timed out)"; then
+		if printf '%s\n' "$oplog" | grep -q -E "\(0x$ophex\).*(failed|timed out|without a command EQE)"; then
 			res=logged
 		elif printf '%s\n' "$oplog" | grep -E 'mlx5|infiniband' |
 		     grep -q -i -E "fail|did not|error|couldn.t|timed out|refused"; then
@@ -263,7 +289,20 @@ sweep_case()
 	[ "$res" != silent ] && [ -z "$flags" ]
 }
 
-t_discover() { cat "$out/sweep_discover.log"; echo "$ncases cases"; [ "$discover_rc" -eq 0 ] && [ "$ncases" -gt 0 ]; }
+# Every case MLX5_SWEEP_CASES names must be planned: one whose opcode the
+# phase did not run (or ran without a command EQE) is a failure, not a
+# case left out.
+t_discover()
+{
+	cat "$out/sweep_discover.log"
+	echo "$ncases cases"
+	[ "$discover_rc" -eq 0 ] && [ "$ncases" -gt 0 ] || return 1
+	_missing=
+	for _c in ${MLX5_SWEEP_CASES:-}; do
+		echo " $cases" | grep -q " $_c:" || _missing="$_missing $_c"
+	done
+	[ -z "$_missing" ] || { echo "named but not planned:$_missing"; return 1; }
+}
 
 # The table: one row per case, and the totals per outcome.
 t_table()
