@@ -85,11 +85,18 @@ public:
 	// first, with the EQ) still traps.
 	DpHca(std::shared_ptr<Fabric> fabric, unsigned index, bool atomic_be = false, LinkType link = LinkType::Ib,
 	      bool poll_doorbells = false)
-		: h(config(std::move(fabric), index, link, poll_doorbells))
+		: h(config(std::move(fabric), index, link, poll_doorbells)), atomic_be_(atomic_be)
+	{
+		up();
+	}
+
+	// The driver's load: ENABLE_HCA .. INIT_HCA, a UAR, a completion EQ
+	// and a PD.
+	void up()
 	{
 		h.enable();
 		h.give_pages(static_cast<uint32_t>(h.query_pages(1)));
-		if (!atomic_be)
+		if (!atomic_be_)
 			h.ok(Msg(0x109, 3 << 1, 4112).set(bits::Field{2, 31, 30}.at(0x10), 1), 16);
 		h.give_pages(static_cast<uint32_t>(h.query_pages(2)));
 		h.ok(Msg(0x102, 0, 32), 16);
@@ -97,6 +104,26 @@ public:
 		eq = h.create_eq(7, 0, 1, uar); // a completion EQ on vector 1
 		h.eq_doorbell(eq, 0, true);
 		pd = alloc_pd();
+	}
+
+	// The driver's unload after up() (the objects created since gone):
+	// PD, EQ and UAR freed, TEARDOWN_HCA, every page reclaimed, DISABLE_HCA,
+	// then a function reset as at the next probe; the command queue is set
+	// up again.
+	void down()
+	{
+		h.ok(Msg(0x801, 0, 16).set({2, 23, 0}, pd), 16);
+		h.ok(Msg(0x302, 0, 16).set({2, 7, 0}, eq.eqn), 16);
+		h.ok(Msg(0x803, 0, 16).set({2, 23, 0}, uar), 16);
+		h.ok(Msg(0x103, 0, 16), 16);
+		while (h.fw().pages_outstanding()) {
+			if (h.take_pages(256, 256).empty())
+				break;
+		}
+		h.given.clear();
+		h.ok(Msg(0x105, 0, 16), 12);
+		h.hca->reset();
+		h.init_cmdq();
 	}
 
 	uint16_t lid() const { return static_cast<uint16_t>(h.cfg.index + 1); }
@@ -578,6 +605,11 @@ public:
 	uint32_t uar = 0;
 	FwHarness::EqBuf eq;
 	uint32_t pd = 0;
+
+private:
+	bool atomic_be_;
+
+public:
 };
 
 // The connection parameters of QP `aqp` on `a` and `bqp` on `b` aimed at

@@ -99,7 +99,7 @@ void DataPath::cq_error_fatal(uint32_t qpn)
 	if (!qp || qp->catas_pending || qp->state == prm::qp_state::ERR || qp->state == prm::qp_state::RST)
 		return;
 	qp->catas_pending = true;
-	fabric_.engine().post([this, qpn] {
+	post_task([this, qpn] {
 		Qp *q = res_.qp(qpn);
 		if (!q || !q->catas_pending)
 			return;

@@ -64,6 +64,7 @@ DataPath::~DataPath()
 	std::set<uint64_t> timers;
 	{
 		auto lk = lock();
+		closing_ = true;
 		timers.swap(timers_);
 	}
 	for (uint64_t id : timers)
@@ -352,6 +353,8 @@ uint32_t DataPath::mtu(const Qp &qp) const
 
 uint64_t DataPath::start_timer(uint64_t usec, uint32_t num, void (DataPath::*fn)(uint32_t, uint64_t))
 {
+	if (closing_)
+		return 0;
 	auto idp = std::make_shared<uint64_t>(0);
 	uint64_t id = fabric_.engine().post_at(Engine::Clock::now() + std::chrono::microseconds(usec),
 				  [this, num, fn, idp] {
@@ -361,6 +364,12 @@ uint64_t DataPath::start_timer(uint64_t usec, uint32_t num, void (DataPath::*fn)
 	*idp = id;
 	timers_.insert(id);
 	return id;
+}
+
+void DataPath::post_task(Engine::Task fn)
+{
+	if (!closing_)
+		fabric_.engine().post(std::move(fn));
 }
 
 void DataPath::stop_timer(uint64_t *id)
@@ -409,7 +418,7 @@ void DataPath::qp_state_changed(Qp &qp, uint8_t from)
 		qp.req.rnr_left = qp.cfg.rnr_retry;
 		// WQEs posted before RTS (or in SQER) run now, on the engine.
 		uint32_t qpn = qp.qpn;
-		fabric_.engine().post([this, qpn] {
+		post_task([this, qpn] {
 			if (Qp *q = res_.qp(qpn))
 				run_sq(*q);
 		});

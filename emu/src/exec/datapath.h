@@ -250,8 +250,12 @@ private:
 
 	// datapath.cc
 	void run_sq(Qp &qp);
-	// Runs (this->*fn)(num, timer id) on the engine after usec.
+	// Runs (this->*fn)(num, timer id) on the engine after usec. Returns 0
+	// (no timer) once the destructor started.
 	uint64_t start_timer(uint64_t usec, uint32_t num, void (DataPath::*fn)(uint32_t, uint64_t));
+	// Queues `fn` (which names this object) on the engine; dropped once
+	// the destructor started. State lock held (engine task or command).
+	void post_task(Engine::Task fn);
 	void stop_timer(uint64_t *id);
 	void post_qp_event(uint8_t type, uint32_t qpn);
 	void transmit(Qp &qp, Packet p);
@@ -437,6 +441,11 @@ private:
 	std::atomic<bool> unplugged_{false};
 	bool mc_local_lb_disabled_ = false;
 	std::set<uint64_t> timers_;
+	// Set by the destructor under the state lock: no timer or task naming
+	// this object is queued after it, so the destructor's cancel and wait
+	// cover every one (a task the engine already took runs before its
+	// wait ends, and can queue nothing more).
+	bool closing_ = false;
 	Counters c_;
 	QpCounters retired_; // counters of destroyed QPs
 	// Ethernet

@@ -69,6 +69,12 @@ bool Engine::wait_idle(std::chrono::milliseconds timeout) const
 	return idle_cv_.wait_for(lk, timeout, [this] { return tasks_.empty() && !busy_; });
 }
 
+size_t Engine::timers_pending() const
+{
+	std::lock_guard<std::mutex> lk(q_mu_);
+	return timers_.size();
+}
+
 Engine::Counters Engine::counters() const
 {
 	std::lock_guard<std::mutex> lk(q_mu_);

@@ -47,6 +47,9 @@ public:
 	// Waits until idle() (tests); false on timeout.
 	bool wait_idle(std::chrono::milliseconds timeout) const;
 
+	// Timers started and neither run nor cancelled yet.
+	size_t timers_pending() const;
+
 	struct Counters {
 		uint64_t tasks = 0, timers_fired = 0, timers_cancelled = 0, wakeups = 0;
 	};

@@ -40,7 +40,7 @@ void DataPath::nic_sq_state(NicSq &sq, uint8_t next)
 		return;
 	if (next == ws::RDY && sq.pi != sq.ci) {
 		uint32_t n = sq.sqn;
-		fabric_.engine().post([this, n] {
+		post_task([this, n] {
 			if (NicSq *s = res_.sq(n))
 				nic_run_sq(*s);
 		});

@@ -128,7 +128,7 @@ void DataPath::nic_run_sq(NicSq &sq)
 		if (done++ == kWqesPerTask) {
 			// Let the other queues run; continue in a later task.
 			uint32_t n = sq.sqn;
-			fabric_.engine().post([this, n] {
+			post_task([this, n] {
 				if (NicSq *s = res_.sq(n))
 					nic_run_sq(*s);
 			});

@@ -65,7 +65,7 @@ void DataPath::roce_loopback(const std::vector<uint8_t> &frame)
 	// On a later engine task, as a frame from the wire would come: the
 	// requester's state is consistent before its packet is answered.
 	auto f = std::make_shared<std::vector<uint8_t>>(frame);
-	fabric_.engine().post([this, f] {
+	post_task([this, f] {
 		--lb_queued_;
 		if (!roce_receive(*f))
 			++roce_.rx_no_gid;
