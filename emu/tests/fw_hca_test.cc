@@ -79,7 +79,7 @@ TEST(FwHca, GeneralCapabilityProfile)
 		EXPECT_EQ(cap(out, {0x7, 4, 4}), 0u) << "fast_teardown";
 		EXPECT_EQ(cap(out, {0x8, 15, 15}), 0u) << "force_teardown";
 		EXPECT_EQ(cap(out, {0x1, 31, 31}), 0u) << "hca_cap_2";
-		EXPECT_EQ(cap(out, {0x11, 24, 24}), 0u) << "pg (ODP)";
+		EXPECT_EQ(cap(out, {0x11, 24, 24}), 1u) << "pg (ODP, exec_odp_test)";
 		EXPECT_EQ(cap(out, {0x0, 25, 25}), 0u) << "page_request_disable";
 	}
 }

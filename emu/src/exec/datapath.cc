@@ -489,6 +489,10 @@ std::vector<std::string> DataPath::stats_lines()
 	v.push_back(fmt("cqe_drops %llu", u(c_.cqe_drops)));
 	v.push_back(fmt("cq_overruns %llu", u(c_.cq_overruns)));
 	v.push_back(fmt("umr_wqes %llu", u(c_.umr_wqes)));
+	v.push_back(fmt("page_faults %llu", u(c_.page_faults)));
+	v.push_back(fmt("page_fault_naks %llu", u(c_.fault_naks)));
+	v.push_back(fmt("page_fault_resumes %llu", u(c_.fault_resumes)));
+	v.push_back(fmt("page_fault_errors %llu", u(c_.fault_errors)));
 	v.push_back(fmt("comp_events %llu", u(c_.comp_events)));
 	v.push_back(fmt("async_events %llu", u(c_.async_events)));
 	v.push_back(fmt("packets_no_qp %llu", u(c_.no_qp_packets)));

@@ -37,6 +37,9 @@ public:
 	virtual void completion_event(uint32_t eqn, uint32_t cqn) = 0;
 	// An asynchronous event (CQ error, QP/SRQ events): a full EQE body.
 	virtual void async_event(const uint8_t *eqe64) = 0;
+	// Whether an EQ takes events of `type` (page faults are raised only
+	// when software listens for them).
+	virtual bool listens(uint8_t type) const { (void)type; return false; }
 };
 
 // What a CQE says (exec/cqe.cc builds the 64 bytes).
@@ -182,6 +185,11 @@ public:
 	std::vector<std::string> qp_lines();
 	std::vector<std::string> stats_lines();
 
+	// PAGE_FAULT_RESUME (exec/odp.cc, state lock held): the fault of
+	// token `token` (an RDMA fault: the responder QP's number, also in
+	// `wq`) is resolved, or failed (`error`); false if no such fault.
+	bool page_fault_resume(uint32_t token, uint32_t wq, uint8_t type, bool error);
+
 	// --- engine thread, state lock held ---------------------------------
 	void receive(const Packet &p) override;
 	void receive_frame(const std::vector<uint8_t> &frame) override;
@@ -204,6 +212,9 @@ public:
 		uint64_t mcast_packets = 0, mcast_copies = 0, mcast_no_grh = 0, mcast_no_group = 0;
 		uint64_t mcast_lb_blocked = 0;
 		uint64_t umr_wqes = 0; // executed without error
+		// ODP (exec/odp.cc): PAGE_FAULT EQEs raised, packets answered
+		// with an RNR NAK while their QP's fault was pending, resumes.
+		uint64_t page_faults = 0, fault_naks = 0, fault_resumes = 0, fault_errors = 0;
 	};
 	const Counters &counters() const { return c_; }
 
@@ -355,6 +366,14 @@ private:
 	// responder.cc
 	bool responder_accepts(Qp &qp);
 	void no_recv_wqe(Qp &qp, const Packet &p);
+	// RNR NAK for `p`: the requester sends it again after the timer.
+	void rnr_nak(Qp &qp, const Packet &p);
+	// odp.cc: true when request `p` must wait for a page fault (raised
+	// now or still pending: RNR NAK sent) or failed on one (remote access
+	// error sent), given the `len` bytes at `va` of `rkey` it touches
+	// next (`op_len`: the rest of the message, `need`: the access).
+	bool odp_hold(Qp &qp, const Packet &p, uint32_t rkey, uint64_t va, uint64_t len, uint64_t op_len,
+		      unsigned need, bool consume_recv);
 	void complete_recv(Qp &qp, const Packet &p, CqeInfo &ci, uint64_t byte_cnt);
 	void rc_request(Qp &qp, const Packet &p);
 	// uc.cc

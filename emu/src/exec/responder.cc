@@ -53,6 +53,11 @@ void DataPath::no_recv_wqe(Qp &qp, const Packet &p)
 	++qp.ctr.out_of_buffer;
 	if (qp.cfg.is_uc())
 		return uc_drop_message(qp);
+	rnr_nak(qp, p);
+}
+
+void DataPath::rnr_nak(Qp &qp, const Packet &p)
+{
 	++qp.ctr.rnr_naks_sent;
 	send_ack(qp, p, static_cast<uint8_t>(aeth::RNR_NAK | (qp.cfg.min_rnr_nak & aeth::kValueMask)), p.psn);
 }
@@ -233,6 +238,13 @@ void DataPath::rc_write_request(Qp &qp, const Packet &p)
 	// memory so an RNR retry of this packet finds the same state.
 	if (imm && !r.recv.valid && !take_recv_wqe(qp, &r.recv))
 		return no_recv_wqe(qp, p);
+	// ODP: the packet's pages must be present (else the retry of this
+	// packet after the fault finds the same state).
+	uint64_t at = first ? p.va : r.write_va + r.write_done;
+	uint64_t rest = first ? p.dma_len : r.write_len - std::min(r.write_len, r.write_done);
+	if (p.payload_len() && odp_hold(qp, p, first ? p.rkey : r.write_rkey, at, p.payload_len(), rest,
+					ACC_REMOTE_WRITE, imm))
+		return;
 	if (first) {
 		r.write_rkey = p.rkey;
 		r.write_va = p.va;
@@ -289,6 +301,8 @@ void DataPath::rc_read_request(Qp &qp, const Packet &p, bool duplicate)
 			return;
 		return responder_error(qp, p, aeth::NAK_REMOTE_ACCESS, 0, false);
 	}
+	if (!duplicate && odp_hold(qp, p, p.rkey, p.va, p.dma_len, p.dma_len, ACC_REMOTE_READ, false))
+		return;
 	uint32_t m = mtu(qp);
 	uint32_t n = p.dma_len ? (p.dma_len + m - 1) / m : 1;
 	if (duplicate) {

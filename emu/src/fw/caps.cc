@@ -2,7 +2,7 @@
 // The capability profile: a ConnectX-5-like single-port InfiniBand HCA that
 // advertises only what the emulator implements. Everything not set here is 0
 // (no Ethernet, RoCE, eswitch, flow tables, PCAM/MCAM/QCAM, debug, device
-// memory, ODP, UMR, DC, XRC, counters, PPS/real-time clock, GENERAL_2).
+// memory, UMR, DC, XRC, counters, PPS/real-time clock, GENERAL_2).
 #include "fw/caps.h"
 
 #include "fw/hca.h"
@@ -225,6 +225,16 @@ void Caps::build(const HcaConfig &cfg)
 	// request over 4 pages failed "Failed to map data").
 	put(g, gc::log_max_klm_list_size, kLogMaxFastRegList);
 
+	// On-demand paging, transport page-fault scheme (exec/odp.cc): MTT
+	// entries carry present bits (`pg`), and an RC responder's RDMA WRITE
+	// or READ that meets a missing one raises a PAGE_FAULT event and
+	// waits for PAGE_FAULT_RESUME. No requester (send gather), receive,
+	// atomic, SRQ, UD, XRC or DC faults, no memory scheme; none of those
+	// bits is writable, so software has nothing to set (SET_HCA_CAP of
+	// the type keeps the bits within these).
+	bool odp = cfg.caps_odp && cfg.caps_umr;
+	put(g, gc::pg, odp);
+
 	// User contexts (cmd_uctx.cc): the in-tree mlx5_ib creates one per
 	// process that asks for DEVX (libmlx5 always asks) and puts its uid in
 	// the commands of that process's objects. No uctx_cap bits (raw
@@ -283,6 +293,13 @@ void Caps::build(const HcaConfig &cfg)
 		put(d, dc::memic_bar_size, cfg.memic_size);
 		put(d, dc::max_memic_size, cfg.memic_size);
 		max_[prm::cap_type::DEV_MEM] = d;
+	}
+
+	if (odp) {
+		Block o{};
+		put(o, prm::odp::rc_write, 1);
+		put(o, prm::odp::rc_read, 1);
+		max_[prm::cap_type::ODP] = o;
 	}
 
 	// CURRENT starts equal to MAXIMUM except for the mode fields that
@@ -347,6 +364,10 @@ uint8_t Caps::set(uint16_t type, const uint8_t *in, uint32_t *reason)
 			return prm::status::BAD_PARAM;
 		}
 		bits::set(next.data(), ac::atomic_req_8B_endianness_mode, mode);
+	} else if (type == prm::cap_type::ODP) {
+		// Per-transport fault bits: what software asks within MAXIMUM.
+		for (unsigned i = 0; i < kBlockSize; ++i)
+			next[i] = in[i] & mx[i];
 	} else if (type == prm::cap_type_eth::ROCE) {
 		// Software may ask to pick the UDP source port itself.
 		namespace rc = prm::roce_caps;

@@ -74,6 +74,7 @@ std::span<const CmdSpec> nic_vport_commands();
 std::span<const CmdSpec> roce_commands();
 std::span<const CmdSpec> memic_commands();
 std::span<const CmdSpec> uctx_commands();
+std::span<const CmdSpec> odp_commands();
 
 // nullptr for an opcode the firmware does not implement.
 const CmdSpec *find_command(uint16_t opcode);

@@ -39,6 +39,11 @@ struct HcaConfig {
 	// a process's objects carry its uid, and UMR from its QPs is limited
 	// to indirect keys not of another context (exec/umr.cc).
 	bool caps_uctx = true;
+	// On-demand paging, transport scheme (exec/odp.cc): general cap `pg`
+	// and the ODP cap type with RC RDMA WRITE and READ responder faults,
+	// PAGE_FAULT events, PAGE_FAULT_RESUME. Needs caps_umr (software
+	// fills and zaps translations through UMR).
+	bool caps_odp = true;
 	// RoCE on an Ethernet port (exec/roce.cc): the ROCE capabilities,
 	// roce in the general ones, the GID table commands.
 	bool caps_roce = true;

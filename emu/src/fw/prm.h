@@ -32,6 +32,7 @@ enum : uint16_t {
 	SET_ISSI = 0x10b,
 	SET_DRIVER_VERSION = 0x10d,
 	QUERY_SPECIAL_CONTEXTS = 0x203,
+	PAGE_FAULT_RESUME = 0x204,
 	ALLOC_MEMIC = 0x205,
 	DEALLOC_MEMIC = 0x206,
 	CREATE_EQ = 0x301,
@@ -115,6 +116,7 @@ enum : uint8_t {
 namespace cap_type {
 enum : uint16_t {
 	GENERAL = 0x0,
+	ODP = 0x2,
 	ATOMIC = 0x3,
 	DEV_MEM = 0xf,
 };
@@ -327,6 +329,34 @@ constexpr unsigned kPageReqEcFunction = 0x20;
 constexpr unsigned kPageReqFuncId = 0x22;
 constexpr unsigned kPageReqNumPages = 0x24;
 } // namespace eqe
+
+// On-demand paging (transport page-fault scheme).
+namespace odp {
+// The ODP capability page (QUERY/SET_HCA_CAP type ODP): per transport,
+// which accesses may fault: send, receive, write, read, atomic,
+// srq_receive from bit 31 down. RC at dword 4 of the transport scheme.
+constexpr unsigned kRcCapsDword = 4;
+constexpr Field rc_write{kRcCapsDword, 29, 29};
+constexpr Field rc_read{kRcCapsDword, 28, 28};
+// PAGE_FAULT EQE (event type 0xc); sub_type RDMA: a responder's RDMA
+// WRITE/READ hit a translation that is not present.
+constexpr uint8_t kEventPageFault = 0x0c;
+enum : uint8_t { SUBTYPE_WQE = 0, SUBTYPE_RDMA = 1 };
+// Fault types (resume: page_fault_type; EQE: pftype): bits.
+enum : uint8_t { TYPE_REQUESTOR = 1 << 0, TYPE_WRITE = 1 << 1, TYPE_RDMA = 1 << 2 };
+// RDMA sub_type data, offsets in the EQE.
+constexpr unsigned kBytesCommitted = 0x20; // be32
+constexpr unsigned kRkey = 0x24;           // be32
+constexpr unsigned kPacketLength = 0x2a;   // be16
+constexpr unsigned kRdmaOpLen = 0x2c;      // be32
+constexpr unsigned kRdmaVa = 0x30;         // be64
+constexpr unsigned kPftypeToken = 0x38;    // be32: type << 24 | token
+// PAGE_FAULT_RESUME input (transport scheme).
+constexpr Field resume_error{2, 31, 31};
+constexpr Field resume_type{2, 26, 24};
+constexpr Field resume_wq{2, 23, 0};
+constexpr Field resume_token{3, 23, 0};
+} // namespace odp
 
 // EQ doorbells inside a UAR page.
 namespace uar_page {

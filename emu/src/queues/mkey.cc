@@ -196,6 +196,13 @@ bool MkeyTable::write(GuestMemory &mem, const Mkey &m, uint64_t va, const void *
 	return pieces(m, va, len, [&](uint64_t ga, size_t at, size_t n) { return mem.write(ga, s + at, n); });
 }
 
+bool MkeyTable::present(const Mkey &m, uint64_t va, size_t len) const
+{
+	if (m.mode == prm::mkc::MODE_MEMIC)
+		return true;
+	return pieces(m, va, len, [](uint64_t, size_t, size_t) { return true; });
+}
+
 bool MkeyTable::extents(const Mkey &m, uint64_t va, size_t len, ExtentFn fn, void *ctx) const
 {
 	if (m.mode == prm::mkc::MODE_MEMIC)

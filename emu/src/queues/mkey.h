@@ -108,6 +108,9 @@ public:
 	// contiguous piece by piece in order: fn(ctx, guest_addr, n). False
 	// for a MEMIC key (no guest address), a piece that does not
 	// translate, or fn returning false.
+	// Whether every MTT entry [va, va + len) of a checked key uses is
+	// present (an ODP access to a missing one faults: exec/odp.cc).
+	bool present(const Mkey &m, uint64_t va, size_t len) const;
 	using ExtentFn = bool (*)(void *ctx, uint64_t ga, size_t n);
 	bool extents(const Mkey &m, uint64_t va, size_t len, ExtentFn fn, void *ctx) const;
 

@@ -213,6 +213,13 @@ struct Responder {
 	std::deque<Response> responses;
 	unsigned rd_queued = 0;
 	bool resp_kick = false; // a task to send the next burst is queued
+	// ODP (exec/odp.cc): the one page fault this responder raised and
+	// software has not resumed yet; its requests get RNR NAKs meanwhile.
+	// `fault_failed`: resumed with an error, the retried request gets a
+	// remote access error.
+	bool fault_pending = false;
+	bool fault_failed = false;
+	uint8_t fault_type = 0;
 };
 
 struct QpCounters {

@@ -260,8 +260,9 @@ explain()
 	max_ah|max_fast_reg*) echo "kernel-verb limits" ;;
 	num_comp_vectors) echo "completion EQs: each mlx5_core chooses its own count" ;;
 	port_cap_flags*) echo "capability bits set by in-tree MAD agents (CM, SM client) that our kernel-verb-less device has not" ;;
-	*odp*|*timestamp*|*clock*|tso*|max_tso|rss*|max_rwq*|rx_hash*|max_wq_type_rq|packet_pacing*|qp_rate_limit*|tag*|cq_mod*|max_cq_moderation*|max_dm*|*completion*)
-		echo "offload not implemented (ODP, clock, TSO, RSS, pacing, tag matching, CQ moderation, device memory)" ;;
+	*odp*) echo "ODP: the in-tree mlx5_ib reports the emulator's page-fault capabilities (HCA cap pg, RC RDMA WRITE/READ responder faults: emu/src/exec/odp.cc), which it needs for DMA-BUF MRs; ours has no ODP and pins DMA-BUFs" ;;
+	*timestamp*|*clock*|tso*|max_tso|rss*|max_rwq*|rx_hash*|max_wq_type_rq|packet_pacing*|qp_rate_limit*|tag*|cq_mod*|max_cq_moderation*|max_dm*|*completion*)
+		echo "offload not implemented (clock, TSO, RSS, pacing, tag matching, CQ moderation, device memory)" ;;
 	*) echo "unexplained"; return 1 ;;
 	esac
 }

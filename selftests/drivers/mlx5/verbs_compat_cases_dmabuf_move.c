@@ -17,6 +17,10 @@
  *   the new key maps the moved pages (the data written before the move is
  *   read back) and carries traffic; a move under a live registration
  *   followed by its deregistration leaves nothing behind.
+ * - The in-tree mlx5_ib (no dmabuf_movable parameter) is always a movable
+ *   importer: the move unmaps the pages, the next RDMA WRITE page-faults
+ *   (ODP) and lands in the moved pages, the data written before the move
+ *   is read back; a second move and the deregistration leave nothing.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -131,6 +135,55 @@ static struct ibv_mr *reg(struct two *t, struct exp_buf *e)
 	return ibv_reg_dmabuf_mr(t->d[0].pd, 0, MOVE_SIZE, MOVE_IOVA, e->fd, MR_ALL);
 }
 
+/*
+ * The in-tree mlx5_ib (no dmabuf_movable parameter): always a movable
+ * importer; a move zaps the MR's translation, and the next access to it
+ * page-faults (ODP) and is served from the moved pages, re-mapped.
+ */
+static int move_remapped(struct two *t, struct exp_buf *e, struct ibv_mr **mrp, struct ep *a,
+			 struct ep *b, uint8_t *tmp)
+{
+	struct mlx5_test_dmabuf_state s;
+	const char *st;
+	int rc = KSFT_PASS, err;
+
+	st = exp_state(e, &s);
+	obs("registered", "%s", st);
+	CHECK(s.attachments == 1 && !s.pins && s.mappings == 1, "registered movable: %s", st);
+	CHECK(!move_pair(t, a, b), "connect");
+	CHECK(write_seen(b, e, 0, (*mrp)->rkey, 0x71, tmp), "RDMA WRITE into the registration");
+	err = exp_move(e);
+	obs("move of the registered buffer", "%s", err_name(err));
+	CHECK(!err, "move of a movable registration: %s", strerror(err));
+	st = exp_state(e, &s);
+	obs("after the move", "%s", st);
+	CHECK(s.attachments == 1 && !s.mappings && s.moves == 1,
+	      "after the move: %s, moves %u (expected the pages unmapped)", st, s.moves);
+	/* The next WRITE faults, the driver maps the new pages, resumes. */
+	CHECK(write_seen(b, e, CHUNK, (*mrp)->rkey, 0x72, tmp),
+	      "RDMA WRITE after the move (re-mapped by a page fault)");
+	obs("RDMA WRITE after the move", "into the moved pages");
+	st = exp_state(e, &s);
+	CHECK(s.attachments == 1 && s.mappings == 1, "after the page fault: %s (expected mapped again)", st);
+	memset(b->m.buf, 0, CHUNK);
+	CHECK(rdma_status(b, IBV_WR_RDMA_READ, 0, CHUNK, (*mrp)->rkey, 0x74) == IBV_WC_SUCCESS,
+	      "RDMA READ after the move");
+	fill(tmp, CHUNK, 0x71);
+	CHECK(first_diff(b->m.buf, tmp, CHUNK) < 0,
+	      "RDMA READ after the move: not the data written before it (byte %ld)",
+	      first_diff(b->m.buf, tmp, CHUNK));
+	obs("RDMA READ after the move", "data written before the move read back");
+	CHECK(!exp_move(e), "second move: %s", strerror(errno));
+	CHECK(!ibv_dereg_mr(*mrp), "ibv_dereg_mr after the second move: %s", strerror(errno));
+	*mrp = NULL;
+	st = exp_state(e, &s);
+	obs("moved and deregistered", "%s", st);
+	CHECK(!s.attachments && !s.pins && !s.mappings && s.moves == 2,
+	      "moved and deregistered: %s, moves %u", st, s.moves);
+out:
+	return rc;
+}
+
 int case_dmabuf_move(void)
 {
 	struct mlx5_test_dmabuf_create c = { .size = MOVE_SIZE };
@@ -162,6 +215,10 @@ int case_dmabuf_move(void)
 	err = mr ? 0 : errno;
 	OBS_OR_SKIP("ibv_reg_dmabuf_mr of a dynamic exporter's buffer", mr, err);
 	CHECK(mr, "ibv_reg_dmabuf_mr: %s", strerror(err));
+	if (access(MOVABLE_PARAM, F_OK)) {
+		rc = move_remapped(&t, &e, &mr, &a, &b, tmp);
+		goto out;
+	}
 	st = exp_state(&e, &s);
 	obs("registered", "%s", st);
 	CHECK(s.attachments == 1 && s.mappings == 1, "registered: %s", st);

@@ -37,7 +37,10 @@ explained="^device ibv_query_device mlx5_0 0 .* max_mr_size=(0x100000000|0xfffff
 ^dv mlx5dv_query_device all_masks :: max_clock_info_update_nsec: ours refreshes the clock-info page every second (1000000000); the in-tree driver reports its own estimate from the clock's shift and mask
 ^dv mlx5dv_open_device devx :: ours has no DEVX (alloc_ucontext refuses MLX5_IB_ALLOC_UCTX_DEVX), as in verbs_compat_test's known gaps
 ^misc ibv_create_counters plain :: ours has no flow counters (the counters object's methods are not registered: EPROTONOSUPPORT)
-^misc ibv_create_flow rc_qp_no_specs :: ours has no flow steering (EOPNOTSUPP); the in-tree driver refuses a flow on an RC QP (EINVAL)"
+^misc ibv_create_flow rc_qp_no_specs :: ours has no flow steering (EOPNOTSUPP); the in-tree driver refuses a flow on an RC QP (EINVAL)
+^device ibv_query_device_ex [^ ]+ 0 comp_mask=0x0 odp[.]general=0x[01] odp[.]rc=0x[0c] odp[.]uc=0x0 odp[.]ud=0x0 :: ODP caps: the in-tree driver reports the emulator's ODP (IBV_ODP_SUPPORT, RC RDMA WRITE and READ responder page faults: emu/src/exec/odp.cc); ours has no ODP (0)
+^misc ibv_reg_mr odp :: ODP MRs: the in-tree driver registers them on the emulator's ODP; ours has no ODP (EOPNOTSUPP)
+^misc ibv_advise_mr prefetch_non_odp :: with ODP the in-tree driver serves advise_mr and refuses to prefetch a non-ODP MR (ENOENT); ours has no advise_mr (EOPNOTSUPP)"
 
 t_load() { verbs_load "$1"; }
 
