@@ -3,7 +3,8 @@
 # make            build mlx5_core.ko and mlx5_ib.ko (KDIR: the toolbox kernel,
 #                 or e.g. KDIR=/lib/modules/$(uname -r)/build on a real host)
 # make emu        build the emulator and its unit tests (CMake)
-# make emu-test-asan  the unit tests under ASan + UBSan (build/emu-asan)
+# make emu-test-asan  the unit tests against the emulator built with ASan +
+#                 UBSan (build/emu-asan; a stage of make check)
 # make run        the demo: QEMU + 2 emulated HCAs, our driver pair, ibv_devinfo,
 #                 ibv_rc_pingpong
 # make check      every test: emulator unit tests and guest tests (KTAP)
@@ -83,11 +84,18 @@ emu:
 emu-test: emu
 	ctest --test-dir $(TOP)/build/emu --output-on-failure -j$(JOBS)
 
-# The emulator and its unit tests under AddressSanitizer and UBSan, in
-# build/emu-asan (-O1); a sanitizer report fails the test that caused it.
-# Not in make check yet: its first build's cost (Documentation/testing.md).
-EMU_ASAN_CMAKE_FLAGS := $(filter-out -DCMAKE_BUILD_TYPE=%,$(EMU_CMAKE_FLAGS)) -DCMAKE_BUILD_TYPE=Debug \
-	-DCMAKE_CXX_FLAGS=-O1 -DMLX5EMU_SANITIZE=address,undefined
+# The emulator under AddressSanitizer and UBSan, in build/emu-asan, and its
+# unit tests run against it; a sanitizer report fails the test that caused
+# it. A stage of make check (scripts/check builds it beside the guests).
+# The library and the program are instrumented (-O1 -g1); the test files
+# are compiled as make emu compiles them (same build type and flags), so
+# that ccache serves them from make emu's objects: a cold build compiles
+# about 100 library files (Documentation/testing.md has the figures).
+# EMU_ASAN_TESTS=ON instruments every file, the test files too, at the
+# build type's -O2 -g (several times the cold cost, no ccache hits).
+EMU_ASAN_TESTS ?= OFF
+EMU_SANITIZE := -DMLX5EMU_SANITIZE=address,undefined
+EMU_ASAN_CMAKE_FLAGS := $(EMU_CMAKE_FLAGS) $(EMU_SANITIZE) -DMLX5EMU_SANITIZE_TESTS=$(EMU_ASAN_TESTS)
 EMU_ASAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 emu-asan:
 	cmake -S $(TOP)/emu -B $(TOP)/build/emu-asan $(EMU_ASAN_CMAKE_FLAGS) >/dev/null
@@ -96,13 +104,14 @@ emu-asan:
 emu-test-asan: emu-asan
 	$(EMU_ASAN_ENV) ctest --test-dir $(TOP)/build/emu-asan --output-on-failure -j$(JOBS)
 
-# The libFuzzer targets of emu/fuzz (clang++, ASan + UBSan, build/emu-fuzz);
-# scripts/fuzz runs them (a bounded time each; make check-long runs every
-# target for CHECK_LONG_FUZZ_SECONDS) and makes
+# The libFuzzer targets of emu/fuzz (clang++, ASan + UBSan on every object,
+# -O1, build/emu-fuzz); scripts/fuzz runs them (a bounded time each; make
+# check-long runs every target for CHECK_LONG_FUZZ_SECONDS) and makes
 # their seed corpora (emu/fuzz/corpus).
 FUZZ_CXX ?= clang++
 emu-fuzz:
-	cmake -S $(TOP)/emu -B $(TOP)/build/emu-fuzz $(EMU_ASAN_CMAKE_FLAGS) -DCMAKE_CXX_COMPILER=$(FUZZ_CXX) \
+	cmake -S $(TOP)/emu -B $(TOP)/build/emu-fuzz $(filter-out -DCMAKE_BUILD_TYPE=%,$(EMU_CMAKE_FLAGS)) \
+		-DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS=-O1 $(EMU_SANITIZE) -DCMAKE_CXX_COMPILER=$(FUZZ_CXX) \
 		-DMLX5EMU_FUZZ=ON >/dev/null
 	$(EMU_ASAN_ENV) cmake --build $(TOP)/build/emu-fuzz -j$(JOBS) --target fuzzers
 
