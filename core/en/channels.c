@@ -482,10 +482,14 @@ err:
 }
 
 /**
- * mlx5c_en_channels_close() - destroy the channels
+ * mlx5c_en_channels_deactivate() - stop the channels' NAPI polling
  * @priv: netdev private data
+ *
+ * Waits for a running poll. Afterwards no send completion is consumed, so
+ * nothing wakes a TX queue again: the caller stops the queues after this
+ * (netif_tx_disable()), then may close the channels.
  */
-void mlx5c_en_channels_close(struct mlx5c_en_priv *priv)
+void mlx5c_en_channels_deactivate(struct mlx5c_en_priv *priv)
 {
 	int i;
 
@@ -493,6 +497,18 @@ void mlx5c_en_channels_close(struct mlx5c_en_priv *priv)
 		return;
 	for (i = 0; i < priv->num_channels; i++)
 		napi_disable(&priv->channels[i]->napi);
+}
+
+/**
+ * mlx5c_en_channels_close() - destroy the channels
+ * @priv: netdev private data, channels deactivated and TX queues stopped
+ */
+void mlx5c_en_channels_close(struct mlx5c_en_priv *priv)
+{
+	int i;
+
+	if (!priv->channels)
+		return;
 	spin_lock_bh(&priv->stats_lock);
 	for (i = 0; i < priv->num_channels; i++)
 		mlx5c_en_fold_stats(priv, priv->channels[i]);

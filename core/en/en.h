@@ -395,6 +395,7 @@ int mlx5c_en_reconfigure(struct mlx5c_en_priv *priv,
 
 /* channels.c */
 int mlx5c_en_channels_open(struct mlx5c_en_priv *priv);
+void mlx5c_en_channels_deactivate(struct mlx5c_en_priv *priv);
 void mlx5c_en_channels_close(struct mlx5c_en_priv *priv);
 int mlx5c_en_rss_create(struct mlx5c_en_priv *priv);
 void mlx5c_en_rss_destroy(struct mlx5c_en_priv *priv);

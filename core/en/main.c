@@ -150,6 +150,7 @@ err_rss:
 	priv->opened = false;
 	mlx5c_en_rss_destroy(priv);
 err_channels:
+	mlx5c_en_channels_deactivate(priv);
 	mlx5c_en_channels_close(priv);
 	return err;
 }
@@ -160,6 +161,12 @@ static void en_stop_locked(struct mlx5c_en_priv *priv, bool port)
 	if (port)
 		mlx5c_en_port_set_admin(priv, false);
 	netif_carrier_off(priv->netdev);
+	/*
+	 * NAPI first: a send completion polled after the queues stopped
+	 * would wake them, and the stack would call xmit on channels being
+	 * destroyed.
+	 */
+	mlx5c_en_channels_deactivate(priv);
 	netif_tx_disable(priv->netdev);
 	mlx5c_en_fs_destroy(priv);
 	mlx5c_en_rss_destroy(priv);

@@ -190,6 +190,45 @@ t_stress()
 	return $rc
 }
 
+# hold_teardown MS: on both HCAs, completion EQEs are written MS ms late,
+# DESTROY_TIR answers MS ms and DESTROY_RQ 3 x MS ms late (0: on time).
+hold_teardown()
+{
+	for _h in 0 1; do
+		emu_ctl hca $_h delay-eqe comp "$1" >/dev/null &&
+			emu_ctl hca $_h delay-cmd DESTROY_TIR "$1" >/dev/null &&
+			emu_ctl hca $_h delay-cmd DESTROY_RQ "$(($1 * 3))" >/dev/null || return 1
+	done
+}
+
+# MTU changes while a ping flood sends, with the queue teardown slowed
+# down so that the stack calls xmit all along it and send completions
+# arrive after the TX queues stopped: completion EQEs late (the frames
+# sent just before the stop complete after it), DESTROY_TIR held (between
+# stopping the queues and closing the channels), DESTROY_RQ held (between
+# destroying the SQ and freeing the channel). A completion polled then
+# must not wake a queue whose SQ is going away: it did, and xmit wrote
+# through the destroyed SQ's ring state (an oops once in a while under
+# TCP in t_stress).
+t_mtu_flood()
+{
+	rc=0
+	rm -f "$out/flood.pid"
+	ipoib_in 0 sh -c "echo \$\$ >$out/flood.pid; exec ping -f -q -s 1000 10.77.0.2" >"$out/flood.log" 2>&1 &
+	fpid=$!
+	wait_for 10 test -s "$out/flood.pid" || { kill $fpid; return 1; }
+	hold_teardown 200 || rc=1
+	for m in 4000 1500 4000 1500; do
+		set_mtu $m || rc=1
+	done
+	hold_teardown 0 || rc=1
+	kill -INT "$(cat "$out/flood.pid")"
+	wait $fpid
+	tail -n 2 "$out/flood.log"
+	ipoib_in 0 ping -c 2 -i 0.2 -W 10 10.77.0.2 >/dev/null || { echo "no ping after the MTU changes"; rc=1; }
+	return $rc
+}
+
 rx_above() { [ "$(rx_packets)" -gt "$1" ]; }
 roce_tx_above() { [ "$(roce_tx 0)" -gt "$1" ]; }
 
@@ -273,11 +312,12 @@ t_down()
 	return $rc
 }
 
-ktap_begin $((6 * $(echo $PAIRS | wc -w)))
+ktap_begin $((7 * $(echo $PAIRS | wc -w)))
 for pair in $PAIRS; do
 	ktap_case "modprobe mlx5_core, mlx5_ib: netdevs [$pair]" t_load
 	ktap_case "netdevs up in two namespaces, ping, RoCEv2 GIDs [$pair]" t_up
 	ktap_case "${SECS} s: $STREAMS TCP streams, MTU 1500 -> 4000 -> 1500, RC stream: checksums match [$pair]" t_stress
+	ktap_case "MTU 1500 -> 4000 -> 1500 twice under a ping flood, queue teardown slowed: no splat, ping after [$pair]" t_mtu_flood
 	ktap_case "rmmod mlx5_ib mlx5_core under TCP and RC traffic: RDMA processes exit, pages and objects back [$pair]" t_rmmod_busy
 	ktap_case "load again: TCP (1 MiB, sha256) and RC traffic [$pair]" t_again
 	ktap_case "unload: pages and objects back [$pair]" t_down
