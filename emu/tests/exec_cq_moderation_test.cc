@@ -33,6 +33,14 @@ struct ModSetup : RcPair {
 		return a.dp().counters().comp_events;
 	}
 	uint64_t timers_fired() { return a.h.fw().fabric().engine().counters().timers_fired; }
+	// When the device posted a's CQ's last event (engine clock, us): what
+	// the period counts from, unlike this thread's view of it, which a
+	// loaded host delays.
+	uint64_t last_event_us()
+	{
+		auto lk = a.dp().lock();
+		return a.dp().res().cq(acq.cqn)->last_event_us();
+	}
 	// Waits up to `ms` for the event count to pass `n`; the time it did.
 	bool wait_events(uint64_t n, Clock::time_point *at, std::chrono::milliseconds ms = 2000ms)
 	{
@@ -105,18 +113,24 @@ TEST(ExecCqModeration, PeriodFromTheLastEvent)
 	s.a.arm(s.acq, false);
 	uint64_t e0 = s.events(), f0 = s.timers_fired();
 	s.send_one();
-	Clock::time_point t1;
-	ASSERT_TRUE(s.wait_events(e0, &t1));
+	Clock::time_point t;
+	ASSERT_TRUE(s.wait_events(e0, &t));
 	EXPECT_EQ(s.timers_fired(), f0) << "the period from the last event had passed";
 	s.poll_n(1);
-	// Right after that event: held until 4 ms after it.
-	s.a.arm(s.acq, false);
-	s.send_one();
-	Clock::time_point t2;
-	ASSERT_TRUE(s.wait_events(e0 + 1, &t2));
-	EXPECT_GE(t2 - t1, 4000us - 200us) << "the period counts from the last event";
-	EXPECT_EQ(s.timers_fired(), f0 + 1);
-	s.poll_n(1);
+	// Right after an event: held until 4 ms after it, by the device's
+	// clock. A round where this thread was held up past the period (a
+	// loaded host) rightly fires at once and proves nothing: take another.
+	bool held = false;
+	for (int round = 0; round < 5 && !held; ++round) {
+		uint64_t last_us = s.last_event_us(), e = s.events(), f = s.timers_fired();
+		s.a.arm(s.acq, false);
+		s.send_one();
+		ASSERT_TRUE(s.wait_events(e, &t)) << round;
+		EXPECT_GE(s.last_event_us() - last_us, 4000u) << "the period counts from the last event, round " << round;
+		held = s.timers_fired() == f + 1;
+		s.poll_n(1);
+	}
+	EXPECT_TRUE(held) << "no round sent its CQE within the period";
 }
 
 TEST(ExecCqModeration, NoModerationFiresAtOnceAndUnarmedNever)
