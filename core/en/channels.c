@@ -159,6 +159,8 @@ static int sq_create(struct mlx5c_en_priv *priv, struct mlx5c_en_channel *c)
 	sq->mask = entries - 1;
 	sq->pc = 0;
 	sq->cc = 0;
+	sq->rung_pc = 0;
+	sq->last_wqe = 0;
 	sq->uar = priv->uar;
 	sq->txq = netdev_get_tx_queue(priv->netdev, c->ix);
 	u64_stats_init(&sq->stats.syncp);
@@ -237,10 +239,16 @@ static void sq_destroy(struct mlx5c_en_priv *priv, struct mlx5c_en_sq *sq)
 	MLX5_SET(destroy_sq_in, in, opcode, MLX5_CMD_OP_DESTROY_SQ);
 	MLX5_SET(destroy_sq_in, in, sqn, sq->sqn);
 	err = mlx5c_cmd_exec(priv->mdev, in, sizeof(in), out, sizeof(out));
+	if (err && !mlx5c_dev_is_error(priv->mdev)) {
+		/* The device may still read the ring and the frames: leak them. */
+		netdev_err(priv->netdev, "DESTROY_SQ 0x%x failed: %d\n", sq->sqn, err);
+		netdev_tx_reset_queue(sq->txq);
+		sq->info = NULL;
+		return;
+	}
 	/* The device no longer reads the ring: unmap and free what it held. */
 	mlx5c_en_sq_drain(priv, sq);
-	if (!err || mlx5c_dev_is_error(priv->mdev))
-		mlx5c_en_buf_free(priv, &sq->buf);
+	mlx5c_en_buf_free(priv, &sq->buf);
 	kvfree(sq->info);
 	sq->info = NULL;
 }

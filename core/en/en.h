@@ -210,6 +210,8 @@ struct mlx5c_en_ring_stats {
  * @mask: WQEBBs - 1
  * @pc: producer counter (WQEBBs)
  * @cc: consumer counter (WQEBBs)
+ * @rung_pc: @pc at the last doorbell
+ * @last_wqe: first WQEBB of the last WQE posted
  * @info: per-WQE state, by first WQEBB
  * @txq: the netdev queue
  * @cq: the SQ's CQ
@@ -224,6 +226,8 @@ struct mlx5c_en_sq {
 	u16 mask;
 	u16 pc;
 	u16 cc;
+	u16 rung_pc;
+	u16 last_wqe;
 	struct mlx5c_en_tx_info *info;
 	struct netdev_queue *txq;
 	struct mlx5c_en_cq cq;

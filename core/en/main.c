@@ -118,7 +118,7 @@ static void res_destroy(struct mlx5c_en_priv *priv)
 static int en_open_locked(struct mlx5c_en_priv *priv, bool port)
 {
 	struct net_device *netdev = priv->netdev;
-	int err;
+	int err, i;
 
 	err = netif_set_real_num_tx_queues(netdev, priv->num_channels);
 	if (!err)
@@ -140,7 +140,12 @@ static int en_open_locked(struct mlx5c_en_priv *priv, bool port)
 		if (err)
 			goto err_fs;
 	}
-	netif_tx_start_all_queues(netdev);
+	/*
+	 * The queues of the channels only: a queue above them (fewer channels
+	 * than before) stays stopped, so no late xmit indexes past them.
+	 */
+	for (i = 0; i < priv->num_channels; i++)
+		netif_tx_start_queue(netdev_get_tx_queue(netdev, i));
 	queue_work(priv->wq, &priv->port_work);
 	return 0;
 

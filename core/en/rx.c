@@ -185,7 +185,8 @@ static void rx_csum_vlan(struct sk_buff *skb)
  * @c: channel
  * @budget: NAPI budget
  *
- * Return: frames consumed.
+ * Return: frames consumed, or @budget when the refill left the RQ empty
+ * (no page): no CQE will schedule NAPI again, so NAPI keeps polling.
  */
 int mlx5c_en_poll_rx(struct mlx5c_en_channel *c, int budget)
 {
@@ -232,6 +233,7 @@ int mlx5c_en_poll_rx(struct mlx5c_en_channel *c, int budget)
 	}
 	if (n)
 		mlx5c_en_cq_update_ci(&rq->cq);
-	mlx5c_en_rq_refill(c->priv, rq);
+	if (!mlx5c_en_rq_refill(c->priv, rq))
+		return budget;
 	return n;
 }

@@ -13,7 +13,7 @@
 /* WQEBBs left in the ring. */
 static u16 sq_room(const struct mlx5c_en_sq *sq)
 {
-	return sq->mask + 1 - (u16)(sq->pc - sq->cc);
+	return sq->mask + 1 - (u16)(READ_ONCE(sq->pc) - READ_ONCE(sq->cc));
 }
 
 static void tx_unmap(struct device *dev, struct mlx5c_en_tx_info *ti)
@@ -37,6 +37,18 @@ static void ring_doorbell(struct mlx5c_en_sq *sq, const struct mlx5c_en_ctrl_seg
 	/* The record is written before the doorbell rings. */
 	wmb();
 	__raw_writeq(*(const u64 *)ctrl, sq->uar + MLX5C_UAR_SEND_DB);
+	sq->rung_pc = sq->pc;
+}
+
+/*
+ * A dropped frame that ends a batch: ring for the WQEs the batch posted
+ * without a doorbell (xmit_more), or they wait for the next frame.
+ */
+static void ring_pending(struct mlx5c_en_sq *sq)
+{
+	if (netdev_xmit_more() || sq->pc == sq->rung_pc)
+		return;
+	ring_doorbell(sq, sq->buf.va + (sq->last_wqe & sq->mask) * MLX5C_WQE_BB);
 }
 
 /* Bytes of headers to inline: all of them for LSO, else the L2 header. */
@@ -142,7 +154,9 @@ netdev_tx_t mlx5c_en_xmit(struct sk_buff *skb, struct net_device *netdev)
 	ti->nbb = nbb;
 	ti->bytes = bytes;
 	ti->packets = packets;
-	sq->pc += nbb;
+	sq->last_wqe = sq->pc;
+	/* Published to NAPI's room check (sq_room()). */
+	WRITE_ONCE(sq->pc, sq->pc + nbb);
 	skb_tx_timestamp(skb);
 
 	u64_stats_update_begin(&sq->stats.syncp);
@@ -172,6 +186,7 @@ drop:
 	u64_stats_inc(&sq->stats.dropped);
 	u64_stats_update_end(&sq->stats.syncp);
 	dev_kfree_skb_any(skb);
+	ring_pending(sq);
 	return NETDEV_TX_OK;
 }
 
@@ -190,7 +205,7 @@ bool mlx5c_en_poll_tx(struct mlx5c_en_sq *sq, int budget)
 	struct mlx5c_en_tx_info *ti;
 	struct mlx5_cqe64 *cqe;
 	int n = 0, limit = 256;
-	u16 wqe_counter, start;
+	u16 wqe_counter, start, cc = sq->cc;
 	u8 opcode;
 
 	while (n < limit && (cqe = mlx5c_en_cqe_next(&sq->cq))) {
@@ -206,10 +221,10 @@ bool mlx5c_en_poll_tx(struct mlx5c_en_sq *sq, int budget)
 		}
 		/* Every WQE is signalled: complete up to this one. */
 		do {
-			start = sq->cc;
-			ti = &sq->info[sq->cc & sq->mask];
+			start = cc;
+			ti = &sq->info[cc & sq->mask];
 			if (!ti->skb) {
-				sq->cc++;
+				cc++;
 				continue;
 			}
 			tx_unmap(dev, ti);
@@ -217,11 +232,19 @@ bool mlx5c_en_poll_tx(struct mlx5c_en_sq *sq, int budget)
 			bytes += ti->bytes;
 			napi_consume_skb(ti->skb, budget);
 			ti->skb = NULL;
-			sq->cc += ti->nbb;
-		} while (start != wqe_counter && sq->cc != sq->pc);
+			cc += ti->nbb;
+		} while (start != wqe_counter && cc != READ_ONCE(sq->pc));
 	}
-	if (n)
+	if (n) {
 		mlx5c_en_cq_update_ci(&sq->cq);
+		/*
+		 * The CQ's consumer index reaches the doorbell record before
+		 * xmit sees the room: else xmit (another CPU) could post more
+		 * WQEs than the CQ has free entries for, and overrun it.
+		 */
+		wmb();
+		WRITE_ONCE(sq->cc, cc);
+	}
 	if (!netif_txq_completed_wake(sq->txq, pkts, bytes, sq_room(sq), MLX5C_WQE_MAX_BBS)) {
 		u64_stats_update_begin(&sq->stats.syncp);
 		u64_stats_inc(&sq->stats.wake);
