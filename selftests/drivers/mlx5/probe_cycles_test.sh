@@ -22,6 +22,8 @@ dir=$(cd "$(dirname "$0")" && pwd)
 . "$dir/lib.sh"
 
 CYCLES=${MLX5_CYCLES:-1000}
+# The pair cycled: ours, or in-tree to tell a kernel's own growth from ours.
+DRIVER=${MLX5_CYCLES_DRIVER:-ours}
 SLAB_BOUND=${MLX5_CYCLES_SLAB_KIB:-4096}
 RSS_BOUND=${MLX5_CYCLES_RSS_KIB:-65536}
 MEM_BOUND=${MLX5_CYCLES_MEM_KIB:-16384}
@@ -32,6 +34,27 @@ have_emu || ktap_skip_all "needs the mlx5-emu control channel (runs in the proje
 [ "$ndev" -ge 2 ] || ktap_skip_all "needs two emulated HCAs"
 
 slab_kib() { awk '$1 == "Slab:" { print $2 }' /proc/meminfo; }
+sunreclaim_kib() { awk '$1 == "SUnreclaim:" { print $2 }' /proc/meminfo; }
+# slab_snapshot FILE: /proc/slabinfo once the reclaimable caches (dentries,
+# inodes) are dropped: what is left is held.
+slab_snapshot() { sync; echo 3 >/proc/sys/vm/drop_caches; cat /proc/slabinfo >"$1"; }
+# task_names: one line per task (kernel threads too): its state and name.
+task_names() { for _t in /proc/[0-9]*/task/[0-9]*; do awk '{ print $3, $2 }' "$_t/stat" 2>/dev/null; done | sort; }
+# task_growth A B: the names whose count of tasks grew from list A to B.
+task_growth()
+{
+	awk 'FNR == 1 { f++ } { if (f == 1) a[$0]++; else b[$0]++ }
+	     END { for (n in b) if (b[n] > a[n]) printf "%s x%d, ", n, b[n] - a[n] }' "$1" "$2" | sed 's/, $//'
+}
+# slab_growth A B: the caches that grew most from snapshot A to B (KiB of
+# their active objects).
+slab_growth()
+{
+	awk 'FNR == 1 { f++ } $1 ~ /^#|^slabinfo/ { next }
+	     { kib = $2 * $4 / 1024; if (f == 1) a[$1] = kib; else d[$1] = kib - a[$1] }
+	     END { for (n in d) if (d[n] >= 1) printf "%s %.0f\n", n, d[n] }' "$1" "$2" |
+		sort -k2 -n -r | head -n 8 | awk '{ printf "%s%s +%s KiB", s, $1, $2; s = ", " } END { print "" }'
+}
 memavail_kib() { awk '$1 == "MemAvailable:" { print $2 }' /proc/meminfo; }
 # "ANON RSS": the emulator's anonymous and whole RSS, KiB.
 emu_mem_kib()
@@ -77,7 +100,7 @@ scratch=$(mktemp -d)
 cycle()
 {
 	phase_start
-	mlx5_load ours || return 1
+	mlx5_load "$DRIVER" || return 1
 	phase load
 	port=$((port + 1))
 	ibv_rc_pingpong -d mlx5_0 -p "$port" >"$scratch/server" 2>&1 &
@@ -116,7 +139,9 @@ t_cycles()
 	cycle || { echo "cycle 1 failed"; return 1; }
 	pages_first=$loaded_pages
 	for _p in $PHASES; do eval "ph_$_p=0"; done
-	slab0=$(slab_kib) mem0=$(memavail_kib) t0=$(ktap_now)
+	slab_snapshot "$out/cycles.slab0"
+	task_names >"$out/cycles.tasks0"
+	slab0=$(slab_kib) unrec0=$(sunreclaim_kib) mem0=$(memavail_kib) t0=$(ktap_now)
 	set -- $(emu_mem_kib)
 	anon0=$1 rss0=$2
 	echo "cycle 1: slab $slab0 KiB, MemAvailable $mem0 KiB, firmware pages while loaded $pages_first (hca 0/1)," \
@@ -129,7 +154,11 @@ t_cycles()
 			echo "cycle $i: slab $(slab_kib) KiB, MemAvailable $(memavail_kib) KiB, firmware pages while" \
 			     "loaded $loaded_pages, emulator anonymous/RSS $(emu_mem_kib | sed 's# #/#') KiB"
 	done
-	slab1=$(slab_kib) mem1=$(memavail_kib)
+	slab_snapshot "$out/cycles.slab1"
+	slab1=$(slab_kib) unrec1=$(sunreclaim_kib) mem1=$(memavail_kib)
+	echo "slab caches that grew most: $(slab_growth "$out/cycles.slab0" "$out/cycles.slab1")"
+	task_names >"$out/cycles.tasks1"
+	echo "tasks $(wc -l <"$out/cycles.tasks0") -> $(wc -l <"$out/cycles.tasks1"); new: $(task_growth "$out/cycles.tasks0" "$out/cycles.tasks1")"
 	set -- $(emu_mem_kib)
 	anon1=$1 rss1=$2
 	secs=$(echo "$(ktap_now) $t0" | awk '{ printf "%d", $1 - $2 }')
@@ -137,7 +166,7 @@ t_cycles()
 	leaks=$?
 	cat "$out/cycles.leaks"
 	echo "cycles: $CYCLES probe/remove cycles with a user CQ and QP, $secs s after the first;" \
-	     "slab $slab0 -> $slab1 KiB, MemAvailable $mem0 -> $mem1 KiB, emulator anonymous $anon0 -> $anon1 KiB (RSS $rss0 -> $rss1 KiB)," \
+	     "slab $slab0 -> $slab1 KiB (unreclaimable $unrec0 -> $unrec1 KiB, reclaimable caches dropped), MemAvailable $mem0 -> $mem1 KiB, emulator anonymous $anon0 -> $anon1 KiB (RSS $rss0 -> $rss1 KiB)," \
 	     "firmware pages $pages_first (hca 0/1) while loaded and 0 after each"
 	[ "$CYCLES" -lt 2 ] || phases_line $((CYCLES - 1))
 	[ "$leaks" -eq 0 ] || { echo "firmware objects left"; return 1; }
@@ -150,5 +179,5 @@ t_cycles()
 }
 
 ktap_begin 1
-ktap_case "$CYCLES probe/remove cycles, a user process holding a CQ and a QP in each" t_cycles
+ktap_case "$CYCLES probe/remove cycles ($DRIVER), a user process holding a CQ and a QP in each" t_cycles
 ktap_end
