@@ -789,6 +789,27 @@ int mlx5c_cmd_exec(struct mlx5c_dev *mdev, const void *in, int inlen,
 EXPORT_SYMBOL_NS_GPL(mlx5c_cmd_exec, MLX5C_NS);
 
 /**
+ * mlx5c_cmd_exec_quiet() - mlx5c_cmd_exec() without the failure log
+ * @mdev: core device
+ * @in: command input, starting with the 16-byte header
+ * @inlen: input length in bytes
+ * @out: buffer for the command output
+ * @outlen: output length in bytes
+ *
+ * For commands whose failure status belongs to someone else to report: the
+ * ones a process builds itself (DEVX), which would otherwise let it fill
+ * the kernel log.
+ *
+ * Return: as mlx5c_cmd_exec().
+ */
+int mlx5c_cmd_exec_quiet(struct mlx5c_dev *mdev, const void *in, int inlen,
+			 void *out, int outlen)
+{
+	return __mlx5c_cmd_exec(mdev, in, inlen, out, outlen, true);
+}
+EXPORT_SYMBOL_NS_GPL(mlx5c_cmd_exec_quiet, MLX5C_NS);
+
+/**
  * mlx5c_access_reg() - read or write one access register (ACCESS_REG)
  * @mdev: core device
  * @reg_id: register id (PRM: PAOS, PCAP, NODE_DESC...)

@@ -4,8 +4,8 @@
  *
  * Every firmware command is built here with MLX5_SET() on the layouts of
  * <linux/mlx5/mlx5_ifc.h> and executed by mlx5_core (mlx5c_cmd_exec()).
- * User objects are created with uid 0: the driver has no DEVX, so user
- * space never issues firmware commands of its own.
+ * Objects made through the verbs are created with uid 0; the firmware
+ * commands a process sends itself (DEVX, devx.c) carry its context's uid.
  */
 #ifndef MLX5C_IB_H
 #define MLX5C_IB_H
@@ -253,6 +253,9 @@ struct mlx5c_ib_qpages {
  * @bfreg_count: QPs using each bfreg
  * @db_pages: pinned doorbell-record pages
  * @dyn_uars: UAR objects (mlx5c_ib_mmap_entry.list), under @lock
+ * @devx_uid: the firmware user context of a DEVX context (devx.c), or 0
+ * @pds: the context's PDs by number, changed under @lock (DEVX keys name
+ *	them)
  */
 struct mlx5c_ib_ucontext {
 	struct ib_ucontext ibuc;
@@ -261,10 +264,12 @@ struct mlx5c_ib_ucontext {
 	u32 num_uars;
 	u32 *uars;
 	u8 cqe_version;
-	struct mutex lock; /* protects bfreg_count and db_pages */
+	struct mutex lock; /* protects bfreg_count, db_pages, pds */
 	u32 *bfreg_count;
 	struct list_head db_pages;
 	struct list_head dyn_uars;
+	u16 devx_uid;
+	struct xarray pds;
 };
 
 enum mlx5c_ib_mmap_kind {
@@ -328,10 +333,12 @@ to_mmap_entry(struct rdma_user_mmap_entry *e)
  * struct mlx5c_ib_pd - protection domain
  * @ibpd: ib_core PD
  * @pdn: firmware PD number
+ * @devx_users: DEVX keys on it (devx.c), under the context's lock
  */
 struct mlx5c_ib_pd {
 	struct ib_pd ibpd;
 	u32 pdn;
+	u32 devx_users;
 };
 
 /**
@@ -715,6 +722,11 @@ int mlx5c_ib_dealloc_dm(struct ib_dm *ibdm, struct uverbs_attr_bundle *attrs);
 struct ib_mr *mlx5c_ib_reg_dm_mr(struct ib_pd *pd, struct ib_dm *ibdm,
 				 struct ib_dm_mr_attr *attr,
 				 struct uverbs_attr_bundle *attrs);
+
+/* devx.c */
+extern const struct uapi_definition mlx5c_ib_devx_defs[];
+int mlx5c_ib_devx_uctx_create(struct mlx5c_ib_dev *dev, u16 *uid);
+void mlx5c_ib_devx_uctx_destroy(struct mlx5c_ib_dev *dev, u16 uid);
 
 /* uapi.c */
 extern const struct uapi_definition mlx5c_ib_uapi_defs[];

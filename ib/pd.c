@@ -25,8 +25,16 @@ int mlx5c_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	if (err)
 		return err;
 	if (udata) {
+		struct mlx5c_ib_ucontext *ctx = rdma_udata_to_drv_context(
+			udata, struct mlx5c_ib_ucontext, ibuc);
+
 		resp.pdn = pd->pdn;
 		err = mlx5c_ib_udata_out(udata, &resp, sizeof(resp));
+		if (!err) {
+			mutex_lock(&ctx->lock);
+			err = xa_insert(&ctx->pds, pd->pdn, pd, GFP_KERNEL);
+			mutex_unlock(&ctx->lock);
+		}
 		if (err) {
 			mlx5c_ib_destroy_obj(dev, MLX5C_IB_OBJ_PD, pd->pdn, NULL);
 			return err;
@@ -38,14 +46,29 @@ int mlx5c_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 /**
  * mlx5c_ib_dealloc_pd() - free a protection domain
  * @ibpd: PD
- * @udata: unused
+ * @udata: the process's (user PDs)
  *
- * Return: 0; a PD the firmware refuses to free is kept as an orphan.
+ * Return: 0, or -EBUSY while DEVX keys of the process name the PD (uverbs
+ * destroys those first when the process goes); a PD the firmware refuses
+ * to free is kept as an orphan.
  */
 int mlx5c_ib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct mlx5c_ib_dev *dev = to_mdev(ibpd->device);
+	struct mlx5c_ib_pd *pd = to_mpd(ibpd);
 
-	mlx5c_ib_destroy_obj(dev, MLX5C_IB_OBJ_PD, to_mpd(ibpd)->pdn, NULL);
+	if (udata) {
+		struct mlx5c_ib_ucontext *ctx = rdma_udata_to_drv_context(
+			udata, struct mlx5c_ib_ucontext, ibuc);
+
+		mutex_lock(&ctx->lock);
+		if (pd->devx_users) {
+			mutex_unlock(&ctx->lock);
+			return -EBUSY;
+		}
+		xa_erase(&ctx->pds, pd->pdn);
+		mutex_unlock(&ctx->lock);
+	}
+	mlx5c_ib_destroy_obj(dev, MLX5C_IB_OBJ_PD, pd->pdn, NULL);
 	return 0;
 }

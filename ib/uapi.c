@@ -112,5 +112,6 @@ const struct uapi_definition mlx5c_ib_uapi_defs[] = {
 	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_PD, &mlx5c_ib_pd_methods),
 	UAPI_DEF_CHAIN(mlx5c_ib_uar_defs),
 	UAPI_DEF_CHAIN(mlx5c_ib_dm_defs),
+	UAPI_DEF_CHAIN(mlx5c_ib_devx_defs),
 	{}
 };

@@ -318,8 +318,8 @@ void mlx5c_ib_ucontext_resp(struct mlx5c_ib_ucontext *ctx,
  * @uctx: context allocated by ib_core
  * @udata: struct mlx5_ib_alloc_ucontext_req(_v2) in, _resp out
  *
- * Return: 0 or a negative errno. DEVX is refused with -EOPNOTSUPP, on
- * which libmlx5 retries without it.
+ * Return: 0 or a negative errno. A DEVX request (MLX5_IB_ALLOC_UCTX_DEVX,
+ * which libmlx5 always makes first) gets a firmware user context (devx.c).
  */
 int mlx5c_ib_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata)
 {
@@ -342,7 +342,7 @@ int mlx5c_ib_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata)
 		return err;
 	if (req.flags & ~MLX5_IB_ALLOC_UCTX_DEVX)
 		return -EINVAL;
-	if (req.flags & MLX5_IB_ALLOC_UCTX_DEVX || req.comp_mask)
+	if (req.comp_mask)
 		return -EOPNOTSUPP;
 	if (req.reserved0 || req.reserved1 || req.reserved2)
 		return -EINVAL;
@@ -356,9 +356,15 @@ int mlx5c_ib_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata)
 	ctx->num_low_lat = req.num_low_latency_bfregs;
 	ctx->num_uars = ctx->tot_bfregs / MLX5C_IB_BFREGS_PER_UAR;
 	ctx->cqe_version = min(req.max_cqe_version, dev->cqe_version);
+	if (req.flags & MLX5_IB_ALLOC_UCTX_DEVX) {
+		err = mlx5c_ib_devx_uctx_create(dev, &ctx->devx_uid);
+		if (err)
+			return err;
+	}
 	mutex_init(&ctx->lock);
 	INIT_LIST_HEAD(&ctx->db_pages);
 	INIT_LIST_HEAD(&ctx->dyn_uars);
+	xa_init(&ctx->pds);
 
 	ctx->uars = kcalloc(ctx->num_uars, sizeof(*ctx->uars), GFP_KERNEL);
 	ctx->bfreg_count = kcalloc(ctx->tot_bfregs, sizeof(*ctx->bfreg_count),
@@ -385,6 +391,8 @@ err_free:
 	kfree(ctx->bfreg_count);
 	kfree(ctx->uars);
 	mutex_destroy(&ctx->lock);
+	if (ctx->devx_uid)
+		mlx5c_ib_devx_uctx_destroy(dev, ctx->devx_uid);
 	return err;
 }
 
@@ -395,10 +403,14 @@ void mlx5c_ib_dealloc_ucontext(struct ib_ucontext *uctx)
 
 	WARN_ON(!list_empty(&ctx->db_pages));
 	WARN_ON(!list_empty(&ctx->dyn_uars));
+	WARN_ON(!xa_empty(&ctx->pds));
 	mlx5c_ib_free_uars(dev, ctx, ctx->num_uars);
 	kfree(ctx->bfreg_count);
 	kfree(ctx->uars);
 	mutex_destroy(&ctx->lock);
+	/* After every object of the process: the firmware checks. */
+	if (ctx->devx_uid)
+		mlx5c_ib_devx_uctx_destroy(dev, ctx->devx_uid);
 }
 
 /**

@@ -67,6 +67,8 @@ struct net_device *mlx5c_netdev_get(struct mlx5c_dev *mdev);
 
 int mlx5c_cmd_exec(struct mlx5c_dev *mdev, const void *in, int inlen,
 		   void *out, int outlen);
+int mlx5c_cmd_exec_quiet(struct mlx5c_dev *mdev, const void *in, int inlen,
+			 void *out, int outlen);
 int mlx5c_access_reg(struct mlx5c_dev *mdev, u16 reg_id, bool write,
 		     const void *data, void *out_data, int size);
 

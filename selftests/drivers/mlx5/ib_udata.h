@@ -153,10 +153,16 @@ static inline uint64_t addr(const void *p)
 /* ib_udata_cases_context.c: returns the file with its context, or -errno. */
 int test_context(void);
 int new_context(uint64_t lib_caps, struct mlx5_ib_alloc_ucontext_resp *resp);
+int new_devx_context(struct mlx5_ib_alloc_ucontext_resp *resp);
 void test_mmap(int fd);
 
 /* ib_udata_cases_mr.c: returns 1 with *pd allocated. */
 int test_pd_mr(int fd, uint32_t *pd);
+/* A PD with no driver data: its handle and number; 0 or -errno. */
+long alloc_pd_num(int fd, uint32_t *handle, uint32_t *pdn);
+
+/* ib_udata_cases_devx.c: on files of its own. */
+void test_devx(void);
 
 /* ib_udata_cases_mw.c: memory windows and REREG_MR in PD @pd. */
 void test_mw_rereg(int fd, uint32_t pd);

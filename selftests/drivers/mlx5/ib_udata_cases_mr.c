@@ -6,7 +6,8 @@
  */
 #include "ib_udata.h"
 
-static long alloc_pd(int fd, const void *drv, size_t drv_len, uint32_t *handle)
+static long alloc_pd_drv(int fd, const void *drv, size_t drv_len, uint32_t *handle,
+			 uint32_t *pdn)
 {
 	struct ib_uverbs_alloc_pd c = { 0 };
 	struct ib_uverbs_alloc_pd_resp resp;
@@ -20,9 +21,22 @@ static long alloc_pd(int fd, const void *drv, size_t drv_len, uint32_t *handle)
 		.resp = &resp, .resp_len = sizeof(resp),
 		.uresp = &mresp, .uresp_len = sizeof(mresp),
 	});
-	if (!rc)
+	if (!rc) {
 		*handle = resp.pd_handle;
+		if (pdn)
+			*pdn = mresp.pdn;
+	}
 	return rc;
+}
+
+static long alloc_pd(int fd, const void *drv, size_t drv_len, uint32_t *handle)
+{
+	return alloc_pd_drv(fd, drv, drv_len, handle, NULL);
+}
+
+long alloc_pd_num(int fd, uint32_t *handle, uint32_t *pdn)
+{
+	return alloc_pd_drv(fd, NULL, 0, handle, pdn);
 }
 
 /* Registers and deregisters at once; the reserved lkey 0x100 is an error. */

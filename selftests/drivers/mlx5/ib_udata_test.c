@@ -60,6 +60,7 @@ int main(int argc, char **argv)
 	}
 	test_ioctl(fd, have_cq, &b);
 	test_random(fd, pd, have_pd && have_cq, cq, &b);
+	test_devx();
 
 	/* Closing the file destroys whatever is left (CQs, PD, context). */
 	close(fd);

@@ -33,7 +33,7 @@ WAIT_MS=${MLX5_VERBS_WAIT_MS:-20000}
 have_emu || ktap_skip_all "needs the mlx5-emu control channel (on other hardware run verbs_compat_test -d DEV0 -D DEV1)"
 
 # One line per gap: "CASE:reason".
-known_gaps="dv_mkey:ours has no DEVX (alloc_ucontext refuses MLX5_IB_ALLOC_UCTX_DEVX), and the provider makes mlx5dv mkeys through a DEVX context"
+known_gaps=""
 
 # Cases the IN-TREE driver refuses (skips, EOPNOTSUPP) on this kernel for
 # the reason given (one the emulator does not model): its line is a skip
