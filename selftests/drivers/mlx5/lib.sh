@@ -208,7 +208,7 @@ perf_result()
 # create (emu_obj_*).
 EMU_OBJ_PAIRS="ALLOC_PD:DEALLOC_PD CREATE_MKEY:DESTROY_MKEY CREATE_CQ:DESTROY_CQ
 CREATE_QP:DESTROY_QP CREATE_SRQ:DESTROY_SRQ ALLOC_XRCD:DEALLOC_XRCD
-CREATE_XRC_SRQ:DESTROY_XRC_SRQ"
+CREATE_XRC_SRQ:DESTROY_XRC_SRQ CREATE_UCTX:DESTROY_UCTX"
 
 # emu_ok_ops HCA: "OPCODE-NAME N" per opcode: the commands of that opcode
 # HCA completed successfully since the emulator started.
