@@ -25,7 +25,8 @@
  * The objects go with their context: uverbs destroys them when the file
  * is closed or the device goes away, before the context, whose uid is
  * returned last (DESTROY_UCTX). A destroy the firmware refuses leaves an
- * orphan (orphan.c), as for the verbs objects.
+ * orphan (orphan.c), as for the verbs objects; its retry at removal is the
+ * kernel's (uid 0).
  *
  * Objects made through the verbs keep uid 0, as without DEVX: a DEVX key
  * names a PD of the kernel's.
@@ -179,7 +180,8 @@ static int UVERBS_HANDLER(MLX5_IB_METHOD_DEVX_OTHER)(
 
 /*
  * A key the process may own: free until UMR fills it with its own keys,
- * nothing in the command that names memory, not bound to a QP.
+ * nothing in the command that names memory, not bound to a QP, no address
+ * translation service, no signature offload.
  */
 static bool devx_mkey_allowed(const void *in, int inlen)
 {
@@ -193,7 +195,10 @@ static bool devx_mkey_allowed(const void *in, int inlen)
 	       MLX5_GET(mkc, mkc, access_mode_1_0) == MLX5_MKC_ACCESS_MODE_KLMS &&
 	       !MLX5_GET(mkc, mkc, access_mode_4_2) &&
 	       MLX5_GET(mkc, mkc, free) && MLX5_GET(mkc, mkc, umr_en) &&
-	       MLX5_GET(mkc, mkc, qpn) == 0xffffff;
+	       MLX5_GET(mkc, mkc, qpn) == 0xffffff &&
+	       !MLX5_GET(mkc, mkc, ma_translation_mode) &&
+	       !MLX5_GET(mkc, mkc, bsf_en) &&
+	       !MLX5_GET(mkc, mkc, bsf_octword_size);
 }
 
 static int UVERBS_HANDLER(MLX5_IB_METHOD_DEVX_OBJ_CREATE)(
@@ -258,6 +263,7 @@ static int UVERBS_HANDLER(MLX5_IB_METHOD_DEVX_OBJ_CREATE)(
 	mutex_unlock(&ctx->lock);
 	/* From here a failure destroys the object (devx_obj_destroy()). */
 	uobj->object = obj;
+	uverbs_finalize_uobj_create(attrs, MLX5_IB_ATTR_DEVX_OBJ_CREATE_HANDLE);
 	return devx_answer(attrs, MLX5_IB_ATTR_DEVX_OBJ_CREATE_CMD_OUT, out,
 			   outlen, 0);
 }

@@ -6,7 +6,8 @@
  * reaches the firmware: commands off the list, queries of another
  * function, keys that name memory (MTT mode, translation entries, umems),
  * keys bound to a QP or on another context's PD. A PD is busy while a
- * DEVX key names it. A context without DEVX sends nothing.
+ * DEVX key names it; a key whose answer cannot be copied out is destroyed.
+ * A context without DEVX sends nothing.
  *
  * The commands are built here by PRM offsets (dword, bit): the kernel's
  * mlx5_ifc.h is not a uapi header. The valid key shows the offsets right.
@@ -157,7 +158,7 @@ void test_devx(void)
 	uint32_t cap_in[4] = { 0 }, cap_out[0x1010 / 4];
 	uint32_t in[CREATE_MKEY_IN_DW], out[4], q_in[4], q_out[256];
 	struct mlx5_ib_alloc_ucontext_resp r;
-	uint32_t pd, pdn, other_pd, other_pdn, key, key2;
+	uint32_t pd, pdn, pd2, pdn2, other_pd, other_pdn, key, key2;
 	int fd, ofd;
 	long rc;
 
@@ -203,6 +204,18 @@ void test_devx(void)
 	} else {
 		diag("DEVX CREATE_MKEY: %ld, status 0x%x syndrome 0x%x", rc, get(out, 0, 24, 8),
 		     get(out, 1, 0, 32));
+	}
+
+	/* The answer cannot be written: the key goes again, its PD is free. */
+	if (!alloc_pd_num(fd, &pd2, &pdn2)) {
+		mkey_in(in, pdn2);
+		expect_err("devx: a key whose answer cannot be written",
+			   devx_create(fd, in, sizeof(in), (uint32_t *)UNMAPPED, sizeof(out), &key2),
+			   EFAULT);
+		expect_ok("devx: that key is gone, its PD free",
+			  destroy_handle(fd, IB_USER_VERBS_CMD_DEALLOC_PD, pd2));
+	} else {
+		ok(0, "devx: a second PD");
 	}
 
 	refused_key(fd, pdn, "devx: an MTT key", EINVAL, bad_mtt);
