@@ -40,17 +40,16 @@ static struct mlx5_ib_alloc_ucontext_req_v2 uctx_req(void)
 	return r;
 }
 
-/*
- * A context on a file of its own, of the request libmlx5 sends with
- * @lib_caps (MLX5_LIB_CAP_*): its file, or a negative errno.
- */
-int new_context(uint64_t lib_caps, struct mlx5_ib_alloc_ucontext_resp *resp)
+/* A context of @lib_caps and @flags on a file of its own: the file, or -errno. */
+static int new_context_flags(uint64_t lib_caps, uint32_t flags,
+			     struct mlx5_ib_alloc_ucontext_resp *resp)
 {
 	struct mlx5_ib_alloc_ucontext_req_v2 r = uctx_req();
 	long rc;
 	int fd;
 
 	r.lib_caps = lib_caps;
+	r.flags = flags;
 	fd = open_dev();
 	if (fd < 0)
 		return fd;
@@ -62,23 +61,19 @@ int new_context(uint64_t lib_caps, struct mlx5_ib_alloc_ucontext_resp *resp)
 	return fd;
 }
 
-/* A DEVX context on a file of its own (ib_udata_cases_devx.c). */
+/*
+ * A context on a file of its own, of the request libmlx5 sends with
+ * @lib_caps (MLX5_LIB_CAP_*): its file, or a negative errno.
+ */
+int new_context(uint64_t lib_caps, struct mlx5_ib_alloc_ucontext_resp *resp)
+{
+	return new_context_flags(lib_caps, 0, resp);
+}
+
+/* A DEVX context (ib_udata_cases_devx.c). */
 int new_devx_context(struct mlx5_ib_alloc_ucontext_resp *resp)
 {
-	struct mlx5_ib_alloc_ucontext_req_v2 r = uctx_req();
-	long rc;
-	int fd;
-
-	r.flags = MLX5_IB_ALLOC_UCTX_DEVX;
-	fd = open_dev();
-	if (fd < 0)
-		return fd;
-	rc = get_context(fd, &r, sizeof(r), resp);
-	if (rc) {
-		close(fd);
-		return (int)rc;
-	}
-	return fd;
+	return new_context_flags(MLX5_LIB_CAP_4K_UAR, MLX5_IB_ALLOC_UCTX_DEVX, resp);
 }
 
 /* A v0 request on a file of its own: 3 bfregs round up to 2 UAR pages. */
