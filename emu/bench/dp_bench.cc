@@ -200,6 +200,9 @@ int main(int argc, char **argv)
 		uint8_t op = static_cast<uint8_t>(op64);
 		// A fresh pair per operation: SEND's receive queue starts empty.
 		RcPair p;
+		// As DmaMapTable: the device's writes share the memory's lock.
+		p.a.mem().share_writes(true);
+		p.b.mem().share_writes(true);
 		auto la = p.a.reg_mr(kBuf), rb = p.b.reg_mr(kBuf);
 		// SEND: b's receive queue full of receives as large as the largest
 		// message, one posted again for each receive completion.

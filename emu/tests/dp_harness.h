@@ -225,14 +225,14 @@ public:
 		auto end = std::chrono::steady_clock::now() + timeout;
 		uint64_t at = q.buf + (q.ci & ((1u << q.log) - 1)) * q.stride + q.stride - 64;
 		for (;;) {
-			uint8_t op_own = h.mem.byte(at + 63);
+			uint8_t op_own = h.mem.peek(at + 63);
 			if ((op_own >> 4) != 0xf && (op_own & 1) == ((q.ci >> q.log) & 1))
 				break;
 			if (std::chrono::steady_clock::now() > end)
 				return false;
 			std::this_thread::sleep_for(50us);
 		}
-		auto b = h.mem.bytes(at, 64);
+		auto b = h.mem.cpu_bytes(at, 64);
 		e->opcode = b[63] >> 4;
 		e->owner = b[63] & 1;
 		e->syndrome = b[0x37];
@@ -248,7 +248,7 @@ public:
 		++q.ci;
 		uint8_t ci[4];
 		bits::store_be32(ci, q.ci & 0xffffff);
-		h.mem.write(q.dbr, ci, 4);
+		h.mem.cpu_write(q.dbr, ci, 4);
 		return true;
 	}
 	// True when no CQE shows up within `ms`.
@@ -449,11 +449,11 @@ public:
 		wqe.resize((wqe.size() + 63) / 64 * 64, 0);
 		uint64_t sq = q.buf + (q.st == ST_RC || q.st == ST_UC || q.st == ST_UD || q.st == ST_QP1 || q.st == ST_UMR ? q.rq_bytes() : 0);
 		for (size_t bb = 0; bb < wqe.size() / 64; ++bb)
-			h.mem.write(sq + ((idx + bb) & ((1u << q.log_sq) - 1)) * 64, &wqe[bb * 64], 64);
+			h.mem.cpu_write(sq + ((idx + bb) & ((1u << q.log_sq) - 1)) * 64, &wqe[bb * 64], 64);
 		q.sq_pi = static_cast<uint16_t>(q.sq_pi + wqe.size() / 64);
 		uint8_t db[4];
 		bits::store_be32(db, q.sq_pi);
-		h.mem.write(q.dbr + 4, db, 4);
+		h.mem.cpu_write(q.dbr + 4, db, 4);
 		if (ring)
 			ring_sq(q, wqe.data());
 		return idx;
@@ -479,11 +479,11 @@ public:
 		}
 		if (16 * i < stride)
 			bits::store_be32(&wqe[16 * i + 4], 0x100); // terminator
-		h.mem.write(q.buf + (q.rq_pi & ((1u << q.log_rq) - 1)) * stride, wqe.data(), stride);
+		h.mem.cpu_write(q.buf + (q.rq_pi & ((1u << q.log_rq) - 1)) * stride, wqe.data(), stride);
 		++q.rq_pi;
 		uint8_t db[4];
 		bits::store_be32(db, q.rq_pi);
-		h.mem.write(q.dbr, db, 4);
+		h.mem.cpu_write(q.dbr, db, 4);
 	}
 
 	// A receive WQE of one SGE: `len` bytes at `off` in `m`.

@@ -30,38 +30,29 @@ void Fabric::transmit_frame(uint32_t in, std::vector<uint8_t> frame)
 	L2Switch::Mac dmac, smac;
 	std::copy(frame.begin(), frame.begin() + 6, dmac.begin());
 	std::copy(frame.begin() + 6, frame.begin() + 12, smac.begin());
-	uint32_t delay;
+	bump(s_.packets);
+	bump(s_.bytes, frame.size());
+	if (drops_armed_.load(std::memory_order_relaxed) && drop_injected())
+		return;
 	std::vector<uint32_t> out;
 	{
 		std::lock_guard<std::mutex> lk(cfg_mu_);
-		++c_.packets;
-		c_.bytes += frame.size();
-		if (skip_pending_) {
-			--skip_pending_;
-		} else if (drops_pending_) {
-			--drops_pending_;
-			++c_.dropped;
-			return;
-		}
 		for (uint32_t p : l2_.forward(in, dmac, smac)) {
 			uint32_t &q = eth_queued_[p];
 			if (q >= kLinkQueueCap) {
-				++c_.dropped_full;
+				bump(s_.dropped_full);
 				continue;
 			}
 			++q;
-			if (q > c_.queued_max)
-				c_.queued_max = q;
+			bump_max(s_.queued_max, q);
 			out.push_back(p);
 		}
-		if (out.empty()) {
-			++c_.no_route;
-			return;
-		}
-		delay = delay_ms_;
-		if (delay)
-			++c_.delayed;
 	}
+	if (out.empty())
+		return count_no_route();
+	uint32_t delay = delay_ms_.load(std::memory_order_relaxed);
+	if (delay)
+		bump(s_.delayed);
 	auto f = std::make_shared<std::vector<uint8_t>>(std::move(frame));
 	for (uint32_t p : out) {
 		auto fn = [this, p, f] { deliver_frame(p, *f); };
@@ -81,10 +72,7 @@ void Fabric::deliver_frame(uint32_t port, const std::vector<uint8_t> &frame)
 			eth_queued_.erase(q);
 	}
 	auto it = eth_ports_.find(port);
-	{
-		std::lock_guard<std::mutex> lk(cfg_mu_);
-		++(it == eth_ports_.end() ? c_.no_route : c_.delivered);
-	}
+	bump(it == eth_ports_.end() ? s_.no_route : s_.delivered);
 	if (it != eth_ports_.end())
 		it->second->receive_frame(frame);
 }

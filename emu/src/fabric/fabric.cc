@@ -49,8 +49,8 @@ void Fabric::detach(FabricPort *port)
 	// Packets still waiting for the port go with it (a later port at the
 	// same address must not get them).
 	if (auto it = inbox_.find(port); it != inbox_.end()) {
-		for (size_t i = 0; i < it->second.count; ++i)
-			unqueue(port);
+		s_.queued.store(s_.queued.load(std::memory_order_relaxed) - it->second.queued,
+				std::memory_order_relaxed);
 		inbox_.erase(it);
 	}
 	relink();
@@ -98,28 +98,29 @@ void Fabric::retrain(FabricPort *port)
 
 std::vector<unsigned> Fabric::outports(uint16_t mlid) const { return sw_ ? sw_->outports(mlid) : std::vector<unsigned>{}; }
 
-void Fabric::count_no_route()
+bool Fabric::drop_injected()
 {
 	std::lock_guard<std::mutex> lk(cfg_mu_);
-	++c_.no_route;
+	bool drop = false;
+	if (skip_pending_) {
+		--skip_pending_;
+	} else if (drops_pending_) {
+		--drops_pending_;
+		bump(s_.dropped);
+		drop = true;
+	}
+	drops_armed_.store(drops_pending_ || skip_pending_, std::memory_order_relaxed);
+	return drop;
 }
 
 void Fabric::transmit(FabricPort *from, Packet p)
 {
-	{
-		std::lock_guard<std::mutex> lk(cfg_mu_);
-		++c_.packets;
-		c_.bytes += p.payload_len();
-		if (skip_pending_) {
-			--skip_pending_;
-		} else if (drops_pending_) {
-			--drops_pending_;
-			++c_.dropped;
-			return;
-		}
-		if (is_multicast_lid(p.dlid))
-			++c_.multicast;
-	}
+	bump(s_.packets);
+	bump(s_.bytes, p.payload_len());
+	if (drops_armed_.load(std::memory_order_relaxed) && drop_injected())
+		return;
+	if (is_multicast_lid(p.dlid))
+		bump(s_.multicast);
 	Node *src = node(from);
 	if (!src)
 		return count_no_route();
@@ -143,10 +144,7 @@ void Fabric::through_switch(unsigned in_port, Packet p)
 {
 	IbSwitch::Out out;
 	sw_->receive(in_port, std::move(p), &out);
-	{
-		std::lock_guard<std::mutex> lk(cfg_mu_);
-		++c_.switched;
-	}
+	bump(s_.switched);
 	if (out.empty())
 		return count_no_route();
 	for (auto &[sp, pkt] : out) {
@@ -160,23 +158,18 @@ void Fabric::through_switch(unsigned in_port, Packet p)
 
 void Fabric::to_port(Node &n, Packet p)
 {
-	uint32_t delay;
 	FabricPort *to = n.port;
-	{
-		std::lock_guard<std::mutex> lk(cfg_mu_);
-		uint32_t &q = queued_[to];
-		if (q >= kLinkQueueCap) {
-			++c_.dropped_full;
-			return;
-		}
-		++q;
-		if (q > c_.queued_max)
-			c_.queued_max = q;
-		delay = delay_ms_;
-		if (delay)
-			++c_.delayed;
+	Inbox &in = inbox_[to];
+	if (in.queued >= kLinkQueueCap) {
+		bump(s_.dropped_full);
+		return;
 	}
+	++in.queued;
+	bump(s_.queued);
+	bump_max(s_.queued_max, in.queued);
+	uint32_t delay = delay_ms_.load(std::memory_order_relaxed);
 	if (delay) {
+		bump(s_.delayed);
 		// Held past the engine tasks queued now: with its bytes, not a
 		// reference into a sender that may go meanwhile.
 		if (!p.materialize()) {
@@ -190,7 +183,6 @@ void Fabric::to_port(Node &n, Packet p)
 		});
 		return;
 	}
-	Inbox &in = inbox_[to];
 	if (in.count == in.ring.size()) {
 		// Grow the ring (at most kLinkQueueCap packets wait), oldest first.
 		std::vector<Packet> r(std::min<size_t>(kLinkQueueCap, std::max<size_t>(16, 2 * in.ring.size())));
@@ -220,17 +212,23 @@ void Fabric::drain(FabricPort *to)
 		Packet p = std::move(in.ring[in.head]);
 		in.head = (in.head + 1) % in.ring.size();
 		--in.count;
-		unqueue(to);
+		unqueue(in);
 		deliver(to, p);
 	}
 }
 
+void Fabric::unqueue(Inbox &in)
+{
+	if (!in.queued)
+		return;
+	--in.queued;
+	s_.queued.store(s_.queued.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
+}
+
 void Fabric::unqueue(FabricPort *to)
 {
-	std::lock_guard<std::mutex> lk(cfg_mu_);
-	auto q = queued_.find(to);
-	if (q != queued_.end() && q->second && !--q->second)
-		queued_.erase(q);
+	if (auto it = inbox_.find(to); it != inbox_.end())
+		unqueue(it->second);
 }
 
 void Fabric::deliver(FabricPort *to, const Packet &p)
@@ -238,10 +236,7 @@ void Fabric::deliver(FabricPort *to, const Packet &p)
 	// The port may have left while the packet was on its way.
 	if (!node(to))
 		return count_no_route();
-	{
-		std::lock_guard<std::mutex> lk(cfg_mu_);
-		++c_.delivered;
-	}
+	bump(s_.delivered);
 	to->receive(p);
 }
 
@@ -250,22 +245,29 @@ void Fabric::drop_next(uint32_t n, uint32_t skip)
 	std::lock_guard<std::mutex> lk(cfg_mu_);
 	drops_pending_ = n;
 	skip_pending_ = n ? skip : 0;
+	drops_armed_.store(n != 0, std::memory_order_relaxed);
 }
 
-void Fabric::set_delay_ms(uint32_t ms)
-{
-	std::lock_guard<std::mutex> lk(cfg_mu_);
-	delay_ms_ = ms;
-}
+void Fabric::set_delay_ms(uint32_t ms) { delay_ms_.store(ms, std::memory_order_relaxed); }
 
 Fabric::Counters Fabric::counters() const
 {
+	auto r = [](const std::atomic<uint64_t> &x) { return x.load(std::memory_order_relaxed); };
+	Counters c;
+	c.packets = r(s_.packets);
+	c.bytes = r(s_.bytes);
+	c.delivered = r(s_.delivered);
+	c.dropped = r(s_.dropped);
+	c.no_route = r(s_.no_route);
+	c.delayed = r(s_.delayed);
+	c.dropped_full = r(s_.dropped_full);
+	c.multicast = r(s_.multicast);
+	c.queued = r(s_.queued);
+	c.queued_max = r(s_.queued_max);
+	c.switched = r(s_.switched);
+	c.delay_ms = delay_ms_.load(std::memory_order_relaxed);
 	std::lock_guard<std::mutex> lk(cfg_mu_);
-	Counters c = c_;
-	for (const auto &[port, n] : queued_)
-		c.queued += n;
 	c.drops_pending = drops_pending_;
-	c.delay_ms = delay_ms_;
 	return c;
 }
 

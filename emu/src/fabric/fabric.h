@@ -17,6 +17,7 @@
 // packets or delay the link.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -120,25 +121,47 @@ private:
 	// Engine: delivers the packets waiting for `to` (one task per burst,
 	// not per packet: no allocation per packet).
 	void drain(FabricPort *to);
-	void unqueue(FabricPort *to); // one packet fewer waits for `to` (counters)
+	void unqueue(FabricPort *to); // one delayed packet fewer waits for `to`
 	void deliver(FabricPort *to, const Packet &p);
 	void deliver_frame(uint32_t port, const std::vector<uint8_t> &frame);
-	void count_no_route();
+	// A packet or frame leaves: true when drop injection takes it.
+	bool drop_injected();
+
+	// Counters, written on the engine thread under the state lock (one
+	// writer at a time: a plain add, no lock per packet), read by
+	// counters() from any thread.
+	struct Stats {
+		std::atomic<uint64_t> packets{0}, bytes{0}, delivered{0}, dropped{0}, no_route{0}, delayed{0};
+		std::atomic<uint64_t> dropped_full{0}, multicast{0}, queued{0}, queued_max{0}, switched{0};
+	};
+	static void bump(std::atomic<uint64_t> &c, uint64_t n = 1)
+	{
+		c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+	}
+	static void bump_max(std::atomic<uint64_t> &c, uint64_t v)
+	{
+		if (v > c.load(std::memory_order_relaxed))
+			c.store(v, std::memory_order_relaxed);
+	}
+	void count_no_route() { bump(s_.no_route); }
 
 	const Sm sm_;
-	mutable std::mutex cfg_mu_; // injection settings and counters
+	mutable std::mutex cfg_mu_; // drop injection, Ethernet queue counts
 	uint32_t drops_pending_ = 0;
 	uint32_t skip_pending_ = 0;
-	uint32_t delay_ms_ = 0;
-	Counters c_;
-	std::map<FabricPort *, uint32_t> queued_; // packets waiting, by port (cfg_mu_)
+	std::atomic<bool> drops_armed_{false}; // drops_pending_ || skip_pending_
+	std::atomic<uint32_t> delay_ms_{0};
+	Stats s_;
 	// Packets waiting for a port, oldest first: a ring that grows to at
-	// most kLinkQueueCap, reused packet by packet (state lock).
+	// most kLinkQueueCap, reused packet by packet, and how many wait for
+	// the port, delayed ones included (state lock).
 	struct Inbox {
 		std::vector<Packet> ring;
 		size_t head = 0, count = 0;
+		uint32_t queued = 0;
 		bool scheduled = false; // a drain task is queued
 	};
+	void unqueue(Inbox &in);
 	std::map<FabricPort *, Inbox> inbox_;
 	// Under the state lock:
 	std::vector<Node> nodes_; // by HCA index
