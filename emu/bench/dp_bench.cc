@@ -17,7 +17,8 @@
 // rate the engine sustains per CPU second against memcpy (`eng ratio`,
 // bytes / engine CPU time / memcpy rate): the data path's own cost, which
 // a loaded host does not inflate (the wall-clock ratio then mostly says
-// how much CPU the engine thread got).
+// how much CPU the engine thread got); and how often per message the
+// engine ran out of work and slept (`wake/msg`).
 //
 // A benchmark, not a test: it prints figures and fails only when a
 // completion is missing or in error.
@@ -71,6 +72,7 @@ bool poll_now(DpHca &h, DpHca::Cq &cq, Cqe *e)
 struct Point {
 	double mibs = 0, msgs = 0;
 	double eng_us = 0, eng_share = 0; // engine CPU per message, CPU / wall
+	double wakes = 0;                 // engine sleeps (and wake-ups) per message
 	bool ok = true;
 };
 
@@ -85,6 +87,7 @@ Point run(RcPair &p, uint8_t op, uint32_t size, const DpHca::Mr &la, const DpHca
 	bool posting = true;
 	Engine &eng = p.fabric->engine();
 	auto cpu0 = eng.cpu_time();
+	uint64_t wake0 = eng.counters().wakeups;
 	while (inflight || posting) {
 		while (posting && inflight < kDepth) {
 			if (op == OP_SEND)
@@ -133,6 +136,7 @@ Point run(RcPair &p, uint8_t op, uint32_t size, const DpHca::Mr &la, const DpHca
 	pt.mibs = pt.msgs * size / (1 << 20);
 	pt.eng_us = done ? cpu * 1e6 / done : 0;
 	pt.eng_share = cpu / el;
+	pt.wakes = done ? static_cast<double>(eng.counters().wakeups - wake0) / done : 0;
 	return pt;
 }
 
@@ -193,8 +197,8 @@ int main(int argc, char **argv)
 		}
 	std::printf("# mlx5-emu host-only RC benchmark: 2 HCAs, one fabric, %u WQEs in flight, a doorbell per WQE\n",
 		    kDepth);
-	std::printf("# %-5s %8s %12s %12s %14s %8s %11s %6s %9s\n", "op", "bytes", "MiB/s", "msg/s", "memcpy MiB/s",
-		    "ratio", "eng us/msg", "eng %", "eng ratio");
+	std::printf("# %-5s %8s %12s %12s %14s %8s %11s %6s %9s %9s\n", "op", "bytes", "MiB/s", "msg/s",
+		    "memcpy MiB/s", "ratio", "eng us/msg", "eng %", "eng ratio", "wake/msg");
 	bool ok = true;
 	for (uint64_t op64 : ops) {
 		uint8_t op = static_cast<uint8_t>(op64);
@@ -218,8 +222,9 @@ int main(int argc, char **argv)
 			}
 			double mc = memcpy_rate(size, budget / 3);
 			double eng_mibs = pt.eng_us > 0 ? size / pt.eng_us * 1e6 / (1 << 20) : 0;
-			std::printf("  %-5s %8u %12.1f %12.0f %14.1f %8.3f %11.2f %6.0f %9.3f\n", name(op), size, pt.mibs,
-				    pt.msgs, mc, pt.mibs / mc, pt.eng_us, 100 * pt.eng_share, eng_mibs / mc);
+			std::printf("  %-5s %8u %12.1f %12.0f %14.1f %8.3f %11.2f %6.0f %9.3f %9.2f\n", name(op), size,
+				    pt.mibs, pt.msgs, mc, pt.mibs / mc, pt.eng_us, 100 * pt.eng_share, eng_mibs / mc,
+				    pt.wakes);
 			std::fflush(stdout);
 		}
 	}

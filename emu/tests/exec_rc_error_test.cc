@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // RC errors and recovery: RNR NAK with retries (success and
 // RNR_RETRY_EXC), a dropped packet retransmitted after the ACK timeout,
-// transport retries exhausted, MKey violations (local protection, remote
+// the timeout deferred by progress, transport retries exhausted, MKey violations (local protection, remote
 // access), receive buffers too small, and the flush of every outstanding
 // WQE when a QP enters the error state.
 #include "dp_harness.h"
@@ -90,6 +90,45 @@ TEST(ExecRcError, LostAckMakesADuplicateThatIsAcknowledgedAgain)
 	EXPECT_EQ(counters(p.b, p.bqp).duplicates, 1u);
 	ASSERT_TRUE(p.b.poll(p.bcq, &e));
 	EXPECT_TRUE(p.b.empty(p.bcq)) << "the duplicate consumed no second receive";
+}
+
+// The retransmission timer restarts at every acknowledgment that moves
+// the window, and no engine timer is set and cancelled per ACK: the one
+// set at the first send fires at its old deadline, finds the new one
+// later and waits for it. With the link delayed 3 ms each way and a
+// ~8.4 ms timeout: A goes at 0 (timer due 8.4), B at ~4, A's ACK at ~6
+// restarts the timer (due ~14.4), B's ACK comes at ~10: no timeout. A
+// timer that kept its first deadline would time B out at 8.4.
+TEST(ExecRcError, AckProgressDefersTheTimeout)
+{
+	DpHca::RcParams pa;
+	pa.ack_timeout = 11; // 4.096 us << 11: ~8.4 ms
+	RcPair p(pa);
+	auto src = p.a.reg_mr(4096), dst = p.b.reg_mr(4096);
+	p.recv(dst, 64);
+	p.recv(dst, 64, 64);
+	p.fabric->set_delay_ms(3);
+	p.send(DpHca::send_wr(src, 32));
+	std::this_thread::sleep_for(4ms);
+	p.send(DpHca::send_wr(src, 32));
+	Cqe e;
+	ASSERT_TRUE(p.a.poll(p.acq, &e));
+	EXPECT_EQ(e.opcode, kReq);
+	ASSERT_TRUE(p.a.poll(p.acq, &e));
+	EXPECT_EQ(e.opcode, kReq);
+	EXPECT_EQ(counters(p.a, p.aqp).timeouts, 0u);
+	EXPECT_EQ(counters(p.a, p.aqp).retransmits, 0u);
+	EXPECT_EQ(counters(p.b, p.bqp).duplicates, 0u);
+
+	// A loss after it still times out, once.
+	p.fabric->set_delay_ms(0);
+	p.recv(dst, 64);
+	p.fabric->drop_next(1);
+	p.send(DpHca::send_wr(src, 32));
+	ASSERT_TRUE(p.a.poll(p.acq, &e));
+	EXPECT_EQ(e.opcode, kReq);
+	EXPECT_EQ(counters(p.a, p.aqp).timeouts, 1u);
+	EXPECT_EQ(counters(p.a, p.aqp).retransmits, 1u);
 }
 
 TEST(ExecRcError, TransportRetriesExhausted)

@@ -160,13 +160,16 @@ private:
 		return iova >= base_ && len <= size_ && iova - base_ <= size_ - len;
 	}
 
-	std::shared_mutex mu_;
-	bool shared_writes_ = false;
+	// Read by every access, a CPU's polling included: a cache line that
+	// the device's lock and counters do not share (else each DMA would
+	// take it from the poller's core and back, a cost of the double).
+	alignas(64) bool shared_writes_ = false;
 	uint64_t base_;
 	size_t size_;
 	uint8_t *mem_;
+	alignas(64) std::shared_mutex mu_;
 	uint64_t next_;
-	std::atomic<uint64_t> copies_from_{0};
+	alignas(64) std::atomic<uint64_t> copies_from_{0};
 };
 
 class RecordingInterruptSink : public InterruptSink {

@@ -434,7 +434,7 @@ void DataPath::qp_retired(Qp &qp)
 
 void DataPath::qp_destroying(Qp &qp)
 {
-	stop_timer(&qp.req.timer);
+	rc_timer_stop(qp);
 	stop_timer(&qp.req.rnr_timer);
 	stop_timer(&qp.flush_timer);
 }

@@ -351,6 +351,15 @@ private:
 	void rc_retransmit(Qp &qp, uint32_t from_psn);
 	void rc_complete(Qp &qp);
 	void rc_arm_timer(Qp &qp);
+	// Progress (or nothing left to wait for): the retransmission timer
+	// stops; rc_arm_timer starts it again with a full timeout.
+	void rc_timer_restart(Qp &qp) { qp.req.timer_due = {}; }
+	// The QP leaves the states that send: its engine timer goes too.
+	void rc_timer_stop(Qp &qp)
+	{
+		stop_timer(&qp.req.timer);
+		qp.req.timer_due = {};
+	}
 	void rc_timeout(uint32_t qpn, uint64_t id);
 	void rc_rnr_resume(uint32_t qpn, uint64_t id);
 	uint32_t mtu(const Qp &qp) const;

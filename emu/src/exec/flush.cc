@@ -41,7 +41,7 @@ void DataPath::enter_sq_error(Qp &qp)
 void DataPath::enter_error(Qp &qp)
 {
 	qp.state = prm::qp_state::ERR;
-	stop_timer(&qp.req.timer);
+	rc_timer_stop(qp);
 	stop_timer(&qp.req.rnr_timer);
 	qp.req.rnr_wait = false;
 	flush_sq(qp);

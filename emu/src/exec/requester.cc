@@ -265,7 +265,7 @@ void DataPath::rc_retransmit(Qp &qp, uint32_t from_psn)
 			return;
 		}
 	}
-	stop_timer(&qp.req.timer);
+	rc_timer_restart(qp);
 	rc_arm_timer(qp);
 }
 
@@ -315,13 +315,23 @@ void DataPath::rc_arm_timer(Qp &qp)
 		}
 	}
 	if (!waiting || r.rnr_wait || qp.state != prm::qp_state::RTS) {
-		stop_timer(&r.timer);
+		// Nothing to wait for: no engine timer stays behind either.
+		rc_timer_stop(qp);
 		return;
 	}
 	uint64_t us = ack_timeout_usec(qp.cfg.path.ack_timeout);
-	if (r.timer || !us)
+	if (r.timer_due != Engine::Clock::time_point{} || !us)
 		return;
-	r.timer = start_timer(std::max<uint64_t>(us, 1000), qp.qpn, &DataPath::rc_timeout);
+	auto period = std::chrono::microseconds(std::max<uint64_t>(us, 1000));
+	r.timer_due = Engine::Clock::now() + period;
+	// The engine timer pending fires before the new deadline (it was set
+	// for an earlier one) and looks again then; one that would fire after
+	// it (the QP's timeout got shorter) is replaced.
+	if (r.timer && r.timer_fires <= r.timer_due)
+		return;
+	stop_timer(&r.timer);
+	r.timer_fires = r.timer_due;
+	r.timer = start_timer(static_cast<uint64_t>(period.count()), qp.qpn, &DataPath::rc_timeout);
 }
 
 void DataPath::rc_timeout(uint32_t qpn, uint64_t id)
@@ -331,6 +341,17 @@ void DataPath::rc_timeout(uint32_t qpn, uint64_t id)
 		return;
 	Requester &r = qp->req;
 	r.timer = 0;
+	if (r.timer_due == Engine::Clock::time_point{})
+		return; // stopped since
+	auto now = Engine::Clock::now();
+	if (now < r.timer_due) {
+		// Progress moved the deadline: wait for the rest of it.
+		auto left = std::chrono::duration_cast<std::chrono::microseconds>(r.timer_due - now).count() + 1;
+		r.timer_fires = r.timer_due;
+		r.timer = start_timer(static_cast<uint64_t>(left), qpn, &DataPath::rc_timeout);
+		return;
+	}
+	r.timer_due = {};
 	if (qp->state != prm::qp_state::RTS || r.wrs.empty())
 		return;
 	SendWr &front = r.wrs.front();

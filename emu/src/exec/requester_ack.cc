@@ -84,7 +84,7 @@ void DataPath::rc_response(Qp &qp, const Packet &p)
 			}
 			r.rnr_wait = true;
 			r.rnr_psn = p.psn;
-			stop_timer(&r.timer);
+			rc_timer_restart(qp);
 			r.rnr_timer = start_timer(rnr_timer_usec(p.syndrome & aeth::kValueMask), qp.qpn, &DataPath::rc_rnr_resume);
 			break;
 		default:
@@ -133,7 +133,7 @@ void DataPath::rc_ack_upto(Qp &qp, uint32_t psn)
 	if (progress) {
 		r.retry_left = qp.cfg.retry_count;
 		r.rnr_left = qp.cfg.rnr_retry;
-		stop_timer(&r.timer);
+		rc_timer_restart(qp);
 	}
 }
 
@@ -207,7 +207,7 @@ void DataPath::rc_read_response(Qp &qp, const Packet &p)
 	wr.read_done += n;
 	advance_una(qp.req, p.psn);
 	qp.req.retry_left = qp.cfg.retry_count;
-	stop_timer(&qp.req.timer);
+	rc_timer_restart(qp);
 	if (last) {
 		if (wr.read_done != wr.length)
 			wr.error = syn::BAD_RESP;
@@ -238,7 +238,7 @@ void DataPath::rc_atomic_ack(Qp &qp, const Packet &p)
 	wr.done = true;
 	advance_una(qp.req, p.psn);
 	qp.req.retry_left = qp.cfg.retry_count;
-	stop_timer(&qp.req.timer);
+	rc_timer_restart(qp);
 }
 
 } // namespace mlx5emu

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -148,7 +149,13 @@ struct Requester {
 	bool tx_kick = false;   // UC: a task to send the next burst is queued
 	unsigned rd_atomic_outstanding = 0;
 	uint8_t retry_left = 0, rnr_left = 0;
-	uint64_t timer = 0;     // retransmission timer (engine id, 0 = none)
+	// Retransmission timer: `timer_due` is when it expires (zero: not
+	// running); `timer` the engine timer that looks at it (id, 0 = none),
+	// due at `timer_fires`. Progress moves the deadline, not the engine
+	// timer: one engine timer per timeout period, not one set and
+	// cancelled per acknowledgment (exec/requester.cc, rc_arm_timer).
+	std::chrono::steady_clock::time_point timer_due{}, timer_fires{};
+	uint64_t timer = 0;
 	uint64_t rnr_timer = 0; // RNR wait timer
 	bool rnr_wait = false;
 	bool stalled = false;   // waiting on a fence or the read/atomic limit
