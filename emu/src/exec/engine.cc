@@ -93,15 +93,27 @@ std::chrono::nanoseconds Engine::cpu_time() const
 void Engine::run()
 {
 	std::unique_lock<std::mutex> lk(q_mu_);
+	std::deque<Task> batch;
 	for (;;) {
 		if (stop_)
 			return;
 		Task t;
 		auto now = Clock::now();
 		if (!tasks_.empty()) {
-			t = std::move(tasks_.front());
-			tasks_.pop_front();
-			++c_.tasks;
+			// Every task queued now, under one take of each lock
+			// (tasks they queue run in the next batch, in order).
+			batch.swap(tasks_);
+			c_.tasks += batch.size();
+			busy_ = true;
+			lk.unlock();
+			{
+				std::lock_guard<std::mutex> st(state_mu_);
+				for (; !batch.empty(); batch.pop_front())
+					batch.front()();
+			}
+			lk.lock();
+			busy_ = false;
+			continue;
 		} else if (!timer_order_.empty() && timer_order_.begin()->first <= now) {
 			uint64_t id = timer_order_.begin()->second;
 			timer_order_.erase(timer_order_.begin());
