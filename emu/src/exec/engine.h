@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 // The data-path engine: one thread that runs every data-path task of the
 // HCAs on a fabric (doorbells, packet deliveries, retransmission and RNR
-// timers) in order, holding the state lock while a task runs.
+// timers) in order, holding the state lock while a task runs: the tasks
+// queued when it looks run as one batch under one take of the lock.
 //
 // The BAR path only queues tasks (a short queue lock, never the state
 // lock). Commands that change data-path objects take the state lock.
