@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <memory>
 #include <cerrno>
 #include <cstring>
 #include <thread>
@@ -166,6 +168,79 @@ TEST(DmaMapTable, ReadersRaceWithMapAndUnmap)
 	stop = true;
 	reader.join();
 	EXPECT_EQ(t.size(), 1u);
+}
+
+// A thread holding the table (a burst of DMA) accesses it without taking
+// its lock again; unmapping waits for the last release, so no access of
+// the burst can meet a vanished mapping.
+TEST(DmaMapTable, HoldKeepsMappingsUntilTheLastRelease)
+{
+	UniqueFd m = make_memfd(0x10000);
+	DmaMapTable t;
+	ASSERT_EQ(t.map(0x0, 0x10000, 0, RW, m.get()), 0);
+	const char msg[] = "burst";
+	char back[sizeof(msg)] = {};
+	t.hold();
+	t.hold(); // nested, as two packets of one sender in a burst
+	ASSERT_TRUE(t.write(0x100, msg, sizeof(msg)));
+	ASSERT_EQ(t.copy_from(0x200, t, 0x100, sizeof(msg)), GuestMemory::Copy::Ok);
+	ASSERT_TRUE(t.read(0x200, back, sizeof(back)));
+	EXPECT_STREQ(back, msg);
+	// Other threads read as usual meanwhile.
+	std::thread([&] {
+		char b[sizeof(msg)] = {};
+		EXPECT_TRUE(t.read(0x200, b, sizeof(b)));
+		EXPECT_STREQ(b, msg);
+	}).join();
+
+	std::atomic<bool> unmapped{false};
+	std::thread unmapper([&] {
+		EXPECT_EQ(t.unmap(0x0, 0x10000), 0);
+		unmapped = true;
+	});
+	// A negative check: nothing to poll for but the absence of the unmap.
+	auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(30);
+	while (std::chrono::steady_clock::now() < until)
+		ASSERT_FALSE(unmapped.load()) << "unmap went through a hold";
+	EXPECT_TRUE(t.read(0x100, back, sizeof(back))) << "the mapping is still there";
+	t.release();
+	until = std::chrono::steady_clock::now() + std::chrono::milliseconds(30);
+	while (std::chrono::steady_clock::now() < until)
+		ASSERT_FALSE(unmapped.load()) << "unmap went through the outer hold";
+	t.release();
+	unmapper.join();
+	EXPECT_TRUE(unmapped.load());
+	EXPECT_FALSE(t.read(0x100, back, sizeof(back)));
+}
+
+// More memories than a thread notes: the extra holds take nothing and
+// their accesses lock as usual; DmaHolds releases what it held.
+TEST(DmaMapTable, HoldsPastTheThreadsSlotsStillWork)
+{
+	UniqueFd m = make_memfd(0x1000);
+	std::vector<std::unique_ptr<DmaMapTable>> ts;
+	for (int i = 0; i < 12; ++i) {
+		ts.push_back(std::make_unique<DmaMapTable>());
+		ASSERT_EQ(ts.back()->map(0x0, 0x1000, 0, RW, m.get()), 0);
+	}
+	for (auto &t : ts)
+		t->hold();
+	uint32_t v = 7;
+	for (auto &t : ts)
+		EXPECT_TRUE(t->write(0x10, &v, sizeof(v)));
+	for (auto &t : ts)
+		t->release();
+	// Every lock is free again: each table unmaps at once.
+	for (auto &t : ts)
+		EXPECT_EQ(t->unmap(0x0, 0x1000), 0);
+	ASSERT_EQ(ts[0]->map(0x0, 0x1000, 0, RW, m.get()), 0);
+	{
+		DmaHolds h;
+		for (int i = 0; i < 6; ++i)
+			h.add(ts[0].get()); // held once, however often added
+		EXPECT_TRUE(ts[0]->write(0x10, &v, sizeof(v)));
+	}
+	EXPECT_EQ(ts[0]->unmap(0x0, 0x1000), 0) << "released as often as held";
 }
 
 } // namespace

@@ -200,11 +200,11 @@ TEST(FabricTopology, BackToBackDirectedRouteCrossesOneLink)
 	// No LIDs yet: LID-routed packets go nowhere; after set_lid they do.
 	Packet p;
 	p.dlid = 5;
-	on_engine(f, [&] { f.transmit(&a, p); });
+	on_engine(f, [&] { f.transmit(&a, Packet(p)); });
 	EXPECT_EQ(f.counters().no_route, 1u);
 	on_engine(f, [&] {
 		f.set_lid(&b, 4, 2); // LIDs 4..7
-		f.transmit(&a, p);
+		f.transmit(&a, Packet(p));
 	});
 	ASSERT_TRUE(f.engine().wait_idle(2000ms));
 	EXPECT_EQ(b.got.size(), 2u);
@@ -247,9 +247,9 @@ TEST(FabricTopology, InternalSmProgramsTheSwitch)
 		f.set_lid(&a, 1, 0);
 		f.set_lid(&b, 2, 0);
 		f.set_lid(&c, 3, 0);
-		f.transmit(&a, p);
+		f.transmit(&a, Packet(p));
 		p.dlid = 2;
-		f.transmit(&c, p);
+		f.transmit(&c, Packet(p));
 	});
 	ASSERT_TRUE(f.engine().wait_idle(2000ms));
 	EXPECT_EQ(c.got.size(), 1u);

@@ -37,7 +37,7 @@ public:
 	// a poller never sees half of a CQE.
 	bool read(uint64_t iova, void *dst, size_t len) override
 	{
-		std::shared_lock<std::shared_mutex> lk(mu_);
+		auto lk = shared_lock();
 		if (!mapped(iova, len))
 			return false;
 		std::memcpy(dst, &mem_[iova - base_], len);
@@ -47,7 +47,7 @@ public:
 	bool write(uint64_t iova, const void *src, size_t len) override
 	{
 		if (shared_writes_) {
-			std::shared_lock<std::shared_mutex> lk(mu_);
+			auto lk = shared_lock();
 			if (!mapped(iova, len))
 				return false;
 			std::memcpy(&mem_[iova - base_], src, len);
@@ -69,10 +69,10 @@ public:
 			return Copy::BadSource;
 		std::shared_lock<std::shared_mutex> shared(mu_, std::defer_lock);
 		std::unique_lock<std::shared_mutex> alone(mu_, std::defer_lock);
-		if (shared_writes_)
-			shared.lock();
-		else
+		if (!shared_writes_)
 			alone.lock();
+		else if (!held_here())
+			shared.lock();
 		if (!mapped(iova, len))
 			return Copy::BadDest;
 		if (s == this) {
@@ -105,6 +105,19 @@ public:
 		if (mapped(iova, len))
 			std::memcpy(v.data(), &mem_[iova - base_], len);
 		return v;
+	}
+
+	// As DmaMapTable's, with share_writes() only (writes take the lock
+	// alone otherwise, which a thread holding it shared would wait for).
+	void hold() override
+	{
+		if (shared_writes_ && note_hold() == Hold::First)
+			mu_.lock_shared();
+	}
+	void release() override
+	{
+		if (note_release() == Hold::Last)
+			mu_.unlock_shared();
 	}
 
 	// Writes and copies share the lock as DmaMapTable's do (the device's
@@ -155,6 +168,12 @@ public:
 	size_t size() const { return size_; }
 
 private:
+	std::shared_lock<std::shared_mutex> shared_lock()
+	{
+		if (held_here())
+			return std::shared_lock<std::shared_mutex>(mu_, std::defer_lock);
+		return std::shared_lock<std::shared_mutex>(mu_);
+	}
 	bool mapped(uint64_t iova, size_t len) const
 	{
 		return iova >= base_ && len <= size_ && iova - base_ <= size_ - len;

@@ -105,6 +105,25 @@ size_t DmaMapTable::size() const
 	return maps_.size();
 }
 
+void DmaMapTable::hold()
+{
+	if (note_hold() == Hold::First)
+		lock_.lock_shared();
+}
+
+void DmaMapTable::release()
+{
+	if (note_release() == Hold::Last)
+		lock_.unlock_shared();
+}
+
+std::shared_lock<std::shared_mutex> DmaMapTable::access_lock() const
+{
+	if (held_here())
+		return std::shared_lock<std::shared_mutex>(lock_, std::defer_lock);
+	return std::shared_lock<std::shared_mutex>(lock_);
+}
+
 template <class Fn>
 bool DmaMapTable::for_each_piece(uint64_t iova, size_t len, uint32_t access, Fn fn) const
 {
@@ -146,7 +165,7 @@ bool DmaMapTable::read(uint64_t iova, void *dst, size_t len)
 {
 	if (!bus_master())
 		return false;
-	std::shared_lock guard(lock_);
+	auto guard = access_lock();
 	auto *out = static_cast<uint8_t *>(dst);
 	return for_each_piece(iova, len, kRead, [&](const uint8_t *host, size_t n) {
 		std::memcpy(out, host, n);
@@ -158,7 +177,7 @@ bool DmaMapTable::write(uint64_t iova, const void *src, size_t len)
 {
 	if (!bus_master())
 		return false;
-	std::shared_lock guard(lock_);
+	auto guard = access_lock();
 	auto *in = static_cast<const uint8_t *>(src);
 	return for_each_piece(iova, len, kWrite, [&](uint8_t *host, size_t n) {
 		std::memcpy(host, in, n);
@@ -173,7 +192,7 @@ GuestMemory::Copy DmaMapTable::copy_from(uint64_t iova, GuestMemory &src, uint64
 	GuestMemory *s = src.source();
 	if (!s)
 		return Copy::BadSource;
-	std::shared_lock guard(lock_);
+	auto guard = access_lock();
 	bool src_ok = true;
 	size_t done = 0;
 	bool dst_ok = for_each_piece(iova, len, kWrite, [&](uint8_t *host, size_t n) {

@@ -43,6 +43,10 @@ public:
 	// One memcpy from the source view's host memory into this table's
 	// (both ranges under this table's lock when the source is this table).
 	Copy copy_from(uint64_t iova, GuestMemory &src, uint64_t src_iova, size_t len) override;
+	// The table's lock, shared, for the calling thread's accesses until
+	// release(): map() and unmap() wait for it.
+	void hold() override;
+	void release() override;
 
 	// Bus Master Enable of the function's command register: while it is
 	// clear the device must not touch guest memory, and every read or
@@ -64,6 +68,9 @@ private:
 	// every byte is mapped with `access`; returns false and calls nothing
 	// otherwise. Caller holds lock_ (shared).
 	template <class Fn> bool for_each_piece(uint64_t iova, size_t len, uint32_t access, Fn fn) const;
+	// The lock for one access: shared, or nothing when this thread holds
+	// the table (hold()).
+	std::shared_lock<std::shared_mutex> access_lock() const;
 	static void release(Mapping &m);
 
 	std::atomic<bool> bus_master_{true};

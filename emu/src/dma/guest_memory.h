@@ -30,6 +30,57 @@ public:
 	// The view a copy reads through when this is its source: itself, or
 	// the memory a wrapper forwards to; null when it cannot be read now.
 	virtual GuestMemory *source() { return this; }
+
+	// Keeps this memory's mappings in place for the calling thread until
+	// the matching release(): its reads, writes and copies in between
+	// take no lock of their own (a burst of DMA pays one lock instead of
+	// one per access). Nests. Unmapping waits for the release, so a
+	// holder must not map or unmap itself, and holds only briefly.
+	// Default: nothing to hold.
+	virtual void hold() {}
+	virtual void release() {}
+
+protected:
+	// The calling thread's holds, for hold()/release() of views with a
+	// lock: First (take the lock), Again (held already: nested), None
+	// (no room to note it: take nothing, access as without a hold).
+	enum class Hold { First, Again, Last, None };
+	Hold note_hold() const;
+	// Last (drop the lock), Again (still held: nested), None (not noted).
+	Hold note_release() const;
+	// True when the calling thread holds this memory.
+	bool held_here() const;
+};
+
+// Holds a few memories (GuestMemory::hold) for one scope, each once,
+// e.g. the receiver's and the senders' memories over a burst of packet
+// deliveries. Memories past kMax are not held (their accesses lock as
+// usual).
+class DmaHolds {
+public:
+	static constexpr unsigned kMax = 4;
+	DmaHolds() = default;
+	~DmaHolds()
+	{
+		while (n_)
+			held_[--n_]->release();
+	}
+	DmaHolds(const DmaHolds &) = delete;
+	DmaHolds &operator=(const DmaHolds &) = delete;
+	void add(GuestMemory *m)
+	{
+		if (!m || n_ == kMax)
+			return;
+		for (unsigned i = 0; i < n_; ++i)
+			if (held_[i] == m)
+				return;
+		m->hold();
+		held_[n_++] = m;
+	}
+
+private:
+	GuestMemory *held_[kMax];
+	unsigned n_ = 0;
 };
 
 } // namespace mlx5emu

@@ -269,7 +269,7 @@ void DataPath::deliver(const Packet &p)
 		rc_request(*qp, p);
 }
 
-void DataPath::transmit(Qp &qp, Packet p)
+void DataPath::transmit(Qp &qp, Packet &&p)
 {
 	if (!cfg_.eth && port_state_ != mad::PORT_ACTIVE && qp.cfg.st != prm::qp_st::QP0) {
 		++traffic_.xmit_discards; // only SMPs leave a port that is not ACTIVE

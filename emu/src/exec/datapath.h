@@ -192,6 +192,7 @@ public:
 
 	// --- engine thread, state lock held ---------------------------------
 	void receive(const Packet &p) override;
+	GuestMemory *burst_memory() override { return mem_.source(); }
 	void receive_frame(const std::vector<uint8_t> &frame) override;
 
 	struct Counters {
@@ -269,7 +270,7 @@ private:
 	void post_task(Engine::Task fn);
 	void stop_timer(uint64_t *id);
 	void post_qp_event(uint8_t type, uint32_t qpn);
-	void transmit(Qp &qp, Packet p);
+	void transmit(Qp &qp, Packet &&p);
 	// GID[0] of the port.
 	Gid port_gid() const;
 	// The GRH of the QP's primary path (present when the path asks).

@@ -204,12 +204,16 @@ void DataPath::rc_send_packets(Qp &qp, SendWr &wr, uint32_t from_psn, uint32_t e
 		break;
 	}
 	bool write = wr.opcode == w::OP_RDMA_WRITE || wr.opcode == w::OP_RDMA_WRITE_IMM;
+	// The headers every packet of the message shares, built once.
+	const Packet base = rc_request_packet(qp, wr, 0, 0);
 	for (uint32_t k = k0; k < std::min(end, wr.npsn); ++k) {
 		bool first = k == 0, last = k + 1 == wr.npsn;
 		uint64_t off = static_cast<uint64_t>(k) * m;
 		size_t n = static_cast<size_t>(std::min<uint64_t>(m, wr.length - std::min(off, wr.length)));
 		uint8_t op = write ? write_opcode(wr, first, last) : send_opcode(wr, first, last);
-		Packet p = rc_request_packet(qp, wr, qp.cfg.is_uc() ? ibop::UC_BASE | op : op, psn_add(wr.first_psn, k));
+		Packet p = base;
+		p.opcode = qp.cfg.is_uc() ? ibop::UC_BASE | op : op;
+		p.psn = psn_add(wr.first_psn, k);
 		if (n && !(by_ref && payload_ref(qp, wr, off, n, &p.ref))) {
 			p.payload.resize(n);
 			if (!gather(qp, wr, off, p.payload.data(), n)) {

@@ -113,7 +113,7 @@ bool Fabric::drop_injected()
 	return drop;
 }
 
-void Fabric::transmit(FabricPort *from, Packet p)
+void Fabric::transmit(FabricPort *from, Packet &&p)
 {
 	bump(s_.packets);
 	bump(s_.bytes, p.payload_len());
@@ -156,7 +156,7 @@ void Fabric::through_switch(unsigned in_port, Packet p)
 	}
 }
 
-void Fabric::to_port(Node &n, Packet p)
+void Fabric::to_port(Node &n, Packet &&p)
 {
 	FabricPort *to = n.port;
 	Inbox &in = inbox_[to];
@@ -206,6 +206,10 @@ void Fabric::drain(FabricPort *to)
 		return;
 	Inbox &in = it->second;
 	in.scheduled = false;
+	// The receiver's memory and the senders' stay held over the burst:
+	// one lock each instead of two per packet.
+	DmaHolds holds;
+	holds.add(to->burst_memory());
 	// The packets waiting now; those they cause to this port (loopback)
 	// come with the next task, after the tasks queued meanwhile.
 	for (size_t n = in.count; n; --n) {
@@ -213,6 +217,8 @@ void Fabric::drain(FabricPort *to)
 		in.head = (in.head + 1) % in.ring.size();
 		--in.count;
 		unqueue(in);
+		if (p.ref.mem)
+			holds.add(p.ref.mem->source());
 		deliver(to, p);
 	}
 }

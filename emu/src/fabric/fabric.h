@@ -40,6 +40,9 @@ public:
 	virtual void receive(const Packet &p) = 0;
 	// An Ethernet frame from the L2 switch (Ethernet ports only).
 	virtual void receive_frame(const std::vector<uint8_t> &) {}
+	// The memory receive() writes, held over a burst of deliveries
+	// (GuestMemory::hold); null: none to hold.
+	virtual GuestMemory *burst_memory() { return nullptr; }
 };
 
 class Fabric {
@@ -70,7 +73,7 @@ public:
 	// kLinkQueueCap packets wait for each port, more are dropped
 	// (dropped_full), as a switch with full buffers does: the RC requester
 	// retransmits.
-	void transmit(FabricPort *from, Packet p);
+	void transmit(FabricPort *from, Packet &&p);
 	static constexpr uint32_t kLinkQueueCap = 1024;
 
 	// Ethernet ports (eth_fabric.cc): one L2 switch links them. attach_eth
@@ -117,7 +120,7 @@ private:
 	Node *on_switch_port(unsigned n);
 	void relink();
 	void through_switch(unsigned in_port, Packet p);
-	void to_port(Node &n, Packet p);
+	void to_port(Node &n, Packet &&p);
 	// Engine: delivers the packets waiting for `to` (one task per burst,
 	// not per packet: no allocation per packet).
 	void drain(FabricPort *to);

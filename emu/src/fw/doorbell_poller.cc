@@ -79,6 +79,9 @@ void DoorbellPoller::run()
 		timespec ts{0, static_cast<long>(sleep_us) * 1000};
 		nanosleep(&ts, nullptr);
 	}
+	// A doorbell written before stop() may have come during a sleep.
+	for (Firmware *fw : fws_)
+		c_.doorbells += fw->poll_doorbells();
 	final_cpu_us_ = cpu_us();
 	has_clock_ = false; // the clock goes with the thread
 }

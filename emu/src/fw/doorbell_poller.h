@@ -33,6 +33,8 @@ public:
 
 	void add(Firmware *fw) { fws_.push_back(fw); }
 	void start();
+	// Ends the thread after one last scan: every doorbell written before
+	// the call is found (its task queued on the engine).
 	void stop();
 
 	struct Counters {

@@ -50,13 +50,31 @@ uint8_t EqTable::create(const EqContext &ctx, uint8_t *eqn, uint32_t *reason)
 	eq.armed = ctx.st == prm::eqc::ST_ARMED || ctx.st == prm::eqc::ST_ALWAYS_ARMED;
 	*eqn = static_cast<uint8_t>(n);
 	eqs_.emplace(*eqn, std::move(eq));
+	update_wanted();
 	return prm::status::OK;
 }
 
 bool EqTable::destroy(uint8_t eqn)
 {
 	std::lock_guard<std::mutex> lk(mu_);
-	return eqs_.erase(eqn) != 0;
+	bool found = eqs_.erase(eqn) != 0;
+	update_wanted();
+	return found;
+}
+
+void EqTable::update_wanted()
+{
+	std::array<uint64_t, 4> w{};
+	for (const auto &[n, eq] : eqs_)
+		for (size_t i = 0; i < w.size(); ++i)
+			w[i] |= eq.ctx.event_mask[i];
+	for (size_t i = 0; i < w.size(); ++i)
+		wanted_[i].store(w[i], std::memory_order_release);
+}
+
+bool EqTable::wants(uint8_t type) const
+{
+	return (wanted_[type / 64].load(std::memory_order_acquire) >> (type % 64)) & 1;
 }
 
 EqSnapshot EqTable::snap(uint8_t eqn, const Eq &eq) const
@@ -104,6 +122,7 @@ void EqTable::clear()
 	std::lock_guard<std::mutex> plk(post_mu_);
 	std::lock_guard<std::mutex> lk(mu_);
 	eqs_.clear();
+	update_wanted();
 }
 
 int EqTable::find_for_event(uint8_t type) const

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -62,6 +63,9 @@ public:
 
 	// Lowest-numbered EQ whose event mask includes `type`, or -1.
 	int find_for_event(uint8_t type) const;
+	// Whether some EQ takes `type` (find_for_event() >= 0), without the
+	// table's lock: for the data path's per-packet questions.
+	bool wants(uint8_t type) const;
 	// The EQ's creation serial number (0 if it does not exist); lets a
 	// caller notice that an EQ was destroyed and re-created.
 	uint64_t serial(uint8_t eqn) const;
@@ -96,6 +100,8 @@ private:
 	};
 	static uint64_t entry_addr(const EqContext &c, uint32_t index);
 	EqSnapshot snap(uint8_t eqn, const Eq &eq) const;
+	// mu_ held: wanted_ from every EQ's event mask.
+	void update_wanted();
 
 	GuestMemory &mem_;
 	InterruptSink &irq_;
@@ -105,6 +111,9 @@ private:
 	std::mutex post_mu_; // serialises EQE writers; never held by doorbells
 	mutable std::mutex mu_;
 	std::map<uint8_t, Eq> eqs_;
+	// The event types some EQ takes (the union of their masks): read
+	// without mu_ on the data path, which asks per packet (wants()).
+	std::array<std::atomic<uint64_t>, 4> wanted_{};
 	Counters c_;
 };
 

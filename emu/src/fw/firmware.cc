@@ -72,7 +72,7 @@ public:
 		fw_.post_event_to(static_cast<uint8_t>(eqn), eqe);
 	}
 	void async_event(const uint8_t *eqe64) override { fw_.post_event(eqe64); }
-	bool listens(uint8_t type) const override { return fw_.eqs.find_for_event(type) >= 0; }
+	bool listens(uint8_t type) const override { return fw_.eqs.wants(type); }
 
 private:
 	Firmware &fw_;
