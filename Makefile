@@ -186,7 +186,8 @@ run: toolbox emu modules
 # Benchmarks, not tests: probe time, then perftest and verbs rates on the
 # in-tree pair, ours and rdma_rxe, BENCH_ROUNDS rounds interleaved; then
 # on Ethernet ports a TCP transfer of BENCH_ETH_MIB MiB and RoCE perftest,
-# BENCH_ETH_ROUNDS rounds.
+# BENCH_ETH_ROUNDS rounds. Bandwidth tests run MLX5_BENCH_SECONDS (default
+# 3), latency tests 10 x BENCH_ITERS iterations (scripts/bench/lib.sh).
 BENCH_ITERS ?= 200
 BENCH_ROUNDS ?= 5
 BENCH_ETH_MIB ?= 16

@@ -60,19 +60,20 @@ mlx5_up()
 
 mlx5_down() { ip netns del bn0; ip netns del bn1; }
 
-# one STACK REP NAME WHAT UNIT GIDFLAG TOOL ARGS: one perftest or pingpong
-# run (perftest's own exchange over TCP: 127.0.0.1 beside mlx5's
+# one STACK REP NAME WHAT UNIT GIDFLAG KIND TOOL ARGS: one perftest or
+# pingpong run (perftest's own exchange over TCP: 127.0.0.1 beside mlx5's
 # namespaces, the veth pair for rxe, whose rxe1 lives in bench1); WHAT is
-# the result column, or "pp" for ibv_rc_pingpong's usec/iter.
+# the result column, or "pp" for ibv_rc_pingpong's usec/iter; KIND: how
+# long it runs (span in lib.sh).
 one()
 {
-	_s=$1 _r=$2 _n=$3 _w=$4 _u=$5 _g=$6
-	shift 6
+	_s=$1 _r=$2 _n=$3 _w=$4 _u=$5 _g=$6 _k=$7
+	shift 7
 	_f=$out/bench.eth.$_s.$_r.$_n
 	if [ "$_s" = rxe ]; then
-		run "ip netns exec bench1" rxe1 rxe0 10.0.0.2 "$_g $RXE_GID" "$@" -n "$N" >"$_f" 2>&1
+		run "ip netns exec bench1" rxe1 rxe0 10.0.0.2 "$_g $RXE_GID" "$@" $(span "$_k") >"$_f" 2>&1
 	else
-		run "" mlx5_0 mlx5_1 127.0.0.1 "$_g $GID" "$@" -n "$N" >"$_f" 2>&1
+		run "" mlx5_0 mlx5_1 127.0.0.1 "$_g $GID" "$@" $(span "$_k") >"$_f" 2>&1
 	fi
 	if [ "$_w" = pp ]; then
 		_v=$(awk '/usec\/iter/ { print $(NF - 1) }' "$_f" | tail -n 1)
@@ -94,9 +95,9 @@ measure()
 		v=$(tcp_rate "ip netns exec bn1" "ip netns exec bn0" 10.79.0.2 "$MIB")
 	fi
 	case $v in [0-9]*) echo "result $2 $1 tcp_socat $v MB/s" ;; *) log "$1 TCP transfer failed (rep $2)" ;; esac
-	one "$1" "$2" roce_write_bw_64k 4 MiB/s "-F -x" ib_write_bw -s 65536
-	one "$1" "$2" roce_send_lat_8 5 us "-F -x" ib_send_lat -s 8
-	one "$1" "$2" roce_rc_pingpong_4k pp us/iter -g ibv_rc_pingpong -s 4096
+	one "$1" "$2" roce_write_bw_64k 4 MiB/s "-F -x" bw ib_write_bw -s 65536
+	one "$1" "$2" roce_send_lat_8 5 us "-F -x" lat ib_send_lat -s 8
+	one "$1" "$2" roce_rc_pingpong_4k pp us/iter -g pp ibv_rc_pingpong -s 4096
 }
 
 rounds measure "mlx5_up" mlx5_down

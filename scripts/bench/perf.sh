@@ -9,7 +9,8 @@
 # the host spreads over all three instead of biasing one.
 # Prints one line per measurement, "result REP STACK NAME VALUE UNIT", and a
 # table of medians (scripts/bench/report makes the JSON and the chart).
-# Usage: perf.sh ITERATIONS REPS VERBS_RATE_BINARY
+# Usage: perf.sh ITERATIONS REPS VERBS_RATE_BINARY (how ITERATIONS counts:
+# span() in lib.sh; the control-path rates run ITERATIONS times)
 set -u
 N=${1:-300}
 REPS=${2:-1}
@@ -34,7 +35,7 @@ write_bw_8_postlist8 bw ib_write_bw -s 8 -l 8
 write_bw_8_cqmod16 bw ib_write_bw -s 8 -Q 16
 atomic_lat lat ib_atomic_lat
 send_lat_8_ud lat ib_send_lat -c UD -s 8
-send_bw_64k_events bw ib_send_bw -s 65536 -e
+send_bw_64k_events bwn ib_send_bw -s 65536 -e
 rc_pingpong_4k pp ibv_rc_pingpong -s 4096"
 
 # measure_all STACK REP: every test on STACK (intree, ours or rxe); prints
@@ -47,14 +48,14 @@ measure_all()
 		if [ "$stack" = rxe ]; then
 			gid="-x $RXE_GID"
 			[ "$tool" = ibv_rc_pingpong ] && gid="-g $RXE_GID"
-			run "ip netns exec bench1" rxe1 rxe0 10.0.0.2 "$gid" $tool $args -n "$N" >"$f" 2>&1
+			run "ip netns exec bench1" rxe1 rxe0 10.0.0.2 "$gid" $tool $args $(span "$kind") >"$f" 2>&1
 		else
 			F=-F
 			[ "$tool" = ibv_rc_pingpong ] && F=""
-			run "" mlx5_0 mlx5_1 127.0.0.1 "$F" $tool $args -n "$N" >"$f" 2>&1
+			run "" mlx5_0 mlx5_1 127.0.0.1 "$F" $tool $args $(span "$kind") >"$f" 2>&1
 		fi
 		case $kind in
-		bw) v="$(col "$f" 4) MiB/s" ;;
+		bw | bwn) v="$(col "$f" 4) MiB/s" ;;
 		lat) v="$(col "$f" 5) us" ;;
 		pp) v="$(awk '/usec\/iter/ { print $(NF - 1) }' "$f" | tail -n1) us/iter" ;;
 		esac
