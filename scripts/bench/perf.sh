@@ -60,6 +60,13 @@ measure_all()
 		pp) v="$(awk '/usec\/iter/ { print $(NF - 1) }' "$f" | tail -n1) us/iter" ;;
 		esac
 		case $v in [0-9]*) echo "result $rep $stack $name $v" ;; *) log "$stack $name failed (rep $rep)"; tail -n 3 "$f" >&2 ;; esac
+		# A sample of zero (nothing completed in the measured time) is
+		# kept, and what both ends printed goes to the log beside it.
+		case $v in 0.00\ * | 0\ *)
+			log "$stack $name read zero (rep $rep): client, then server"
+			tail -n 12 "$f" >&2
+			tail -n 12 "$out/bench.server" >&2 ;;
+		esac
 	done
 	if [ "$stack" != rxe ] && [ -x "$rate_bin" ]; then
 		"$rate_bin" mlx5_0 "$N" | awk -v r="$rep" -v s="$stack" '{ print "result", r, s, $1, $2, "/s" }'
