@@ -434,10 +434,12 @@ CM_TIMEOUT=${MLX5_CM_TIMEOUT:-240}
 
 # cm_pair NAME SERVER-CMD -- CLIENT-CMD: the server in mlx5ns1 in the
 # background, the client in mlx5ns0 once the server listens (rdma_cm
-# listeners show in no socket table, but `rdma res show cm_id` has them;
-# after 30 s the client's own retries decide). Output in
-# $out/cm_NAME.server and .client (their tails printed). Succeeds when
-# both exit 0.
+# listeners show in no socket table, but `rdma res show cm_id` has them,
+# with the owner's command name: a listener of the same program left by
+# a server killed in the case before is waited out first, else the
+# client could connect to it and be rejected; after 30 s the client's own
+# retries decide). Output in $out/cm_NAME.server and .client (their tails
+# printed). Succeeds when both exit 0.
 cm_pair()
 {
 	_name=$1
@@ -445,10 +447,14 @@ cm_pair()
 	_scmd=
 	while [ "$1" != -- ]; do _scmd="$_scmd $1"; shift; done
 	shift
+	_prog=${_scmd# }
+	_prog=${_prog%% *}
+	wait_for 10 sh -c "! { rdma res show cm_id 2>/dev/null | grep LISTEN | grep -qw -- $_prog; }" ||
+		echo "a listening cm_id of $_prog from before stayed 10 s"
 	ipoib_in 1 timeout "$CM_TIMEOUT" $_scmd >"$out/cm_$_name.server" 2>&1 &
 	_spid=$!
-	wait_for 30 sh -c "rdma res show cm_id 2>/dev/null | grep -q LISTEN" ||
-		echo "no listening cm_id seen after 30 s"
+	wait_for 30 sh -c "rdma res show cm_id 2>/dev/null | grep LISTEN | grep -qw -- $_prog" ||
+		echo "no listening cm_id of $_prog seen after 30 s"
 	ipoib_in 0 timeout "$CM_TIMEOUT" "$@" >"$out/cm_$_name.client" 2>&1
 	_crc=$?
 	[ "$_crc" -eq 0 ] || kill $_spid 2>/dev/null

@@ -162,8 +162,8 @@ t_write_bw()
 t_send_lat()
 {
 	need_tool ib_send_lat || return 1
-	cm_pair send_lat ib_send_lat -R -d mlx5_1 -n "$PERF_ITERS" -- \
-		ib_send_lat -R -d mlx5_0 -n "$PERF_ITERS" 10.77.0.2 || return 1
+	cm_pair send_lat ib_send_lat -R -d mlx5_1 -F -n "$PERF_ITERS" -- \
+		ib_send_lat -R -d mlx5_0 -F -n "$PERF_ITERS" 10.77.0.2 || return 1
 	perf_result "$out/cm_send_lat.client"
 }
 
