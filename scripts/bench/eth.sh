@@ -69,6 +69,7 @@ one()
 {
 	_s=$1 _r=$2 _n=$3 _w=$4 _u=$5 _g=$6 _k=$7
 	shift 7
+	wanted "$_n" || return 0
 	_f=$out/bench.eth.$_s.$_r.$_n
 	if [ "$_s" = rxe ]; then
 		run "ip netns exec bench1" rxe1 rxe0 10.0.0.2 "$_g $RXE_GID" "$@" $(span "$_k") >"$_f" 2>&1
@@ -89,12 +90,14 @@ one()
 # measure STACK REP: every figure of one stack.
 measure()
 {
-	if [ "$1" = rxe ]; then
-		v=$(tcp_rate "ip netns exec bench1" "" 10.0.0.2 "$MIB")
-	else
-		v=$(tcp_rate "ip netns exec bn1" "ip netns exec bn0" 10.79.0.2 "$MIB")
+	if wanted tcp_socat; then
+		if [ "$1" = rxe ]; then
+			v=$(tcp_rate "ip netns exec bench1" "" 10.0.0.2 "$MIB")
+		else
+			v=$(tcp_rate "ip netns exec bn1" "ip netns exec bn0" 10.79.0.2 "$MIB")
+		fi
+		case $v in [0-9]*) echo "result $2 $1 tcp_socat $v MB/s" ;; *) log "$1 TCP transfer failed (rep $2)" ;; esac
 	fi
-	case $v in [0-9]*) echo "result $2 $1 tcp_socat $v MB/s" ;; *) log "$1 TCP transfer failed (rep $2)" ;; esac
 	one "$1" "$2" roce_write_bw_64k 4 MiB/s "-F -x" bw ib_write_bw -s 65536
 	one "$1" "$2" roce_send_lat_8 5 us "-F -x" lat ib_send_lat -s 8
 	one "$1" "$2" roce_rc_pingpong_4k pp us/iter -g pp ibv_rc_pingpong -s 4096

@@ -23,6 +23,13 @@ span()
 
 log() { echo "bench: $*" >&2; }
 
+# wanted NAME: whether the figure NAME is to be measured (MLX5_BENCH_ONLY,
+# an extended regular expression; unset: all).
+wanted() { [ -z "${MLX5_BENCH_ONLY:-}" ] || echo "$1" | grep -Eq -- "$MLX5_BENCH_ONLY"; }
+
+# stack_on STACK: whether STACK (intree, ours, rxe) is in MLX5_BENCH_STACKS.
+stack_on() { case " ${MLX5_BENCH_STACKS:-intree ours rxe} " in *" $1 "*) return 0 ;; esac; return 1; }
+
 # run NETNS-PREFIX SERVER-DEV CLIENT-DEV ADDR EXTRA -- TOOL ARGS: the
 # client's output on stdout.
 run()
@@ -97,11 +104,38 @@ tcp_rate()
 	awk -v m="$4" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f\n", m * 1.048576 / (b - a) }'
 }
 
-# rounds MEASURE UP DOWN: REPS rounds, each the in-tree pair, ours, then
-# rdma_rxe (interleaved, so drift hits all three alike); MEASURE STACK REP
-# prints result lines (kept in $out/bench.results), UP brings a loaded
-# mlx5 pair's devices up, DOWN takes them down before the unload. Ends
-# with the report's table.
+# one_stack STACK: one round's figures of STACK (intree, ours or rxe):
+# loads the pair, MEASURE STACK REP, unloads it.
+one_stack()
+{
+	case $1 in
+	intree)
+		log "round $rep of $REPS: in-tree mlx5_core + mlx5_ib"
+		modprobe mlx5_ib && $up || { log "in-tree driver did not come up"; exit 1; }
+		$measure intree "$rep" | tee -a "$res"
+		$down
+		modprobe -r mlx5_ib mlx5_core ;;
+	ours)
+		log "round $rep of $REPS: our mlx5_core + mlx5_ib"
+		insmod "$top/core/mlx5_core.ko" && insmod "$top/ib/mlx5_ib.ko" && $up ||
+			{ log "our driver did not come up"; exit 1; }
+		$measure ours "$rep" | tee -a "$res"
+		$down
+		rmmod mlx5_ib mlx5_core ;;
+	rxe)
+		[ "$have_rxe" = 1 ] || return 0
+		log "round $rep of $REPS: rdma_rxe"
+		$measure rxe "$rep" | tee -a "$res" ;;
+	esac
+}
+
+# rounds MEASURE UP DOWN: REPS rounds of the three stacks (those of
+# MLX5_BENCH_STACKS), in-tree, ours, rdma_rxe in odd rounds and the
+# reverse in even ones (A B C C B A ...: a drift of the host's speed
+# over the run hits all three alike); MEASURE STACK REP prints result
+# lines (kept in $out/bench.results), UP brings a loaded mlx5 pair's
+# devices up, DOWN takes them down before the unload. Ends with the
+# report's table.
 rounds()
 {
 	measure=$1 up=$2 down=$3
@@ -112,21 +146,11 @@ rounds()
 	: >"$res"
 	rep=1
 	while [ "$rep" -le "$REPS" ]; do
-		log "round $rep of $REPS: in-tree mlx5_core + mlx5_ib"
-		modprobe mlx5_ib && $up || { log "in-tree driver did not come up"; exit 1; }
-		$measure intree "$rep" | tee -a "$res"
-		$down
-		modprobe -r mlx5_ib mlx5_core
-		log "round $rep of $REPS: our mlx5_core + mlx5_ib"
-		insmod "$top/core/mlx5_core.ko" && insmod "$top/ib/mlx5_ib.ko" && $up ||
-			{ log "our driver did not come up"; exit 1; }
-		$measure ours "$rep" | tee -a "$res"
-		$down
-		rmmod mlx5_ib mlx5_core
-		if [ "$have_rxe" = 1 ]; then
-			log "round $rep of $REPS: rdma_rxe"
-			$measure rxe "$rep" | tee -a "$res"
-		fi
+		order="intree ours rxe"
+		[ $((rep % 2)) = 1 ] || order="rxe ours intree"
+		for st in $order; do
+			stack_on "$st" && one_stack "$st"
+		done
 		rep=$((rep + 1))
 	done
 	sh "$top/scripts/bench/report" table "$res"

@@ -44,6 +44,7 @@ measure_all()
 {
 	stack=$1 rep=$2
 	echo "$TESTS" | while read -r name kind tool args; do
+		wanted "$name" || continue
 		f=$out/bench.$name.$stack.$rep
 		if [ "$stack" = rxe ]; then
 			gid="-x $RXE_GID"
@@ -69,7 +70,11 @@ measure_all()
 		esac
 	done
 	if [ "$stack" != rxe ] && [ -x "$rate_bin" ]; then
-		"$rate_bin" mlx5_0 "$N" | awk -v r="$rep" -v s="$stack" '{ print "result", r, s, $1, $2, "/s" }'
+		"$rate_bin" mlx5_0 "$N" | awk -v r="$rep" -v s="$stack" '{ print "result", r, s, $1, $2, "/s" }' |
+			while read -r line; do
+				set -- $line
+				! wanted "$4" || echo "$line"
+			done
 	fi
 }
 
