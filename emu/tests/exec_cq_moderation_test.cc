@@ -32,7 +32,14 @@ struct ModSetup : RcPair {
 		auto lk = a.dp().lock();
 		return a.dp().counters().comp_events;
 	}
-	uint64_t timers_fired() { return a.h.fw().fabric().engine().counters().timers_fired; }
+	// The CQ moderation timers that fired (the engine's count would take
+	// in the RC retransmission timer too, which stays pending a period
+	// after the queue drains).
+	uint64_t timers_fired()
+	{
+		auto lk = a.dp().lock();
+		return a.dp().counters().moderation_timeouts;
+	}
 	// When the device posted a's CQ's last event (engine clock, us): what
 	// the period counts from, unlike this thread's view of it, which a
 	// loaded host delays.

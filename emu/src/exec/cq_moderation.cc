@@ -52,6 +52,7 @@ void DataPath::moderation_timeout(uint32_t cqn, uint64_t id)
 	if (!cq || cq->moderation_timer() != id)
 		return;
 	cq->moderation_timer() = 0;
+	++c_.moderation_timeouts;
 	if (cq->moderation_expired())
 		comp_event(*cq);
 }

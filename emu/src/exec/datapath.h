@@ -207,6 +207,7 @@ public:
 		uint64_t bad_doorbells = 0, no_qp_packets = 0, dropped_packets = 0;
 		uint64_t rd_limit_naks = 0, acks_merged = 0;
 		uint64_t cqes = 0, cqe_drops = 0, comp_events = 0, async_events = 0, cq_overruns = 0;
+		uint64_t moderation_timeouts = 0; // CQ moderation periods that ended in their timer
 		// Multicast: packets received (from the fabric or looped back),
 		// copies delivered to attached QPs, packets without a GRH or
 		// without a group here, copies the loopback rules kept back.
@@ -318,10 +319,13 @@ private:
 	uint16_t rq_producer(const Qp &qp);
 	void flush_rq(Qp &qp);
 
-	// datapath.cc: the shared part of sq_doorbell and cq_doorbell.
-	template <class Run>
+	// datapath.cc: the shared part of sq_doorbell and cq_doorbell, and
+	// what their engine tasks run (object number, doorbell words).
+	template <void (DataPath::*Run)(uint32_t, uint32_t, uint32_t)>
 	void ring_doorbell(DoorbellOwners::Kind k, uint32_t num, uint32_t uar, uint32_t dw0, uint32_t dw1,
-			   std::atomic<uint64_t> &rung, std::atomic<uint64_t> &dropped, Run run);
+			   std::atomic<uint64_t> &rung, std::atomic<uint64_t> &dropped);
+	void sq_doorbell_task(uint32_t qpn, uint32_t dw0, uint32_t dw1);
+	void cq_doorbell_task(uint32_t cqn, uint32_t dw0, uint32_t dw1);
 
 	// Queue run(qp) as one engine task: flag(qp) says one is queued, so
 	// repeated kicks fold into it; the task finds the QP again by number

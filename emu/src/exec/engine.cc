@@ -6,7 +6,14 @@
 
 namespace mlx5emu {
 
-Engine::Engine() : thread_([this] { run(); }) {}
+Engine::Engine()
+{
+	// Room for the tasks of a busy moment, so that queueing rarely
+	// grows the vector (run() swaps it with its batch, which gets the
+	// same room).
+	tasks_.reserve(kTaskRoom);
+	thread_ = std::thread([this] { run(); });
+}
 
 Engine::~Engine()
 {
@@ -93,7 +100,8 @@ std::chrono::nanoseconds Engine::cpu_time() const
 void Engine::run()
 {
 	std::unique_lock<std::mutex> lk(q_mu_);
-	std::deque<Task> batch;
+	std::vector<Task> batch;
+	batch.reserve(kTaskRoom);
 	for (;;) {
 		if (stop_)
 			return;
@@ -108,9 +116,14 @@ void Engine::run()
 			lk.unlock();
 			{
 				std::lock_guard<std::mutex> st(state_mu_);
-				for (; !batch.empty(); batch.pop_front())
-					batch.front()();
+				// Each task is released once it has run,
+				// as it would be popped from a queue.
+				for (Task &task : batch) {
+					task();
+					task = nullptr;
+				}
 			}
+			batch.clear();
 			lk.lock();
 			busy_ = false;
 			continue;

@@ -12,12 +12,12 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <map>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
+#include <vector>
 
 namespace mlx5emu {
 
@@ -62,10 +62,14 @@ public:
 private:
 	void run();
 
+	static constexpr size_t kTaskRoom = 256;
+
 	mutable std::mutex q_mu_;
 	mutable std::condition_variable cv_;
 	mutable std::condition_variable idle_cv_;
-	std::deque<Task> tasks_;
+	// Queued tasks; run() swaps it with its batch: both vectors keep
+	// their capacity, so queueing allocates nothing once warm.
+	std::vector<Task> tasks_;
 	std::multimap<Clock::time_point, uint64_t> timer_order_;
 	std::unordered_map<uint64_t, std::pair<Clock::time_point, Task>> timers_;
 	uint64_t next_timer_ = 1;

@@ -19,6 +19,10 @@ namespace {
 
 // Data segments of a receive WQE: stops at the terminating lkey, skips
 // zero-length entries.
+// The largest receive WQE: CREATE_QP / CREATE_SRQ refuse a stride above
+// HCA cap max_wqe_sz_rq (512, fw/caps.cc). Read onto the stack.
+constexpr size_t kMaxRecvWqe = 512;
+
 void parse_sgl(const uint8_t *p, size_t len, RecvWqe *r)
 {
 	r->sgl.clear();
@@ -58,17 +62,18 @@ bool DataPath::take_recv_wqe(Qp &qp, RecvWqe *out)
 		uint16_t avail = static_cast<uint16_t>(posted - srq->consumed);
 		if (!avail || avail > s.nwqes())
 			return false;
-		std::vector<uint8_t> wqe(s.stride());
+		uint8_t wqe[kMaxRecvWqe];
 		uint16_t index = static_cast<uint16_t>(srq->head & (s.nwqes() - 1));
-		if (!s.buf.read(mem_, static_cast<uint64_t>(index) * s.stride(), wqe.data(), wqe.size()))
+		if (s.stride() > sizeof(wqe) ||
+		    !s.buf.read(mem_, static_cast<uint64_t>(index) * s.stride(), wqe, s.stride()))
 			return false;
 		size_t first = w::kSrqNextSize + (s.wq_signature ? w::kDataSize : 0);
-		parse_sgl(wqe.data() + first, wqe.size() - first, out);
+		parse_sgl(wqe + first, s.stride() - first, out);
 		out->counter = index;
 		out->from_srq = true;
 		out->srqn = srq->number;
 		out->valid = true;
-		srq->head = bits::load_be16(wqe.data() + w::kSrqNextIndex);
+		srq->head = bits::load_be16(wqe + w::kSrqNextIndex);
 		++srq->consumed;
 		++srq->taken;
 		if (srq->limit_armed && static_cast<uint16_t>(avail - 1) < s.lwm) {
@@ -87,12 +92,13 @@ bool DataPath::take_recv_wqe(Qp &qp, RecvWqe *out)
 	uint16_t avail = static_cast<uint16_t>(rq_producer(qp) - qp.resp.rq_ci);
 	if (!avail || avail > qp.cfg.rq_wqes())
 		return false;
-	std::vector<uint8_t> wqe(qp.cfg.rq_stride());
+	uint8_t wqe[kMaxRecvWqe];
 	uint32_t index = qp.resp.rq_ci & (qp.cfg.rq_wqes() - 1);
-	if (!qp.cfg.buf.read(mem_, static_cast<uint64_t>(index) * qp.cfg.rq_stride(), wqe.data(), wqe.size()))
+	if (qp.cfg.rq_stride() > sizeof(wqe) ||
+	    !qp.cfg.buf.read(mem_, static_cast<uint64_t>(index) * qp.cfg.rq_stride(), wqe, qp.cfg.rq_stride()))
 		return false;
 	size_t first = qp.cfg.wq_signature ? w::kDataSize : 0;
-	parse_sgl(wqe.data() + first, wqe.size() - first, out);
+	parse_sgl(wqe + first, qp.cfg.rq_stride() - first, out);
 	out->counter = qp.resp.rq_ci;
 	out->from_srq = false;
 	out->valid = true;

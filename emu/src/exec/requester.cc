@@ -60,7 +60,6 @@ uint32_t packets_for(uint64_t len, uint32_t mtu) { return len ? static_cast<uint
 
 void DataPath::rc_take_wqes(Qp &qp)
 {
-	SendWr wr;
 	UdAddress av;
 	uint8_t syndrome;
 	// A WQE stays in the SQ until it completes: never take one beyond a
@@ -70,7 +69,12 @@ void DataPath::rc_take_wqes(Qp &qp)
 		const Requester &r = qp.req;
 		return r.wrs.empty() || static_cast<uint16_t>(r.sq_ci - r.wrs.front().index) < qp.cfg.sq_wqebbs();
 	};
-	while (room() && take_send_wqe(qp, &wr, &av, &syndrome)) {
+	while (qp.req.sq_ci != qp.req.sq_pi && room()) {
+		// Taken straight into the queue's next slot, whose lists keep
+		// the allocations of the WQE that used it before.
+		SendWr &wr = qp.req.wrs.next();
+		if (!take_send_wqe(qp, &wr, &av, &syndrome))
+			break;
 		wr.error = syndrome;
 		if (wr.opcode == w::OP_NOP) {
 			wr.npsn = 0;
@@ -78,7 +82,7 @@ void DataPath::rc_take_wqes(Qp &qp)
 		} else if (wr.opcode == w::OP_UMR) {
 			wr.npsn = 0;
 		}
-		qp.req.wrs.push_back(std::move(wr));
+		qp.req.wrs.push();
 	}
 	rc_transmit(qp);
 	rc_complete(qp);
@@ -318,9 +322,18 @@ void DataPath::rc_arm_timer(Qp &qp)
 			break;
 		}
 	}
-	if (!waiting || r.rnr_wait || qp.state != prm::qp_state::RTS) {
-		// Nothing to wait for: no engine timer stays behind either.
+	if (r.rnr_wait || qp.state != prm::qp_state::RTS) {
+		// No engine timer stays behind.
 		rc_timer_stop(qp);
+		return;
+	}
+	if (!waiting) {
+		// Idle: the deadline goes, the engine timer stays (when it
+		// fires it finds no deadline and ends), and the next request
+		// of this period moves the deadline instead of starting one:
+		// a stream that drains its queue now and then does not set
+		// up (and allocate) a timer each time.
+		r.timer_due = {};
 		return;
 	}
 	uint64_t us = ack_timeout_usec(qp.cfg.path.ack_timeout);

@@ -308,14 +308,12 @@ void DataPath::rc_read_request(Qp &qp, const Packet &p, bool duplicate)
 	if (duplicate) {
 		// The requester goes back to this PSN: the READs still being
 		// answered from here on start over with this request.
-		for (auto it = r.responses.begin(); it != r.responses.end();) {
-			if (it->is_read && psn_diff(psn_add(it->read.first_psn, it->read.npkt - 1), p.psn) >= 0) {
-				--r.rd_queued;
-				it = r.responses.erase(it);
-			} else {
-				++it;
-			}
-		}
+		r.responses.erase_if([&](const Response &x) {
+			if (!x.is_read || psn_diff(psn_add(x.read.first_psn, x.read.npkt - 1), p.psn) < 0)
+				return false;
+			--r.rd_queued;
+			return true;
+		});
 	}
 	ReadJob j;
 	j.first_psn = p.psn;

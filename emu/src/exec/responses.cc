@@ -46,7 +46,8 @@ void DataPath::respond(Qp &qp, Packet p, bool rd_slot)
 	x.rd_slot = rd_slot;
 	x.pkt = std::move(p);
 	r.rd_queued += rd_slot;
-	r.responses.push_back(std::move(x));
+	r.responses.next() = std::move(x);
+	r.responses.push();
 }
 
 bool DataPath::respond_read(Qp &qp, const ReadJob &job)
@@ -58,7 +59,8 @@ bool DataPath::respond_read(Qp &qp, const ReadJob &job)
 	x.is_read = x.rd_slot = true;
 	x.read = job;
 	++r.rd_queued;
-	r.responses.push_back(std::move(x));
+	r.responses.next() = std::move(x);
+	r.responses.push();
 	if (!r.resp_kick)
 		responses_pump(qp);
 	return true;

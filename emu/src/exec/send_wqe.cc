@@ -30,7 +30,7 @@ bool DataPath::take_send_wqe(Qp &qp, SendWr *wr, UdAddress *av, uint8_t *syndrom
 	auto bb = [&](uint32_t i) { return base + static_cast<uint64_t>(i & (nbbs - 1)) * w::kBasicBlock; };
 	uint8_t buf[w::kMaxWqebbs * w::kBasicBlock];
 
-	*wr = SendWr{};
+	wr->reset();
 	wr->index = qp.req.sq_ci;
 	++qp.ctr.sq_wqes;
 	if (!qp.cfg.buf.read(mem_, bb(qp.req.sq_ci), buf, w::kBasicBlock)) {

@@ -15,6 +15,7 @@
 
 #include "fabric/packet.h"
 #include "queues/page_list.h"
+#include "queues/slot_ring.h"
 
 namespace mlx5emu {
 
@@ -138,12 +139,27 @@ struct SendWr {
 	uint64_t read_done = 0;   // READ: response bytes placed
 	bool done = false;        // response or acknowledgement complete
 	int error = 0;            // CQE syndrome if it failed
+
+	// Back to a default SendWr, keeping the lists' allocations (a slot
+	// of Requester::wrs reused).
+	void reset()
+	{
+		std::vector<Sge> s = std::move(sgl);
+		std::vector<uint8_t> d = std::move(inline_data), u = std::move(umr);
+		*this = SendWr{};
+		s.clear();
+		d.clear();
+		u.clear();
+		sgl = std::move(s);
+		inline_data = std::move(d);
+		umr = std::move(u);
+	}
 };
 
 struct Requester {
 	uint16_t sq_pi = 0; // producer (WQEBBs) from doorbells
 	uint16_t sq_ci = 0; // next WQEBB to take
-	std::deque<SendWr> wrs; // taken, not completed, in order
+	SlotRing<SendWr> wrs; // taken, not completed, in order
 	uint32_t next_psn = 0;
 	uint32_t una = 0;       // oldest PSN not yet acknowledged
 	bool tx_kick = false;   // UC: a task to send the next burst is queued
@@ -217,7 +233,7 @@ struct Responder {
 	uint32_t xrc_srqn = 0;
 	// Responses not sent yet (only while a READ is being answered):
 	// at most 2^log_rra_max READs/atomics, ACKs merged.
-	std::deque<Response> responses;
+	SlotRing<Response> responses;
 	unsigned rd_queued = 0;
 	bool resp_kick = false; // a task to send the next burst is queued
 	// ODP (exec/odp.cc): the one page fault this responder raised and
