@@ -72,9 +72,9 @@ one()
 	wanted "$_n" || return 0
 	_f=$out/bench.eth.$_s.$_r.$_n
 	if [ "$_s" = rxe ]; then
-		run "ip netns exec bench1" rxe1 rxe0 10.0.0.2 "$_g $RXE_GID" "$@" $(span "$_k") >"$_f" 2>&1
+		run "ip netns exec bench1" rxe1 rxe0 10.0.0.2 "$_g $RXE_GID" "$@" $(span "$_k" "$_s") >"$_f" 2>&1
 	else
-		run "" mlx5_0 mlx5_1 127.0.0.1 "$_g $GID" "$@" $(span "$_k") >"$_f" 2>&1
+		run "" mlx5_0 mlx5_1 127.0.0.1 "$_g $GID" "$@" $(span "$_k" "$_s") >"$_f" 2>&1
 	fi
 	if [ "$_w" = pp ]; then
 		_v=$(awk '/usec\/iter/ { print $(NF - 1) }' "$_f" | tail -n 1)

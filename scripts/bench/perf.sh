@@ -49,11 +49,11 @@ measure_all()
 		if [ "$stack" = rxe ]; then
 			gid="-x $RXE_GID"
 			[ "$tool" = ibv_rc_pingpong ] && gid="-g $RXE_GID"
-			run "ip netns exec bench1" rxe1 rxe0 10.0.0.2 "$gid" $tool $args $(span "$kind") >"$f" 2>&1
+			run "ip netns exec bench1" rxe1 rxe0 10.0.0.2 "$gid" $tool $args $(span "$kind" "$stack") >"$f" 2>&1
 		else
 			F=-F
 			[ "$tool" = ibv_rc_pingpong ] && F=""
-			run "" mlx5_0 mlx5_1 127.0.0.1 "$F" $tool $args $(span "$kind") >"$f" 2>&1
+			run "" mlx5_0 mlx5_1 127.0.0.1 "$F" $tool $args $(span "$kind" "$stack") >"$f" 2>&1
 		fi
 		case $kind in
 		bw | bwn) v="$(col "$f" 4) MiB/s" ;;

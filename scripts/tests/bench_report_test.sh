@@ -5,8 +5,9 @@
 # where ours was ahead, in the right direction for latencies, rounds that
 # lack a sample left out of the pairing, valid JSON with every sample's
 # round), scripts/bench/readme writing README's table between its markers
-# and nothing else, and the rounds' order (lib.sh: odd rounds in-tree,
-# ours, rxe, even rounds reversed; MLX5_BENCH_STACKS and MLX5_BENCH_ONLY).
+# and nothing else, the rounds' order (lib.sh: odd rounds in-tree, ours,
+# rxe, even rounds reversed; MLX5_BENCH_STACKS and MLX5_BENCH_ONLY) and
+# each kind's span.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$(mktemp -d)}
@@ -20,7 +21,7 @@ expect() {
 }
 
 echo "TAP version 13"
-echo "1..10"
+echo "1..11"
 
 res=$out/results.log
 cat >"$res" <<'EOF2'
@@ -99,6 +100,15 @@ got=$(
 )
 expect "MLX5_BENCH_ONLY: every figure when unset, the matching ones when set" \
 	"write_bw_64k write_bw_64k_8qp atomic_bw write_bw_64k_8qp atomic_bw " "$got"
+
+got=$(
+	. "$here/bench/lib.sh"
+	N=200
+	unset MLX5_BENCH_SECONDS
+	echo "$(span bw ours)|$(span lat ours)|$(span pp rxe)|$(span bwn ours)|$(span bwn rxe)"
+)
+expect "span: bandwidth by duration, latency 10 x N, pingpong 5 x N, events 25 x N (N on rxe)" \
+	"-D 3 -f 1|-n 2000|-n 1000|-n 5000|-n 200" "$got"
 
 echo "# $((n - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]
