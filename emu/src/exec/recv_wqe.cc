@@ -17,12 +17,12 @@ namespace w = prm::wqe;
 
 namespace {
 
-// Data segments of a receive WQE: stops at the terminating lkey, skips
-// zero-length entries.
 // The largest receive WQE: CREATE_QP / CREATE_SRQ refuse a stride above
 // HCA cap max_wqe_sz_rq (512, fw/caps.cc). Read onto the stack.
 constexpr size_t kMaxRecvWqe = 512;
 
+// Data segments of a receive WQE: stops at the terminating lkey, skips
+// zero-length entries.
 void parse_sgl(const uint8_t *p, size_t len, RecvWqe *r)
 {
 	r->sgl.clear();
