@@ -9,11 +9,7 @@
 # rxe, even rounds reversed; MLX5_BENCH_STACKS and MLX5_BENCH_ONLY) and
 # each kind's span.
 set -uo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
-out=${1:-$(mktemp -d)}
-mkdir -p "$out"
-n=0 fails=0
-report() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; fails=$((fails + 1)); fi; }
+. "$(dirname "$0")/lib.sh"
 # expect NAME WANT GOT
 expect() {
 	[ "$2" = "$3" ] || echo "# $1: expected '$2', got '$3'"

@@ -8,11 +8,7 @@
 # (indented or "# "-prefixed) results do not count; a CTest log (`--count-ctest`)
 # counts each test, and fails as a whole without its summary line.
 set -uo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
-out=${1:-$(mktemp -d)}
-mkdir -p "$out"
-n=0 fails=0
-report() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; fails=$((fails + 1)); fi; }
+. "$(dirname "$0")/lib.sh"
 
 # judge NAME EXPECTED-SUMMARY STAGE PROGRAMS: the log on stdin, judged as
 # STAGE with PROGRAMS expected, must end with EXPECTED-SUMMARY.

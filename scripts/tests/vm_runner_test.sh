@@ -7,11 +7,7 @@
 # no QEMU or emulator process behind; when QEMU dies first the runner names
 # QEMU, and leaves nothing behind either.
 set -uo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
-out=${1:-$(mktemp -d)}
-mkdir -p "$out"
-n=0 fails=0
-report() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; fails=$((fails + 1)); fi; }
+. "$(dirname "$0")/lib.sh"
 wait_file_grep() { # SECONDS FILE PATTERN PID: poll while PID lives
 	local t=$(($1 * 10))
 	while [ $t -gt 0 ] && kill -0 "$4" 2>/dev/null; do
