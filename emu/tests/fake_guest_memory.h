@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <shared_mutex>
 #include <vector>
@@ -53,6 +54,8 @@ public:
 			std::memcpy(&mem_[iova - base_], src, len);
 			return true;
 		}
+		if (before_write_)
+			before_write_(iova, len);
 		std::unique_lock<std::shared_mutex> lk(mu_);
 		if (!mapped(iova, len))
 			return false;
@@ -126,6 +129,11 @@ public:
 	// writes body first (peek). Tests keep writes exclusive, so a test
 	// reading a structure while the device writes it never sees half.
 	void share_writes(bool on) { shared_writes_ = on; }
+	// Called on the writer's thread just before each write() lands (not
+	// under the lock): lets a test see what else the device has done by the
+	// instant one of its writes becomes visible. Set it before the device
+	// runs and leave it for the memory's lifetime; not with share_writes().
+	void before_write(std::function<void(uint64_t iova, size_t len)> fn) { before_write_ = std::move(fn); }
 	// copy_from calls that read another memory straight into this one.
 	uint64_t copies_from() const { return copies_from_.load(); }
 
@@ -183,6 +191,7 @@ private:
 	// the device's lock and counters do not share (else each DMA would
 	// take it from the poller's core and back, a cost of the double).
 	alignas(64) bool shared_writes_ = false;
+	std::function<void(uint64_t, size_t)> before_write_;
 	uint64_t base_;
 	size_t size_;
 	uint8_t *mem_;

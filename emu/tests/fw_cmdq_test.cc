@@ -184,6 +184,33 @@ TEST(FwCmdq, TraceRecordsEachCommand)
 	EXPECT_NE(CommandTrace::format(t[0]).find("ENABLE_HCA"), std::string::npos);
 }
 
+// A command is in the trace and the opcode statistics by the time its
+// entry is back with software: a control-channel client reads them right
+// after its command completes (a CI run under ASan once read them first).
+// Checked just before the device's write of the entry's ownership byte.
+TEST(FwCmdq, CommandIsRecordedWhenItsEntryReturns)
+{
+	std::atomic<uint64_t> status_own{0};
+	std::atomic<int> in_trace{-1};
+	std::atomic<uint64_t> counted{0};
+	FwHarness h;
+	h.mem.before_write([&](uint64_t iova, size_t len) {
+		if (iova != status_own.load() || len != 1)
+			return;
+		auto t = h.fw().trace_entries();
+		in_trace = !t.empty() && t.back().opcode == 0x7ff;
+		counted = h.fw().opstats.snapshot()[0x7ff].total;
+	});
+	h.enable();
+	auto p = h.prepare(0, Msg(0x7ff, 0, 16).b, 16);
+	status_own = p.entry + FwHarness::kEntStatusOwn;
+	h.ring(1);
+	ASSERT_TRUE(h.wait(p));
+	EXPECT_EQ(in_trace.load(), 1) << "the entry returned before the trace held the command";
+	EXPECT_EQ(counted.load(), 1u) << "the entry returned before the command was counted";
+	EXPECT_EQ(h.collect(p).status, 0x02);
+}
+
 TEST(FwCmdq, TraceTimesEachCommandFromTheLastClear)
 {
 	FwHarness h;

@@ -294,10 +294,10 @@ void CommandEngine::complete(const Completion &c)
 		}
 	}
 	uint8_t delivery = ok ? c.delivery : static_cast<uint8_t>(prm::delivery::FW_INTERNAL_ERR);
-	uint8_t status_own = static_cast<uint8_t>(delivery << 1); // owner bit 0: software
-	std::atomic_thread_fence(std::memory_order_release);
-	fw_.mem.write(c.entry + ce::kStatusOwn, &status_own, 1);
 
+	// Record the command before handing the entry back: whoever sees it
+	// completed (the driver, or a test through the control channel) then
+	// finds it in the trace and in the opcode statistics.
 	TraceEntry t;
 	t.slot = c.slot;
 	t.opcode = c.opcode;
@@ -311,18 +311,34 @@ void CommandEngine::complete(const Completion &c)
 	t.usec = static_cast<uint64_t>(
 		std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - c.rung).count());
 	t.rung = c.rung;
+	uint32_t eqe_delay_ms = 0;
 	if (c.cmd_eqn >= 0 && fw_.eqs.serial(static_cast<uint8_t>(c.cmd_eqn)) == c.cmd_eq_serial)
-		t.eqe = post_cmd_eqe(c);
+		t.eqe = plan_cmd_eqe(c, &eqe_delay_ms);
 	fw_.trace.add(t);
 	fw_.opstats.record(c.opcode, delivery != 0 || c.status != 0);
+
+	uint8_t status_own = static_cast<uint8_t>(delivery << 1); // owner bit 0: software
+	std::atomic_thread_fence(std::memory_order_release);
+	fw_.mem.write(c.entry + ce::kStatusOwn, &status_own, 1);
+
+	if (t.eqe == TraceEntry::Eqe::Posted || t.eqe == TraceEntry::Eqe::Delayed)
+		post_cmd_eqe(c, eqe_delay_ms);
 }
 
-// The completion EQE of a command, unless fault injection loses it or holds
-// it back; a held one is posted only if its EQ is still the same one then.
-TraceEntry::Eqe CommandEngine::post_cmd_eqe(const Completion &c)
+// What becomes of a command's completion EQE: fault injection may lose it or
+// hold it back (*delay_ms).
+TraceEntry::Eqe CommandEngine::plan_cmd_eqe(const Completion &c, uint32_t *delay_ms)
 {
 	if (fw_.faults.take_cmd_eqe_drop(c.opcode))
 		return TraceEntry::Eqe::Dropped;
+	*delay_ms = fw_.faults.cmd_eqe_delay_ms(c.opcode);
+	return *delay_ms ? TraceEntry::Eqe::Delayed : TraceEntry::Eqe::Posted;
+}
+
+// Posts the completion EQE after the status is visible, now or delay_ms
+// later; a held one is posted only if its EQ is still the same one then.
+void CommandEngine::post_cmd_eqe(const Completion &c, uint32_t delay_ms)
+{
 	auto eqn = static_cast<uint8_t>(c.cmd_eqn);
 	uint64_t serial = c.cmd_eq_serial;
 	unsigned slot = c.slot;
@@ -334,12 +350,10 @@ TraceEntry::Eqe CommandEngine::post_cmd_eqe(const Completion &c)
 		bits::store_be32(eqe + prm::eqe::kData, 1u << slot);
 		fw_.post_event_to(eqn, eqe);
 	};
-	if (uint32_t ms = fw_.faults.cmd_eqe_delay_ms(c.opcode)) {
-		schedule(Clock::now() + std::chrono::milliseconds(ms), post);
-		return TraceEntry::Eqe::Delayed;
-	}
-	post();
-	return TraceEntry::Eqe::Posted;
+	if (delay_ms)
+		schedule(Clock::now() + std::chrono::milliseconds(delay_ms), post);
+	else
+		post();
 }
 
 } // namespace mlx5emu

@@ -84,7 +84,8 @@ private:
 	uint8_t read_input(const uint8_t *entry, uint32_t inlen, std::vector<uint8_t> *in);
 	uint8_t check_output(const uint8_t *entry, uint32_t outlen, std::vector<uint64_t> *blocks);
 	void complete(const Completion &c);
-	TraceEntry::Eqe post_cmd_eqe(const Completion &c);
+	TraceEntry::Eqe plan_cmd_eqe(const Completion &c, uint32_t *delay_ms);
+	void post_cmd_eqe(const Completion &c, uint32_t delay_ms);
 
 	Firmware &fw_;
 	mutable std::mutex mu_;
