@@ -106,9 +106,9 @@ TEST(Engine, TimersRunInOrderAndCanBeCancelled)
 	std::vector<int> order;
 	std::mutex m;
 	auto now = Engine::Clock::now();
-	e.post_at(now + 20ms, [&] { std::lock_guard<std::mutex> g(m); order.push_back(2); });
-	uint64_t id = e.post_at(now + 10ms, [&] { std::lock_guard<std::mutex> g(m); order.push_back(99); });
-	e.post_at(now + 5ms, [&] { std::lock_guard<std::mutex> g(m); order.push_back(1); });
+	e.post_at(now + 20ms, [&](uint64_t) { std::lock_guard<std::mutex> g(m); order.push_back(2); });
+	uint64_t id = e.post_at(now + 10ms, [&](uint64_t) { std::lock_guard<std::mutex> g(m); order.push_back(99); });
+	e.post_at(now + 5ms, [&](uint64_t) { std::lock_guard<std::mutex> g(m); order.push_back(1); });
 	e.cancel(id);
 	auto end = std::chrono::steady_clock::now() + 2s;
 	for (;;) {
@@ -133,7 +133,7 @@ TEST(Engine, CancellingTheTimerItSleepsForIsSafe)
 	Engine e;
 	std::atomic<int> ran{0};
 	for (int i = 0; i < 50; ++i) {
-		uint64_t id = e.post_at(Engine::Clock::now() + 1s, [] {});
+		uint64_t id = e.post_at(Engine::Clock::now() + 1s, [](uint64_t) {});
 		ASSERT_TRUE(e.wait_idle(1000ms));
 		e.cancel(id);
 		e.post([&] { ++ran; });

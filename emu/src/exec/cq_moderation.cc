@@ -43,7 +43,7 @@ void DataPath::moderation_start(Cq &cq)
 	// No period: only max_count CQEs fire the event.
 	if (!wait || cq.moderation_timer())
 		return;
-	cq.moderation_timer() = start_timer(wait, cq.cqn(), &DataPath::moderation_timeout);
+	cq.moderation_timer() = start_timer(wait, cq.cqn(), TimerKind::CqModeration);
 }
 
 void DataPath::moderation_timeout(uint32_t cqn, uint64_t id)

@@ -61,14 +61,11 @@ DataPath::~DataPath()
 		fabric_.detach_eth(eth_port_);
 	else
 		fabric_.detach(this);
-	std::set<uint64_t> timers;
 	{
 		auto lk = lock();
 		closing_ = true;
-		timers.swap(timers_);
 	}
-	for (uint64_t id : timers)
-		fabric_.engine().cancel(id);
+	fabric_.engine().cancel_owned(this);
 	// Let every task already queued (they may name this object) run.
 	std::mutex m;
 	std::condition_variable cv;
@@ -357,19 +354,30 @@ uint32_t DataPath::mtu(const Qp &qp) const
 // ---------------------------------------------------------------------------
 // Timers and events
 
-uint64_t DataPath::start_timer(uint64_t usec, uint32_t num, void (DataPath::*fn)(uint32_t, uint64_t))
+uint64_t DataPath::start_timer(uint64_t usec, uint32_t num, TimerKind kind)
 {
 	if (closing_)
 		return 0;
-	auto idp = std::make_shared<uint64_t>(0);
-	uint64_t id = fabric_.engine().post_at(Engine::Clock::now() + std::chrono::microseconds(usec),
-				  [this, num, fn, idp] {
-					  timers_.erase(*idp);
-					  (this->*fn)(num, *idp);
-				  });
-	*idp = id;
-	timers_.insert(id);
-	return id;
+	return fabric_.engine().post_at(Engine::Clock::now() + std::chrono::microseconds(usec),
+					[this, num, kind](uint64_t id) { timer_fired(kind, num, id); }, this);
+}
+
+void DataPath::timer_fired(TimerKind kind, uint32_t num, uint64_t id)
+{
+	switch (kind) {
+	case TimerKind::RcTimeout:
+		rc_timeout(num, id);
+		break;
+	case TimerKind::RcRnrResume:
+		rc_rnr_resume(num, id);
+		break;
+	case TimerKind::FlushPoll:
+		flush_poll(num, id);
+		break;
+	case TimerKind::CqModeration:
+		moderation_timeout(num, id);
+		break;
+	}
 }
 
 void DataPath::post_task(Engine::Task fn)
@@ -383,7 +391,6 @@ void DataPath::stop_timer(uint64_t *id)
 	if (!*id)
 		return;
 	fabric_.engine().cancel(*id);
-	timers_.erase(*id);
 	*id = 0;
 }
 

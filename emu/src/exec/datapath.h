@@ -15,7 +15,6 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -263,9 +262,14 @@ private:
 
 	// datapath.cc
 	void run_sq(Qp &qp);
-	// Runs (this->*fn)(num, timer id) on the engine after usec. Returns 0
-	// (no timer) once the destructor started.
-	uint64_t start_timer(uint64_t usec, uint32_t num, void (DataPath::*fn)(uint32_t, uint64_t));
+	// What a timer does when it fires: the handler, called with the QP or
+	// CQ number and the timer's id.
+	enum class TimerKind : uint8_t { RcTimeout, RcRnrResume, FlushPoll, CqModeration };
+	// Runs kind's handler on the engine after usec. Returns 0 (no timer)
+	// once the destructor started. Allocates nothing once the engine's
+	// timer pool is warm (the task is two words).
+	uint64_t start_timer(uint64_t usec, uint32_t num, TimerKind kind);
+	void timer_fired(TimerKind kind, uint32_t num, uint64_t id);
 	// Queues `fn` (which names this object) on the engine; dropped once
 	// the destructor started. State lock held (engine task or command).
 	void post_task(Engine::Task fn);
@@ -473,7 +477,6 @@ private:
 	bool atomic_le_ = true;
 	std::atomic<bool> unplugged_{false};
 	bool mc_local_lb_disabled_ = false;
-	std::set<uint64_t> timers_;
 	// Set by the destructor under the state lock: no timer or task naming
 	// this object is queued after it, so the destructor's cancel and wait
 	// cover every one (a task the engine already took runs before its

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "exec/engine.h"
 
+#include <algorithm>
 #include <pthread.h>
 #include <time.h>
 
@@ -12,6 +13,9 @@ Engine::Engine()
 	// grows the vector (run() swaps it with its batch, which gets the
 	// same room).
 	tasks_.reserve(kTaskRoom);
+	slots_.reserve(kTimerRoom);
+	free_slots_.reserve(kTimerRoom);
+	deadlines_.reserve(kTimerRoom);
 	thread_ = std::thread([this] { run(); });
 }
 
@@ -34,34 +38,79 @@ void Engine::post(Task fn)
 	cv_.notify_one();
 }
 
-uint64_t Engine::post_at(Clock::time_point when, Task fn)
+uint64_t Engine::post_at(Clock::time_point when, TimerTask fn, const void *owner)
 {
 	uint64_t id;
 	{
 		std::lock_guard<std::mutex> lk(q_mu_);
-		id = next_timer_++;
-		timers_.emplace(id, std::make_pair(when, std::move(fn)));
-		timer_order_.emplace(when, id);
+		uint32_t slot;
+		if (!free_slots_.empty()) {
+			slot = free_slots_.back();
+			free_slots_.pop_back();
+		} else {
+			slot = static_cast<uint32_t>(slots_.size());
+			slots_.emplace_back();
+		}
+		TimerSlot &t = slots_[slot];
+		t.fn = std::move(fn);
+		t.owner = owner;
+		t.live = true;
+		// Cancelled deadlines stay in the heap until they surface:
+		// make room by dropping them before the heap would grow (a
+		// far timer cancelled and started over and over).
+		if (deadlines_.size() == deadlines_.capacity() && deadlines_.size() > timers_live_)
+			drop_stale_deadlines();
+		deadlines_.push_back(Deadline{when, slot, t.gen});
+		std::push_heap(deadlines_.begin(), deadlines_.end());
+		++timers_live_;
+		id = static_cast<uint64_t>(t.gen) << 32 | (slot + 1u);
 	}
 	cv_.notify_one();
 	return id;
 }
 
+// With q_mu_ held.
+void Engine::free_slot(uint32_t slot)
+{
+	TimerSlot &t = slots_[slot];
+	t.fn = nullptr;
+	t.owner = nullptr;
+	t.live = false;
+	++t.gen;
+	free_slots_.push_back(slot);
+	--timers_live_;
+}
+
+// With q_mu_ held: rebuilds the heap of the live deadlines, in place.
+void Engine::drop_stale_deadlines()
+{
+	std::erase_if(deadlines_, [this](const Deadline &d) { return stale(d); });
+	std::make_heap(deadlines_.begin(), deadlines_.end());
+}
+
 void Engine::cancel(uint64_t id)
 {
 	std::lock_guard<std::mutex> lk(q_mu_);
-	auto it = timers_.find(id);
-	if (it == timers_.end())
+	uint64_t index = id & 0xffffffffu;
+	if (!index || index > slots_.size())
 		return;
-	auto range = timer_order_.equal_range(it->second.first);
-	for (auto o = range.first; o != range.second; ++o) {
-		if (o->second == id) {
-			timer_order_.erase(o);
-			break;
+	auto slot = static_cast<uint32_t>(index - 1);
+	if (!slots_[slot].live || slots_[slot].gen != id >> 32)
+		return;
+	free_slot(slot);
+	++c_.timers_cancelled;
+}
+
+void Engine::cancel_owned(const void *owner)
+{
+	std::lock_guard<std::mutex> lk(q_mu_);
+	for (uint32_t slot = 0; slot < slots_.size(); ++slot) {
+		if (slots_[slot].live && slots_[slot].owner == owner) {
+			free_slot(slot);
+			++c_.timers_cancelled;
 		}
 	}
-	timers_.erase(it);
-	++c_.timers_cancelled;
+	drop_stale_deadlines();
 }
 
 bool Engine::idle() const
@@ -79,7 +128,7 @@ bool Engine::wait_idle(std::chrono::milliseconds timeout) const
 size_t Engine::timers_pending() const
 {
 	std::lock_guard<std::mutex> lk(q_mu_);
-	return timers_.size();
+	return timers_live_;
 }
 
 Engine::Counters Engine::counters() const
@@ -102,10 +151,15 @@ void Engine::run()
 	std::unique_lock<std::mutex> lk(q_mu_);
 	std::vector<Task> batch;
 	batch.reserve(kTaskRoom);
+	TimerTask timer;
+	uint64_t timer_id = 0;
 	for (;;) {
 		if (stop_)
 			return;
-		Task t;
+		while (!deadlines_.empty() && stale(deadlines_.front())) {
+			std::pop_heap(deadlines_.begin(), deadlines_.end());
+			deadlines_.pop_back();
+		}
 		auto now = Clock::now();
 		if (!tasks_.empty()) {
 			// Every task queued now, under one take of each lock
@@ -127,22 +181,23 @@ void Engine::run()
 			lk.lock();
 			busy_ = false;
 			continue;
-		} else if (!timer_order_.empty() && timer_order_.begin()->first <= now) {
-			uint64_t id = timer_order_.begin()->second;
-			timer_order_.erase(timer_order_.begin());
-			auto it = timers_.find(id);
-			t = std::move(it->second.second);
-			timers_.erase(it);
+		} else if (!deadlines_.empty() && deadlines_.front().when <= now) {
+			const Deadline d = deadlines_.front();
+			std::pop_heap(deadlines_.begin(), deadlines_.end());
+			deadlines_.pop_back();
+			timer = std::move(slots_[d.slot].fn);
+			timer_id = static_cast<uint64_t>(d.gen) << 32 | (d.slot + 1u);
+			free_slot(d.slot);
 			++c_.timers_fired;
 		} else {
 			idle_cv_.notify_all();
 			++c_.wakeups;
-			if (timer_order_.empty())
+			if (deadlines_.empty())
 				cv_.wait(lk);
 			else {
 				// A copy: wait_until reads the deadline again after
-				// waking, and cancel() may free the timer meanwhile.
-				const Clock::time_point when = timer_order_.begin()->first;
+				// waking, and post_at() may move the heap meanwhile.
+				const Clock::time_point when = deadlines_.front().when;
 				cv_.wait_until(lk, when);
 			}
 			continue;
@@ -151,8 +206,9 @@ void Engine::run()
 		lk.unlock();
 		{
 			std::lock_guard<std::mutex> st(state_mu_);
-			t();
+			timer(timer_id);
 		}
+		timer = nullptr;
 		lk.lock();
 		busy_ = false;
 	}

@@ -13,10 +13,8 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <mutex>
 #include <thread>
-#include <unordered_map>
 #include <vector>
 
 namespace mlx5emu {
@@ -25,6 +23,9 @@ class Engine {
 public:
 	using Clock = std::chrono::steady_clock;
 	using Task = std::function<void()>;
+	// A timer's task gets the id post_at() returned (to tell itself from
+	// a later timer of the same object).
+	using TimerTask = std::function<void(uint64_t id)>;
 
 	Engine();
 	~Engine();
@@ -35,9 +36,15 @@ public:
 	// queued.
 	void post(Task fn);
 	// Runs `fn` at `when`; returns a timer id (never 0) for cancel().
-	uint64_t post_at(Clock::time_point when, Task fn);
-	// Forgets a timer that has not run yet.
+	// `owner` tags it for cancel_owned(). Allocates nothing once the
+	// timer pool has grown to the most timers pending at once (and `fn`
+	// fits std::function's own storage: two words).
+	uint64_t post_at(Clock::time_point when, TimerTask fn, const void *owner = nullptr);
+	// Forgets a timer that has not run yet (an id that ran, was
+	// cancelled or was never issued: nothing).
 	void cancel(uint64_t id);
+	// Forgets every pending timer posted with `owner`.
+	void cancel_owned(const void *owner);
 
 	// Held by the engine while a task runs; commands take it to change
 	// data-path objects.
@@ -63,6 +70,9 @@ private:
 	void run();
 
 	static constexpr size_t kTaskRoom = 256;
+	// Timers pending at once before the pool grows: a few per QP that
+	// waits for an ACK or RNR, and per CQ that holds an event back.
+	static constexpr size_t kTimerRoom = 64;
 
 	mutable std::mutex q_mu_;
 	mutable std::condition_variable cv_;
@@ -70,9 +80,31 @@ private:
 	// Queued tasks; run() swaps it with its batch: both vectors keep
 	// their capacity, so queueing allocates nothing once warm.
 	std::vector<Task> tasks_;
-	std::multimap<Clock::time_point, uint64_t> timer_order_;
-	std::unordered_map<uint64_t, std::pair<Clock::time_point, Task>> timers_;
-	uint64_t next_timer_ = 1;
+	// Timers: a pool of slots (an id is the slot's generation and index,
+	// so a stale id names nothing) and a binary min-heap of deadlines.
+	// cancel() frees the slot and leaves its heap entry, which run()
+	// drops when it surfaces, or post_at() when the heap is full. All
+	// three vectors keep their capacity.
+	struct TimerSlot {
+		TimerTask fn;
+		const void *owner = nullptr;
+		uint32_t gen = 0;
+		bool live = false;
+	};
+	struct Deadline {
+		Clock::time_point when;
+		uint32_t slot, gen;
+		// std::push_heap keeps the greatest first: the latest compares less.
+		bool operator<(const Deadline &o) const { return when > o.when; }
+	};
+	bool stale(const Deadline &d) const { return !slots_[d.slot].live || slots_[d.slot].gen != d.gen; }
+	void free_slot(uint32_t slot);
+	void drop_stale_deadlines();
+
+	std::vector<TimerSlot> slots_;
+	std::vector<uint32_t> free_slots_;
+	std::vector<Deadline> deadlines_;
+	size_t timers_live_ = 0;
 	bool stop_ = false;
 	bool busy_ = false;
 	Counters c_;

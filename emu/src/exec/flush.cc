@@ -49,7 +49,7 @@ void DataPath::enter_error(Qp &qp)
 	if (qp.cfg.rq_type == prm::rq_type::SRQ)
 		post_qp_event(prm::async_event::SRQ_LAST_WQE, qp.qpn);
 	if (qp.cfg.has_rq() && !qp.flush_timer)
-		qp.flush_timer = start_timer(kFlushPollUsec, qp.qpn, &DataPath::flush_poll);
+		qp.flush_timer = start_timer(kFlushPollUsec, qp.qpn, TimerKind::FlushPoll);
 }
 
 void DataPath::flush_poll(uint32_t qpn, uint64_t id)
@@ -61,7 +61,7 @@ void DataPath::flush_poll(uint32_t qpn, uint64_t id)
 	if (qp->state != prm::qp_state::ERR)
 		return;
 	flush_rq(*qp);
-	qp->flush_timer = start_timer(kFlushPollUsec, qpn, &DataPath::flush_poll);
+	qp->flush_timer = start_timer(kFlushPollUsec, qpn, TimerKind::FlushPoll);
 }
 
 } // namespace mlx5emu

@@ -348,7 +348,7 @@ void DataPath::rc_arm_timer(Qp &qp)
 		return;
 	stop_timer(&r.timer);
 	r.timer_fires = r.timer_due;
-	r.timer = start_timer(static_cast<uint64_t>(period.count()), qp.qpn, &DataPath::rc_timeout);
+	r.timer = start_timer(static_cast<uint64_t>(period.count()), qp.qpn, TimerKind::RcTimeout);
 }
 
 void DataPath::rc_timeout(uint32_t qpn, uint64_t id)
@@ -365,7 +365,7 @@ void DataPath::rc_timeout(uint32_t qpn, uint64_t id)
 		// Progress moved the deadline: wait for the rest of it.
 		auto left = std::chrono::duration_cast<std::chrono::microseconds>(r.timer_due - now).count() + 1;
 		r.timer_fires = r.timer_due;
-		r.timer = start_timer(static_cast<uint64_t>(left), qpn, &DataPath::rc_timeout);
+		r.timer = start_timer(static_cast<uint64_t>(left), qpn, TimerKind::RcTimeout);
 		return;
 	}
 	r.timer_due = {};

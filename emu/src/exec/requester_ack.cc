@@ -85,7 +85,7 @@ void DataPath::rc_response(Qp &qp, const Packet &p)
 			r.rnr_wait = true;
 			r.rnr_psn = p.psn;
 			rc_timer_restart(qp);
-			r.rnr_timer = start_timer(rnr_timer_usec(p.syndrome & aeth::kValueMask), qp.qpn, &DataPath::rc_rnr_resume);
+			r.rnr_timer = start_timer(rnr_timer_usec(p.syndrome & aeth::kValueMask), qp.qpn, TimerKind::RcRnrResume);
 			break;
 		default:
 			rc_nak(qp, p);

@@ -57,7 +57,7 @@ void Fabric::transmit_frame(uint32_t in, std::vector<uint8_t> frame)
 	for (uint32_t p : out) {
 		auto fn = [this, p, f] { deliver_frame(p, *f); };
 		if (delay)
-			engine_.post_at(Engine::Clock::now() + std::chrono::milliseconds(delay), fn);
+			engine_.post_at(Engine::Clock::now() + std::chrono::milliseconds(delay), [fn](uint64_t) { fn(); });
 		else
 			engine_.post(fn);
 	}

@@ -177,7 +177,7 @@ void Fabric::to_port(Node &n, Packet &&p)
 			return count_no_route();
 		}
 		auto pkt = std::make_shared<Packet>(std::move(p));
-		engine_.post_at(Engine::Clock::now() + std::chrono::milliseconds(delay), [this, to, pkt] {
+		engine_.post_at(Engine::Clock::now() + std::chrono::milliseconds(delay), [this, to, pkt](uint64_t) {
 			unqueue(to);
 			deliver(to, *pkt);
 		});

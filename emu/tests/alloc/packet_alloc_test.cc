@@ -51,17 +51,17 @@ struct Quiet {
 };
 
 // Posts `n` messages of `op` (WRITE, READ or SEND) of `size` bytes from
-// a to b, kDepth in flight, a doorbell per WQE; every completion polled
+// a to b, `depth` in flight, a doorbell per WQE; every completion polled
 // and checked. Returns the operator new calls made meanwhile by every
 // thread but this one, and by this one inside its doorbell writes.
 ::testing::AssertionResult stream(RcPair &p, uint8_t op, uint32_t size, unsigned n, const DpHca::Mr &la,
-				  const DpHca::Mr &rb, uint64_t *news)
+				  const DpHca::Mr &rb, uint64_t *news, unsigned depth = kDepth)
 {
 	Quiet q;
 	unsigned inflight = 0, posted = 0, done = 0;
 	uint64_t before = g_news.load();
 	while (done < n) {
-		while (posted < n && inflight < kDepth) {
+		while (posted < n && inflight < depth) {
 			DpHca::Wr w = op == OP_SEND ? DpHca::send_wr(la, size) : DpHca::rdma_wr(op, la, size, rb.addr, rb.key);
 			uint16_t idx = p.a.post_send(p.aqp, w, false);
 			// The doorbell: the control segment's first 8 bytes
@@ -133,6 +133,71 @@ INSTANTIATE_TEST_SUITE_P(Rc, PacketAlloc,
 					   Case{OP_READ, 8, "read_8"}, Case{OP_READ, 65536, "read_64k"},
 					   Case{OP_SEND, 8, "send_8"}, Case{OP_SEND, 65536, "send_64k"}),
 			 [](const ::testing::TestParamInfo<Case> &i) { return std::string(i.param.name); });
+
+// The retransmission timer runs all along: a timeout of about 1 ms (the
+// shortest period the requester uses), one message in flight at a time
+// (the latency pattern: the send queue drains after each message), so
+// timers start, move and fire over and over in the measured stream.
+TEST(TimerAlloc, RetransmissionTimersAllocateNothing)
+{
+	DpHca::RcParams fast;
+	fast.ack_timeout = 8;
+	RcPair p(fast, fast);
+	auto la = p.a.reg_mr(kBuf), rb = p.b.reg_mr(kBuf);
+	uint64_t news = 0;
+	ASSERT_TRUE(stream(p, OP_WRITE, 8, 256, la, rb, &news, 1));
+	const uint64_t fired0 = p.fabric->engine().counters().timers_fired;
+	auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+	uint64_t total = 0;
+	unsigned n = 0;
+	// At least 20 timers fired in the measured part (the host's speed
+	// decides how many messages that takes).
+	while (p.fabric->engine().counters().timers_fired < fired0 + 20 && std::chrono::steady_clock::now() < until) {
+		ASSERT_TRUE(stream(p, OP_WRITE, 8, 256, la, rb, &news, 1));
+		total += news;
+		n += 256;
+	}
+	const uint64_t fired = p.fabric->engine().counters().timers_fired - fired0;
+	ASSERT_GE(fired, 20u) << "the retransmission timer did not run in " << n << " messages";
+	EXPECT_EQ(total, 0u) << n << " messages, " << fired << " timers fired";
+}
+
+// The engine's timer pool: once it holds the most timers pending at once,
+// starting, cancelling and firing timers allocates nothing, however often
+// a far timer is cancelled and started again (its stale deadlines are
+// dropped in place, so the heap stays within its capacity).
+TEST(TimerAlloc, EngineTimerPoolIsReused)
+{
+	Engine e;
+	std::atomic<unsigned> ran{0};
+	// Each round: a far timer started and cancelled, a due one started
+	// and waited for (a timer or two pending at any time).
+	auto cycle = [&](unsigned rounds) {
+		for (unsigned i = 0; i < rounds; ++i) {
+			uint64_t far = e.post_at(Engine::Clock::now() + std::chrono::hours(1),
+						 [&ran](uint64_t) { ran += 1000000; });
+			e.cancel(far);
+			const unsigned want = ran.load() + 1;
+			e.post_at(Engine::Clock::now(), [&ran](uint64_t) { ++ran; });
+			for (auto end = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+			     ran.load() < want && std::chrono::steady_clock::now() < end;)
+				std::this_thread::yield();
+			if (ran.load() != want)
+				return false;
+		}
+		return true;
+	};
+	Quiet q;
+	ASSERT_TRUE(cycle(100));
+	t_quiet = false;
+	uint64_t before = g_news.load();
+	ASSERT_TRUE(cycle(20000));
+	uint64_t news = g_news.load() - before;
+	t_quiet = true;
+	EXPECT_EQ(ran.load(), 20100u) << "every due timer ran, no cancelled one";
+	EXPECT_EQ(e.timers_pending(), 0u);
+	EXPECT_EQ(news, 0u) << "20000 far timers cancelled, 20000 due ones run";
+}
 
 } // namespace
 } // namespace mlx5emu::test
