@@ -125,6 +125,54 @@ TEST(Engine, TimersRunInOrderAndCanBeCancelled)
 	EXPECT_EQ(e.counters().timers_cancelled, 1u);
 }
 
+// A timer's id names that timer only: once it ran (or was cancelled) its
+// slot serves the next timer, and the old id cancels nothing.
+TEST(Engine, AnOldTimerIdCancelsNothing)
+{
+	Engine e;
+	std::atomic<int> ran{0};
+	uint64_t first = e.post_at(Engine::Clock::now(), [&](uint64_t id) { ran += id != 0; });
+	for (auto end = Engine::Clock::now() + 2s; ran.load() < 1 && Engine::Clock::now() < end;)
+		std::this_thread::yield();
+	ASSERT_EQ(ran.load(), 1);
+	uint64_t id_seen = 0;
+	uint64_t second = e.post_at(Engine::Clock::now() + 20ms, [&](uint64_t id) {
+		id_seen = id;
+		++ran;
+	});
+	EXPECT_NE(second, first);
+	e.cancel(first);
+	EXPECT_EQ(e.timers_pending(), 1u);
+	for (auto end = Engine::Clock::now() + 2s; ran.load() < 2 && Engine::Clock::now() < end;)
+		std::this_thread::yield();
+	ASSERT_TRUE(e.wait_idle(1000ms));
+	EXPECT_EQ(ran.load(), 2);
+	EXPECT_EQ(id_seen, second) << "a timer's task gets its own id";
+	EXPECT_EQ(e.counters().timers_cancelled, 0u);
+}
+
+// cancel_owned() forgets every pending timer of one owner, no other.
+TEST(Engine, CancelOwnedForgetsOneOwnersTimers)
+{
+	Engine e;
+	int a = 0, b = 0;
+	std::atomic<int> ran_a{0}, ran_b{0};
+	for (int i = 0; i < 10; ++i) {
+		e.post_at(Engine::Clock::now() + 10ms, [&](uint64_t) { ++ran_a; }, &a);
+		e.post_at(Engine::Clock::now() + 10ms, [&](uint64_t) { ++ran_b; }, &b);
+	}
+	EXPECT_EQ(e.timers_pending(), 20u);
+	e.cancel_owned(&a);
+	EXPECT_EQ(e.timers_pending(), 10u);
+	for (auto end = Engine::Clock::now() + 2s; ran_b.load() < 10 && Engine::Clock::now() < end;)
+		std::this_thread::yield();
+	ASSERT_TRUE(e.wait_idle(1000ms));
+	EXPECT_EQ(ran_b.load(), 10);
+	EXPECT_EQ(ran_a.load(), 0);
+	EXPECT_EQ(e.counters().timers_cancelled, 10u);
+	EXPECT_EQ(e.timers_pending(), 0u);
+}
+
 // The engine sleeps until its first timer's deadline; cancelling that timer
 // frees it meanwhile, and the engine must not read it when it wakes (ASan:
 // heap-use-after-free in Engine::run, found by emu/fuzz's seed generator).
