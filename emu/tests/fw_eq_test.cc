@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 // Event queues: creation, EQE owner parity, arming, re-fire, overrun, and
 // command completions through the command EQ.
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
 #include "fw_harness.h"
 
 namespace mlx5emu::test {
@@ -88,6 +92,47 @@ TEST_F(FwEq, ArmFireAndRefire)
 	EXPECT_EQ(h.irq.count(5), 2u);
 	h.eq_doorbell(eq, 3, true); // one entry beyond CI: fire
 	EXPECT_EQ(h.irq.count(5), 3u);
+}
+
+// A driver that consumes an EQE and re-arms the moment it sees it: the arm
+// doorbell must find the EQ's producer past that EQE, or it fires for an
+// entry already read, disarms the EQ, and the next EQE raises nothing.
+// The doorbell is written from another thread just as the owner byte
+// lands (the test waits up to 50 ms for it to get through).
+TEST_F(FwEq, ArmAsTheEqeLandsLosesNoInterrupt)
+{
+	auto eq = h.create_eq(4, 1ull << 4, 5, uar);
+	h.eq_doorbell(eq, 0, true);
+	std::thread driver;
+	std::mutex m;
+	std::condition_variable cv;
+	bool armed = false, hooked = false;
+	const uint64_t owner0 = eq.buf + 63;
+	h.mem.before_write([&](uint64_t iova, size_t len) {
+		if (iova != owner0 || len != 1 || hooked)
+			return;
+		hooked = true;
+		driver = std::thread([&] {
+			h.eq_doorbell(eq, 1, true); // consumed EQE 0, arm
+			std::lock_guard<std::mutex> g(m);
+			armed = true;
+			cv.notify_all();
+		});
+		std::unique_lock<std::mutex> g(m);
+		cv.wait_for(g, std::chrono::milliseconds(50), [&] { return armed; });
+	});
+	h.gen_eqe(eq.eqn, 4, 1);
+	ASSERT_TRUE(h.wait_eqe(eq, 0));
+	ASSERT_TRUE(hooked);
+	driver.join();
+	ASSERT_TRUE(h.irq.wait_for_vector(5, 1));
+	h.gen_eqe(eq.eqn, 4, 2);
+	ASSERT_TRUE(h.wait_eqe(eq, 1));
+	EXPECT_TRUE(h.irq.wait_for_vector(5, 2, std::chrono::milliseconds(1000)))
+		<< "the EQ was armed past EQE 0, yet EQE 1 raised no interrupt";
+	EqSnapshot s;
+	ASSERT_TRUE(h.fw().eqs.query(eq.eqn, &s));
+	EXPECT_EQ(s.producer, 2u);
 }
 
 TEST_F(FwEq, OverrunStopsWriting)

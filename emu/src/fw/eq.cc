@@ -168,13 +168,19 @@ EqTable::Post EqTable::post(uint8_t eqn, const uint8_t *eqe64)
 	}
 
 	// Body first, then the owner byte, so software never sees a valid
-	// owner with stale contents.
+	// owner with stale contents. The owner byte lands under mu_, with the
+	// producer's advance and the arm decision: an arm doorbell (which
+	// takes mu_) sees either neither (the EQE is not visible, the CI
+	// cannot pass it) or both. Were the EQE visible first, a driver
+	// quick to consume it and re-arm would meet the old producer: its
+	// doorbell would fire for an entry it had read, disarm the EQ, and
+	// this post, finding it disarmed, would leave it so with nothing
+	// pending: the next EQE would raise no interrupt.
 	uint8_t buf[prm::eqe::kSize];
 	std::copy(eqe64, eqe64 + prm::eqe::kSize, buf);
 	buf[prm::eqe::kOwner] = static_cast<uint8_t>((buf[prm::eqe::kOwner] & ~1u) | owner);
 	bool ok = mem_.write(addr, buf, prm::eqe::kOwner);
 	std::atomic_thread_fence(std::memory_order_release);
-	ok = ok && mem_.write(addr + prm::eqe::kOwner, &buf[prm::eqe::kOwner], 1);
 
 	int vector = -1;
 	{
@@ -183,7 +189,7 @@ EqTable::Post EqTable::post(uint8_t eqn, const uint8_t *eqe64)
 		if (it == eqs_.end())
 			return Post::NoEq;
 		Eq &eq = it->second;
-		if (!ok) {
+		if (!ok || !mem_.write(addr + prm::eqe::kOwner, &buf[prm::eqe::kOwner], 1)) {
 			++c_.dma_errors;
 			return Post::DmaError;
 		}
