@@ -147,6 +147,7 @@ TEST(PayloadRef, UnreadableLocalDataStillFailsOnTheRequester)
 	ASSERT_TRUE(p.a.poll(p.acq, &e));
 	EXPECT_EQ(e.opcode, 0xd); // REQ_ERR
 	EXPECT_EQ(e.syndrome, 0x04); // LOCAL_PROT
+	auto lk = p.b.dp().lock(); // the engine's counters
 	EXPECT_GE(p.b.dp().counters().dropped_packets, 1u);
 }
 

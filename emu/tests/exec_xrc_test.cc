@@ -119,12 +119,18 @@ TEST(ExecXrc, RcOpcodesDoNotReachAnXrcTarget)
 	x.a.to_rts_rc(rc, p);
 	auto src = x.a.reg_mr(4096), dst = x.b.reg_mr(4096);
 	x.b.post_srq_recv(x.s1, {dst.addr, 64, dst.key});
-	uint64_t dropped = x.b.dp().counters().dropped_packets;
+	uint64_t dropped = [&] {
+		auto lk = x.b.dp().lock();
+		return x.b.dp().counters().dropped_packets;
+	}();
 	x.a.post_send(rc, DpHca::send_wr(src, 8));
 	Cqe e;
 	ASSERT_TRUE(x.a.poll(x.acq, &e));
 	EXPECT_EQ(e.opcode, kReqErr) << "never acknowledged";
-	EXPECT_GE(x.b.dp().counters().dropped_packets, dropped + 1);
+	{
+		auto lk = x.b.dp().lock();
+		EXPECT_GE(x.b.dp().counters().dropped_packets, dropped + 1);
+	}
 	EXPECT_TRUE(x.b.empty(x.cq1));
 	// The initiator's SEND to the same target is taken.
 	x.a.post_send(x.ini, x.send_to(x.s1.n, src, 8));
