@@ -7,6 +7,7 @@
 // carry. The test thread's own allocations (the harness builds WQEs in
 // vectors) are not counted, except inside the doorbell write.
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <new>
 
@@ -159,6 +160,7 @@ TEST(TimerAlloc, RetransmissionTimersAllocateNothing)
 	}
 	const uint64_t fired = p.fabric->engine().counters().timers_fired - fired0;
 	ASSERT_GE(fired, 20u) << "the retransmission timer did not run in " << n << " messages";
+	std::printf("# %u messages, %llu retransmission timers fired\n", n, static_cast<unsigned long long>(fired));
 	EXPECT_EQ(total, 0u) << n << " messages, " << fired << " timers fired";
 }
 
