@@ -30,9 +30,12 @@ TEST(ExecRcError, RnrNakThenReceivePosted)
 	RcPair p; // rnr_retry 7: retry forever, min_rnr_timer 1 (10 us)
 	auto src = p.a.reg_mr(4096), dst = p.b.reg_mr(4096);
 	p.send(DpHca::send_wr(src, 32));
-	std::this_thread::sleep_for(20ms);
+	bool naked = false;
+	for (auto end = std::chrono::steady_clock::now() + 5s; !naked && std::chrono::steady_clock::now() < end;
+	     std::this_thread::yield())
+		naked = counters(p.b, p.bqp).rnr_naks_sent > 0;
+	EXPECT_TRUE(naked) << "no RNR NAK from the responder without a receive WQE";
 	EXPECT_TRUE(p.a.empty(p.acq)) << "waiting: no receive WQE on the responder";
-	EXPECT_GT(counters(p.b, p.bqp).rnr_naks_sent, 0u);
 	p.recv(dst, 64);
 	Cqe e, r;
 	ASSERT_TRUE(poll_both(p.a, p.acq, &e, p.b, p.bcq, &r));
@@ -95,21 +98,23 @@ TEST(ExecRcError, LostAckMakesADuplicateThatIsAcknowledgedAgain)
 // The retransmission timer restarts at every acknowledgment that moves
 // the window, and no engine timer is set and cancelled per ACK: the one
 // set at the first send fires at its old deadline, finds the new one
-// later and waits for it. With the link delayed 3 ms each way and a
-// ~8.4 ms timeout: A goes at 0 (timer due 8.4), B at ~4, A's ACK at ~6
-// restarts the timer (due ~14.4), B's ACK comes at ~10: no timeout. A
-// timer that kept its first deadline would time B out at 8.4.
+// later and waits for it. With the link delayed 24 ms each way and a
+// ~67 ms timeout: A goes at 0 (timer due 67), B at ~32, A's ACK at ~48
+// restarts the timer (due ~115), B's ACK comes at ~80: no timeout. A
+// timer that kept its first deadline would time B out at 67. (A test
+// thread or engine up to ~35 ms late changes nothing: at a tenth of
+// these times a loaded CI host could fake a timeout.)
 TEST(ExecRcError, AckProgressDefersTheTimeout)
 {
 	DpHca::RcParams pa;
-	pa.ack_timeout = 11; // 4.096 us << 11: ~8.4 ms
+	pa.ack_timeout = 14; // 4.096 us << 14: ~67 ms
 	RcPair p(pa);
 	auto src = p.a.reg_mr(4096), dst = p.b.reg_mr(4096);
 	p.recv(dst, 64);
 	p.recv(dst, 64, 64);
-	p.fabric->set_delay_ms(3);
+	p.fabric->set_delay_ms(24);
 	p.send(DpHca::send_wr(src, 32));
-	std::this_thread::sleep_for(4ms);
+	std::this_thread::sleep_for(32ms);
 	p.send(DpHca::send_wr(src, 32));
 	Cqe e;
 	ASSERT_TRUE(p.a.poll(p.acq, &e));

@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
 
 #include "fabric/fabric.h"
 
@@ -100,26 +103,52 @@ TEST(Fabric, LinkDelay)
 	EXPECT_EQ(f.counters().delayed, 1u);
 }
 
+// Holds the engine in a task until open(): timers posted meanwhile wait
+// (tasks run before timers), so a test's cancel races no deadline, however
+// late the test thread runs.
+class EngineGate {
+public:
+	explicit EngineGate(Engine &e) : s_(std::make_shared<State>())
+	{
+		e.post([s = s_] {
+			std::unique_lock<std::mutex> g(s->m);
+			s->cv.wait(g, [&] { return s->open; });
+		});
+	}
+	~EngineGate() { open(); }
+	void open()
+	{
+		std::lock_guard<std::mutex> g(s_->m);
+		s_->open = true;
+		s_->cv.notify_all();
+	}
+
+private:
+	// Shared with the task, which may still be leaving its wait when the
+	// gate goes.
+	struct State {
+		std::mutex m;
+		std::condition_variable cv;
+		bool open = false;
+	};
+	std::shared_ptr<State> s_;
+};
+
 TEST(Engine, TimersRunInOrderAndCanBeCancelled)
 {
 	Engine e;
 	std::vector<int> order;
 	std::mutex m;
+	EngineGate gate(e);
 	auto now = Engine::Clock::now();
-	e.post_at(now + 20ms, [&](uint64_t) { std::lock_guard<std::mutex> g(m); order.push_back(2); });
-	uint64_t id = e.post_at(now + 10ms, [&](uint64_t) { std::lock_guard<std::mutex> g(m); order.push_back(99); });
-	e.post_at(now + 5ms, [&](uint64_t) { std::lock_guard<std::mutex> g(m); order.push_back(1); });
+	e.post_at(now + 3ms, [&](uint64_t) { std::lock_guard<std::mutex> g(m); order.push_back(2); });
+	uint64_t id = e.post_at(now + 2ms, [&](uint64_t) { std::lock_guard<std::mutex> g(m); order.push_back(99); });
+	e.post_at(now + 1ms, [&](uint64_t) { std::lock_guard<std::mutex> g(m); order.push_back(1); });
 	e.cancel(id);
-	auto end = std::chrono::steady_clock::now() + 2s;
-	for (;;) {
-		{
-			std::lock_guard<std::mutex> g(m);
-			if (order.size() >= 2 || std::chrono::steady_clock::now() > end)
-				break;
-		}
-		std::this_thread::sleep_for(1ms);
-	}
-	std::this_thread::sleep_for(20ms); // the cancelled one would have run by now
+	gate.open();
+	for (auto end = std::chrono::steady_clock::now() + 5s; e.timers_pending() && std::chrono::steady_clock::now() < end;)
+		std::this_thread::yield();
+	ASSERT_TRUE(e.wait_idle(5000ms));
 	std::lock_guard<std::mutex> g(m);
 	EXPECT_EQ(order, (std::vector<int>{1, 2}));
 	EXPECT_EQ(e.counters().timers_cancelled, 1u);
@@ -136,13 +165,15 @@ TEST(Engine, AnOldTimerIdCancelsNothing)
 		std::this_thread::yield();
 	ASSERT_EQ(ran.load(), 1);
 	uint64_t id_seen = 0;
-	uint64_t second = e.post_at(Engine::Clock::now() + 20ms, [&](uint64_t id) {
+	EngineGate gate(e);
+	uint64_t second = e.post_at(Engine::Clock::now(), [&](uint64_t id) {
 		id_seen = id;
 		++ran;
 	});
 	EXPECT_NE(second, first);
 	e.cancel(first);
 	EXPECT_EQ(e.timers_pending(), 1u);
+	gate.open();
 	for (auto end = Engine::Clock::now() + 2s; ran.load() < 2 && Engine::Clock::now() < end;)
 		std::this_thread::yield();
 	ASSERT_TRUE(e.wait_idle(1000ms));
@@ -157,16 +188,18 @@ TEST(Engine, CancelOwnedForgetsOneOwnersTimers)
 	Engine e;
 	int a = 0, b = 0;
 	std::atomic<int> ran_a{0}, ran_b{0};
+	EngineGate gate(e);
 	for (int i = 0; i < 10; ++i) {
-		e.post_at(Engine::Clock::now() + 10ms, [&](uint64_t) { ++ran_a; }, &a);
-		e.post_at(Engine::Clock::now() + 10ms, [&](uint64_t) { ++ran_b; }, &b);
+		e.post_at(Engine::Clock::now(), [&](uint64_t) { ++ran_a; }, &a);
+		e.post_at(Engine::Clock::now(), [&](uint64_t) { ++ran_b; }, &b);
 	}
 	EXPECT_EQ(e.timers_pending(), 20u);
 	e.cancel_owned(&a);
 	EXPECT_EQ(e.timers_pending(), 10u);
-	for (auto end = Engine::Clock::now() + 2s; ran_b.load() < 10 && Engine::Clock::now() < end;)
+	gate.open();
+	for (auto end = Engine::Clock::now() + 5s; ran_b.load() < 10 && Engine::Clock::now() < end;)
 		std::this_thread::yield();
-	ASSERT_TRUE(e.wait_idle(1000ms));
+	ASSERT_TRUE(e.wait_idle(5000ms));
 	EXPECT_EQ(ran_b.load(), 10);
 	EXPECT_EQ(ran_a.load(), 0);
 	EXPECT_EQ(e.counters().timers_cancelled, 10u);
