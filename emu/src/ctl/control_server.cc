@@ -15,6 +15,7 @@
 
 #include "ctl/ctl_commands.h"
 #include "ctl/process_death.h"
+#include "sock/listen_unix.h"
 
 namespace mlx5emu {
 
@@ -150,20 +151,9 @@ bool ControlServer::start(std::string *err)
 		err = &dummy;
 	if (impl_->thread.joinable())
 		return true;
-	sockaddr_un a;
-	if (!fill_addr(impl_->path, &a, err))
+	int fd = listen_unix(impl_->path, 8, err);
+	if (fd < 0)
 		return false;
-	int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		*err = std::string("socket: ") + std::strerror(errno);
-		return false;
-	}
-	::unlink(impl_->path.c_str()); // a stale socket from an earlier run
-	if (::bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) < 0 || ::listen(fd, 8) < 0) {
-		*err = "bind/listen " + impl_->path + ": " + std::strerror(errno);
-		::close(fd);
-		return false;
-	}
 	if (::pipe2(impl_->wake, O_CLOEXEC) < 0) {
 		*err = std::string("pipe: ") + std::strerror(errno);
 		::close(fd);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "vfio_user/server.h"
 
+#include "sock/listen_unix.h"
+
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -32,28 +34,11 @@ bool Server::start(std::string *err)
 		stop_.reset();
 		return false;
 	};
-	sockaddr_un addr{};
-	addr.sun_family = AF_UNIX;
-	if (path_.empty() || path_.size() >= sizeof(addr.sun_path))
-		return fail("socket path empty or longer than " + std::to_string(sizeof(addr.sun_path) - 1));
-	std::memcpy(addr.sun_path, path_.c_str(), path_.size() + 1);
-
-	struct stat st;
-	if (::lstat(path_.c_str(), &st) == 0) {
-		if (!S_ISSOCK(st.st_mode))
-			return fail("exists and is not a socket");
-		::unlink(path_.c_str()); // stale socket of an earlier run
-	}
-
-	listen_.reset(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-	if (!listen_)
-		return fail(std::string("socket: ") + std::strerror(errno));
-	if (::bind(listen_.get(), reinterpret_cast<sockaddr *>(&addr), sizeof(addr)) < 0)
-		return fail(std::string("bind: ") + std::strerror(errno));
-	if (::listen(listen_.get(), 4) < 0) {
-		int e = errno;
-		::unlink(path_.c_str());
-		return fail(std::string("listen: ") + std::strerror(e));
+	std::string why;
+	listen_.reset(listen_unix(path_, 4, &why));
+	if (!listen_) {
+		*err = why;
+		return false;
 	}
 	stop_.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
 	if (!stop_) {
