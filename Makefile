@@ -81,8 +81,12 @@ emu:
 	cmake -S $(TOP)/emu -B $(TOP)/build/emu $(EMU_CMAKE_FLAGS) >/dev/null
 	cmake --build $(TOP)/build/emu -j$(JOBS)
 
+# A test that hangs fails after EMU_TEST_TIMEOUT seconds (the longest
+# take a second or two, under ASan and load a few more) instead of
+# holding make check until CI's limit.
+EMU_TEST_TIMEOUT ?= 300
 emu-test: emu
-	ctest --test-dir $(TOP)/build/emu --output-on-failure -j$(JOBS)
+	ctest --test-dir $(TOP)/build/emu --output-on-failure --timeout $(EMU_TEST_TIMEOUT) -j$(JOBS)
 
 # The emulator under AddressSanitizer and UBSan, in build/emu-asan, and its
 # unit tests run against it; a sanitizer report fails the test that caused
@@ -102,7 +106,7 @@ emu-asan:
 	$(EMU_ASAN_ENV) cmake --build $(TOP)/build/emu-asan -j$(JOBS)
 
 emu-test-asan: emu-asan
-	$(EMU_ASAN_ENV) ctest --test-dir $(TOP)/build/emu-asan --output-on-failure -j$(JOBS)
+	$(EMU_ASAN_ENV) ctest --test-dir $(TOP)/build/emu-asan --output-on-failure --timeout $(EMU_TEST_TIMEOUT) -j$(JOBS)
 
 # The libFuzzer targets of emu/fuzz (clang++, ASan + UBSan on every object,
 # -O1, build/emu-fuzz); scripts/fuzz runs them (a bounded time each; make
