@@ -10,22 +10,11 @@
 #include <thread>
 
 #include "dp_harness.h"
+#include "poll.h"
 
 namespace mlx5emu::test {
 namespace {
 
-// Polls `done` for up to 5 s.
-template <class F>
-bool poll_for(F done)
-{
-	auto end = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-	while (!done()) {
-		if (std::chrono::steady_clock::now() > end)
-			return false;
-		std::this_thread::yield();
-	}
-	return true;
-}
 
 TEST(ExecLifetime, TaskInHandWhileDestroyedStartsNoTimer)
 {

@@ -5,6 +5,7 @@
 // access), receive buffers too small, and the flush of every outstanding
 // WQE when a QP enters the error state.
 #include "dp_harness.h"
+#include "poll.h"
 
 namespace mlx5emu::test {
 namespace {
@@ -30,11 +31,8 @@ TEST(ExecRcError, RnrNakThenReceivePosted)
 	RcPair p; // rnr_retry 7: retry forever, min_rnr_timer 1 (10 us)
 	auto src = p.a.reg_mr(4096), dst = p.b.reg_mr(4096);
 	p.send(DpHca::send_wr(src, 32));
-	bool naked = false;
-	for (auto end = std::chrono::steady_clock::now() + 5s; !naked && std::chrono::steady_clock::now() < end;
-	     std::this_thread::yield())
-		naked = counters(p.b, p.bqp).rnr_naks_sent > 0;
-	EXPECT_TRUE(naked) << "no RNR NAK from the responder without a receive WQE";
+	EXPECT_TRUE(poll_for([&] { return counters(p.b, p.bqp).rnr_naks_sent > 0; }))
+		<< "no RNR NAK from the responder without a receive WQE";
 	EXPECT_TRUE(p.a.empty(p.acq)) << "waiting: no receive WQE on the responder";
 	p.recv(dst, 64);
 	Cqe e, r;

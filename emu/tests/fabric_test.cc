@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "fabric/fabric.h"
+#include "poll.h"
 
 namespace mlx5emu::test {
 namespace {
@@ -146,8 +147,7 @@ TEST(Engine, TimersRunInOrderAndCanBeCancelled)
 	e.post_at(now + 1ms, [&](uint64_t) { std::lock_guard<std::mutex> g(m); order.push_back(1); });
 	e.cancel(id);
 	gate.open();
-	for (auto end = std::chrono::steady_clock::now() + 5s; e.timers_pending() && std::chrono::steady_clock::now() < end;)
-		std::this_thread::yield();
+	poll_for([&] { return e.timers_pending() == 0; });
 	ASSERT_TRUE(e.wait_idle(5000ms));
 	std::lock_guard<std::mutex> g(m);
 	EXPECT_EQ(order, (std::vector<int>{1, 2}));
@@ -161,8 +161,7 @@ TEST(Engine, AnOldTimerIdCancelsNothing)
 	Engine e;
 	std::atomic<int> ran{0};
 	uint64_t first = e.post_at(Engine::Clock::now(), [&](uint64_t id) { ran += id != 0; });
-	for (auto end = Engine::Clock::now() + 2s; ran.load() < 1 && Engine::Clock::now() < end;)
-		std::this_thread::yield();
+	poll_for([&] { return ran.load() >= 1; }, 2s);
 	ASSERT_EQ(ran.load(), 1);
 	uint64_t id_seen = 0;
 	EngineGate gate(e);
@@ -174,8 +173,7 @@ TEST(Engine, AnOldTimerIdCancelsNothing)
 	e.cancel(first);
 	EXPECT_EQ(e.timers_pending(), 1u);
 	gate.open();
-	for (auto end = Engine::Clock::now() + 2s; ran.load() < 2 && Engine::Clock::now() < end;)
-		std::this_thread::yield();
+	poll_for([&] { return ran.load() >= 2; }, 2s);
 	ASSERT_TRUE(e.wait_idle(1000ms));
 	EXPECT_EQ(ran.load(), 2);
 	EXPECT_EQ(id_seen, second) << "a timer's task gets its own id";
@@ -197,8 +195,7 @@ TEST(Engine, CancelOwnedForgetsOneOwnersTimers)
 	e.cancel_owned(&a);
 	EXPECT_EQ(e.timers_pending(), 10u);
 	gate.open();
-	for (auto end = Engine::Clock::now() + 5s; ran_b.load() < 10 && Engine::Clock::now() < end;)
-		std::this_thread::yield();
+	poll_for([&] { return ran_b.load() >= 10; });
 	ASSERT_TRUE(e.wait_idle(5000ms));
 	EXPECT_EQ(ran_b.load(), 10);
 	EXPECT_EQ(ran_a.load(), 0);

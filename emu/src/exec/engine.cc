@@ -63,7 +63,7 @@ uint64_t Engine::post_at(Clock::time_point when, TimerTask fn, const void *owner
 		deadlines_.push_back(Deadline{when, slot, t.gen});
 		std::push_heap(deadlines_.begin(), deadlines_.end());
 		++timers_live_;
-		id = static_cast<uint64_t>(t.gen) << 32 | (slot + 1u);
+		id = timer_id(slot, t.gen);
 	}
 	cv_.notify_one();
 	return id;
@@ -152,7 +152,7 @@ void Engine::run()
 	std::vector<Task> batch;
 	batch.reserve(kTaskRoom);
 	TimerTask timer;
-	uint64_t timer_id = 0;
+	uint64_t fired = 0;
 	for (;;) {
 		if (stop_)
 			return;
@@ -186,7 +186,7 @@ void Engine::run()
 			std::pop_heap(deadlines_.begin(), deadlines_.end());
 			deadlines_.pop_back();
 			timer = std::move(slots_[d.slot].fn);
-			timer_id = static_cast<uint64_t>(d.gen) << 32 | (d.slot + 1u);
+			fired = timer_id(d.slot, d.gen);
 			free_slot(d.slot);
 			++c_.timers_fired;
 		} else {
@@ -206,7 +206,7 @@ void Engine::run()
 		lk.unlock();
 		{
 			std::lock_guard<std::mutex> st(state_mu_);
-			timer(timer_id);
+			timer(fired);
 		}
 		timer = nullptr;
 		lk.lock();

@@ -98,6 +98,8 @@ private:
 		bool operator<(const Deadline &o) const { return when > o.when; }
 	};
 	bool stale(const Deadline &d) const { return !slots_[d.slot].live || slots_[d.slot].gen != d.gen; }
+	// A timer's id: its slot's generation and index (+1: an id is never 0).
+	static uint64_t timer_id(uint32_t slot, uint32_t gen) { return static_cast<uint64_t>(gen) << 32 | (slot + 1u); }
 	void free_slot(uint32_t slot);
 	void drop_stale_deadlines();
 

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "dp_harness.h"
+#include "poll.h"
 
 namespace {
 
@@ -181,10 +182,7 @@ TEST(TimerAlloc, EngineTimerPoolIsReused)
 			e.cancel(far);
 			const unsigned want = ran.load() + 1;
 			e.post_at(Engine::Clock::now(), [&ran](uint64_t) { ++ran; });
-			for (auto end = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-			     ran.load() < want && std::chrono::steady_clock::now() < end;)
-				std::this_thread::yield();
-			if (ran.load() != want)
+			if (!poll_for([&] { return ran.load() >= want; }) || ran.load() != want)
 				return false;
 		}
 		return true;
