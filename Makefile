@@ -67,7 +67,8 @@ toolbox:
 	$(TOP)/scripts/toolbox
 
 # ccache (when installed) keeps emulator objects across clones: its cache
-# lives with the toolbox's, and paths are hashed relative to the clone.
+# lives with the toolbox's, and paths are hashed relative to the clone. Its
+# direct mode is off (scripts/lib/ccache-setup says why).
 CCACHE := $(shell command -v ccache 2>/dev/null)
 EMU_CMAKE_FLAGS := -DCMAKE_BUILD_TYPE=RelWithDebInfo
 ifneq ($(CCACHE),)
@@ -78,6 +79,7 @@ export CCACHE_NOHASHDIR := 1
 endif
 
 emu:
+	$(if $(CCACHE),$(TOP)/scripts/lib/ccache-setup $(CCACHE_DIR))
 	cmake -S $(TOP)/emu -B $(TOP)/build/emu $(EMU_CMAKE_FLAGS) >/dev/null
 	cmake --build $(TOP)/build/emu -j$(JOBS)
 
@@ -102,6 +104,7 @@ EMU_SANITIZE := -DMLX5EMU_SANITIZE=address,undefined
 EMU_ASAN_CMAKE_FLAGS := $(EMU_CMAKE_FLAGS) $(EMU_SANITIZE) -DMLX5EMU_SANITIZE_TESTS=$(EMU_ASAN_TESTS)
 EMU_ASAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 emu-asan:
+	$(if $(CCACHE),$(TOP)/scripts/lib/ccache-setup $(CCACHE_DIR))
 	cmake -S $(TOP)/emu -B $(TOP)/build/emu-asan $(EMU_ASAN_CMAKE_FLAGS) >/dev/null
 	$(EMU_ASAN_ENV) cmake --build $(TOP)/build/emu-asan -j$(JOBS)
 
@@ -114,6 +117,7 @@ emu-test-asan: emu-asan
 # their seed corpora (emu/fuzz/corpus).
 FUZZ_CXX ?= clang++
 emu-fuzz:
+	$(if $(CCACHE),$(TOP)/scripts/lib/ccache-setup $(CCACHE_DIR))
 	cmake -S $(TOP)/emu -B $(TOP)/build/emu-fuzz $(filter-out -DCMAKE_BUILD_TYPE=%,$(EMU_CMAKE_FLAGS)) \
 		-DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS=-O1 $(EMU_SANITIZE) -DCMAKE_CXX_COMPILER=$(FUZZ_CXX) \
 		-DMLX5EMU_FUZZ=ON >/dev/null

@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "dp_harness.h"
-#include "poll.h"
+#include "poll_for.h"
 
 namespace mlx5emu::test {
 namespace {

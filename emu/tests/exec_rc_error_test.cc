@@ -5,7 +5,7 @@
 // access), receive buffers too small, and the flush of every outstanding
 // WQE when a QP enters the error state.
 #include "dp_harness.h"
-#include "poll.h"
+#include "poll_for.h"
 
 namespace mlx5emu::test {
 namespace {

@@ -10,7 +10,7 @@
 #include <mutex>
 
 #include "fabric/fabric.h"
-#include "poll.h"
+#include "poll_for.h"
 
 namespace mlx5emu::test {
 namespace {

@@ -14,7 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "dp_harness.h"
-#include "poll.h"
+#include "poll_for.h"
 
 namespace {
 
