@@ -393,6 +393,7 @@ void create_sq(CmdCtx &c)
 	sq->tisn = ntis ? bits::get(x, sqc::tis_num_0) : 0;
 	sq->user_index = bits::get(x, sqc::user_index);
 	sq->min_inline_mode = static_cast<uint8_t>(bits::get(x, sqc::min_wqe_inline_mode));
+	sq->rlky = bits::get(x, sqc::rlky);
 	if (!read_wq(c, true, &sq->wq))
 		return;
 	if (!fw.uars.count(sq->wq.uar_page))
@@ -478,6 +479,7 @@ void create_rq(CmdCtx &c)
 	rq->vlan_strip = !bits::get(x, rqc::vsd);
 	rq->scatter_fcs = bits::get(x, rqc::scatter_fcs);
 	rq->counter_set_id = static_cast<uint8_t>(bits::get(x, rqc::counter_set_id));
+	rq->rlky = bits::get(x, rqc::rlky);
 	if (!read_wq(c, false, &rq->wq))
 		return;
 	auto lk = fw.dp().lock();

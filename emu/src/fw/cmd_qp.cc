@@ -99,6 +99,7 @@ void create_qp(CmdCtx &c)
 	auto qp = std::make_unique<Qp>();
 	qp->qpn = qpn;
 	qp->uid = c.uid;
+	qp->rlky = bits::get(x, qpc::rlky);
 	qp->state = qp_state::RST;
 	qp->cfg = std::move(cfg);
 	if (qp->cfg.st == qp_st::QP0)

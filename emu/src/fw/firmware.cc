@@ -73,6 +73,10 @@ public:
 	}
 	void async_event(const uint8_t *eqe64) override { fw_.post_event(eqe64); }
 	bool listens(uint8_t type) const override { return fw_.eqs.wants(type); }
+	// The health buffer's FW internal error syndrome (1), not fatal:
+	// the engine thread holds the state lock and cannot reset the
+	// function (Firmware::mu comes first).
+	void internal_error() override { fw_.health.set_syndrome(1, 0, false); }
 
 private:
 	Firmware &fw_;

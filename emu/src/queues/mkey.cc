@@ -138,10 +138,12 @@ Mkey *MkeyTable::find_index(uint32_t index)
 }
 
 KeyStatus MkeyTable::check(uint32_t key, uint32_t pd, uint64_t va, uint64_t len, unsigned need,
-			   const Mkey **out, uint32_t qpn) const
+			   const Mkey **out, uint32_t qpn, bool rlky) const
 {
 	const Mkey *m = nullptr;
-	if (key == kReservedLkey && !(need & (ACC_REMOTE_READ | ACC_REMOTE_WRITE | ACC_ATOMIC))) {
+	if (key == kReservedLkey) {
+		if (!rlky || (need & (ACC_REMOTE_READ | ACC_REMOTE_WRITE | ACC_ATOMIC)))
+			return KeyStatus::NoKey;
 		*out = &reserved_;
 		return KeyStatus::Ok;
 	}
