@@ -5,6 +5,7 @@
 // and in the flush of a QP in ERR; data-path work that throws fails its
 // QP (or raises the function's internal error) and the engine serves the
 // others; the reserved lkey serves only queues whose context has rlky.
+#include <algorithm>
 #include <stdexcept>
 
 #include "dp_harness.h"
@@ -215,6 +216,12 @@ TEST(WqeGuard, ReservedLkeyOnlyOnQpsWithRlky)
 	ASSERT_TRUE(p.a.settle());
 	EXPECT_EQ(p.a.mem().bytes(victim, 4096), before);
 	EXPECT_EQ(dp_counter(p.a, &DataPath::Counters::resd_lkey_refused), 1u);
+	{
+		// What `hca N stats` prints.
+		auto lk = p.a.dp().lock();
+		auto lines = p.a.dp().stats_lines();
+		EXPECT_NE(std::find(lines.begin(), lines.end(), "resd_lkey_refused 1"), lines.end());
+	}
 
 	// A QP created with rlky: the same READ lands in guest memory.
 	auto fabric = std::make_shared<Fabric>();

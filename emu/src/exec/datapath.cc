@@ -563,6 +563,8 @@ std::vector<std::string> DataPath::stats_lines()
 	v.push_back(fmt("resd_lkey_refused %llu", u(c_.resd_lkey_refused)));
 	v.push_back(fmt("umr_xlt_refused %llu", u(c_.umr_xlt_refused)));
 	v.push_back(fmt("task_exceptions %llu", u(c_.task_exceptions)));
+	// Tasks of no function's guard that threw (the fabric's engine).
+	v.push_back(fmt("engine_task_exceptions %llu", u(fabric_.engine().counters().task_exceptions)));
 	v.push_back(fmt("page_faults %llu", u(c_.page_faults)));
 	v.push_back(fmt("page_fault_naks %llu", u(c_.fault_naks)));
 	v.push_back(fmt("page_fault_resumes %llu", u(c_.fault_resumes)));
