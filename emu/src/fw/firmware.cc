@@ -484,6 +484,8 @@ std::vector<std::string> Firmware::stats_lines() const
 	v.push_back(fmt("doorbells_dropped_eq %llu", u(dd.eq)));
 	v.push_back(fmt("doorbells_dropped_cq %llu", u(dd.cq)));
 	v.push_back(fmt("doorbells_dropped_sq %llu", u(dd.sq)));
+	for (const std::string &s : refusals.lines())
+		v.push_back(s);
 	for (const auto &[op, cnt] : opstats.snapshot())
 		v.push_back(fmt("op %s 0x%x total=%llu failed=%llu", opcode_name(op), op, u(cnt.total), u(cnt.failed)));
 	{

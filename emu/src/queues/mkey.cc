@@ -125,6 +125,14 @@ bool MkeyTable::xlt_resized(size_t before, size_t after)
 	return true;
 }
 
+unsigned MkeyTable::pd_users(uint32_t pd) const
+{
+	unsigned n = 0;
+	for (const auto &[i, k] : keys_)
+		n += k.pd == pd;
+	return n;
+}
+
 const Mkey *MkeyTable::find_index(uint32_t index) const
 {
 	auto it = keys_.find(index);

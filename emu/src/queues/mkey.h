@@ -72,11 +72,15 @@ public:
 	// The reserved lkey (QUERY_SPECIAL_CONTEXTS resd_lkey): guest physical
 	// addresses with every local right, in any PD.
 	static constexpr uint32_t kReservedLkey = 0x100;
-	// Translation entries (MTT + KLM) all keys together may hold: 256 MiB
-	// of host memory, the tables of 128 GiB in 4 KiB pages.
+	// The function's translation budget: entries (MTT + KLM) all its keys
+	// together may hold, whoever made them (CREATE_MKEY and UMR both
+	// count): 256 MiB of host memory, the tables of 128 GiB in 4 KiB
+	// pages. One key may not even ask for room beyond it (CREATE_MKEY).
 	static constexpr uint64_t kMaxXltEntries = 1ull << 25;
+	// Keys: indexes below 2^log_max_mkey (fw/caps.cc advertises 16).
+	static constexpr uint32_t kLogMaxKeys = 16;
 
-	explicit MkeyTable(uint32_t limit = 1u << 16);
+	explicit MkeyTable(uint32_t limit = 1u << kLogMaxKeys);
 
 	// Assigns the index. False when the table is full.
 	bool create(Mkey m, uint32_t *index);
@@ -85,6 +89,10 @@ public:
 	// from `before` entries; false (and nothing counted) past the budget.
 	bool xlt_resized(size_t before, size_t after);
 	uint64_t xlt_entries() const { return xlt_entries_; }
+	// Whether `n` more entries fit in the budget.
+	bool xlt_fits(uint64_t n) const { return n <= kMaxXltEntries - xlt_entries_; }
+	// Keys naming protection domain `pd`.
+	unsigned pd_users(uint32_t pd) const;
 	const Mkey *find_index(uint32_t index) const;
 	Mkey *find_index(uint32_t index);
 	void clear() { keys_.clear(); }
