@@ -806,6 +806,9 @@ TEST(ExecUmr, UserContextsAndTheUidOfObjects)
 	c.set({ctx_dw(3), 23, 0}, h.pd).set({ctx_dw(0xd), 31, 0}, 4);
 	uint32_t idx = be32_at(h.h.ok(c, 16), 8) & 0xffffff;
 	EXPECT_EQ(h.dp().res().mkeys.find_index(idx)->uid, uid);
+	// Not while the context's key lives (fw/README.md "User contexts and uids").
+	h.h.fails(Msg(0xa06, 0, 16).set({2, 15, 0}, uid), 16, 0x09);
+	h.h.ok(Msg(0x202, 0, 16).set({0, 15, 0}, uid).set({2, 23, 0}, idx), 16);
 	h.h.ok(Msg(0xa06, 0, 16).set({2, 15, 0}, uid), 16);
 	h.h.fails(Msg(0xa06, 0, 16).set({2, 15, 0}, uid), 16, 0x03);
 	h.h.fails(c, 16, 0x03); // a uid that names no context
