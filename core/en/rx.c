@@ -180,6 +180,40 @@ static void rx_csum_vlan(struct sk_buff *skb)
 	}
 }
 
+/*
+ * A CQE the ring cannot have produced: a WQE index that is not posted and
+ * not yet completed (a repeated or corrupted CQE), or a length the WQE's
+ * pages cannot hold. The device is not trusted: such a CQE is counted and
+ * dropped, and the RQ goes on from where it was.
+ */
+static bool rx_cqe_bad(struct mlx5c_en_channel *c, struct mlx5c_en_rq *rq,
+		       struct mlx5_cqe64 *cqe, u16 counter)
+{
+	struct page **pages = &rq->pages[(counter & rq->mask) * rq->nfrags];
+	bool ok_len = true;
+	u32 len;
+	int j;
+
+	if ((u16)(counter - rq->cc) >= (u16)(rq->pc - rq->cc)) {
+		if (net_ratelimit())
+			netdev_err(c->priv->netdev,
+				   "RQ 0x%x: CQE for WQE %u, outstanding %u..%u: dropped\n",
+				   rq->rqn, counter, rq->cc, (u16)(rq->pc - 1));
+		return true;
+	}
+	if ((cqe->op_own >> 4) == MLX5C_CQE_RESP_SEND) {
+		len = be32_to_cpu(cqe->byte_cnt);
+		ok_len = len >= ETH_HLEN && len <= rq->nfrags * PAGE_SIZE;
+		for (j = 0; ok_len && j < DIV_ROUND_UP(len, PAGE_SIZE); j++)
+			ok_len = pages[j];
+		if (!ok_len && net_ratelimit())
+			netdev_err(c->priv->netdev,
+				   "RQ 0x%x: CQE of %u bytes for WQE %u: dropped\n",
+				   rq->rqn, len, counter);
+	}
+	return !ok_len;
+}
+
 /**
  * mlx5c_en_poll_rx() - receive up to a budget of frames, then refill
  * @c: channel
@@ -204,6 +238,12 @@ int mlx5c_en_poll_rx(struct mlx5c_en_channel *c, int budget)
 		rq->cq.cc++;
 		n++;
 		counter = be16_to_cpu(cqe->wqe_counter);
+		if (rx_cqe_bad(c, rq, cqe, counter)) {
+			u64_stats_update_begin(&rq->stats.syncp);
+			u64_stats_inc(&rq->stats.bad_cqe);
+			u64_stats_update_end(&rq->stats.syncp);
+			continue;
+		}
 		rq->cc = counter + 1;
 		if ((cqe->op_own >> 4) != MLX5C_CQE_RESP_SEND) {
 			netdev_err_once(netdev, "RQ 0x%x: error completion\n", rq->rqn);
