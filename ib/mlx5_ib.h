@@ -4,8 +4,10 @@
  *
  * Every firmware command is built here with MLX5_SET() on the layouts of
  * <linux/mlx5/mlx5_ifc.h> and executed by mlx5_core (mlx5c_cmd_exec()).
- * Objects made through the verbs are created with uid 0; the firmware
- * commands a process sends itself (DEVX, devx.c) carry its context's uid.
+ * A process with a firmware user context (DEVX, devx.c) has its uid on
+ * every command about its objects: those it sends itself and those of the
+ * verbs (PD, CQ, QP, SRQ, XRCD, MKey, UAR; the layouts with a uid field),
+ * from creation to destroy. The kernel's objects have uid 0.
  */
 #ifndef MLX5C_IB_H
 #define MLX5C_IB_H

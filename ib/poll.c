@@ -107,8 +107,10 @@ static void mlx5c_ib_sq_complete(struct mlx5c_ib_qp *qp, u16 counter,
 }
 
 /*
- * A receive queue completes in order: the CQE names the oldest WQE posted.
- * An SRQ's WQEs complete in any order; its index is masked to the ring.
+ * A receive queue completes in order: the CQE names the oldest WQE posted,
+ * or, if the device lost CQEs before it (a corrupted one was dropped), a
+ * later one still outstanding. An SRQ's WQEs complete in any order; its
+ * index is masked to the ring.
  */
 static bool mlx5c_ib_rq_counter_ok(struct mlx5c_ib_qp *qp, u16 counter)
 {
@@ -116,8 +118,8 @@ static bool mlx5c_ib_rq_counter_ok(struct mlx5c_ib_qp *qp, u16 counter)
 
 	if (qp->ibqp.srq)
 		return true;
-	return qp->rq.wqe_cnt && tail != READ_ONCE(qp->rq.head) &&
-	       counter == (u16)tail;
+	return qp->rq.wqe_cnt &&
+	       (u16)(counter - tail) < READ_ONCE(qp->rq.head) - tail;
 }
 
 static void mlx5c_ib_rq_complete(struct mlx5c_ib_qp *qp, u16 counter,
@@ -125,6 +127,7 @@ static void mlx5c_ib_rq_complete(struct mlx5c_ib_qp *qp, u16 counter,
 {
 	struct mlx5c_ib_srq *srq;
 	unsigned long flags;
+	u32 skip;
 
 	if (qp->ibqp.srq) {
 		srq = to_msrq(qp->ibqp.srq);
@@ -134,8 +137,14 @@ static void mlx5c_ib_rq_complete(struct mlx5c_ib_qp *qp, u16 counter,
 		spin_unlock_irqrestore(&srq->lock, flags);
 		return;
 	}
-	wc->wr_id = qp->rq.wrid[qp->rq.tail & (qp->rq.wqe_cnt - 1)];
-	WRITE_ONCE(qp->rq.tail, qp->rq.tail + 1);
+	/* WQEs whose CQEs the device lost never complete: the ring goes on. */
+	skip = (u16)(counter - qp->rq.tail);
+	if (skip)
+		dev_err_ratelimited(&to_mdev(qp->ibqp.device)->adev->dev,
+				    "QP 0x%x: %u receive WQEs completed without a CQE\n",
+				    qp->qpn, skip);
+	wc->wr_id = qp->rq.wrid[counter & (qp->rq.wqe_cnt - 1)];
+	WRITE_ONCE(qp->rq.tail, qp->rq.tail + skip + 1);
 }
 
 /*

@@ -27,6 +27,7 @@
 namespace mlx5emu {
 
 class GuestMemory;
+class Faults;
 
 // Where the data path's events go (the firmware's EQs).
 class EventSink {
@@ -130,6 +131,9 @@ public:
 	// Atomic operands in little-endian (host order, atomic mode 1 on an
 	// x86 host) rather than big-endian memory.
 	void set_atomic_le(bool le) { atomic_le_ = le; }
+	// The function's fault injections: CQEs repeated or corrupted on
+	// purpose (exec/cqe.cc); set once, before any CQ exists.
+	void set_faults(Faults *f) { faults_ = f; }
 	// A surprise removal (fw/host_link.h): packets and frames from the
 	// fabric are dropped, as by a device that is gone.
 	void set_unplugged(bool gone) { unplugged_.store(gone, std::memory_order_release); }
@@ -475,6 +479,7 @@ private:
 	Resources res_;
 	DoorbellOwners owners_;
 	bool atomic_le_ = true;
+	Faults *faults_ = nullptr;
 	std::atomic<bool> unplugged_{false};
 	bool mc_local_lb_disabled_ = false;
 	// Set by the destructor under the state lock: no timer or task naming

@@ -110,6 +110,7 @@ Firmware::Firmware(const HcaConfig &c, GuestMemory &m, InterruptSink &i)
 	dc.log_max_msg = static_cast<uint8_t>(caps.gen_max(prm::cmd_hca_cap::log_max_msg));
 	dc.eth = is_eth();
 	dp_ = std::make_unique<DataPath>(dc, mem, *fabric_, *events_);
+	dp_->set_faults(&faults);
 	if (cfg.memic_size) {
 		memic = std::make_unique<DeviceMemory>(cfg.bar0_size - cfg.memic_size, cfg.memic_size);
 		dp_->res().mkeys.set_device_memory(memic.get());
