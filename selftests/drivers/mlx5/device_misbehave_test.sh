@@ -34,6 +34,8 @@ t_load()
 	mlx5_load ours || return 1
 	wait_for 30 mlx5_ports_active || { grep . /sys/class/infiniband/mlx5_*/ports/1/state; return 1; }
 	need_tool ibping || return 1
+	# ibping's way to QP1: the umad devices.
+	modprobe ib_umad || { echo "modprobe ib_umad failed"; return 1; }
 	lid=$(cat /sys/class/infiniband/mlx5_1/ports/1/lid)
 	ibping -C mlx5_1 -P 1 -S >"$out/misbehave_ibping.server" 2>&1 &
 	spid=$!
@@ -52,6 +54,8 @@ ping_once()
 # fault spent, PATTERN logged since, and QP1 answers again.
 fault_case()
 {
+	[ -n "$lid" ] || { echo "not run: see the load case"; return 1; }
+	emu_ctl hca 1 clear-faults >/dev/null
 	log_mark
 	emu_ctl hca 1 $1 || return 1
 	timeout 30 ibping -C mlx5_0 -P 1 -c 1 -L "$((lid))" >"$out/misbehave_ibping" 2>&1
@@ -93,6 +97,7 @@ t_unload()
 	emu_ctl hca 0 clear-faults >/dev/null
 	emu_ctl hca 1 clear-faults >/dev/null
 	mlx5_unload ours || return 1
+	modprobe -r ib_umad
 	emu_obj_leaks "$baseline" 0 1
 }
 
