@@ -67,6 +67,8 @@ static_assert(MLX5_ST_SZ_BYTES(destroy_xrc_srq_in) == MLX5_ST_SZ_BYTES(destroy_c
 static_assert(MLX5_ST_SZ_BYTES(destroy_xrc_srq_out) == MLX5_ST_SZ_BYTES(destroy_cq_out));
 static_assert(MLX5_ST_SZ_BYTES(dealloc_xrcd_in) == MLX5_ST_SZ_BYTES(destroy_cq_in));
 static_assert(MLX5_ST_SZ_BYTES(dealloc_xrcd_out) == MLX5_ST_SZ_BYTES(destroy_cq_out));
+static_assert(MLX5_ST_SZ_BYTES(destroy_uctx_in) == MLX5_ST_SZ_BYTES(destroy_cq_in));
+static_assert(MLX5_ST_SZ_BYTES(destroy_uctx_out) == MLX5_ST_SZ_BYTES(destroy_cq_out));
 
 /**
  * mlx5c_ib_destroy_cmd() - send the firmware command that destroys an object
