@@ -278,6 +278,14 @@ void mlx5c_ib_orphans_release(struct mlx5c_ib_dev *dev)
 			if (o->kind != kind)
 				continue;
 			err = mlx5c_ib_destroy_cmd(dev, kind, o->num, o->uid);
+			/*
+			 * A firmware that let the user context go with the
+			 * object still there takes no command of its uid:
+			 * the kernel's (uid 0) then.
+			 */
+			if (err && o->uid && kind != MLX5C_IB_OBJ_UCTX &&
+			    !mlx5c_ib_gone(dev, err))
+				err = mlx5c_ib_destroy_cmd(dev, kind, o->num, 0);
 			if (err && !mlx5c_ib_gone(dev, err)) {
 				dev_err(&dev->adev->dev,
 					"firmware still refuses to destroy %s 0x%x (%d); its memory is kept until the function is down\n",
