@@ -27,8 +27,8 @@
  * returned last (DESTROY_UCTX). A destroy the firmware refuses fails the
  * process's destroy, the object and its PD kept (devx_obj_destroy());
  * when the context goes it leaves an orphan (orphan.c), as for the verbs
- * objects, retried at removal with its uid, before its PD and the user
- * context.
+ * objects, retried at removal with its uid (the kernel's, uid 0, if the
+ * firmware let the user context go), before its PD and the user context.
  *
  * Objects the process makes through the verbs (PDs, CQs, QPs, SRQs, XRC
  * domains, memory keys, UARs) carry the uid too, from creation to
