@@ -61,6 +61,8 @@ static int mlx5c_ib_cq_cmd(struct mlx5c_ib_dev *dev, struct mlx5c_ib_cq *cq,
 	if (!in)
 		return -ENOMEM;
 	MLX5_SET(create_cq_in, in, opcode, MLX5_CMD_OP_CREATE_CQ);
+	/* mlx5_core keeps it for DESTROY_CQ (mcq.uid). */
+	MLX5_SET(create_cq_in, in, uid, mlx5c_ib_ctx_uid(cq->ctx));
 	cqc = MLX5_ADDR_OF(create_cq_in, in, cq_context);
 	MLX5_SET(cqc, cqc, cqe_sz, cqe_sz);
 	MLX5_SET(cqc, cqc, log_cq_size, ilog2(entries));
@@ -235,8 +237,8 @@ int mlx5c_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	return 0;
 
 err_cq:
-	mlx5c_ib_orphan(dev, MLX5C_IB_OBJ_CQ, cq->mcq.cqn, &cq->umem,
-			mlx5c_cq_destroy(dev->mdev, &cq->mcq));
+	mlx5c_ib_orphan(dev, MLX5C_IB_OBJ_CQ, cq->mcq.cqn, cq->mcq.uid,
+			&cq->umem, mlx5c_cq_destroy(dev->mdev, &cq->mcq));
 err_db:
 	mlx5c_ib_db_unmap(ctx, &cq->db);
 err_umem:
@@ -268,8 +270,8 @@ int mlx5c_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 		mlx5c_ib_kbuf_free(dev, &cq->kbuf);
 		return 0;
 	}
-	mlx5c_ib_orphan(dev, MLX5C_IB_OBJ_CQ, cq->mcq.cqn, &cq->umem,
-			mlx5c_cq_destroy(dev->mdev, &cq->mcq));
+	mlx5c_ib_orphan(dev, MLX5C_IB_OBJ_CQ, cq->mcq.cqn, cq->mcq.uid,
+			&cq->umem, mlx5c_cq_destroy(dev->mdev, &cq->mcq));
 	mlx5c_ib_db_unmap(cq->ctx, &cq->db);
 	ib_umem_release(cq->umem);
 	if (cq->dyn_uar >= 0)

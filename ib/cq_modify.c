@@ -36,6 +36,7 @@ int mlx5c_ib_modify_cq(struct ib_cq *ibcq, u16 cq_count, u16 cq_period)
 	if (cq_period > MLX5_MAX_CQ_PERIOD)
 		return -EINVAL;
 	MLX5_SET(modify_cq_in, in, opcode, MLX5_CMD_OP_MODIFY_CQ);
+	MLX5_SET(modify_cq_in, in, uid, to_mcq(ibcq)->mcq.uid);
 	MLX5_SET(modify_cq_in, in, cqn, to_mcq(ibcq)->mcq.cqn);
 	MLX5_SET(modify_cq_in, in,
 		 modify_field_select_resize_field_select.modify_field_select.modify_field_select,
@@ -64,6 +65,7 @@ static int mlx5c_ib_resize_cmd(struct mlx5c_ib_dev *dev, struct mlx5c_ib_cq *cq,
 		return -ENOMEM;
 	MLX5_SET(modify_cq_in, in, opcode, MLX5_CMD_OP_MODIFY_CQ);
 	MLX5_SET(modify_cq_in, in, op_mod, MLX5_CQ_OPMOD_RESIZE);
+	MLX5_SET(modify_cq_in, in, uid, cq->mcq.uid);
 	MLX5_SET(modify_cq_in, in, cqn, cq->mcq.cqn);
 	MLX5_SET(modify_cq_in, in,
 		 modify_field_select_resize_field_select.resize_field_select.resize_field_select,

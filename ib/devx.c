@@ -24,12 +24,16 @@
  *
  * The objects go with their context: uverbs destroys them when the file
  * is closed or the device goes away, before the context, whose uid is
- * returned last (DESTROY_UCTX). A destroy the firmware refuses leaves an
- * orphan (orphan.c), as for the verbs objects; its retry at removal is the
- * kernel's (uid 0).
+ * returned last (DESTROY_UCTX). A destroy the firmware refuses fails the
+ * process's destroy, the object and its PD kept (devx_obj_destroy());
+ * when the context goes it leaves an orphan (orphan.c), as for the verbs
+ * objects, retried at removal with its uid (the kernel's, uid 0, if the
+ * firmware let the user context go), before its PD and the user context.
  *
- * Objects made through the verbs keep uid 0, as without DEVX: a DEVX key
- * names a PD of the kernel's.
+ * Objects the process makes through the verbs (PDs, CQs, QPs, SRQs, XRC
+ * domains, memory keys, UARs) carry the uid too, from creation to
+ * destroy, as in the in-tree driver: the firmware's uid isolation covers
+ * them, and a DEVX key names a PD of the same uid.
  */
 #include <linux/slab.h>
 #include <rdma/mlx5_user_ioctl_cmds.h>
@@ -82,17 +86,11 @@ int mlx5c_ib_devx_uctx_create(struct mlx5c_ib_dev *dev, u16 *uid)
  */
 void mlx5c_ib_devx_uctx_destroy(struct mlx5c_ib_dev *dev, u16 uid)
 {
-	u32 out[MLX5_ST_SZ_DW(destroy_uctx_out)] = {};
-	u32 in[MLX5_ST_SZ_DW(destroy_uctx_in)] = {};
-	int err;
-
-	MLX5_SET(destroy_uctx_in, in, opcode, MLX5_CMD_OP_DESTROY_UCTX);
-	MLX5_SET(destroy_uctx_in, in, uid, uid);
-	err = mlx5c_cmd_exec(dev->mdev, in, sizeof(in), out, sizeof(out));
-	if (err && !mlx5c_ib_gone(dev, err))
-		dev_err_ratelimited(&dev->adev->dev,
-				    "firmware kept user context %u (%d)\n",
-				    uid, err);
+	/*
+	 * Refused while objects of the uid the firmware would not destroy
+	 * live on: then retried at removal, after them (orphan.c).
+	 */
+	mlx5c_ib_destroy_obj(dev, MLX5C_IB_OBJ_UCTX, uid, 0, NULL);
 }
 
 /* The calling process's context, if it was opened with DEVX. */
@@ -300,6 +298,15 @@ static int UVERBS_HANDLER(MLX5_IB_METHOD_DEVX_OBJ_QUERY)(
 			   outlen, devx_exec(ctx, in, inlen, out, outlen));
 }
 
+/*
+ * A key the firmware refuses to destroy still names its PD. On the
+ * process's own destroy the error goes back and the object stays, its PD
+ * busy: the process may try again, and closing the context does. When the
+ * context goes (or the device) the object cannot stay: it becomes an
+ * orphan, retried at removal with its uid, and its PD, counted in
+ * devx_orphans, is kept as an orphan too when it is freed (pd.c), so that
+ * DEALLOC_PD never comes before the key's destroy.
+ */
 static int devx_obj_destroy(struct ib_uobject *uobj,
 			    enum rdma_remove_reason why,
 			    struct uverbs_attr_bundle *attrs)
@@ -308,14 +315,27 @@ static int devx_obj_destroy(struct ib_uobject *uobj,
 	struct mlx5c_ib_dev *dev = to_mdev(ctx->ibuc.device);
 	struct mlx5c_ib_devx_obj *obj = uobj->object;
 	struct mlx5c_ib_pd *pd;
+	bool kept;
 	int err;
 
 	mutex_lock(&ctx->lock);
 	err = mlx5c_mkey_destroy(dev->mdev, ctx->devx_uid, obj->mkey);
-	mlx5c_ib_orphan(dev, MLX5C_IB_OBJ_MKEY, obj->mkey, NULL, err);
+	kept = err && !mlx5c_ib_gone(dev, err);
+	if (kept && why == RDMA_REMOVE_DESTROY) {
+		mutex_unlock(&ctx->lock);
+		dev_err_ratelimited(&dev->adev->dev,
+				    "firmware did not destroy DEVX MKey 0x%x of uid %u (%d): kept\n",
+				    obj->mkey, ctx->devx_uid, err);
+		return err;
+	}
+	mlx5c_ib_orphan(dev, MLX5C_IB_OBJ_MKEY, obj->mkey, ctx->devx_uid, NULL,
+			err);
 	pd = xa_load(&ctx->pds, obj->pdn);
-	if (pd && !WARN_ON(!pd->devx_users))
+	if (pd && pd->devx_users) {
 		pd->devx_users--;
+		if (kept)
+			pd->devx_orphans++;
+	}
 	mutex_unlock(&ctx->lock);
 	kfree(obj);
 	return 0;

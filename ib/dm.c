@@ -90,37 +90,49 @@ static void mlx5c_ib_memic_pages_put(struct mlx5c_ib_dev *dev, u32 first,
 	spin_unlock(&dev->memic_lock);
 }
 
-/* mmap_free of a DM entry: its allocation back to the device. */
-void mlx5c_ib_dm_release(struct mlx5c_ib_dev *dev, struct mlx5c_ib_mmap_entry *e)
+static int mlx5c_ib_memic_cmd_dealloc(struct mlx5c_ib_dev *dev, u64 addr,
+				      u32 size)
 {
 	u32 out[MLX5_ST_SZ_DW(dealloc_memic_out)] = {};
 	u32 in[MLX5_ST_SZ_DW(dealloc_memic_in)] = {};
 	int err;
 
 	MLX5_SET(dealloc_memic_in, in, opcode, MLX5_CMD_OP_DEALLOC_MEMIC);
-	MLX5_SET64(dealloc_memic_in, in, memic_start_addr, e->dm_addr);
-	MLX5_SET(dealloc_memic_in, in, memic_size, e->dm_size);
+	MLX5_SET64(dealloc_memic_in, in, memic_start_addr, addr);
+	MLX5_SET(dealloc_memic_in, in, memic_size, size);
 	err = mlx5c_cmd_exec(dev->mdev, in, sizeof(in), out, sizeof(out));
-	/* Pages the device still holds are never handed out again. */
 	if (err && !mlx5c_ib_gone(dev, err)) {
 		dev_err_ratelimited(&dev->adev->dev,
-				    "DEALLOC_MEMIC %#llx failed: %d\n",
-				    e->dm_addr, err);
-		return;
+				    "DEALLOC_MEMIC %#llx failed: %d\n", addr, err);
+		return err;
 	}
-	mlx5c_ib_memic_pages_put(dev, e->dm_page, e->rdma.npages);
+	return 0;
+}
+
+/* mmap_free of a DM entry: its allocation back to the device. */
+void mlx5c_ib_dm_release(struct mlx5c_ib_dev *dev, struct mlx5c_ib_mmap_entry *e)
+{
+	/* Pages the device still holds are never handed out again. */
+	if (!mlx5c_ib_memic_cmd_dealloc(dev, e->dm_addr, e->dm_size))
+		mlx5c_ib_memic_pages_put(dev, e->dm_page, e->rdma.npages);
 }
 
 /*
  * ALLOC_MEMIC of @size bytes in free whole pages of the window; @e gets
  * the allocation.
+ *
+ * The address the device answers is mapped into the process: it must lie,
+ * with the whole allocation, in the pages reserved for it (a page of the
+ * window that another process maps, or of BAR0 outside the window, would
+ * be exposed otherwise), aligned as asked. Else the allocation is returned
+ * to the device and fails.
  */
 static int mlx5c_ib_memic_alloc(struct mlx5c_ib_dev *dev, u32 size, u32 align,
 				struct mlx5c_ib_mmap_entry *e)
 {
 	u32 npages = DIV_ROUND_UP(size, PAGE_SIZE);
 	unsigned long first;
-	u64 addr;
+	u64 addr, range;
 	int err;
 
 	spin_lock(&dev->memic_lock);
@@ -132,12 +144,20 @@ static int mlx5c_ib_memic_alloc(struct mlx5c_ib_dev *dev, u32 size, u32 align,
 	if (first >= dev->memic_npages)
 		return -ENOMEM;
 
-	err = mlx5c_ib_memic_cmd_alloc(dev, dev->memic_start +
-				       ((u64)first << PAGE_SHIFT),
-				       npages, size, align, &addr);
+	range = dev->memic_start + ((u64)first << PAGE_SHIFT);
+	err = mlx5c_ib_memic_cmd_alloc(dev, range, npages, size, align, &addr);
 	if (err) {
 		mlx5c_ib_memic_pages_put(dev, first, npages);
 		return err;
+	}
+	if (addr < range || addr - range > ((u64)npages << PAGE_SHIFT) - size ||
+	    addr & (BIT_ULL(MLX5C_MEMIC_BASE_ALIGN + align) - 1)) {
+		dev_err_ratelimited(&dev->adev->dev,
+				    "ALLOC_MEMIC answered %#llx for %u bytes in %#llx+%#x: refused\n",
+				    addr, size, range, npages << PAGE_SHIFT);
+		if (!mlx5c_ib_memic_cmd_dealloc(dev, addr, size))
+			mlx5c_ib_memic_pages_put(dev, first, npages);
+		return -EIO;
 	}
 	e->kind = MLX5C_IB_MMAP_DM;
 	e->wc = true;
@@ -282,6 +302,8 @@ struct ib_mr *mlx5c_ib_reg_dm_mr(struct ib_pd *pd, struct ib_dm *ibdm,
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
+	mr->uid = to_mpd(pd)->uid;
+	MLX5_SET(create_mkey_in, in, uid, mr->uid);
 	mkc = MLX5_ADDR_OF(create_mkey_in, in, memory_key_mkey_entry);
 	MLX5_SET(mkc, mkc, access_mode_1_0, MLX5_MKC_ACCESS_MODE_MEMIC & 3);
 	MLX5_SET(mkc, mkc, access_mode_4_2, MLX5_MKC_ACCESS_MODE_MEMIC >> 2);

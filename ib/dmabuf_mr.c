@@ -41,7 +41,7 @@ static void mlx5c_ib_dmabuf_invalidate(struct dma_buf_attachment *attach)
 	/* Not registered yet, deregistered, or moved before. */
 	if (!mr || mr->invalidated)
 		return;
-	err = mlx5c_ib_destroy_cmd(dev, MLX5C_IB_OBJ_MKEY, mr->mkey);
+	err = mlx5c_ib_destroy_cmd(dev, MLX5C_IB_OBJ_MKEY, mr->mkey, mr->uid);
 	if (err && !mlx5c_ib_gone(dev, err)) {
 		/* The device may still access the pages: keep them mapped. */
 		dev_warn(&dev->adev->dev,
@@ -112,7 +112,8 @@ void mlx5c_ib_dmabuf_mr_stop(struct mlx5c_ib_dev *dev, struct mlx5c_ib_mr *mr)
 
 	dma_resv_lock(resv, NULL);
 	if (!mr->invalidated)
-		mlx5c_ib_destroy_obj(dev, MLX5C_IB_OBJ_MKEY, mr->mkey, &mr->umem);
+		mlx5c_ib_destroy_obj(dev, MLX5C_IB_OBJ_MKEY, mr->mkey, mr->uid,
+				     &mr->umem);
 	if (mr->umem)
 		ib_umem_dmabuf_unmap_pages(umem);
 	umem->private = NULL;

@@ -21,6 +21,7 @@ static int mlx5c_ib_mcg_cmd(struct ib_qp *ibqp, const union ib_gid *gid,
 		return -EINVAL;
 	/* The two commands share one layout. */
 	MLX5_SET(attach_to_mcg_in, in, opcode, opcode);
+	MLX5_SET(attach_to_mcg_in, in, uid, mlx5c_ib_ctx_uid(to_mqp(ibqp)->ctx));
 	MLX5_SET(attach_to_mcg_in, in, qpn, to_mqp(ibqp)->qpn);
 	memcpy(MLX5_ADDR_OF(attach_to_mcg_in, in, multicast_gid), gid->raw,
 	       sizeof(gid->raw));

@@ -4,8 +4,10 @@
  *
  * Every firmware command is built here with MLX5_SET() on the layouts of
  * <linux/mlx5/mlx5_ifc.h> and executed by mlx5_core (mlx5c_cmd_exec()).
- * Objects made through the verbs are created with uid 0; the firmware
- * commands a process sends itself (DEVX, devx.c) carry its context's uid.
+ * A process with a firmware user context (DEVX, devx.c) has its uid on
+ * every command about its objects: those it sends itself and those of the
+ * verbs (PD, CQ, QP, SRQ, XRCD, MKey, UAR; the layouts with a uid field),
+ * from creation to destroy. The kernel's objects have uid 0.
  */
 #ifndef MLX5C_IB_H
 #define MLX5C_IB_H
@@ -333,22 +335,30 @@ to_mmap_entry(struct rdma_user_mmap_entry *e)
  * struct mlx5c_ib_pd - protection domain
  * @ibpd: ib_core PD
  * @pdn: firmware PD number
+ * @uid: the user context it belongs to (mlx5c_ib_udata_uid()); the MKeys
+ *	on it are created with it too
  * @devx_users: DEVX keys on it (devx.c), under the context's lock
+ * @devx_orphans: DEVX keys on it that the firmware refused to destroy: the
+ *	PD goes with them, as an orphan (devx.c), under the context's lock
  */
 struct mlx5c_ib_pd {
 	struct ib_pd ibpd;
 	u32 pdn;
+	u16 uid;
 	u32 devx_users;
+	u32 devx_orphans;
 };
 
 /**
  * struct mlx5c_ib_xrcd - XRC domain
  * @ibxrcd: ib_core XRCD
  * @xrcdn: firmware XRCD number
+ * @uid: the user context it belongs to
  */
 struct mlx5c_ib_xrcd {
 	struct ib_xrcd ibxrcd;
 	u32 xrcdn;
+	u16 uid;
 };
 
 /**
@@ -356,6 +366,7 @@ struct mlx5c_ib_xrcd {
  * @ibmr: ib_core MR
  * @umem: pinned user memory
  * @mkey: the memory key (lkey == rkey)
+ * @uid: the user context of its PD, which the key's commands carry
  * @descs: page list of a fast-registration MR (MTT entries)
  * @descs_dma: its bus address
  * @max_descs: entries @descs holds
@@ -370,6 +381,7 @@ struct mlx5c_ib_mr {
 	struct ib_umem *umem;
 	int access;
 	u32 mkey;
+	u16 uid;
 	bool movable;
 	bool invalidated;
 	__be64 *descs;
@@ -383,10 +395,12 @@ struct mlx5c_ib_mr {
  * @ibmw: ib_core MW
  * @mkey: the KLM memory key as created (a type 1 bind changes the
  *	variant the consumer sees; the index stays)
+ * @uid: the user context of its PD
  */
 struct mlx5c_ib_mw {
 	struct ib_mw ibmw;
 	u32 mkey;
+	u16 uid;
 };
 
 /**
@@ -615,6 +629,25 @@ static inline struct mlx5c_ib_ah *to_mlx5c_ah(struct ib_ah *ah)
 #define MLX5C_IB_CAP(dev, fld) \
 	MLX5_GET(cmd_hca_cap, mlx5c_cap_general((dev)->mdev), fld)
 
+/*
+ * The uid of the process's firmware user context (a DEVX context), which
+ * every object it creates through the verbs carries, as its DEVX commands
+ * do; 0 for the kernel's objects and for contexts without DEVX.
+ */
+static inline u16 mlx5c_ib_udata_uid(struct ib_udata *udata)
+{
+	struct mlx5c_ib_ucontext *ctx = rdma_udata_to_drv_context(
+		udata, struct mlx5c_ib_ucontext, ibuc);
+
+	return ctx ? ctx->devx_uid : 0;
+}
+
+/* The same for an object that remembers its context (NULL: the kernel's). */
+static inline u16 mlx5c_ib_ctx_uid(struct mlx5c_ib_ucontext *ctx)
+{
+	return ctx ? ctx->devx_uid : 0;
+}
+
 /* Teardown commands that fail because the device is dead still free. */
 static inline bool mlx5c_ib_gone(struct mlx5c_ib_dev *dev, int err)
 {
@@ -630,6 +663,7 @@ enum mlx5c_ib_obj {
 	MLX5C_IB_OBJ_CQ,
 	MLX5C_IB_OBJ_PD,
 	MLX5C_IB_OBJ_XRCD,
+	MLX5C_IB_OBJ_UCTX,
 	MLX5C_IB_OBJ_NR
 };
 
@@ -857,11 +891,11 @@ void mlx5c_ib_srq_free_wqe(struct mlx5c_ib_srq *srq, u32 idx);
 
 /* orphan.c */
 int mlx5c_ib_destroy_cmd(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
-			 u32 num);
+			 u32 num, u16 uid);
 void mlx5c_ib_orphan(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind, u32 num,
-		     struct ib_umem **umem, int err);
-void mlx5c_ib_destroy_obj(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
-			  u32 num, struct ib_umem **umem);
+		     u16 uid, struct ib_umem **umem, int err);
+int mlx5c_ib_destroy_obj(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
+			 u32 num, u16 uid, struct ib_umem **umem);
 void mlx5c_ib_orphan_kbuf(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
 			  u32 num, struct mlx5c_ib_kbuf *kbuf, int err);
 void mlx5c_ib_orphans_release(struct mlx5c_ib_dev *dev);

@@ -37,7 +37,7 @@ u8 mlx5c_ib_mkey_variant(struct mlx5c_ib_dev *dev)
 }
 
 static int mlx5c_ib_create_mkey(struct mlx5c_ib_dev *dev, struct mlx5c_ib_mr *mr,
-				u32 pdn, u64 iova, u64 length, int access,
+				struct mlx5c_ib_pd *pd, u64 iova, u64 length, int access,
 				unsigned long pgsz)
 {
 	size_t nmtt = ib_umem_num_dma_blocks(mr->umem, pgsz);
@@ -51,6 +51,9 @@ static int mlx5c_ib_create_mkey(struct mlx5c_ib_dev *dev, struct mlx5c_ib_mr *mr
 	in = kvzalloc(inlen, GFP_KERNEL);
 	if (!in)
 		return -ENOMEM;
+	/* A key carries the uid of its PD, to its destroy. */
+	mr->uid = pd->uid;
+	MLX5_SET(create_mkey_in, in, uid, mr->uid);
 	mkc = MLX5_ADDR_OF(create_mkey_in, in, memory_key_mkey_entry);
 	MLX5_SET(mkc, mkc, access_mode_1_0, MLX5_MKC_ACCESS_MODE_MTT);
 	MLX5_SET(mkc, mkc, a, !!(access & IB_ACCESS_REMOTE_ATOMIC));
@@ -59,7 +62,7 @@ static int mlx5c_ib_create_mkey(struct mlx5c_ib_dev *dev, struct mlx5c_ib_mr *mr
 	MLX5_SET(mkc, mkc, lw, !!(access & IB_ACCESS_LOCAL_WRITE));
 	MLX5_SET(mkc, mkc, lr, 1);
 	MLX5_SET(mkc, mkc, qpn, 0xffffff);
-	MLX5_SET(mkc, mkc, pd, pdn);
+	MLX5_SET(mkc, mkc, pd, pd->pdn);
 	MLX5_SET(mkc, mkc, mkey_7_0, mlx5c_ib_mkey_variant(dev));
 	MLX5_SET64(mkc, mkc, start_addr, iova);
 	MLX5_SET64(mkc, mkc, len, length);
@@ -139,7 +142,7 @@ struct mlx5c_ib_mr *mlx5c_ib_user_mr(struct ib_pd *pd, struct ib_umem *umem,
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	mr->umem = umem;
-	err = mlx5c_ib_create_mkey(dev, mr, to_mpd(pd)->pdn, iova, length,
+	err = mlx5c_ib_create_mkey(dev, mr, to_mpd(pd), iova, length,
 				   access, pgsz);
 	if (err) {
 		kfree(mr);
@@ -294,6 +297,8 @@ struct ib_mr *mlx5c_ib_get_dma_mr(struct ib_pd *pd, int access)
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
+	mr->uid = to_mpd(pd)->uid;
+	MLX5_SET(create_mkey_in, in, uid, mr->uid);
 	mkc = MLX5_ADDR_OF(create_mkey_in, in, memory_key_mkey_entry);
 	MLX5_SET(mkc, mkc, access_mode_1_0, MLX5_MKC_ACCESS_MODE_PA);
 	MLX5_SET(mkc, mkc, a, !!(access & IB_ACCESS_REMOTE_ATOMIC));
@@ -316,10 +321,13 @@ struct ib_mr *mlx5c_ib_get_dma_mr(struct ib_pd *pd, int access)
 }
 
 static int mlx5c_ib_frwr_mkey(struct mlx5c_ib_dev *dev, struct mlx5c_ib_mr *mr,
-			      u32 pdn)
+			      struct mlx5c_ib_pd *pd)
 {
 	u32 in[MLX5_ST_SZ_DW(create_mkey_in)] = {};
 	void *mkc = MLX5_ADDR_OF(create_mkey_in, in, memory_key_mkey_entry);
+
+	mr->uid = pd->uid;
+	MLX5_SET(create_mkey_in, in, uid, mr->uid);
 
 	/* Free until the first IB_WR_REG_MR gives it pages and rights. */
 	MLX5_SET(mkc, mkc, free, 1);
@@ -327,7 +335,7 @@ static int mlx5c_ib_frwr_mkey(struct mlx5c_ib_dev *dev, struct mlx5c_ib_mr *mr,
 	MLX5_SET(mkc, mkc, access_mode_1_0, MLX5_MKC_ACCESS_MODE_MTT);
 	MLX5_SET(mkc, mkc, lr, 1);
 	MLX5_SET(mkc, mkc, qpn, 0xffffff);
-	MLX5_SET(mkc, mkc, pd, pdn);
+	MLX5_SET(mkc, mkc, pd, pd->pdn);
 	MLX5_SET(mkc, mkc, mkey_7_0, mlx5c_ib_mkey_variant(dev));
 	MLX5_SET(mkc, mkc, translations_octword_size, mr->max_descs / 2);
 	MLX5_SET(mkc, mkc, log_page_size, PAGE_SHIFT);
@@ -373,7 +381,7 @@ struct ib_mr *mlx5c_ib_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
 		err = -ENOMEM;
 		goto err_descs;
 	}
-	err = mlx5c_ib_frwr_mkey(dev, mr, to_mpd(pd)->pdn);
+	err = mlx5c_ib_frwr_mkey(dev, mr, to_mpd(pd));
 	if (err)
 		goto err_unmap;
 	mr->ibmr.lkey = mr->mkey;
@@ -442,7 +450,8 @@ int mlx5c_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	if (mr->movable)
 		mlx5c_ib_dmabuf_mr_stop(dev, mr);
 	else
-		mlx5c_ib_destroy_obj(dev, MLX5C_IB_OBJ_MKEY, mr->mkey, &mr->umem);
+		mlx5c_ib_destroy_obj(dev, MLX5C_IB_OBJ_MKEY, mr->mkey, mr->uid,
+				     &mr->umem);
 	ib_umem_release(mr->umem);
 	if (mr->descs) {
 		dma_unmap_single(&dev->pdev->dev, mr->descs_dma,

@@ -29,8 +29,12 @@ bool mlx5c_ib_mw_supported(struct mlx5c_ib_dev *dev)
 	return mlx5c_ib_umr_supported(dev) && MLX5C_IB_CAP(dev, imaicl);
 }
 
-/* struct mlx5_ib_alloc_mw: num_klms sizes the key's translation room. */
-static int mlx5c_ib_mw_klms(struct ib_udata *udata, u32 *nklm)
+/*
+ * struct mlx5_ib_alloc_mw: num_klms sizes the key's translation room, no
+ * more than the device's longest KLM list (log_max_klm_list_size).
+ */
+static int mlx5c_ib_mw_klms(struct mlx5c_ib_dev *dev, struct ib_udata *udata,
+			    u32 *nklm)
 {
 	struct mlx5_ib_alloc_mw req;
 	int err;
@@ -44,8 +48,12 @@ static int mlx5c_ib_mw_klms(struct ib_udata *udata, u32 *nklm)
 		return err;
 	if (req.comp_mask || req.reserved1 || req.reserved2)
 		return -EOPNOTSUPP;
-	if (req.num_klms)
-		*nklm = ALIGN(req.num_klms, MLX5C_IB_MW_KLM_ALIGN);
+	if (!req.num_klms)
+		return 0;
+	if (ALIGN((u64)req.num_klms, MLX5C_IB_MW_KLM_ALIGN) >
+	    BIT_ULL(MLX5C_IB_CAP(dev, log_max_klm_list_size)))
+		return -EINVAL;
+	*nklm = ALIGN(req.num_klms, MLX5C_IB_MW_KLM_ALIGN);
 	return 0;
 }
 
@@ -70,10 +78,12 @@ int mlx5c_ib_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 		return -EOPNOTSUPP;
 	if (ibmw->type != IB_MW_TYPE_1 && ibmw->type != IB_MW_TYPE_2)
 		return -EINVAL;
-	err = mlx5c_ib_mw_klms(udata, &nklm);
+	err = mlx5c_ib_mw_klms(dev, udata, &nklm);
 	if (err)
 		return err;
 
+	mw->uid = to_mpd(ibmw->pd)->uid;
+	MLX5_SET(create_mkey_in, in, uid, mw->uid);
 	MLX5_SET(mkc, mkc, free, 1);
 	MLX5_SET(mkc, mkc, umr_en, 1);
 	MLX5_SET(mkc, mkc, access_mode_1_0, MLX5_MKC_ACCESS_MODE_KLMS);
@@ -103,6 +113,6 @@ int mlx5c_ib_dealloc_mw(struct ib_mw *ibmw)
 	struct mlx5c_ib_mw *mw = to_mmw(ibmw);
 
 	mlx5c_ib_destroy_obj(to_mdev(ibmw->device), MLX5C_IB_OBJ_MKEY, mw->mkey,
-			     NULL);
+			     mw->uid, NULL);
 	return 0;
 }

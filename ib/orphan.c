@@ -33,7 +33,8 @@
  * struct mlx5c_ib_orphan - an object the firmware still holds
  * @list: in the device's list
  * @kind: what it is
- * @num: its number (the memory key for an MKey)
+ * @num: its number (the memory key for an MKey, the uid for a user context)
+ * @uid: the user context it was created in (0: the kernel's)
  * @umem: pinned memory the device may still access, or NULL
  * @kbuf: the kernel ring the device may still access (kernel queues)
  */
@@ -41,6 +42,7 @@ struct mlx5c_ib_orphan {
 	struct list_head list;
 	enum mlx5c_ib_obj kind;
 	u32 num;
+	u16 uid;
 	struct ib_umem *umem;
 	struct mlx5c_ib_kbuf kbuf;
 };
@@ -53,6 +55,7 @@ static const char *const mlx5c_ib_obj_names[MLX5C_IB_OBJ_NR] = {
 	[MLX5C_IB_OBJ_CQ] = "CQ",
 	[MLX5C_IB_OBJ_PD] = "PD",
 	[MLX5C_IB_OBJ_XRCD] = "XRCD",
+	[MLX5C_IB_OBJ_UCTX] = "user context",
 };
 
 /* QPs, SRQs and CQs are destroyed with commands of one size. */
@@ -64,17 +67,20 @@ static_assert(MLX5_ST_SZ_BYTES(destroy_xrc_srq_in) == MLX5_ST_SZ_BYTES(destroy_c
 static_assert(MLX5_ST_SZ_BYTES(destroy_xrc_srq_out) == MLX5_ST_SZ_BYTES(destroy_cq_out));
 static_assert(MLX5_ST_SZ_BYTES(dealloc_xrcd_in) == MLX5_ST_SZ_BYTES(destroy_cq_in));
 static_assert(MLX5_ST_SZ_BYTES(dealloc_xrcd_out) == MLX5_ST_SZ_BYTES(destroy_cq_out));
+static_assert(MLX5_ST_SZ_BYTES(destroy_uctx_in) == MLX5_ST_SZ_BYTES(destroy_cq_in));
+static_assert(MLX5_ST_SZ_BYTES(destroy_uctx_out) == MLX5_ST_SZ_BYTES(destroy_cq_out));
 
 /**
  * mlx5c_ib_destroy_cmd() - send the firmware command that destroys an object
  * @dev: device
- * @kind: QP, SRQ, XRC SRQ, MKey, CQ, PD or XRCD (user objects: uid 0)
- * @num: its number; for an MKey the memory key
+ * @kind: QP, SRQ, XRC SRQ, MKey, CQ, PD, XRCD or user context
+ * @num: its number; for an MKey the memory key, for a user context its uid
+ * @uid: the user context the object was created in (0: the kernel's)
  *
  * Return: 0 or the command's negative errno.
  */
 int mlx5c_ib_destroy_cmd(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
-			 u32 num)
+			 u32 num, u16 uid)
 {
 	u32 out[MLX5_ST_SZ_DW(destroy_cq_out)] = {};
 	u32 in[MLX5_ST_SZ_DW(destroy_cq_in)] = {};
@@ -82,28 +88,37 @@ int mlx5c_ib_destroy_cmd(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
 	switch (kind) {
 	case MLX5C_IB_OBJ_QP:
 		MLX5_SET(destroy_qp_in, in, opcode, MLX5_CMD_OP_DESTROY_QP);
+		MLX5_SET(destroy_qp_in, in, uid, uid);
 		MLX5_SET(destroy_qp_in, in, qpn, num);
 		break;
 	case MLX5C_IB_OBJ_SRQ:
 		MLX5_SET(destroy_srq_in, in, opcode, MLX5_CMD_OP_DESTROY_SRQ);
+		MLX5_SET(destroy_srq_in, in, uid, uid);
 		MLX5_SET(destroy_srq_in, in, srqn, num);
 		break;
 	case MLX5C_IB_OBJ_MKEY:
-		return mlx5c_mkey_destroy(dev->mdev, 0, num);
+		return mlx5c_mkey_destroy(dev->mdev, uid, num);
 	case MLX5C_IB_OBJ_CQ:
 		MLX5_SET(destroy_cq_in, in, opcode, MLX5_CMD_OP_DESTROY_CQ);
+		MLX5_SET(destroy_cq_in, in, uid, uid);
 		MLX5_SET(destroy_cq_in, in, cqn, num);
 		break;
 	case MLX5C_IB_OBJ_XRC_SRQ:
 		MLX5_SET(destroy_xrc_srq_in, in, opcode,
 			 MLX5_CMD_OP_DESTROY_XRC_SRQ);
+		MLX5_SET(destroy_xrc_srq_in, in, uid, uid);
 		MLX5_SET(destroy_xrc_srq_in, in, xrc_srqn, num);
 		break;
 	case MLX5C_IB_OBJ_PD:
-		return mlx5c_pd_free(dev->mdev, 0, num);
+		return mlx5c_pd_free(dev->mdev, uid, num);
 	case MLX5C_IB_OBJ_XRCD:
 		MLX5_SET(dealloc_xrcd_in, in, opcode, MLX5_CMD_OP_DEALLOC_XRCD);
+		MLX5_SET(dealloc_xrcd_in, in, uid, uid);
 		MLX5_SET(dealloc_xrcd_in, in, xrcd, num);
+		break;
+	case MLX5C_IB_OBJ_UCTX:
+		MLX5_SET(destroy_uctx_in, in, opcode, MLX5_CMD_OP_DESTROY_UCTX);
+		MLX5_SET(destroy_uctx_in, in, uid, num);
 		break;
 	default:
 		return -EINVAL;
@@ -112,7 +127,7 @@ int mlx5c_ib_destroy_cmd(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
 }
 
 static void mlx5c_ib_keep(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
-			  u32 num, struct ib_umem **umem,
+			  u32 num, u16 uid, struct ib_umem **umem,
 			  struct mlx5c_ib_kbuf *kbuf, int err)
 {
 	struct mlx5c_ib_orphan *o;
@@ -125,6 +140,7 @@ static void mlx5c_ib_keep(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
 		return;	/* the memory is released: the best left to do */
 	o->kind = kind;
 	o->num = num;
+	o->uid = uid;
 	if (umem) {
 		o->umem = *umem;
 		*umem = NULL;
@@ -143,6 +159,7 @@ static void mlx5c_ib_keep(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
  * @dev: device
  * @kind: what was destroyed
  * @num: its number
+ * @uid: the user context it was created in (0: the kernel's)
  * @umem: the object's pinned memory the device may access (*@umem may be
  *	NULL); taken over, and set to NULL, when the object is kept
  * @err: what the destroy command returned
@@ -152,14 +169,15 @@ static void mlx5c_ib_keep(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
  * device is removed.
  */
 void mlx5c_ib_orphan(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind, u32 num,
-		     struct ib_umem **umem, int err)
+		     u16 uid, struct ib_umem **umem, int err)
 {
 	if (err && !mlx5c_ib_gone(dev, err))
-		mlx5c_ib_keep(dev, kind, num, umem, NULL, err);
+		mlx5c_ib_keep(dev, kind, num, uid, umem, NULL, err);
 }
 
 /**
  * mlx5c_ib_orphan_kbuf() - mlx5c_ib_orphan() for a queue in kernel memory
+ *	(a kernel object: uid 0)
  * @dev: device
  * @kind: what was destroyed
  * @num: its number
@@ -171,7 +189,7 @@ void mlx5c_ib_orphan_kbuf(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
 			  u32 num, struct mlx5c_ib_kbuf *kbuf, int err)
 {
 	if (err && !mlx5c_ib_gone(dev, err))
-		mlx5c_ib_keep(dev, kind, num, NULL, kbuf, err);
+		mlx5c_ib_keep(dev, kind, num, 0, NULL, kbuf, err);
 }
 
 /*
@@ -225,14 +243,20 @@ void mlx5c_ib_create_failed(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
  * @dev: device
  * @kind: what to destroy
  * @num: its number
+ * @uid: the user context it was created in (0: the kernel's)
  * @umem: as for mlx5c_ib_orphan(), may be NULL
  *
  * The caller frees the software object afterwards in every case.
+ *
+ * Return: what the destroy command returned.
  */
-void mlx5c_ib_destroy_obj(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
-			  u32 num, struct ib_umem **umem)
+int mlx5c_ib_destroy_obj(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
+			 u32 num, u16 uid, struct ib_umem **umem)
 {
-	mlx5c_ib_orphan(dev, kind, num, umem, mlx5c_ib_destroy_cmd(dev, kind, num));
+	int err = mlx5c_ib_destroy_cmd(dev, kind, num, uid);
+
+	mlx5c_ib_orphan(dev, kind, num, uid, umem, err);
+	return err;
 }
 
 /**
@@ -253,7 +277,15 @@ void mlx5c_ib_orphans_release(struct mlx5c_ib_dev *dev)
 		list_for_each_entry_safe(o, tmp, &dev->orphans, list) {
 			if (o->kind != kind)
 				continue;
-			err = mlx5c_ib_destroy_cmd(dev, kind, o->num);
+			err = mlx5c_ib_destroy_cmd(dev, kind, o->num, o->uid);
+			/*
+			 * A firmware that let the user context go with the
+			 * object still there takes no command of its uid:
+			 * the kernel's (uid 0) then.
+			 */
+			if (err && o->uid && kind != MLX5C_IB_OBJ_UCTX &&
+			    !mlx5c_ib_gone(dev, err))
+				err = mlx5c_ib_destroy_cmd(dev, kind, o->num, 0);
 			if (err && !mlx5c_ib_gone(dev, err)) {
 				dev_err(&dev->adev->dev,
 					"firmware still refuses to destroy %s 0x%x (%d); its memory is kept until the function is down\n",

@@ -77,6 +77,23 @@ static enum ib_wc_status mlx5c_ib_wc_status(u8 syndrome)
 	}
 }
 
+/*
+ * Whether @counter names a send WQE the device may complete: the start of
+ * a WQE posted and not yet retired. A repeated or corrupted CQE names
+ * another one (or none), and would retire WQEs the device still reads.
+ */
+static bool mlx5c_ib_sq_counter_ok(struct mlx5c_ib_qp *qp, u16 counter)
+{
+	u32 tail = qp->sq.tail, out = READ_ONCE(qp->sq.head) - tail;
+	u32 at = (u16)(counter - tail), end;
+
+	if (!qp->sq.wqe_cnt || at >= out)
+		return false;
+	/* The WQE that starts there ends within the posted ones. */
+	end = qp->sq.next[counter & (qp->sq.wqe_cnt - 1)] - tail;
+	return at < end && end <= out;
+}
+
 /* Retire the send WQE that starts at basic block @idx and those before it. */
 static void mlx5c_ib_sq_complete(struct mlx5c_ib_qp *qp, u16 counter,
 				 struct ib_wc *wc)
@@ -89,11 +106,28 @@ static void mlx5c_ib_sq_complete(struct mlx5c_ib_qp *qp, u16 counter,
 	WRITE_ONCE(qp->sq.tail, qp->sq.next[idx]);
 }
 
+/*
+ * A receive queue completes in order: the CQE names the oldest WQE posted,
+ * or, if the device lost CQEs before it (a corrupted one was dropped), a
+ * later one still outstanding. An SRQ's WQEs complete in any order; its
+ * index is masked to the ring.
+ */
+static bool mlx5c_ib_rq_counter_ok(struct mlx5c_ib_qp *qp, u16 counter)
+{
+	u32 tail = qp->rq.tail;
+
+	if (qp->ibqp.srq)
+		return true;
+	return qp->rq.wqe_cnt &&
+	       (u16)(counter - tail) < READ_ONCE(qp->rq.head) - tail;
+}
+
 static void mlx5c_ib_rq_complete(struct mlx5c_ib_qp *qp, u16 counter,
 				 struct ib_wc *wc)
 {
 	struct mlx5c_ib_srq *srq;
 	unsigned long flags;
+	u32 skip;
 
 	if (qp->ibqp.srq) {
 		srq = to_msrq(qp->ibqp.srq);
@@ -103,8 +137,14 @@ static void mlx5c_ib_rq_complete(struct mlx5c_ib_qp *qp, u16 counter,
 		spin_unlock_irqrestore(&srq->lock, flags);
 		return;
 	}
-	wc->wr_id = qp->rq.wrid[qp->rq.tail & (qp->rq.wqe_cnt - 1)];
-	WRITE_ONCE(qp->rq.tail, qp->rq.tail + 1);
+	/* WQEs whose CQEs the device lost never complete: the ring goes on. */
+	skip = (u16)(counter - qp->rq.tail);
+	if (skip)
+		dev_err_ratelimited(&to_mdev(qp->ibqp.device)->adev->dev,
+				    "QP 0x%x: %u receive WQEs completed without a CQE\n",
+				    qp->qpn, skip);
+	wc->wr_id = qp->rq.wrid[counter & (qp->rq.wqe_cnt - 1)];
+	WRITE_ONCE(qp->rq.tail, qp->rq.tail + skip + 1);
 }
 
 /*
@@ -184,18 +224,75 @@ static void mlx5c_ib_recv_wc(struct mlx5c_ib_qp *qp, struct mlx5_cqe64 *cqe,
 	}
 }
 
-/* One CQE into @wc; false if it names a QP that no longer exists. */
-static bool mlx5c_ib_parse_cqe(struct mlx5c_ib_dev *dev, struct mlx5_cqe64 *cqe,
-			       struct ib_wc *wc)
+/*
+ * The kernel QP a CQE of @cq names, or NULL (with the reason logged) if
+ * that is no QP whose send or receive queue completes on @cq. Called with
+ * the CQ's lock held: a QP found here stays alive until the lock is
+ * dropped, because destroying it removes it from dev->qps and then cleans
+ * both its CQs under their locks (mlx5c_ib_kqp_clean()) before freeing it.
+ * A QP of another CQ has no such guarantee, hence the check under the
+ * table's lock.
+ */
+static struct mlx5c_ib_qp *mlx5c_ib_cqe_qp(struct mlx5c_ib_dev *dev,
+					  struct mlx5c_ib_cq *cq, u32 qpn)
+{
+	struct mlx5c_ib_qp *qp;
+	unsigned long flags;
+
+	xa_lock_irqsave(&dev->qps, flags);
+	qp = xa_load(&dev->qps, qpn);
+	if (qp && (!qp->kbuf.frags || (qp->ibqp.send_cq != &cq->ibcq &&
+				       qp->ibqp.recv_cq != &cq->ibcq)))
+		qp = ERR_PTR(-EINVAL);
+	xa_unlock_irqrestore(&dev->qps, flags);
+	/*
+	 * No QP at all is a bad QPN too: a QP's CQEs are cleaned from its CQs
+	 * before it is freed, and only a CQE the device writes between the
+	 * QP's removal from the table and its DESTROY_QP can miss it.
+	 */
+	if (IS_ERR_OR_NULL(qp)) {
+		dev_err_ratelimited(&dev->adev->dev,
+				    "CQ 0x%x: CQE for QP 0x%x, which does not complete on it: dropped\n",
+				    cq->mcq.cqn, qpn);
+		return NULL;
+	}
+	return qp;
+}
+
+/* One CQE into @wc; false if it names no QP of @cq or no outstanding WQE. */
+static bool mlx5c_ib_parse_cqe(struct mlx5c_ib_dev *dev, struct mlx5c_ib_cq *cq,
+			       struct mlx5_cqe64 *cqe, struct ib_wc *wc)
 {
 	struct mlx5_err_cqe *err = (struct mlx5_err_cqe *)cqe;
 	u8 opcode = get_cqe_opcode(cqe);
 	u16 counter = be16_to_cpu(cqe->wqe_counter);
 	struct mlx5c_ib_qp *qp;
+	bool ok = true;
 
-	qp = xa_load(&dev->qps, be32_to_cpu(cqe->sop_drop_qpn) & 0xffffff);
-	if (!qp || !qp->kbuf.frags)
+	qp = mlx5c_ib_cqe_qp(dev, cq, be32_to_cpu(cqe->sop_drop_qpn) & 0xffffff);
+	if (!qp)
 		return false;
+	switch (opcode) {
+	case MLX5_CQE_REQ:
+	case MLX5_CQE_REQ_ERR:
+		ok = qp->ibqp.send_cq == &cq->ibcq &&
+		     mlx5c_ib_sq_counter_ok(qp, counter);
+		break;
+	case MLX5_CQE_RESP_WR_IMM:
+	case MLX5_CQE_RESP_SEND:
+	case MLX5_CQE_RESP_SEND_IMM:
+	case MLX5_CQE_RESP_SEND_INV:
+	case MLX5_CQE_RESP_ERR:
+		ok = qp->ibqp.recv_cq == &cq->ibcq &&
+		     mlx5c_ib_rq_counter_ok(qp, counter);
+		break;
+	}
+	if (!ok) {
+		dev_err_ratelimited(&dev->adev->dev,
+				    "CQ 0x%x: CQE opcode %u for WQE %u of QP 0x%x, not outstanding there: dropped\n",
+				    cq->mcq.cqn, opcode, counter, qp->qpn);
+		return false;
+	}
 	memset(wc, 0, sizeof(*wc));
 	wc->qp = &qp->ibqp;
 	switch (opcode) {
@@ -269,7 +366,7 @@ int mlx5c_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 		if (!cqe)
 			break;
 		cq->cons_index++;
-		if (mlx5c_ib_parse_cqe(dev, cqe, &wc[n]))
+		if (mlx5c_ib_parse_cqe(dev, cq, cqe, &wc[n]))
 			n++;
 	}
 	mlx5c_ib_cq_set_ci(cq);

@@ -154,6 +154,7 @@ static int mlx5c_ib_qp_create_cmd(struct mlx5c_ib_dev *dev,
 	if (!in)
 		return -ENOMEM;
 	MLX5_SET(create_qp_in, in, opcode, MLX5_CMD_OP_CREATE_QP);
+	MLX5_SET(create_qp_in, in, uid, mlx5c_ib_ctx_uid(qp->ctx));
 	qpc = MLX5_ADDR_OF(create_qp_in, in, qpc);
 	MLX5_SET(qpc, qpc, st, mlx5c_ib_qp_st(init->qp_type));
 	MLX5_SET(qpc, qpc, pm_state, MLX5_QPC_PM_STATE_MIGRATED);
@@ -166,6 +167,13 @@ static int mlx5c_ib_qp_create_cmd(struct mlx5c_ib_dev *dev,
 	MLX5_SET(qpc, qpc, user_index, qp->uidx);
 	MLX5_SET(qpc, qpc, log_page_size, mlx5c_ib_qpages_log(&pages));
 	MLX5_SET(qpc, qpc, page_offset, pages.page_offset);
+	/*
+	 * Kernel QPs may name the reserved lkey, as with the in-tree driver,
+	 * which sets rlky on every kernel QP and on no other queue; the
+	 * reserved lkey ends a receive scatter list here (post_recv).
+	 */
+	if (!qp->ctx)
+		MLX5_SET(qpc, qpc, rlky, 1);
 
 	if (init->srq) {
 		MLX5_SET(qpc, qpc, rq_type, MLX5C_QP_RQ_SRQ);
@@ -257,7 +265,7 @@ static int mlx5c_ib_create_kernel_qp(struct mlx5c_ib_dev *dev,
 
 err_destroy:
 	mlx5c_ib_orphan_kbuf(dev, MLX5C_IB_OBJ_QP, qp->qpn, &qp->kbuf,
-			     mlx5c_ib_destroy_cmd(dev, MLX5C_IB_OBJ_QP, qp->qpn));
+			     mlx5c_ib_destroy_cmd(dev, MLX5C_IB_OBJ_QP, qp->qpn, 0));
 err_free:
 	mutex_destroy(&qp->mutex);
 	mlx5c_ib_kqp_free(dev, qp);
@@ -405,7 +413,8 @@ int mlx5c_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 err_xa:
 	xa_erase_irq(&dev->qps, qp->qpn);
 err_destroy:
-	mlx5c_ib_destroy_obj(dev, MLX5C_IB_OBJ_QP, qp->qpn, &qp->umem);
+	mlx5c_ib_destroy_obj(dev, MLX5C_IB_OBJ_QP, qp->qpn,
+			     mlx5c_ib_ctx_uid(qp->ctx), &qp->umem);
 err_bfreg:
 	mlx5c_ib_qp_uar_put(qp);
 err_db:
@@ -700,6 +709,7 @@ static int mlx5c_ib_qp_transition(struct mlx5c_ib_dev *dev,
 		return -ENOMEM;
 	/* All transitions share the rst2init_qp_in layout up to the QPC. */
 	MLX5_SET(rst2init_qp_in, in, opcode, op);
+	MLX5_SET(rst2init_qp_in, in, uid, mlx5c_ib_ctx_uid(qp->ctx));
 	MLX5_SET(rst2init_qp_in, in, qpn, qp->qpn);
 	if (op == MLX5_CMD_OP_2RST_QP || op == MLX5_CMD_OP_2ERR_QP) {
 		inlen = MLX5_ST_SZ_BYTES(qp_2rst_in);
@@ -935,7 +945,7 @@ int mlx5c_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	if (!refcount_dec_and_test(&qp->refcount))
 		wait_for_completion(&qp->free);
 	if (qp->xrc_tgt) {
-		mlx5c_ib_destroy_obj(dev, MLX5C_IB_OBJ_QP, qp->qpn, NULL);
+		mlx5c_ib_destroy_obj(dev, MLX5C_IB_OBJ_QP, qp->qpn, 0, NULL);
 		mutex_destroy(&qp->mutex);
 		return 0;
 	}
@@ -945,14 +955,15 @@ int mlx5c_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 		spin_unlock_irq(&dev->kqp_lock);
 		mlx5c_ib_orphan_kbuf(dev, MLX5C_IB_OBJ_QP, qp->qpn, &qp->kbuf,
 				     mlx5c_ib_destroy_cmd(dev, MLX5C_IB_OBJ_QP,
-							  qp->qpn));
+							  qp->qpn, 0));
 		/* No CQE of this QP arrives any more; drop those waiting. */
 		mlx5c_ib_kqp_clean(qp);
 		mlx5c_ib_kqp_free(dev, qp);
 		mutex_destroy(&qp->mutex);
 		return 0;
 	}
-	mlx5c_ib_destroy_obj(dev, MLX5C_IB_OBJ_QP, qp->qpn, &qp->umem);
+	mlx5c_ib_destroy_obj(dev, MLX5C_IB_OBJ_QP, qp->qpn,
+			     mlx5c_ib_ctx_uid(qp->ctx), &qp->umem);
 	mlx5c_ib_qp_uar_put(qp);
 	mlx5c_ib_db_unmap(qp->ctx, &qp->db);
 	ib_umem_release(qp->umem);

@@ -42,6 +42,7 @@ static int mlx5c_ib_srq_create_cmd(struct mlx5c_ib_dev *dev,
 	if (!in)
 		return -ENOMEM;
 	MLX5_SET(create_srq_in, in, opcode, MLX5_CMD_OP_CREATE_SRQ);
+	MLX5_SET(create_srq_in, in, uid, mlx5c_ib_ctx_uid(srq->ctx));
 	srqc = MLX5_ADDR_OF(create_srq_in, in, srq_context_entry);
 	MLX5_SET(srqc, srqc, log_srq_size, ilog2(srq->max));
 	MLX5_SET(srqc, srqc, log_rq_stride, ilog2(desc) - ilog2(MLX5C_IB_DATA_SEG));
@@ -81,6 +82,7 @@ static int mlx5c_ib_xrc_srq_create_cmd(struct mlx5c_ib_dev *dev,
 	if (!in)
 		return -ENOMEM;
 	MLX5_SET(create_xrc_srq_in, in, opcode, MLX5_CMD_OP_CREATE_XRC_SRQ);
+	MLX5_SET(create_xrc_srq_in, in, uid, mlx5c_ib_ctx_uid(srq->ctx));
 	xsrqc = MLX5_ADDR_OF(create_xrc_srq_in, in, xrc_srq_context_entry);
 	MLX5_SET(xrc_srqc, xsrqc, log_xrc_srq_size, ilog2(srq->max));
 	MLX5_SET(xrc_srqc, xsrqc, log_rq_stride,
@@ -150,7 +152,7 @@ static int mlx5c_ib_create_kernel_srq(struct mlx5c_ib_dev *dev,
 err_destroy:
 	mlx5c_ib_orphan_kbuf(dev, MLX5C_IB_OBJ_SRQ, srq->srqn, &srq->kbuf,
 			     mlx5c_ib_destroy_cmd(dev, MLX5C_IB_OBJ_SRQ,
-						  srq->srqn));
+						  srq->srqn, 0));
 err_buf:
 	mlx5c_ib_kbuf_free(dev, &srq->kbuf);
 err_wrid:
@@ -290,7 +292,8 @@ int mlx5c_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 err_xa:
 	xa_erase_irq(&dev->srqs, srq->srqn);
 err_destroy:
-	mlx5c_ib_destroy_obj(dev, mlx5c_ib_srq_kind(srq), srq->srqn, &srq->umem);
+	mlx5c_ib_destroy_obj(dev, mlx5c_ib_srq_kind(srq), srq->srqn,
+			     mlx5c_ib_ctx_uid(srq->ctx), &srq->umem);
 err_db:
 	mlx5c_ib_db_unmap(ctx, &srq->db);
 err_umem:
@@ -332,11 +335,13 @@ int mlx5c_ib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		static_assert(MLX5_ST_SZ_BYTES(arm_xrc_srq_out) <= sizeof(out));
 		MLX5_SET(arm_xrc_srq_in, in, opcode, MLX5_CMD_OP_ARM_XRC_SRQ);
 		MLX5_SET(arm_xrc_srq_in, in, op_mod, MLX5C_ARM_XRC_SRQ_OP_MOD);
+		MLX5_SET(arm_xrc_srq_in, in, uid, mlx5c_ib_ctx_uid(srq->ctx));
 		MLX5_SET(arm_xrc_srq_in, in, xrc_srqn, srq->srqn);
 		MLX5_SET(arm_xrc_srq_in, in, lwm, attr->srq_limit);
 	} else {
 		MLX5_SET(arm_rq_in, in, opcode, MLX5_CMD_OP_ARM_RQ);
 		MLX5_SET(arm_rq_in, in, op_mod, MLX5C_ARM_RQ_OP_MOD_SRQ);
+		MLX5_SET(arm_rq_in, in, uid, mlx5c_ib_ctx_uid(srq->ctx));
 		MLX5_SET(arm_rq_in, in, srq_number, srq->srqn);
 		MLX5_SET(arm_rq_in, in, lwm, attr->srq_limit);
 	}
@@ -411,12 +416,13 @@ int mlx5c_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 		mlx5c_ib_orphan_kbuf(dev, MLX5C_IB_OBJ_SRQ, srq->srqn,
 				     &srq->kbuf,
 				     mlx5c_ib_destroy_cmd(dev, MLX5C_IB_OBJ_SRQ,
-							  srq->srqn));
+							  srq->srqn, 0));
 		mlx5c_ib_kbuf_free(dev, &srq->kbuf);
 		kvfree(srq->wrid);
 		return 0;
 	}
-	mlx5c_ib_destroy_obj(dev, mlx5c_ib_srq_kind(srq), srq->srqn, &srq->umem);
+	mlx5c_ib_destroy_obj(dev, mlx5c_ib_srq_kind(srq), srq->srqn,
+			     mlx5c_ib_ctx_uid(srq->ctx), &srq->umem);
 	mlx5c_ib_db_unmap(srq->ctx, &srq->db);
 	ib_umem_release(srq->umem);
 	return 0;

@@ -118,7 +118,9 @@ void mlx5c_ib_mmap_free(struct rdma_user_mmap_entry *rentry)
 
 	switch (e->kind) {
 	case MLX5C_IB_MMAP_UAR:
-		mlx5c_uar_free(dev->mdev, 0, e->uar);
+		/* Before the context's uid is returned: uverbs unmaps first. */
+		mlx5c_uar_free(dev->mdev,
+			       to_mucontext(rentry->ucontext)->devx_uid, e->uar);
 		break;
 	case MLX5C_IB_MMAP_DM:
 		mlx5c_ib_dm_release(dev, e);
@@ -202,7 +204,7 @@ static int UVERBS_HANDLER(MLX5_IB_METHOD_UAR_OBJ_ALLOC)(
 		return -ENOMEM;
 	e->kind = MLX5C_IB_MMAP_UAR;
 	e->wc = type == MLX5_IB_UAPI_UAR_ALLOC_TYPE_BF;
-	err = mlx5c_uar_alloc(dev->mdev, 0, &e->uar);
+	err = mlx5c_uar_alloc(dev->mdev, ctx->devx_uid, &e->uar);
 	if (err)
 		goto err_free;
 	e->phys = mlx5c_uar_phys(dev->mdev, e->uar);
@@ -234,7 +236,7 @@ static int UVERBS_HANDLER(MLX5_IB_METHOD_UAR_OBJ_ALLOC)(
 	return 0;
 
 err_uar:
-	mlx5c_uar_free(dev->mdev, 0, e->uar);
+	mlx5c_uar_free(dev->mdev, ctx->devx_uid, e->uar);
 err_free:
 	kfree(e);
 	return err;

@@ -244,7 +244,7 @@ static void mlx5c_ib_free_uars(struct mlx5c_ib_dev *dev,
 			       struct mlx5c_ib_ucontext *ctx, u32 n)
 {
 	while (n--)
-		mlx5c_uar_free(dev->mdev, 0, ctx->uars[n]);
+		mlx5c_uar_free(dev->mdev, ctx->devx_uid, ctx->uars[n]);
 }
 
 static int mlx5c_ib_alloc_uars(struct mlx5c_ib_dev *dev,
@@ -257,7 +257,7 @@ static int mlx5c_ib_alloc_uars(struct mlx5c_ib_dev *dev,
 	int err;
 
 	for (i = 0; i < ctx->num_uars; i++) {
-		err = mlx5c_uar_alloc(dev->mdev, 0, &ctx->uars[i]);
+		err = mlx5c_uar_alloc(dev->mdev, ctx->devx_uid, &ctx->uars[i]);
 		if (err)
 			goto err_free;
 		phys = mlx5c_uar_phys(dev->mdev, ctx->uars[i]);

@@ -15,13 +15,14 @@
  */
 #include "mlx5_ib.h"
 
-static int mlx5c_ib_xrcd_cmd(struct mlx5c_ib_dev *dev, u32 *xrcdn)
+static int mlx5c_ib_xrcd_cmd(struct mlx5c_ib_dev *dev, u16 uid, u32 *xrcdn)
 {
 	u32 out[MLX5_ST_SZ_DW(alloc_xrcd_out)] = {};
 	u32 in[MLX5_ST_SZ_DW(alloc_xrcd_in)] = {};
 	int err;
 
 	MLX5_SET(alloc_xrcd_in, in, opcode, MLX5_CMD_OP_ALLOC_XRCD);
+	MLX5_SET(alloc_xrcd_in, in, uid, uid);
 	err = mlx5c_cmd_exec(dev->mdev, in, sizeof(in), out, sizeof(out));
 	if (!err)
 		*xrcdn = MLX5_GET(alloc_xrcd_out, out, xrcd);
@@ -44,7 +45,9 @@ int mlx5c_ib_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata)
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return -EINVAL;
-	return mlx5c_ib_xrcd_cmd(dev, &to_mxrcd(ibxrcd)->xrcdn);
+	to_mxrcd(ibxrcd)->uid = mlx5c_ib_udata_uid(udata);
+	return mlx5c_ib_xrcd_cmd(dev, to_mxrcd(ibxrcd)->uid,
+				 &to_mxrcd(ibxrcd)->xrcdn);
 }
 
 /**
@@ -57,7 +60,7 @@ int mlx5c_ib_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata)
 int mlx5c_ib_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata)
 {
 	mlx5c_ib_destroy_obj(to_mdev(ibxrcd->device), MLX5C_IB_OBJ_XRCD,
-			     to_mxrcd(ibxrcd)->xrcdn, NULL);
+			     to_mxrcd(ibxrcd)->xrcdn, to_mxrcd(ibxrcd)->uid, NULL);
 	return 0;
 }
 
@@ -73,7 +76,7 @@ void mlx5c_ib_xrc_init(struct mlx5c_ib_dev *dev)
 
 	if (!MLX5C_IB_CAP(dev, xrc))
 		return;
-	err = mlx5c_ib_xrcd_cmd(dev, &dev->xrcdn_ini);
+	err = mlx5c_ib_xrcd_cmd(dev, 0, &dev->xrcdn_ini);
 	if (err) {
 		dev_warn(&dev->adev->dev,
 			 "no XRC domain for initiator QPs: %d\n", err);
@@ -91,7 +94,7 @@ void mlx5c_ib_xrc_cleanup(struct mlx5c_ib_dev *dev)
 	if (!dev->has_xrcd_ini)
 		return;
 	dev->has_xrcd_ini = false;
-	mlx5c_ib_destroy_obj(dev, MLX5C_IB_OBJ_XRCD, dev->xrcdn_ini, NULL);
+	mlx5c_ib_destroy_obj(dev, MLX5C_IB_OBJ_XRCD, dev->xrcdn_ini, 0, NULL);
 }
 
 /**
@@ -173,7 +176,7 @@ int mlx5c_ib_create_xrc_tgt_qp(struct mlx5c_ib_dev *dev,
 err_xa:
 	xa_erase_irq(&dev->qps, qp->qpn);
 err_destroy:
-	mlx5c_ib_destroy_obj(dev, MLX5C_IB_OBJ_QP, qp->qpn, NULL);
+	mlx5c_ib_destroy_obj(dev, MLX5C_IB_OBJ_QP, qp->qpn, 0, NULL);
 	mutex_destroy(&qp->mutex);
 	return err;
 }

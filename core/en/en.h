@@ -184,6 +184,8 @@ struct mlx5c_en_tx_info {
  * @errors: error completions
  * @stopped: times the queue was stopped
  * @wake: times the queue was woken
+ * @bad_cqe: CQEs dropped because they named no outstanding WQE or a
+ *	length the buffer cannot hold (a device that misbehaves)
  */
 struct mlx5c_en_ring_stats {
 	struct u64_stats_sync syncp;
@@ -198,6 +200,7 @@ struct mlx5c_en_ring_stats {
 	u64_stats_t errors;
 	u64_stats_t stopped;
 	u64_stats_t wake;
+	u64_stats_t bad_cqe;
 };
 
 /**
@@ -373,6 +376,7 @@ struct mlx5c_en_priv {
 		u64 rx_packets, rx_bytes, rx_csum_complete, rx_csum_none;
 		u64 rx_dropped, rx_errors, tx_packets, tx_bytes, tx_csum_partial;
 		u64 tso_packets, tso_bytes, tx_dropped, tx_errors, tx_stopped, tx_wake;
+		u64 rx_bad_cqe, tx_bad_cqe;
 	} old_stats;
 };
 

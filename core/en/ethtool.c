@@ -34,6 +34,8 @@ static const struct en_stat sw_stats[] = {
 	TX_STAT("tx_errors", errors),
 	TX_STAT("tx_queue_stopped", stopped),
 	TX_STAT("tx_queue_wake", wake),
+	RX_STAT("rx_bad_cqe", bad_cqe),
+	TX_STAT("tx_bad_cqe", bad_cqe),
 };
 
 #define NUM_SW_STATS ARRAY_SIZE(sw_stats)

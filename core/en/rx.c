@@ -180,6 +180,51 @@ static void rx_csum_vlan(struct sk_buff *skb)
 	}
 }
 
+/*
+ * A CQE the ring cannot have produced: a WQE index that is not posted and
+ * not yet completed (a repeated or corrupted CQE). The device is not
+ * trusted: such a CQE is counted and dropped, and the RQ goes on from
+ * where it was.
+ */
+static bool rx_counter_bad(struct mlx5c_en_channel *c, struct mlx5c_en_rq *rq,
+			   u16 counter)
+{
+	if ((u16)(counter - rq->cc) < (u16)(rq->pc - rq->cc))
+		return false;
+	if (net_ratelimit())
+		netdev_err(c->priv->netdev,
+			   "RQ 0x%x: CQE for WQE %u, outstanding %u..%u: dropped\n",
+			   rq->rqn, counter, rq->cc, (u16)(rq->pc - 1));
+	return true;
+}
+
+/*
+ * A length the WQE's pages cannot hold (or no Ethernet header): the frame
+ * is dropped, the WQE's pages stay posted for the next one.
+ */
+static bool rx_len_bad(struct mlx5c_en_channel *c, struct mlx5c_en_rq *rq,
+		       u16 counter, u32 len)
+{
+	struct page **pages = &rq->pages[(counter & rq->mask) * rq->nfrags];
+	bool ok = len >= ETH_HLEN && len <= rq->nfrags * PAGE_SIZE;
+	int j;
+
+	for (j = 0; ok && j < DIV_ROUND_UP(len, PAGE_SIZE); j++)
+		ok = pages[j];
+	if (!ok && net_ratelimit())
+		netdev_err(c->priv->netdev,
+			   "RQ 0x%x: CQE of %u bytes for WQE %u: dropped\n",
+			   rq->rqn, len, counter);
+	return !ok;
+}
+
+static void rx_count_bad(struct mlx5c_en_rq *rq)
+{
+	u64_stats_update_begin(&rq->stats.syncp);
+	u64_stats_inc(&rq->stats.bad_cqe);
+	u64_stats_update_end(&rq->stats.syncp);
+}
+
 /**
  * mlx5c_en_poll_rx() - receive up to a budget of frames, then refill
  * @c: channel
@@ -204,6 +249,10 @@ int mlx5c_en_poll_rx(struct mlx5c_en_channel *c, int budget)
 		rq->cq.cc++;
 		n++;
 		counter = be16_to_cpu(cqe->wqe_counter);
+		if (rx_counter_bad(c, rq, counter)) {
+			rx_count_bad(rq);
+			continue;
+		}
 		rq->cc = counter + 1;
 		if ((cqe->op_own >> 4) != MLX5C_CQE_RESP_SEND) {
 			netdev_err_once(netdev, "RQ 0x%x: error completion\n", rq->rqn);
@@ -213,6 +262,10 @@ int mlx5c_en_poll_rx(struct mlx5c_en_channel *c, int budget)
 			continue;
 		}
 		len = be32_to_cpu(cqe->byte_cnt);
+		if (rx_len_bad(c, rq, counter, len)) {
+			rx_count_bad(rq);
+			continue;
+		}
 		skb = rx_build_skb(c, rq, counter & rq->mask, len);
 		u64_stats_update_begin(&rq->stats.syncp);
 		if (!skb) {

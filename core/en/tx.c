@@ -213,6 +213,17 @@ bool mlx5c_en_poll_tx(struct mlx5c_en_sq *sq, int budget)
 		wqe_counter = be16_to_cpu(cqe->wqe_counter);
 		sq->cq.cc++;
 		n++;
+		/* A repeated or corrupted CQE completes nothing. */
+		if ((u16)(wqe_counter - cc) >= (u16)(READ_ONCE(sq->pc) - cc)) {
+			if (net_ratelimit())
+				netdev_err(c->priv->netdev,
+					   "SQ 0x%x: CQE for WQE %u, outstanding from %u: dropped\n",
+					   sq->sqn, wqe_counter, cc);
+			u64_stats_update_begin(&sq->stats.syncp);
+			u64_stats_inc(&sq->stats.bad_cqe);
+			u64_stats_update_end(&sq->stats.syncp);
+			continue;
+		}
 		if (opcode == MLX5C_CQE_REQ_ERR) {
 			netdev_err_once(c->priv->netdev, "SQ 0x%x: error completion\n", sq->sqn);
 			u64_stats_update_begin(&sq->stats.syncp);

@@ -36,6 +36,12 @@ const char kHelp[] =
 	"hca N delay-eqe TYPE MS                write EQEs of TYPE MS ms late (0 clears)\n"
 	"hca N drop-cmd-eqe OPCODE [COUNT]      complete the next COUNT OPCODE commands without their EQE\n"
 	"hca N delay-cmd-eqe OPCODE MS          post the completion EQE of OPCODE commands MS ms late (0 clears)\n"
+	"hca N cqe-repeat [COUNT] [send|recv]   write the next COUNT (1) CQEs twice (0 clears)\n"
+	"hca N cqe-corrupt FIELD VALUE [COUNT] [send|recv]\n"
+	"                                       the next COUNT (1) CQEs carry VALUE in FIELD:\n"
+	"                                       wqe_counter, byte_cnt or qpn (0 clears)\n"
+	"hca N memic-addr-bogus [outside|unaligned] [COUNT]\n"
+	"                                       the next COUNT (1) ALLOC_MEMIC answer a bad address\n"
 	"hca N faults                           active fault injections\n"
 	"hca N clear-faults                     remove every fault injection\n"
 	"hca N health-syndrome SYND [EXT] [fatal]  set the health buffer syndrome\n"
@@ -103,6 +109,17 @@ bool parse_eqe_type(std::string s, uint8_t *t)
 			return false;
 		*t = static_cast<uint8_t>(v);
 	}
+	return true;
+}
+
+bool parse_cqe_kind(const std::string &s, Faults::CqeKind *k)
+{
+	if (s == "send")
+		*k = Faults::CqeKind::Send;
+	else if (s == "recv")
+		*k = Faults::CqeKind::Recv;
+	else
+		return false;
 	return true;
 }
 
@@ -252,6 +269,54 @@ std::string hca_command(Hca &hca, unsigned n, const std::vector<std::string> &w)
 		if (!parse_u32(arg(1), &ms) || ms > 600000)
 			return error("delay-cmd-eqe: MS must be 0..600000");
 		fw.faults.delay_cmd_eqe(op, ms);
+		return ok();
+	}
+	if (cmd == "cqe-repeat" && argc <= 2) {
+		uint32_t count = 1;
+		Faults::CqeKind kind = Faults::CqeKind::Any;
+		for (size_t i = 0; i < argc; ++i) {
+			if (!parse_cqe_kind(arg(i), &kind) && (i || !parse_u32(arg(i), &count)))
+				return error("cqe-repeat: usage: cqe-repeat [COUNT] [send|recv]");
+		}
+		fw.faults.repeat_cqe(count, kind);
+		return ok();
+	}
+	if (cmd == "cqe-corrupt" && argc >= 2 && argc <= 4) {
+		Faults::CqeField field;
+		uint32_t value, count = 1;
+		Faults::CqeKind kind = Faults::CqeKind::Any;
+		if (arg(0) == "wqe_counter")
+			field = Faults::CqeField::WqeCounter;
+		else if (arg(0) == "byte_cnt")
+			field = Faults::CqeField::ByteCnt;
+		else if (arg(0) == "qpn")
+			field = Faults::CqeField::Qpn;
+		else
+			return error("cqe-corrupt: FIELD must be wqe_counter, byte_cnt or qpn");
+		if (!parse_u32(arg(1), &value) || (field == Faults::CqeField::WqeCounter && value > 0xffff) ||
+		    (field == Faults::CqeField::Qpn && value > 0xffffff))
+			return error("cqe-corrupt: VALUE does not fit " + arg(0));
+		for (size_t i = 2; i < argc; ++i) {
+			if (!parse_cqe_kind(arg(i), &kind) && (i > 2 || !parse_u32(arg(i), &count)))
+				return error("cqe-corrupt: usage: cqe-corrupt FIELD VALUE [COUNT] [send|recv]");
+		}
+		fw.faults.corrupt_cqe(field, value, count, kind);
+		return ok();
+	}
+	if (cmd == "memic-addr-bogus" && argc <= 2) {
+		uint32_t count = 1;
+		Faults::MemicBogus how = Faults::MemicBogus::Outside;
+		for (size_t i = 0; i < argc; ++i) {
+			if (arg(i) == "outside" && i == 0)
+				how = Faults::MemicBogus::Outside;
+			else if (arg(i) == "unaligned" && i == 0)
+				how = Faults::MemicBogus::Unaligned;
+			else if (i != argc - 1 || !parse_u32(arg(i), &count))
+				return error("memic-addr-bogus: usage: memic-addr-bogus [outside|unaligned] [COUNT]");
+		}
+		if (!fw.memic)
+			return error("memic-addr-bogus: the function has no device memory");
+		fw.faults.bogus_memic(how, count);
 		return ok();
 	}
 	if (cmd == "health-syndrome" && argc >= 1 && argc <= 3) {

@@ -7,6 +7,7 @@
 #include "exec/datapath.h"
 #include "fw/bits.h"
 #include "fw/device_clock.h"
+#include "fw/faults.h"
 #include "fw/prm.h"
 #include "fw/prm_cq.h"
 #include "fw/prm_qp.h"
@@ -64,27 +65,32 @@ bool DataPath::push_cqe(uint32_t cqn, const uint8_t *in, bool solicited, uint32_
 	uint8_t opcode = cqe[cq::kOpOwn] >> 4;
 	if (opcode != op::REQ_ERR && opcode != op::RESP_ERR)
 		bits::store_be64(cqe + cq::kTimestampH, device_clock_ns());
-	Cq::Push r = cq->push(mem_, cqe, solicited);
-	if (r.overrun) {
-		++c_.cq_overruns;
-		uint8_t eqe[prm::eqe::kSize] = {};
-		eqe[prm::eqe::kType] = prm::async_event::CQ_ERROR;
-		store_be32(eqe + prm::async_event::kCqErrCqn, cqn);
-		eqe[prm::async_event::kCqErrSyndrome] = prm::async_event::CQ_ERR_OVERRUN;
-		++c_.async_events;
-		events_.async_event(eqe);
+	// A device that misbehaves on purpose (control channel): the CQE
+	// corrupted, or written twice.
+	int copies = faults_ && faults_->apply_cqe(cqe) ? 2 : 1;
+	for (int copy = 0; copy < copies; ++copy) {
+		Cq::Push r = cq->push(mem_, cqe, solicited);
+		if (r.overrun) {
+			++c_.cq_overruns;
+			uint8_t eqe[prm::eqe::kSize] = {};
+			eqe[prm::eqe::kType] = prm::async_event::CQ_ERROR;
+			store_be32(eqe + prm::async_event::kCqErrCqn, cqn);
+			eqe[prm::async_event::kCqErrSyndrome] = prm::async_event::CQ_ERR_OVERRUN;
+			++c_.async_events;
+			events_.async_event(eqe);
+		}
+		if (!r.written) {
+			++c_.cqe_drops;
+			if (cq->overrun())
+				cq_error_fatal(qpn);
+			return copy > 0;
+		}
+		++c_.cqes;
+		if (r.notify)
+			comp_event(*cq);
+		else if (r.hold_started)
+			moderation_start(*cq);
 	}
-	if (!r.written) {
-		++c_.cqe_drops;
-		if (cq->overrun())
-			cq_error_fatal(qpn);
-		return false;
-	}
-	++c_.cqes;
-	if (r.notify)
-		comp_event(*cq);
-	else if (r.hold_started)
-		moderation_start(*cq);
 	return true;
 }
 
@@ -100,15 +106,17 @@ void DataPath::cq_error_fatal(uint32_t qpn)
 		return;
 	qp->catas_pending = true;
 	post_task([this, qpn] {
-		Qp *q = res_.qp(qpn);
-		if (!q || !q->catas_pending)
-			return;
-		q->catas_pending = false;
-		if (q->state == prm::qp_state::ERR || q->state == prm::qp_state::RST)
-			return;
-		++q->ctr.errors;
-		post_qp_event(prm::async_event::WQ_CATAS_ERROR, qpn);
-		enter_error(*q);
+		guarded(qpn, [&] {
+			Qp *q = res_.qp(qpn);
+			if (!q || !q->catas_pending)
+				return;
+			q->catas_pending = false;
+			if (q->state == prm::qp_state::ERR || q->state == prm::qp_state::RST)
+				return;
+			++q->ctr.errors;
+			post_qp_event(prm::async_event::WQ_CATAS_ERROR, qpn);
+			enter_error(*q);
+		});
 	});
 }
 

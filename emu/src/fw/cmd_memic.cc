@@ -32,6 +32,13 @@ void alloc_memic(CmdCtx &c)
 	// Taken: software tries the next range (the in-tree driver on EAGAIN).
 	if (r == DeviceMemory::Alloc::NoRoom)
 		return c.fail(status::NO_RESOURCES, kNoRoom);
+	// A device that answers an address it was not asked for (control
+	// channel): the allocation is undone, the bogus address freeable.
+	if (auto how = c.fw.faults.take_bogus_memic()) {
+		dm->dealloc(addr, c.get(memic_cmd::alloc_memic_size));
+		addr = *how == Faults::MemicBogus::Outside ? dm->bar_offset() + dm->size() : addr + 8;
+		c.fw.faults.remember_bogus_memic(addr);
+	}
 	bits::store_be64(c.out + memic_cmd::kStartAddrOut, addr);
 }
 
@@ -40,7 +47,10 @@ void dealloc_memic(CmdCtx &c)
 	DeviceMemory *dm = c.fw.memic.get();
 	if (!dm)
 		return c.fail(status::BAD_OP, kNoMemic);
-	if (!dm->dealloc(bits::load_be64(c.in + memic_cmd::kStartAddrIn), c.get(memic_cmd::dealloc_memic_size)))
+	uint64_t addr = bits::load_be64(c.in + memic_cmd::kStartAddrIn);
+	if (c.fw.faults.forget_bogus_memic(addr))
+		return;
+	if (!dm->dealloc(addr, c.get(memic_cmd::dealloc_memic_size)))
 		c.fail(status::BAD_PARAM, kNoAlloc);
 }
 

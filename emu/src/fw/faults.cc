@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "fw/faults.h"
 
+#include <algorithm>
 #include <cstdio>
 
+#include "fw/bits.h"
 #include "fw/opcode_names.h"
+#include "fw/prm_cq.h"
 
 namespace mlx5emu {
 
@@ -115,6 +118,116 @@ uint32_t Faults::cmd_eqe_delay_ms(uint16_t opcode) const
 	return value_or_zero(cmd_eqe_delay_, opcode);
 }
 
+namespace {
+
+bool cqe_is_recv(const uint8_t *cqe)
+{
+	switch (cqe[prm::cqe::kOpOwn] >> 4) {
+	case prm::cqe_opcode::RESP_WR_IMM:
+	case prm::cqe_opcode::RESP_SEND:
+	case prm::cqe_opcode::RESP_SEND_IMM:
+	case prm::cqe_opcode::RESP_SEND_INV:
+	case prm::cqe_opcode::RESP_ERR:
+		return true;
+	default:
+		return false;
+	}
+}
+
+const char *kind_name(Faults::CqeKind k)
+{
+	return k == Faults::CqeKind::Send ? "send" : k == Faults::CqeKind::Recv ? "recv" : "any";
+}
+
+const char *field_name(Faults::CqeField f)
+{
+	return f == Faults::CqeField::WqeCounter ? "wqe_counter" : f == Faults::CqeField::ByteCnt ? "byte_cnt" : "qpn";
+}
+
+} // namespace
+
+void Faults::repeat_cqe(uint32_t count, CqeKind kind)
+{
+	std::lock_guard<std::mutex> lk(mu_);
+	cqe_repeat_ = {kind, count};
+	cqe_armed_ = cqe_repeat_.remaining || cqe_corrupt_.remaining;
+}
+
+void Faults::corrupt_cqe(CqeField field, uint32_t value, uint32_t count, CqeKind kind)
+{
+	std::lock_guard<std::mutex> lk(mu_);
+	cqe_corrupt_ = {kind, count};
+	corrupt_field_ = field;
+	corrupt_value_ = value;
+	cqe_armed_ = cqe_repeat_.remaining || cqe_corrupt_.remaining;
+}
+
+bool Faults::apply_cqe(uint8_t *cqe)
+{
+	if (!cqe_armed_.load(std::memory_order_relaxed))
+		return false;
+	std::lock_guard<std::mutex> lk(mu_);
+	bool recv = cqe_is_recv(cqe);
+	auto matches = [recv](const CqeRule &r) {
+		return r.remaining && (r.kind == CqeKind::Any || (r.kind == CqeKind::Recv) == recv);
+	};
+	if (matches(cqe_corrupt_)) {
+		--cqe_corrupt_.remaining;
+		switch (corrupt_field_) {
+		case CqeField::WqeCounter:
+			bits::store_be16(cqe + prm::cqe::kWqeCounter, static_cast<uint16_t>(corrupt_value_));
+			break;
+		case CqeField::ByteCnt:
+			bits::store_be32(cqe + prm::cqe::kByteCnt, corrupt_value_);
+			break;
+		case CqeField::Qpn: {
+			uint32_t v = bits::load_be32(cqe + prm::cqe::kSopDropQpn);
+			bits::store_be32(cqe + prm::cqe::kSopDropQpn, (v & 0xff000000u) | (corrupt_value_ & 0xffffff));
+			break;
+		}
+		}
+	}
+	bool repeat = matches(cqe_repeat_);
+	if (repeat)
+		--cqe_repeat_.remaining;
+	cqe_armed_ = cqe_repeat_.remaining || cqe_corrupt_.remaining;
+	return repeat;
+}
+
+void Faults::bogus_memic(MemicBogus how, uint32_t count)
+{
+	std::lock_guard<std::mutex> lk(mu_);
+	memic_how_ = how;
+	memic_bogus_ = count;
+}
+
+std::optional<Faults::MemicBogus> Faults::take_bogus_memic()
+{
+	std::lock_guard<std::mutex> lk(mu_);
+	if (!memic_bogus_)
+		return std::nullopt;
+	--memic_bogus_;
+	return memic_how_;
+}
+
+void Faults::remember_bogus_memic(uint64_t addr)
+{
+	std::lock_guard<std::mutex> lk(mu_);
+	// Bounded: software that never frees them cannot grow this.
+	if (memic_bogus_addrs_.size() < 1024)
+		memic_bogus_addrs_.push_back(addr);
+}
+
+bool Faults::forget_bogus_memic(uint64_t addr)
+{
+	std::lock_guard<std::mutex> lk(mu_);
+	auto it = std::find(memic_bogus_addrs_.begin(), memic_bogus_addrs_.end(), addr);
+	if (it == memic_bogus_addrs_.end())
+		return false;
+	memic_bogus_addrs_.erase(it);
+	return true;
+}
+
 void Faults::clear()
 {
 	std::lock_guard<std::mutex> lk(mu_);
@@ -124,6 +237,11 @@ void Faults::clear()
 	eqe_delay_.clear();
 	cmd_eqe_drop_.clear();
 	cmd_eqe_delay_.clear();
+	cqe_repeat_ = {};
+	cqe_corrupt_ = {};
+	cqe_armed_ = false;
+	memic_bogus_ = 0;
+	// The bogus addresses already answered stay freeable.
 }
 
 std::vector<std::string> Faults::describe() const
@@ -155,6 +273,21 @@ std::vector<std::string> Faults::describe() const
 	}
 	for (const auto &[op, ms] : cmd_eqe_delay_) {
 		std::snprintf(b, sizeof b, "delay-cmd-eqe %s(0x%x) %u ms", opcode_name(op), op, ms);
+		v.emplace_back(b);
+	}
+	if (cqe_repeat_.remaining) {
+		std::snprintf(b, sizeof b, "cqe-repeat %s remaining=%u", kind_name(cqe_repeat_.kind),
+			      cqe_repeat_.remaining);
+		v.emplace_back(b);
+	}
+	if (cqe_corrupt_.remaining) {
+		std::snprintf(b, sizeof b, "cqe-corrupt %s %s=0x%x remaining=%u", kind_name(cqe_corrupt_.kind),
+			      field_name(corrupt_field_), corrupt_value_, cqe_corrupt_.remaining);
+		v.emplace_back(b);
+	}
+	if (memic_bogus_) {
+		std::snprintf(b, sizeof b, "memic-addr-bogus %s remaining=%u",
+			      memic_how_ == MemicBogus::Outside ? "outside" : "unaligned", memic_bogus_);
 		v.emplace_back(b);
 	}
 	return v;

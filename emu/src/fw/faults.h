@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 // Fault injection driven by the control channel: failing or delaying
-// commands, dropping or delaying EQEs.
+// commands, dropping or delaying EQEs; a device that misbehaves on purpose
+// (CQEs repeated or corrupted, a MEMIC address outside what was asked for)
+// for the drivers' checks of what the device answers.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -48,6 +51,32 @@ public:
 	void delay_cmd_eqe(uint16_t opcode, uint32_t ms);
 	uint32_t cmd_eqe_delay_ms(uint16_t opcode) const;
 
+	// CQEs, on any CQ of the function: those of requests (send) or of
+	// receives (recv), or either.
+	enum class CqeKind : uint8_t { Any, Send, Recv };
+	enum class CqeField : uint8_t { WqeCounter, ByteCnt, Qpn };
+	// The next `count` CQEs of `kind` are each written twice: the second
+	// copy the same CQE in the next slot (count 0 clears).
+	void repeat_cqe(uint32_t count, CqeKind kind);
+	// The next `count` CQEs of `kind` carry `value` in `field` (the QPN's
+	// 24 bits, the 16-bit WQE counter, the byte count); count 0 clears.
+	void corrupt_cqe(CqeField field, uint32_t value, uint32_t count, CqeKind kind);
+	// Applied to each CQE about to be written (64 bytes, opcode set):
+	// corrupts it in place; true when it is to be written twice. Cheap
+	// while nothing is armed (no lock).
+	bool apply_cqe(uint8_t *cqe);
+
+	// The next `count` successful ALLOC_MEMIC answer an address the
+	// software did not ask for: past the MEMIC window (Outside) or 8
+	// bytes after the allocation's start, off the 64-byte granule
+	// (Unaligned). The allocation itself is undone,
+	// and a DEALLOC_MEMIC of the bogus address succeeds (count 0 clears).
+	enum class MemicBogus : uint8_t { Outside, Unaligned };
+	void bogus_memic(MemicBogus how, uint32_t count);
+	std::optional<MemicBogus> take_bogus_memic();
+	void remember_bogus_memic(uint64_t addr);
+	bool forget_bogus_memic(uint64_t addr);
+
 	void clear();
 	std::vector<std::string> describe() const;
 
@@ -63,6 +92,18 @@ private:
 	std::map<uint8_t, uint32_t> eqe_delay_;
 	std::map<uint16_t, uint32_t> cmd_eqe_drop_;
 	std::map<uint16_t, uint32_t> cmd_eqe_delay_;
+	struct CqeRule {
+		CqeKind kind = CqeKind::Any;
+		uint32_t remaining = 0;
+	};
+	CqeRule cqe_repeat_;
+	CqeRule cqe_corrupt_;
+	CqeField corrupt_field_ = CqeField::WqeCounter;
+	uint32_t corrupt_value_ = 0;
+	std::atomic<bool> cqe_armed_{false};
+	MemicBogus memic_how_ = MemicBogus::Outside;
+	uint32_t memic_bogus_ = 0;
+	std::vector<uint64_t> memic_bogus_addrs_; // answered, not yet freed
 };
 
 } // namespace mlx5emu
