@@ -40,9 +40,9 @@ have_emu || ktap_skip_all "needs the mlx5-emu control channel (isolation_test CA
 
 # The stats lines (`emu-ctl hca N stats`, with or without their "dp "
 # prefix) that count each kind of refusal, summed over both HCAs.
-ctr_rlkey="rsvd_lkey_refused"
+ctr_rlkey="resd_lkey_refused"
 ctr_qp0="qp0_dropped"
-ctr_klm="klm_list_too_long"
+ctr_klm="refused_klm_list umr_xlt_refused"
 ctr_wqe="malformed_wqes"
 
 # stat_sum NAMES: the named counters summed over HCAs 0 and 1.
