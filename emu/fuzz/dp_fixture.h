@@ -4,7 +4,11 @@
 // numbers and addresses are the targets'): one HCA on a fabric of its own
 // (dp_harness.h's DpHca), a 64 KiB MR with every right, one CQ, and three
 // QPs of 64 send WQEBBs: RC and UC connected to themselves (loopback) and
-// UD in RTS, each with 32 receives of 1 KiB posted.
+// UD in RTS, each with 32 receives of 1 KiB posted; then (created after
+// those, whose numbers and addresses stay as they were) an XRC initiator
+// of 64 WQEBBs connected to an XRC target on the same HCA, whose XRC SRQ
+// has 32 receives of 1 KiB, a UMR QP of 64 WQEBBs (a kernel QP: rlky),
+// and two keys UMR may change: a 16 KiB MTT MR and a free KLM key.
 #pragma once
 
 #include "dp_harness.h"
@@ -23,6 +27,21 @@ struct DpFixture {
 	DpHca::Cq cq = a.create_cq(8);
 	DpHca::Qp qps[3] = {a.create_qp(ST_RC, cq, cq, kLogRq, kLogSq), a.create_qp(ST_UC, cq, cq, kLogRq, kLogSq),
 			    a.create_qp(ST_UD, cq, cq, kLogRq, kLogSq)};
+	uint32_t xrcd = a.alloc_xrcd();
+	DpHca::Srq xsrq = a.create_xrc_srq(kLogRq, xrcd, cq, 0x123);
+	DpHca::Qp xrc_ini = a.create_xrc_qp(false, cq, xrcd, xsrq, kLogSq);
+	DpHca::Qp xrc_tgt = a.create_xrc_qp(true, cq, xrcd, xsrq);
+	DpHca::Qp umr = a.create_qp(ST_UMR, cq, cq, 0, kLogSq);
+	DpHca::Mr umr_mr = a.reg_mr(16 * 1024, A_ALL | A_UMR_EN);
+	uint32_t klm_key = free_klm_key(16);
+
+	// The QPs a WQE input may go to: RC, UC, UD, XRC initiator, UMR.
+	static constexpr unsigned kSendQps = 5;
+	DpHca::Qp &send_qp(unsigned i)
+	{
+		DpHca::Qp *all[kSendQps] = {&qps[0], &qps[1], &qps[2], &xrc_ini, &umr};
+		return *all[i % kSendQps];
+	}
 
 	DpFixture()
 	{
@@ -32,6 +51,24 @@ struct DpFixture {
 		for (DpHca::Qp &q : qps)
 			for (unsigned i = 0; i < 1u << kLogRq; ++i)
 				a.post_recv(q, mr, 1024, 1024ull * i);
+		DpHca::RcParams p, t;
+		aim_rc(a, xrc_ini, a, xrc_tgt, &p, &t);
+		a.to_rts_rc(xrc_ini, p);
+		a.to_rts_rc(xrc_tgt, t);
+		for (unsigned i = 0; i < 1u << kLogRq; ++i)
+			a.post_srq_recv(xsrq, {mr.addr + 1024ull * i, 1024, mr.key});
+		a.to_rts_ud(umr, 0);
+	}
+
+	// A free KLM key with UMR enabled and `octowords` of room (a window
+	// or a KLM MR before its first UMR).
+	uint32_t free_klm_key(uint32_t octowords)
+	{
+		Msg c(0x200, 0, 0x110);
+		c.set({ctx_dw(0), 30, 30}, 1).set({ctx_dw(0), 15, 15}, 1).set({ctx_dw(0), 14, 10}, A_ALL >> 10);
+		c.set({ctx_dw(0), 9, 8}, 2).set({ctx_dw(1), 31, 8}, 0xffffff).set({ctx_dw(3), 23, 0}, a.pd);
+		c.set({ctx_dw(0xd), 31, 0}, octowords);
+		return (be32_at(a.h.ok(c, 16), 8) & 0xffffff) << 8;
 	}
 
 	// An RC or UC QP aimed at itself, in RTS (its send PSN its receive PSN).

@@ -263,7 +263,7 @@ void cmd_seeds()
 void wqe_seed(const std::string &name, unsigned qp, const std::vector<DpHca::Wr> &wrs)
 {
 	fuzz::DpFixture f;
-	DpHca::Qp &q = f.qps[qp];
+	DpHca::Qp &q = f.send_qp(qp);
 	uint16_t last = 0;
 	for (const DpHca::Wr &w : wrs)
 		last = f.a.post_send(q, w, false);
@@ -276,6 +276,40 @@ void wqe_seed(const std::string &name, unsigned qp, const std::vector<DpHca::Wr>
 	Cqe e;
 	if (!f.a.poll(f.cq, &e))
 		std::fprintf(stderr, "wqe_fuzz seed %s: no completion\n", name.c_str());
+}
+
+// A WQE given as its bytes (from byte 16 on: DpHca::post_wqe) on QP
+// selector `qp`, posted alone.
+void wqe_raw_seed(const std::string &name, unsigned qp, uint8_t opcode, uint32_t imm, std::vector<uint8_t> wqe)
+{
+	fuzz::DpFixture f;
+	DpHca::Qp &q = f.send_qp(qp);
+	f.a.post_wqe(q, opcode, F_SIGNALED, imm, std::move(wqe), false);
+	Output o;
+	o.put(uint8_t(qp)).put(uint8_t(0)).raw(f.a.mem().bytes(f.sq(q), 64ull * q.sq_pi));
+	save("wqe_fuzz", name, o.bytes);
+	f.a.ring_sq(q, o.bytes.data() + 2);
+	Cqe e;
+	if (!f.a.poll(f.cq, &e))
+		std::fprintf(stderr, "wqe_fuzz seed %s: no completion\n", name.c_str());
+}
+
+// The segments of a UMR WQE after its control segment: UMR control
+// (`flags`, `mask`, the translation's size), the mkey segment (start,
+// length, 4 KiB pages, in use, every right), the inline translation `xlt`.
+std::vector<uint8_t> umr_wqe(uint8_t flags, uint64_t mask, uint64_t start, uint64_t len, const std::vector<uint8_t> &xlt)
+{
+	std::vector<uint8_t> w(16 + 48 + 64, 0);
+	w[16] = flags;
+	bits::store_be16(&w[16 + 4], static_cast<uint16_t>(xlt.size() / 16));
+	bits::store_be64(&w[16 + 8], mask);
+	uint8_t *mkc = &w[16 + 48];
+	bits::store_be32(mkc, 0x1fu << 10); // lr lw rr rw a, not free
+	bits::store_be64(mkc + 0x10, start);
+	bits::store_be64(mkc + 0x18, len);
+	mkc[0x3b] = 12;
+	w.insert(w.end(), xlt.begin(), xlt.end());
+	return w;
 }
 
 void wqe_seeds()
@@ -341,14 +375,43 @@ void wqe_seeds()
 		return std::vector<DpHca::Wr>{w};
 	}());
 	// A UMR WQE (opcode 0x25) with empty control and mkey segments.
-	{
-		fuzz::DpFixture g;
-		DpHca::Qp &q = g.qps[0];
-		g.a.post_wqe(q, 0x25, F_SIGNALED, m.key, std::vector<uint8_t>(16 + 48 + 64, 0), false);
-		Output o;
-		o.put(uint8_t(0)).put(uint8_t(0)).raw(g.a.mem().bytes(g.sq(q), 64ull * q.sq_pi));
-		save("wqe_fuzz", "umr", o.bytes);
-	}
+	wqe_raw_seed("umr", 0, 0x25, m.key, std::vector<uint8_t>(16 + 48 + 64, 0));
+	// XRC initiator (selector 3) into the XRC SRQ of the target.
+	auto xrc = [&](DpHca::Wr w) {
+		w.xrc_srqn = f.xsrq.n;
+		return w;
+	};
+	wqe_seed("xrc_send", 3, {xrc(DpHca::send_wr(m, 700))});
+	wqe_seed("xrc_write_read", 3, {xrc(wr(OP_WRITE_IMM, 4096)), xrc(wr(OP_READ, 100))});
+	wqe_seed("xrc_atomics", 3, [&] {
+		DpHca::Wr c = xrc(wr(OP_CAS, 8)), a = xrc(wr(OP_FAA, 8, 8));
+		c.swap_add = 7;
+		return std::vector<DpHca::Wr>{c, a};
+	}());
+	// Only a control segment (ds 1): the UMR WQE that once threw out of
+	// the parser on an XRC initiator (and its flush); on RC and the UMR
+	// QP too.
+	wqe_raw_seed("umr_ds1_xrc", 3, 0x25, 0, std::vector<uint8_t>(16, 0));
+	wqe_raw_seed("umr_ds1_rc", 0, 0x25, 0, std::vector<uint8_t>(16, 0));
+	wqe_raw_seed("umr_ds1_umr_qp", 4, 0x25, 0, std::vector<uint8_t>(16, 0));
+	// The UMR QP (selector 4): a new translation for the MTT MR, a
+	// window bound over the MR on the free KLM key, a NOP.
+	wqe_raw_seed("umr_qp_mtt", 4, 0x25, f.umr_mr.key,
+		     umr_wqe(0x80, 0x1ull | 0x2 | 0x40 | 0x60000, f.umr_mr.addr, 4 * 4096, [&] {
+			     std::vector<uint8_t> x(64);
+			     for (unsigned i = 0; i < 4; ++i)
+				     bits::store_be64(&x[8 * i], (f.umr_mr.addr + 4096 * i) | 3);
+			     return x;
+		     }()));
+	wqe_raw_seed("umr_qp_klm", 4, 0x25, f.klm_key,
+		     umr_wqe(0x80 | 0x20, 0x1ull | 0x40 | 0x20000000 | 0x1e0000, m.addr, 4096, [&] {
+			     std::vector<uint8_t> x(64);
+			     bits::store_be32(&x[0], 4096);
+			     bits::store_be32(&x[4], m.key);
+			     bits::store_be64(&x[8], m.addr);
+			     return x;
+		     }()));
+	wqe_raw_seed("umr_qp_nop", 4, 0x00, 0, std::vector<uint8_t>(16, 0));
 }
 
 // --- doorbells --------------------------------------------------------------

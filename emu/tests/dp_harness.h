@@ -286,6 +286,7 @@ public:
 		Msg c(0x500, 0, 0x110 + 8 * pages);
 		c.set({qpc_dw(0), 23, 16}, st).set({qpc_dw(0), 12, 11}, 3).set({qpc_dw(1), 23, 0}, pd);
 		c.set({qpc_dw(1), 30, 30}, block_lb_mc);
+		c.set({qpc_dw(2), 4, 4}, rlky || st == ST_UMR);
 		if (!srq)
 			c.set({qpc_dw(2), 22, 19}, log_rq).set({qpc_dw(2), 18, 16}, q.log_rq_stride);
 		c.set({qpc_dw(2), 14, 11}, log_sq).set({qpc_dw(3), 23, 0}, uar).set({qpc_dw(4), 23, 0}, user_index);
@@ -585,6 +586,7 @@ public:
 		Msg c(0x500, 0, 0x110 + 8 * (target ? 0 : ((64ull << log_sq) + 4095) / 4096));
 		uint32_t cqn = bare ? 0 : cq.cqn;
 		c.set({qpc_dw(0), 23, 16}, ST_XRC).set({qpc_dw(0), 12, 11}, 3).set({qpc_dw(1), 23, 0}, bare ? 0 : pd);
+		c.set({qpc_dw(2), 4, 4}, rlky);
 		if (target)
 			c.set({qpc_dw(2), 15, 15}, 1);
 		else
@@ -602,10 +604,22 @@ public:
 	// Waits for the engine to run out of queued work.
 	bool settle() { return h.fw().fabric().engine().wait_idle(2000ms); }
 
+	// The state of QP `q` (prm::qp_state).
+	uint8_t qp_state(const Qp &q)
+	{
+		auto lk = dp().lock();
+		const mlx5emu::Qp *x = dp().res().qp(q.qpn);
+		return x ? x->state : 0xff;
+	}
+
 	FwHarness h;
 	uint32_t uar = 0;
 	FwHarness::EqBuf eq;
 	uint32_t pd = 0;
+	// QPs created from now on set qpc.rlky: their SGEs may name the
+	// reserved lkey (the in-tree mlx5_ib's kernel QPs; the UMR QP, a
+	// kernel QP, always).
+	bool rlky = false;
 
 private:
 	bool atomic_be_;

@@ -135,6 +135,10 @@ TEST(PayloadRef, UnreadableLocalDataStillFailsOnTheRequester)
 	DpHca::RcParams pa;
 	pa.ack_timeout = 1; // the 1 ms minimum
 	RcPair p(pa);
+	{
+		auto lk = p.a.dp().lock(); // a kernel QP (rlky): the reserved lkey serves it
+		p.a.dp().res().qp(p.aqp.qpn)->rlky = true;
+	}
 	auto dst = p.b.reg_mr(4096);
 	uint64_t nowhere = p.a.mem().base() + p.a.mem().size() + 65536;
 	DpHca::Wr w;

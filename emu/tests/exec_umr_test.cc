@@ -152,6 +152,14 @@ struct UmrPair : RcPair {
 
 	UmrPair() { b.to_rts_ud(uqp, 0); }
 
+	// b's RC QP as the in-tree driver creates its kernel QPs: with
+	// rlky, its lists may live behind the reserved lkey.
+	void kernel_rlky()
+	{
+		auto lk = b.dp().lock();
+		b.dp().res().qp(bqp.qpn)->rlky = true;
+	}
+
 	// a writes `len` bytes of `src` to (raddr, rkey) on b; the CQE.
 	Cqe write(const DpHca::Mr &src, uint32_t len, uint64_t raddr, uint32_t rkey)
 	{
@@ -435,6 +443,7 @@ TEST(ExecUmr, FastRegistrationOfANvmeRequest)
 	uint32_t rkey = frmr.index << 8 | 0x02;
 	Umr u = frwr(buf, kBytes, A_LW | A_RW | A_RR, 0x02, {});
 	u.indirect(list, 0x100, kPages * 8);
+	p.kernel_rlky();
 	Cqe e = p.umr_rc(rkey, u);
 	ASSERT_EQ(e.opcode, kReq);
 	auto src = p.a.reg_mr(kBytes);
@@ -465,6 +474,7 @@ TEST(ExecUmr, FastRegistrationOfTheAdvertisedListLength)
 	uint32_t rkey = frmr.index << 8 | 0x03;
 	Umr u = frwr(iova, n * 4096, A_LW | A_RW, 0x03, {});
 	u.indirect(list, 0x100, static_cast<uint32_t>(n * 8));
+	p.kernel_rlky();
 	ASSERT_EQ(u.octowords, n / 2);
 	ASSERT_EQ(p.umr_rc(rkey, u).opcode, kReq);
 	auto src = p.a.reg_mr(8192);
@@ -473,6 +483,60 @@ TEST(ExecUmr, FastRegistrationOfTheAdvertisedListLength)
 	EXPECT_EQ(p.b.mem().bytes(even, 4096), p.a.mem().bytes(src.addr, 4096));
 	ASSERT_EQ(p.write(src, 4096, iova + (n - 1) * 4096, rkey).opcode, kReq);
 	EXPECT_EQ(p.b.mem().bytes(odd, 4096), p.a.mem().bytes(src.addr, 4096));
+}
+
+// log_max_klm_list_size bounds a KLM key's whole list and a fast
+// registration's pages: beyond it a UMR is LOCAL_LENGTH, fails its QP and
+// allocates nothing (one WQE at an offset used to grow a list to the
+// key's room, up to the budget: hundreds of MiB). The UMR QP's MTT
+// updates at an offset (the MR cache) are bounded by the key's room.
+TEST(ExecUmr, TranslationsBeyondTheAdvertisedListLengthAreRefused)
+{
+	const uint64_t max = uint64_t{1} << Caps::kLogMaxFastRegList;
+	UmrPair p;
+	auto klmkey = free_key(p.b, kModeKlm, static_cast<uint32_t>(2 * max)); // room for 2 * max entries
+	auto region = p.b.reg_mr(4096, A_LR | A_LW);
+	uint64_t before;
+	{
+		auto lk = p.b.dp().lock();
+		before = p.b.dp().res().mkeys.xlt_entries();
+	}
+	Umr u;
+	u.flags = U_FAIL_IF_NOT_FREE | U_XLT_OFFSET;
+	u.xlt_offset = max; // KLM entries are 16-byte units
+	u.klm(4096, region.key, region.addr);
+	Cqe e = p.umr(klmkey.key, u);
+	EXPECT_EQ(e.opcode, kReqErr);
+	EXPECT_EQ(e.syndrome, kLocalLength);
+	{
+		auto lk = p.b.dp().lock();
+		EXPECT_TRUE(p.b.dp().res().mkeys.find_index(klmkey.index)->klm.empty());
+		EXPECT_EQ(p.b.dp().res().mkeys.xlt_entries(), before);
+		EXPECT_EQ(p.b.dp().counters().umr_xlt_refused, 1u);
+	}
+
+	// A fast registration on an RC QP: pages max .. max + 7 are refused.
+	UmrPair q;
+	uint64_t buf = q.b.mem().alloc(8 * 4096, 4096);
+	auto frmr = free_key(q.b, kModeMtt, static_cast<uint32_t>(max)); // room for 2 * max pages
+	Umr f = frwr(0x100000, 8 * 4096, A_LW, 0x01, pages_of(buf, 8));
+	f.flags |= U_XLT_OFFSET;
+	f.xlt_offset = max / 2; // MTT entries are 8 bytes
+	e = q.umr_rc(frmr.key, f);
+	EXPECT_EQ(e.opcode, kReqErr);
+	EXPECT_EQ(e.syndrome, kLocalLength);
+	{
+		auto lk = q.b.dp().lock();
+		EXPECT_TRUE(q.b.dp().res().mkeys.find_index(frmr.index)->mtt.empty());
+		EXPECT_EQ(q.b.dp().counters().umr_xlt_refused, 1u);
+	}
+	// The UMR QP writes the same entries of a key with that room.
+	auto cached = free_key(q.b, kModeMtt, static_cast<uint32_t>(max));
+	Umr m;
+	m.flags = U_FAIL_IF_NOT_FREE | U_XLT_OFFSET;
+	m.xlt_offset = max / 2;
+	m.mtts(pages_of(buf, 8));
+	EXPECT_EQ(q.umr(cached.key, m).opcode, kReq);
 }
 
 TEST(ExecUmr, RcUmrOnAKeyOfAnotherPdIsRefused)
@@ -806,6 +870,9 @@ TEST(ExecUmr, UserContextsAndTheUidOfObjects)
 	c.set({ctx_dw(3), 23, 0}, h.pd).set({ctx_dw(0xd), 31, 0}, 4);
 	uint32_t idx = be32_at(h.h.ok(c, 16), 8) & 0xffffff;
 	EXPECT_EQ(h.dp().res().mkeys.find_index(idx)->uid, uid);
+	// Not while the context's key lives (fw/README.md "User contexts and uids").
+	h.h.fails(Msg(0xa06, 0, 16).set({2, 15, 0}, uid), 16, 0x09);
+	h.h.ok(Msg(0x202, 0, 16).set({0, 15, 0}, uid).set({2, 23, 0}, idx), 16);
 	h.h.ok(Msg(0xa06, 0, 16).set({2, 15, 0}, uid), 16);
 	h.h.fails(Msg(0xa06, 0, 16).set({2, 15, 0}, uid), 16, 0x03);
 	h.h.fails(c, 16, 0x03); // a uid that names no context

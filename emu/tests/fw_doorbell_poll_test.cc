@@ -148,16 +148,22 @@ TEST(DoorbellPoll, OverwrittenSendDoorbellsComeBackFromTheRecords)
 	EXPECT_EQ(a.mem().bytes(dst.addr, 16), a.mem().bytes(src.addr, 16));
 	EXPECT_EQ(a.mem().bytes(dst.addr + 64, 16), a.mem().bytes(src.addr + 16, 16));
 	ASSERT_TRUE(a.settle());
-	EXPECT_EQ(a.dp().counters().doorbells_recovered, 1u);
+	// q1's doorbell, and the page's two CQs: never armed, so the first
+	// sweep takes their records (CREATE_CQ wrote nothing there) as arms,
+	// once.
+	EXPECT_EQ(a.dp().counters().doorbells_recovered, 3u);
 	EXPECT_EQ(t.fw().bar.polled_doorbells.load(), 1u);
+	ASSERT_NE(t.last_arm(scq), Cq::kNeverArmed);
+	ASSERT_NE(t.last_arm(rcq), Cq::kNeverArmed);
 }
 
 TEST(DoorbellPoll, OverwrittenCqArmComesBackFromTheArmRecord)
 {
 	Polled t;
 	auto c1 = t.a.create_cq(4), c2 = t.a.create_cq(4);
-	// CREATE_CQ marked the arm records untouched.
-	EXPECT_EQ(bits::load_be32(t.a.mem().bytes(c1.dbr + 4, 4).data()), Cq::kUntouchedArmRecord);
+	// CREATE_CQ wrote nothing into the doorbell records (software's).
+	EXPECT_EQ(t.a.mem().bytes(c1.dbr, 64), std::vector<uint8_t>(64, 0));
+	EXPECT_EQ(t.a.mem().bytes(c2.dbr, 64), std::vector<uint8_t>(64, 0));
 	// c1's first arm is REQ_NOT at CI 0: the word 0.
 	EXPECT_EQ(t.arm(c1, 0, false), 0u);
 	t.arm(c2, 0, true);

@@ -94,6 +94,10 @@ public:
 		uint32_t nent() const { return 1u << log_size; }
 	};
 
+	// Put into the header of every command sent while not 0 (a user
+	// context's commands, as a driver sends them for a DEVX process).
+	uint16_t uid = 0;
+
 	explicit FwHarness(HcaConfig c = {}) : cfg(c)
 	{
 		hca = std::make_unique<Hca>(cfg, mem, irq);
@@ -112,8 +116,13 @@ public:
 		wr32(0x14, static_cast<uint32_t>(cmdq));
 	}
 
-	Pending prepare(unsigned slot, const std::vector<uint8_t> &in, uint32_t outlen, const Options &o = {})
+	Pending prepare(unsigned slot, const std::vector<uint8_t> &in_, uint32_t outlen, const Options &o = {})
 	{
+		// A process's command: the header's uid (dword 0, bits 15..0)
+		// set where the message leaves it 0.
+		std::vector<uint8_t> in = in_;
+		if (uid && in.size() >= 4 && !in[2] && !in[3])
+			bits::store_be16(in.data() + 2, uid);
 		if (++token == 0)
 			token = 1;
 		Pending p;

@@ -102,9 +102,12 @@ TEST_F(MkeyFixture, PaModeAndReservedLkey)
 	uint32_t x = 0xabcd;
 	ASSERT_TRUE(t.write(mem, *k, pa, &x, 4));
 	EXPECT_EQ(mem.byte(pa), 0xcd);
-	// The reserved lkey: physical addresses in any PD, local rights only.
-	ASSERT_EQ(t.check(MkeyTable::kReservedLkey, 9, pa, 64, ACC_LOCAL_READ, &k), KeyStatus::Ok);
-	EXPECT_EQ(t.check(MkeyTable::kReservedLkey, 9, pa, 64, ACC_REMOTE_READ, &k), KeyStatus::NoKey);
+	// The reserved lkey: physical addresses in any PD, local rights
+	// only, for a queue whose context has rlky; no key for any other.
+	ASSERT_EQ(t.check(MkeyTable::kReservedLkey, 9, pa, 64, ACC_LOCAL_READ, &k, Mkey::kNoQp, true), KeyStatus::Ok);
+	EXPECT_EQ(t.check(MkeyTable::kReservedLkey, 9, pa, 64, ACC_LOCAL_READ, &k), KeyStatus::NoKey);
+	EXPECT_EQ(t.check(MkeyTable::kReservedLkey, 9, pa, 64, ACC_LOCAL_WRITE, &k, Mkey::kNoQp, false), KeyStatus::NoKey);
+	EXPECT_EQ(t.check(MkeyTable::kReservedLkey, 9, pa, 64, ACC_REMOTE_READ, &k, Mkey::kNoQp, true), KeyStatus::NoKey);
 }
 
 TEST_F(MkeyFixture, FreeKeysAndDestroy)

@@ -100,15 +100,17 @@ void DataPath::cq_error_fatal(uint32_t qpn)
 		return;
 	qp->catas_pending = true;
 	post_task([this, qpn] {
-		Qp *q = res_.qp(qpn);
-		if (!q || !q->catas_pending)
-			return;
-		q->catas_pending = false;
-		if (q->state == prm::qp_state::ERR || q->state == prm::qp_state::RST)
-			return;
-		++q->ctr.errors;
-		post_qp_event(prm::async_event::WQ_CATAS_ERROR, qpn);
-		enter_error(*q);
+		guarded(qpn, [&] {
+			Qp *q = res_.qp(qpn);
+			if (!q || !q->catas_pending)
+				return;
+			q->catas_pending = false;
+			if (q->state == prm::qp_state::ERR || q->state == prm::qp_state::RST)
+				return;
+			++q->ctr.errors;
+			post_qp_event(prm::async_event::WQ_CATAS_ERROR, qpn);
+			enter_error(*q);
+		});
 	});
 }
 

@@ -11,6 +11,7 @@
 #include "fw/bits.h"
 #include "fw/prm.h"
 #include "fw/prm_cq.h"
+#include "fw/prm_eth.h"
 #include "fw/prm_qp.h"
 
 namespace mlx5emu {
@@ -103,9 +104,11 @@ void DataPath::ring_doorbell(DoorbellOwners::Kind k, uint32_t num, uint32_t uar,
 		return;
 	}
 	fabric_.engine().post([this, k, num] {
-		uint32_t d0, d1;
-		if (owners_.take(k, num, &d0, &d1))
-			(this->*Run)(num, d0, d1);
+		guarded(k == DoorbellOwners::Kind::Sq ? num : 0, [&] {
+			uint32_t d0, d1;
+			if (owners_.take(k, num, &d0, &d1))
+				(this->*Run)(num, d0, d1);
+		});
 	});
 }
 
@@ -212,6 +215,11 @@ constexpr uint64_t kHeaderBytes = 26;
 
 void DataPath::receive(const Packet &p)
 {
+	guarded(0, [&] { receive_packet(p); });
+}
+
+void DataPath::receive_packet(const Packet &p)
+{
 	if (unplugged_.load(std::memory_order_acquire)) {
 		++c_.dropped_packets;
 		return;
@@ -245,31 +253,36 @@ void DataPath::deliver(const Packet &p)
 		++c_.no_qp_packets;
 		return;
 	}
-	++qp->ctr.rx_packets;
-	qp->ctr.rx_bytes += p.payload_len();
+	guarded(qp->qpn, [&] { deliver_to(*qp, p); });
+}
+
+void DataPath::deliver_to(Qp &qp, const Packet &p)
+{
+	++qp.ctr.rx_packets;
+	qp.ctr.rx_bytes += p.payload_len();
 	if (p.opcode == ibop::UD_SEND_ONLY || p.opcode == ibop::UD_SEND_ONLY_IMM) {
-		if (qp->cfg.is_ud())
-			ud_receive(*qp, p);
+		if (qp.cfg.is_ud())
+			ud_receive(qp, p);
 		else
 			++c_.dropped_packets;
 		return;
 	}
-	if (qp->cfg.is_uc() && is_uc_request(p.opcode)) {
-		uc_request(*qp, p);
+	if (qp.cfg.is_uc() && is_uc_request(p.opcode)) {
+		uc_request(qp, p);
 		return;
 	}
-	if (qp->cfg.is_xrc()) {
-		xrc_receive(*qp, p);
+	if (qp.cfg.is_xrc()) {
+		xrc_receive(qp, p);
 		return;
 	}
-	if (!qp->cfg.is_rc()) {
+	if (!qp.cfg.is_rc()) {
 		++c_.dropped_packets;
 		return;
 	}
 	if (is_rc_response(p.opcode))
-		rc_response(*qp, p);
+		rc_response(qp, p);
 	else
-		rc_request(*qp, p);
+		rc_request(qp, p);
 }
 
 void DataPath::transmit(Qp &qp, Packet &&p)
@@ -364,19 +377,61 @@ uint64_t DataPath::start_timer(uint64_t usec, uint32_t num, TimerKind kind)
 
 void DataPath::timer_fired(TimerKind kind, uint32_t num, uint64_t id)
 {
-	switch (kind) {
-	case TimerKind::RcTimeout:
-		rc_timeout(num, id);
-		break;
-	case TimerKind::RcRnrResume:
-		rc_rnr_resume(num, id);
-		break;
-	case TimerKind::FlushPoll:
-		flush_poll(num, id);
-		break;
-	case TimerKind::CqModeration:
-		moderation_timeout(num, id);
-		break;
+	guarded(kind == TimerKind::CqModeration ? 0 : num, [&] {
+		switch (kind) {
+		case TimerKind::RcTimeout:
+			rc_timeout(num, id);
+			break;
+		case TimerKind::RcRnrResume:
+			rc_rnr_resume(num, id);
+			break;
+		case TimerKind::FlushPoll:
+			flush_poll(num, id);
+			break;
+		case TimerKind::CqModeration:
+			moderation_timeout(num, id);
+			break;
+		}
+	});
+}
+
+void DataPath::task_failed(uint32_t qpn, std::exception_ptr e) noexcept
+{
+	const char *what = "unknown exception";
+	try {
+		std::rethrow_exception(e);
+	} catch (const std::exception &x) {
+		what = x.what();
+	} catch (...) {
+	}
+	++c_.task_exceptions;
+	Qp *qp = qpn ? res_.qp(qpn) : nullptr;
+	NicSq *sq = qpn && !qp ? res_.sq(qpn) : nullptr;
+	std::fprintf(stderr, "mlx5-emu: hca %u: data-path work threw (%s); %s 0x%x %s\n", cfg_.hca_index, what,
+		     qp ? "QP" : sq ? "SQ" : "no queue", qpn, qp || sq ? "to the error state" : "known: internal error");
+	try {
+		if (qp) {
+			++qp->ctr.errors;
+			post_qp_event(prm::async_event::WQ_CATAS_ERROR, qpn);
+			if (qp->state != prm::qp_state::ERR)
+				enter_error(*qp);
+		} else if (sq) {
+			++sq->ctr.errors;
+			nic_sq_state(*sq, prm::wq_state::ERR);
+		} else {
+			events_.internal_error();
+		}
+	} catch (...) {
+		// Failing the queue threw too (its flush met the same fault):
+		// it stays in the error state with nothing more taken from it.
+		++c_.task_exceptions;
+		if (qp) {
+			qp->state = prm::qp_state::ERR;
+			qp->req.sq_ci = qp->req.sq_pi;
+		} else if (sq) {
+			sq->state = prm::wq_state::ERR;
+			sq->ci = sq->pi;
+		}
 	}
 }
 
@@ -432,8 +487,10 @@ void DataPath::qp_state_changed(Qp &qp, uint8_t from)
 		// WQEs posted before RTS (or in SQER) run now, on the engine.
 		uint32_t qpn = qp.qpn;
 		post_task([this, qpn] {
-			if (Qp *q = res_.qp(qpn))
-				run_sq(*q);
+			guarded(qpn, [&] {
+				if (Qp *q = res_.qp(qpn))
+					run_sq(*q);
+			});
 		});
 	}
 }
@@ -502,6 +559,12 @@ std::vector<std::string> DataPath::stats_lines()
 	v.push_back(fmt("cqe_drops %llu", u(c_.cqe_drops)));
 	v.push_back(fmt("cq_overruns %llu", u(c_.cq_overruns)));
 	v.push_back(fmt("umr_wqes %llu", u(c_.umr_wqes)));
+	v.push_back(fmt("malformed_wqes %llu", u(c_.malformed_wqes)));
+	v.push_back(fmt("resd_lkey_refused %llu", u(c_.resd_lkey_refused)));
+	v.push_back(fmt("umr_xlt_refused %llu", u(c_.umr_xlt_refused)));
+	v.push_back(fmt("task_exceptions %llu", u(c_.task_exceptions)));
+	// Tasks of no function's guard that threw (the fabric's engine).
+	v.push_back(fmt("engine_task_exceptions %llu", u(fabric_.engine().counters().task_exceptions)));
 	v.push_back(fmt("page_faults %llu", u(c_.page_faults)));
 	v.push_back(fmt("page_fault_naks %llu", u(c_.fault_naks)));
 	v.push_back(fmt("page_fault_resumes %llu", u(c_.fault_resumes)));

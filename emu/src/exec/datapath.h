@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <exception>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -39,6 +40,10 @@ public:
 	// Whether an EQ takes events of `type` (page faults are raised only
 	// when software listens for them).
 	virtual bool listens(uint8_t type) const { (void)type; return false; }
+	// Data-path work of no known queue failed (an exception, a bug):
+	// the function's internal error (the health syndrome). Engine
+	// thread, state lock held: must not take Firmware::mu.
+	virtual void internal_error() {}
 };
 
 // What a CQE says (exec/cqe.cc builds the 64 bytes).
@@ -184,6 +189,21 @@ public:
 	std::vector<std::string> qp_lines();
 	std::vector<std::string> stats_lines();
 
+	// Runs data-path work `fn` on the engine (state lock held) for the
+	// QP or NIC SQ numbered `qpn` (0: none known). Nothing it throws
+	// leaves: the queue is failed (QP: WQ_CATAS_ERROR event, error
+	// state, flush; SQ: error state), or with no such queue the
+	// function's internal error is raised; counted (task_exceptions)
+	// and logged. Every engine task of this class runs through it.
+	template <class Fn> void guarded(uint32_t qpn, Fn &&fn) noexcept
+	{
+		try {
+			fn();
+		} catch (...) {
+			task_failed(qpn, std::current_exception());
+		}
+	}
+
 	// PAGE_FAULT_RESUME (exec/odp.cc, state lock held): the fault of
 	// token `token` (an RDMA fault: the responder QP's number, also in
 	// `wq`) is resolved, or failed (`error`); false if no such fault.
@@ -213,6 +233,13 @@ public:
 		uint64_t mcast_packets = 0, mcast_copies = 0, mcast_no_grh = 0, mcast_no_group = 0;
 		uint64_t mcast_lb_blocked = 0;
 		uint64_t umr_wqes = 0; // executed without error
+		// Refusals (each also an error CQE): send WQEs too short for
+		// their segments or with an opcode their QP type lacks; SGEs
+		// naming the reserved lkey on a queue without rlky; UMR
+		// translations beyond log_max_klm_list_size or the key
+		// budget. task_exceptions: data-path work that threw (its QP
+		// was failed, or the function's health syndrome set).
+		uint64_t malformed_wqes = 0, resd_lkey_refused = 0, umr_xlt_refused = 0, task_exceptions = 0;
 		// ODP (exec/odp.cc): PAGE_FAULT EQEs raised, packets answered
 		// with an RNR NAK while their QP's fault was pending, resumes.
 		uint64_t page_faults = 0, fault_naks = 0, fault_resumes = 0, fault_errors = 0;
@@ -249,6 +276,9 @@ public:
 	void complete_send(Qp &qp, const SendWr &wr, uint32_t byte_cnt);
 
 private:
+	// datapath.cc: what guarded() does with an exception.
+	void task_failed(uint32_t qpn, std::exception_ptr e) noexcept;
+
 	// doorbell_sweep.cc
 	void run_sweeps();
 	// The CQ arm doorbell's work (engine): arm, event or moderation.
@@ -295,11 +325,14 @@ private:
 		RoceAddr roce; // Ethernet ports
 	};
 	bool take_send_wqe(Qp &qp, SendWr *wr, UdAddress *av, uint8_t *syndrome);
-	uint8_t check_local_sgl(const Qp &qp, const SendWr &wr) const;
+	// The local keys of `wr` (counts the reserved lkey refused).
+	uint8_t check_local_sgl(const Qp &qp, const SendWr &wr);
 	bool gather(const Qp &qp, const SendWr &wr, uint64_t off, uint8_t *dst, size_t len);
 	// Writes into a scatter list (READ/atomic results, receive WQEs)
-	// through the local keys; false on a protection error.
-	bool scatter_local(uint32_t pd, const std::vector<Sge> &sgl, uint64_t off, const uint8_t *src, size_t len);
+	// through the local keys (the reserved lkey with `rlky`: the
+	// queue's context); false on a protection error.
+	bool scatter_local(uint32_t pd, bool rlky, const std::vector<Sge> &sgl, uint64_t off, const uint8_t *src,
+			   size_t len);
 	// Payloads by reference (fabric/packet.h, PayloadRef): the guest
 	// addresses of [off, off + len) of `wr`'s local data (false: inline,
 	// MEMIC, or more pieces than a reference holds; the caller gathers
@@ -311,8 +344,8 @@ private:
 	// refused). BadSource: the sender's memory could not be read, the
 	// packet is lost.
 	GuestMemory::Copy put_payload(const Mkey &mk, uint64_t va, const Packet &p, uint64_t off, size_t n);
-	GuestMemory::Copy scatter_payload(uint32_t pd, const std::vector<Sge> &sgl, uint64_t off, const Packet &p,
-					  size_t len);
+	GuestMemory::Copy scatter_payload(uint32_t pd, bool rlky, const std::vector<Sge> &sgl, uint64_t off,
+					  const Packet &p, size_t len);
 
 	// recv_wqe.cc
 	bool take_recv_wqe(Qp &qp, RecvWqe *out);
@@ -342,11 +375,13 @@ private:
 		flag(qp) = true;
 		uint32_t qpn = qp.qpn;
 		fabric_.engine().post([this, qpn, flag, run] {
-			Qp *q = res_.qp(qpn);
-			if (!q || !flag(*q))
-				return;
-			flag(*q) = false;
-			run(*q);
+			guarded(qpn, [&] {
+				Qp *q = res_.qp(qpn);
+				if (!q || !flag(*q))
+					return;
+				flag(*q) = false;
+				run(*q);
+			});
 		});
 	}
 
@@ -420,6 +455,7 @@ private:
 	bool check_rkey(Qp &qp, uint32_t rkey, uint64_t va, uint64_t len, unsigned need, const Mkey **out);
 
 	// nic_send.cc: the Ethernet send path of an SQ.
+	void receive_frame_now(const std::vector<uint8_t> &frame);
 	void nic_sq_doorbell(NicSq &sq, uint32_t dw0, uint32_t dw1);
 	void nic_run_sq(NicSq &sq);
 	bool nic_send_wqe(NicSq &sq, uint16_t *nbb);
@@ -439,8 +475,11 @@ private:
 	// The source GID of packets from `sgid_index` (IB: GID[0]).
 	Gid source_gid(uint8_t sgid_index) const;
 
-	// datapath.cc: a packet accepted by the port, to its QP.
+	// datapath.cc: receive() without its guard; a packet accepted by
+	// the port, to its QP.
+	void receive_packet(const Packet &p);
 	void deliver(const Packet &p);
+	void deliver_to(Qp &qp, const Packet &p);
 
 	// ud.cc
 	void ud_send(Qp &qp);

@@ -48,7 +48,7 @@ void DataPath::sweep_uar(uint32_t uar)
 			return;
 		sweep_queued_ = true;
 	}
-	fabric_.engine().post([this] { run_sweeps(); });
+	fabric_.engine().post([this] { guarded(0, [this] { run_sweeps(); }); });
 }
 
 void DataPath::run_sweeps()

@@ -2,6 +2,8 @@
 #include "exec/engine.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <exception>
 #include <pthread.h>
 #include <time.h>
 
@@ -146,6 +148,27 @@ std::chrono::nanoseconds Engine::cpu_time() const
 	return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
 }
 
+// The last line of defence: a task that throws (the data path guards its
+// own tasks, exec/datapath.h guarded()) is counted and logged, and the
+// engine goes on with the next one. Engine thread, state lock held.
+template <class Fn> void Engine::run_task(Fn &&fn) noexcept
+{
+	try {
+		fn();
+	} catch (...) {
+		const char *what = "unknown exception";
+		try {
+			throw;
+		} catch (const std::exception &e) {
+			what = e.what();
+		} catch (...) {
+		}
+		std::fprintf(stderr, "mlx5-emu: engine task threw (%s); going on\n", what);
+		std::lock_guard<std::mutex> lk(q_mu_);
+		++c_.task_exceptions;
+	}
+}
+
 void Engine::run()
 {
 	std::unique_lock<std::mutex> lk(q_mu_);
@@ -173,7 +196,7 @@ void Engine::run()
 				// Each task is released once it has run,
 				// as it would be popped from a queue.
 				for (Task &task : batch) {
-					task();
+					run_task(task);
 					task = nullptr;
 				}
 			}
@@ -206,7 +229,7 @@ void Engine::run()
 		lk.unlock();
 		{
 			std::lock_guard<std::mutex> st(state_mu_);
-			timer(fired);
+			run_task([&] { timer(fired); });
 		}
 		timer = nullptr;
 		lk.lock();

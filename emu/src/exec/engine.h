@@ -60,6 +60,7 @@ public:
 
 	struct Counters {
 		uint64_t tasks = 0, timers_fired = 0, timers_cancelled = 0, wakeups = 0;
+		uint64_t task_exceptions = 0; // tasks that threw (logged, the engine went on)
 	};
 	Counters counters() const;
 	// CPU time the engine thread has used so far (CLOCK_THREAD_CPUTIME_ID
@@ -68,6 +69,7 @@ public:
 
 private:
 	void run();
+	template <class Fn> void run_task(Fn &&fn) noexcept;
 
 	static constexpr size_t kTaskRoom = 256;
 	// Timers pending at once before the pool grows: a few per QP that

@@ -41,8 +41,10 @@ void DataPath::nic_sq_state(NicSq &sq, uint8_t next)
 	if (next == ws::RDY && sq.pi != sq.ci) {
 		uint32_t n = sq.sqn;
 		post_task([this, n] {
-			if (NicSq *s = res_.sq(n))
-				nic_run_sq(*s);
+			guarded(n, [&] {
+				if (NicSq *s = res_.sq(n))
+					nic_run_sq(*s);
+			});
 		});
 	}
 }

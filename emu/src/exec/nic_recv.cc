@@ -38,6 +38,11 @@ constexpr uint8_t kL4TcpNoAck = 1, kL4Udp = 2, kL4TcpAckNoData = 3, kL4TcpAckAnd
 
 void DataPath::receive_frame(const std::vector<uint8_t> &frame)
 {
+	guarded(0, [&] { receive_frame_now(frame); });
+}
+
+void DataPath::receive_frame_now(const std::vector<uint8_t> &frame)
+{
 	if (unplugged_.load(std::memory_order_acquire)) {
 		++eth_.rx_dropped;
 		return;
@@ -149,7 +154,8 @@ bool DataPath::nic_fill_rq(NicRq &rq, const std::vector<uint8_t> &in, const stee
 	}
 	bool ok = walk_sgl(sgl, 0, f->size(), [&](const Sge &s, uint64_t off, size_t at, size_t n) {
 		const Mkey *mk = nullptr;
-		return res_.mkeys.check(s.lkey, rq.wq.pd, s.addr + off, n, ACC_LOCAL_WRITE, &mk) == KeyStatus::Ok &&
+		return res_.mkeys.check(s.lkey, rq.wq.pd, s.addr + off, n, ACC_LOCAL_WRITE, &mk, Mkey::kNoQp, rq.rlky) ==
+			       KeyStatus::Ok &&
 		       res_.mkeys.write(mem_, *mk, s.addr + off, f->data() + at, n);
 	});
 	uint16_t counter = rq.ci;

@@ -129,8 +129,10 @@ void DataPath::nic_run_sq(NicSq &sq)
 			// Let the other queues run; continue in a later task.
 			uint32_t n = sq.sqn;
 			post_task([this, n] {
-				if (NicSq *s = res_.sq(n))
-					nic_run_sq(*s);
+				guarded(n, [&] {
+					if (NicSq *s = res_.sq(n))
+						nic_run_sq(*s);
+				});
 			});
 			return;
 		}
@@ -217,10 +219,13 @@ bool DataPath::nic_send_wqe(NicSq &sq, uint16_t *nbb)
 		uint64_t addr = bits::load_be64(d + w::kDataAddr);
 		size_t old = frame.size();
 		frame.resize(old + len);
-		if (res_.mkeys.check(bits::load_be32(d + w::kDataLkey), sq.wq.pd, addr, len, ACC_LOCAL_READ, &mk) !=
-			    KeyStatus::Ok ||
-		    !res_.mkeys.read(mem_, *mk, addr, frame.data() + old, len))
+		uint32_t lkey = bits::load_be32(d + w::kDataLkey);
+		if (res_.mkeys.check(lkey, sq.wq.pd, addr, len, ACC_LOCAL_READ, &mk, Mkey::kNoQp, sq.rlky) != KeyStatus::Ok ||
+		    !res_.mkeys.read(mem_, *mk, addr, frame.data() + old, len)) {
+			if (lkey == MkeyTable::kReservedLkey && !sq.rlky)
+				++c_.resd_lkey_refused;
 			return fail(opcode, kSyndLocalProt);
+		}
 	}
 	if (frame.size() < 14)
 		return fail(opcode, kSyndLocalLength);

@@ -111,7 +111,7 @@ DataPath::Scatter DataPath::scatter(const Qp &qp, const RecvWqe &r, uint64_t off
 {
 	if (off + len > r.capacity)
 		return Scatter::Length;
-	return scatter_local(resp_pd(qp), r.sgl, off, src, len) ? Scatter::Ok : Scatter::Protection;
+	return scatter_local(resp_pd(qp), false, r.sgl, off, src, len) ? Scatter::Ok : Scatter::Protection;
 }
 
 DataPath::Scatter DataPath::scatter(const Qp &qp, const RecvWqe &r, uint64_t off, const Packet &p)
@@ -119,7 +119,7 @@ DataPath::Scatter DataPath::scatter(const Qp &qp, const RecvWqe &r, uint64_t off
 	size_t len = p.payload_len();
 	if (off + len > r.capacity)
 		return Scatter::Length;
-	switch (scatter_payload(resp_pd(qp), r.sgl, off, p, len)) {
+	switch (scatter_payload(resp_pd(qp), false, r.sgl, off, p, len)) {
 	case GuestMemory::Copy::Ok:
 		return Scatter::Ok;
 	case GuestMemory::Copy::BadSource:

@@ -194,7 +194,7 @@ void DataPath::rc_read_response(Qp &qp, const Packet &p)
 		return;
 	}
 	if (n) {
-		GuestMemory::Copy c = scatter_payload(qp.cfg.pd, wr.sgl, wr.read_done, p, n);
+		GuestMemory::Copy c = scatter_payload(qp.cfg.pd, qp.rlky, wr.sgl, wr.read_done, p, n);
 		if (c == GuestMemory::Copy::BadSource) {
 			++c_.dropped_packets; // the responder's memory could not be read: lost
 			return;
@@ -231,7 +231,7 @@ void DataPath::rc_atomic_ack(Qp &qp, const Packet &p)
 		int shift = atomic_le_ ? 8 * i : 56 - 8 * i;
 		v[i] = static_cast<uint8_t>(p.orig >> shift);
 	}
-	if (!scatter_local(qp.cfg.pd, wr.sgl, 0, v, sizeof v)) {
+	if (!scatter_local(qp.cfg.pd, qp.rlky, wr.sgl, 0, v, sizeof v)) {
 		wr.error = syn::LOCAL_PROT;
 		return;
 	}

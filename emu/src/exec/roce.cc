@@ -67,8 +67,10 @@ void DataPath::roce_loopback(const std::vector<uint8_t> &frame)
 	auto f = std::make_shared<std::vector<uint8_t>>(frame);
 	post_task([this, f] {
 		--lb_queued_;
-		if (!roce_receive(*f))
-			++roce_.rx_no_gid;
+		guarded(0, [&] {
+			if (!roce_receive(*f))
+				++roce_.rx_no_gid;
+		});
 	});
 }
 

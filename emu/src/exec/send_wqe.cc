@@ -53,6 +53,7 @@ bool DataPath::take_send_wqe(Qp &qp, SendWr *wr, UdAddress *av, uint8_t *syndrom
 		qp.req.sq_ci = nbb > posted ? qp.req.sq_pi : static_cast<uint16_t>(qp.req.sq_ci + 1);
 		*syndrome = syn::LOCAL_QP_OP;
 		++qp.ctr.bad_wqes;
+		++c_.malformed_wqes;
 		return true;
 	}
 	wr->nbb = static_cast<uint8_t>(nbb);
@@ -72,8 +73,19 @@ bool DataPath::take_send_wqe(Qp &qp, SendWr *wr, UdAddress *av, uint8_t *syndrom
 	wr->fence = (fm_ce_se & w::kFenceMask) != 0;
 	std::memcpy(&wr->imm, buf + w::kCtrlImm, 4);
 
+	// Every segment the opcode and the QP type call for must lie inside
+	// the WQE's ds: a shorter WQE (or an opcode the QP type does not
+	// have) is a local QP operation error, parsed no further.
 	size_t pos = w::kCtrlSize, end = ds * w::kDsUnit;
+	auto malformed = [&] {
+		*syndrome = syn::LOCAL_QP_OP;
+		++qp.ctr.bad_wqes;
+		++c_.malformed_wqes;
+		return true;
+	};
 	if (qp.cfg.is_ud()) {
+		if (pos + w::kAvSize > end)
+			return malformed();
 		const uint8_t *a = buf + pos;
 		av->qkey = load_be32(a + w::kAvQkey);
 		av->dqpn = load_be32(a + w::kAvDqpDct) & 0xffffff;
@@ -101,6 +113,8 @@ bool DataPath::take_send_wqe(Qp &qp, SendWr *wr, UdAddress *av, uint8_t *syndrom
 		pos += w::kAvSize;
 	}
 	if (qp.cfg.is_xrc()) {
+		if (pos + w::kXrcSize > end)
+			return malformed();
 		wr->xrc_srqn = load_be32(buf + pos + w::kXrcSrqn) & 0xffffff;
 		pos += w::kXrcSize;
 	}
@@ -108,12 +122,16 @@ bool DataPath::take_send_wqe(Qp &qp, SendWr *wr, UdAddress *av, uint8_t *syndrom
 	case w::OP_RDMA_WRITE:
 	case w::OP_RDMA_WRITE_IMM:
 	case w::OP_RDMA_READ:
+		if (pos + w::kRaddrSize > end)
+			return malformed();
 		wr->remote_va = load_be64(buf + pos + w::kRaddrVa);
 		wr->rkey = load_be32(buf + pos + w::kRaddrRkey);
 		pos += w::kRaddrSize;
 		break;
 	case w::OP_ATOMIC_CS:
 	case w::OP_ATOMIC_FA:
+		if (pos + w::kRaddrSize + w::kAtomicSize > end)
+			return malformed();
 		wr->remote_va = load_be64(buf + pos + w::kRaddrVa);
 		wr->rkey = load_be32(buf + pos + w::kRaddrRkey);
 		pos += w::kRaddrSize;
@@ -127,35 +145,25 @@ bool DataPath::take_send_wqe(Qp &qp, SendWr *wr, UdAddress *av, uint8_t *syndrom
 	case w::OP_NOP:
 		break;
 	case w::OP_UMR:
-		// Executed in order by exec/umr.cc; never on UD.
-		if (qp.cfg.is_ud()) {
-			*syndrome = syn::LOCAL_QP_OP;
-			++qp.ctr.bad_wqes;
-			return true;
-		}
+		// Executed in order by exec/umr.cc; never on UD. The UMR
+		// control and mkey segments are always there.
+		if (qp.cfg.is_ud() || pos + w::kUmrCtrlSize + w::kUmrMkeySegSize > end)
+			return malformed();
 		wr->umr.assign(buf + pos, buf + end);
 		return true;
 	default:
-		*syndrome = syn::LOCAL_QP_OP;
-		++qp.ctr.bad_wqes;
-		return true;
+		return malformed();
 	}
 	bool rc_only = wr->opcode != w::OP_SEND && wr->opcode != w::OP_SEND_IMM && wr->opcode != w::OP_NOP;
 	bool rd_atomic = wr->opcode == w::OP_RDMA_READ || wr->opcode == w::OP_ATOMIC_CS || wr->opcode == w::OP_ATOMIC_FA;
-	if ((qp.cfg.is_ud() && rc_only) || (qp.cfg.is_uc() && (rd_atomic || wr->opcode == w::OP_SEND_INVAL))) {
-		*syndrome = syn::LOCAL_QP_OP;
-		++qp.ctr.bad_wqes;
-		return true;
-	}
+	if ((qp.cfg.is_ud() && rc_only) || (qp.cfg.is_uc() && (rd_atomic || wr->opcode == w::OP_SEND_INVAL)))
+		return malformed();
 	while (pos + 4 <= end) {
 		uint32_t head = load_be32(buf + pos);
 		if (head & w::kInlineFlag) {
 			uint32_t len = head & w::kByteCountMask;
-			if (pos + 4 + len > end) {
-				*syndrome = syn::LOCAL_QP_OP;
-				++qp.ctr.bad_wqes;
-				return true;
-			}
+			if (pos + 4 + len > end)
+				return malformed();
 			wr->inline_data.insert(wr->inline_data.end(), buf + pos + 4, buf + pos + 4 + len);
 			wr->is_inline = true;
 			pos += (4 + len + w::kDsUnit - 1) / w::kDsUnit * w::kDsUnit;
@@ -178,14 +186,19 @@ bool DataPath::take_send_wqe(Qp &qp, SendWr *wr, UdAddress *av, uint8_t *syndrom
 	return true;
 }
 
-uint8_t DataPath::check_local_sgl(const Qp &qp, const SendWr &wr) const
+uint8_t DataPath::check_local_sgl(const Qp &qp, const SendWr &wr)
 {
 	bool into = wr.opcode == w::OP_RDMA_READ || wr.opcode == w::OP_ATOMIC_CS || wr.opcode == w::OP_ATOMIC_FA;
 	unsigned need = into ? ACC_LOCAL_WRITE : ACC_LOCAL_READ;
 	for (const Sge &s : wr.sgl) {
 		const Mkey *mk = nullptr;
-		if (res_.mkeys.check(s.lkey, qp.cfg.pd, s.addr, s.len, need, &mk) != KeyStatus::Ok)
+		if (res_.mkeys.check(s.lkey, qp.cfg.pd, s.addr, s.len, need, &mk, Mkey::kNoQp, qp.rlky) != KeyStatus::Ok) {
+			// The reserved lkey on a queue without rlky: no key,
+			// nothing touched (a process's QP reaching guest RAM).
+			if (s.lkey == MkeyTable::kReservedLkey)
+				++c_.resd_lkey_refused;
 			return syn::LOCAL_PROT;
+		}
 	}
 	if (wr.length > (1ull << cfg_.log_max_msg))
 		return syn::LOCAL_LENGTH;
@@ -202,16 +215,18 @@ bool DataPath::gather(const Qp &qp, const SendWr &wr, uint64_t off, uint8_t *dst
 	}
 	return walk_sgl(wr.sgl, off, len, [&](const Sge &s, uint64_t in, size_t at, size_t n) {
 		const Mkey *mk = nullptr;
-		return res_.mkeys.check(s.lkey, qp.cfg.pd, s.addr + in, n, ACC_LOCAL_READ, &mk) == KeyStatus::Ok &&
+		return res_.mkeys.check(s.lkey, qp.cfg.pd, s.addr + in, n, ACC_LOCAL_READ, &mk, Mkey::kNoQp, qp.rlky) ==
+			       KeyStatus::Ok &&
 		       res_.mkeys.read(mem_, *mk, s.addr + in, dst + at, n);
 	});
 }
 
-bool DataPath::scatter_local(uint32_t pd, const std::vector<Sge> &sgl, uint64_t off, const uint8_t *src, size_t len)
+bool DataPath::scatter_local(uint32_t pd, bool rlky, const std::vector<Sge> &sgl, uint64_t off, const uint8_t *src,
+			     size_t len)
 {
 	return walk_sgl(sgl, off, len, [&](const Sge &s, uint64_t in, size_t at, size_t n) {
 		const Mkey *mk = nullptr;
-		return res_.mkeys.check(s.lkey, pd, s.addr + in, n, ACC_LOCAL_WRITE, &mk) == KeyStatus::Ok &&
+		return res_.mkeys.check(s.lkey, pd, s.addr + in, n, ACC_LOCAL_WRITE, &mk, Mkey::kNoQp, rlky) == KeyStatus::Ok &&
 		       res_.mkeys.write(mem_, *mk, s.addr + in, src + at, n);
 	});
 }
@@ -232,7 +247,8 @@ bool DataPath::payload_ref(const Qp &qp, const SendWr &wr, uint64_t off, size_t 
 	out->mem = &mem_;
 	bool ok = walk_sgl(wr.sgl, off, len, [&](const Sge &s, uint64_t in, size_t, size_t n) {
 		const Mkey *mk = nullptr;
-		return res_.mkeys.check(s.lkey, qp.cfg.pd, s.addr + in, n, ACC_LOCAL_READ, &mk) == KeyStatus::Ok &&
+		return res_.mkeys.check(s.lkey, qp.cfg.pd, s.addr + in, n, ACC_LOCAL_READ, &mk, Mkey::kNoQp, qp.rlky) ==
+			       KeyStatus::Ok &&
 		       key_ref(*mk, s.addr + in, n, out);
 	});
 	if (!ok)
@@ -270,14 +286,14 @@ GuestMemory::Copy DataPath::put_payload(const Mkey &mk, uint64_t va, const Packe
 	return ok ? Copy::Ok : c.res == Copy::Ok ? Copy::BadDest : c.res;
 }
 
-GuestMemory::Copy DataPath::scatter_payload(uint32_t pd, const std::vector<Sge> &sgl, uint64_t off, const Packet &p,
-					     size_t len)
+GuestMemory::Copy DataPath::scatter_payload(uint32_t pd, bool rlky, const std::vector<Sge> &sgl, uint64_t off,
+					     const Packet &p, size_t len)
 {
 	using Copy = GuestMemory::Copy;
 	Copy res = Copy::Ok;
 	bool ok = walk_sgl(sgl, off, len, [&](const Sge &s, uint64_t in, size_t at, size_t n) {
 		const Mkey *mk = nullptr;
-		if (res_.mkeys.check(s.lkey, pd, s.addr + in, n, ACC_LOCAL_WRITE, &mk) != KeyStatus::Ok) {
+		if (res_.mkeys.check(s.lkey, pd, s.addr + in, n, ACC_LOCAL_WRITE, &mk, Mkey::kNoQp, rlky) != KeyStatus::Ok) {
 			res = Copy::BadDest;
 			return false;
 		}

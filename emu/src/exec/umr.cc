@@ -26,6 +26,7 @@
 #include "dma/guest_memory.h"
 #include "exec/datapath.h"
 #include "fw/bits.h"
+#include "fw/caps.h"
 #include "fw/prm_cq.h"
 #include "fw/prm_mkey.h"
 #include "fw/prm_qp.h"
@@ -184,9 +185,13 @@ uint8_t DataPath::execute_umr(Qp &qp, const SendWr &wr)
 			if (const Mkey *own = res_.mkeys.find_index(lkey >> 8); umr_qp && own)
 				pd = own->pd;
 			const Mkey *lk = nullptr;
-			if (res_.mkeys.check(lkey, pd, addr, bytes, ACC_LOCAL_READ, &lk) != KeyStatus::Ok ||
-			    !res_.mkeys.read(mem_, *lk, addr, xlt.data(), bytes))
+			if (res_.mkeys.check(lkey, pd, addr, bytes, ACC_LOCAL_READ, &lk, Mkey::kNoQp, qp.rlky) !=
+				    KeyStatus::Ok ||
+			    !res_.mkeys.read(mem_, *lk, addr, xlt.data(), bytes)) {
+				if (lkey == MkeyTable::kReservedLkey && !qp.rlky)
+					++c_.resd_lkey_refused;
 				return syn::LOCAL_PROT;
+			}
 		}
 	}
 	bool klm = mk->mode == mkc::MODE_KLM;
@@ -194,12 +199,24 @@ uint8_t DataPath::execute_umr(Qp &qp, const SendWr &wr)
 	uint64_t first = klm ? xoff : xoff * 2;
 	if (count && (first > mk->xlt_capacity() || count > mk->xlt_capacity() - first))
 		return syn::LOCAL_LENGTH;
+	// The advertised list length (log_max_klm_list_size) bounds a KLM
+	// key's whole list (what a window check and every access walk) and
+	// a fast registration's page list (IB_WR_REG_MR on a QP other than
+	// the UMR QP); the UMR QP's MTT updates (the MR cache: 1 MiB chunks
+	// at an offset) only the key's room and the function's budget.
+	// Checked before anything is allocated.
+	if (count && (klm || !umr_qp) && !Mkey::xlt_list_fits(first, count, Caps::kLogMaxFastRegList)) {
+		++c_.umr_xlt_refused;
+		return syn::LOCAL_LENGTH;
+	}
 	size_t before = mk->xlt_entries();
 	size_t after = std::max<uint64_t>(klm ? mk->klm.size() : mk->mtt.size(), count ? first + count : 0);
 	if (!count)
 		after = before;
-	if (!res_.mkeys.xlt_resized(before, after))
+	if (!res_.mkeys.xlt_resized(before, after)) {
+		++c_.umr_xlt_refused;
 		return syn::LOCAL_LENGTH;
+	}
 
 	auto write_xlt = [&](Mkey &k) {
 		if (!count)

@@ -3,6 +3,7 @@
 #include "exec/datapath.h"
 #include "fw/cmd_pas.h"
 #include "fw/cmd_registry.h"
+#include "fw/cmd_uid.h"
 #include "fw/firmware.h"
 #include "fw/prm.h"
 #include "fw/prm_cq.h"
@@ -32,6 +33,7 @@ enum Reason : uint32_t {
 	kResizePas = 17,      // and 18
 	kResizeSelect = 19,
 	kPeriodMode = 20,
+	kForeign = 21,
 };
 
 void create_cq(CmdCtx &c)
@@ -74,17 +76,16 @@ void create_cq(CmdCtx &c)
 	if (!r.cqns.alloc(&cqn))
 		return c.fail(status::NO_RESOURCES, kFull);
 	fw.dp().owners().add(DoorbellOwners::Kind::Cq, cqn, cfg.uar_page);
-	r.cqs.emplace(cqn, std::make_unique<Cq>(cqn, cfg));
+	// Nothing is written to the doorbell record (software's alone, the
+	// device only reads it; a process's page may be pinned read-only).
+	// On a polled page the sweep takes a record that differs from the
+	// last arm applied for an arm whose register store was overwritten
+	// (exec/doorbell_sweep.cc); before the first arm nothing was applied,
+	// so the first sweep of the page takes the record as an arm, once.
+	auto cq = std::make_unique<Cq>(cqn, cfg);
+	r.cqs.emplace(cqn, std::move(cq));
+	uid_record(c, Obj::Cq, cqn);
 	c.put(cq_cmd::cqn, cqn);
-	// A CQ rung through a polled page: its arm record starts as a word no
-	// arm writes, so that the page's sweep can tell the first arm (REQ_NOT
-	// at CI 0 is the word 0) from an untouched record
-	// (exec/doorbell_sweep.cc). Software only writes that record.
-	if (fw.dbpages && fw.dbpages->polled(cfg.uar_page) && cfg.dbr_addr) {
-		uint8_t untouched[4];
-		bits::store_be32(untouched, Cq::kUntouchedArmRecord);
-		fw.mem.write(cfg.dbr_addr + 4, untouched, 4);
-	}
 }
 
 void destroy_cq(CmdCtx &c)
@@ -92,10 +93,14 @@ void destroy_cq(CmdCtx &c)
 	auto lk = c.fw.dp().lock();
 	Resources &r = c.fw.dp().res();
 	uint32_t cqn = c.get(cq_cmd::cqn);
-	if (!r.cqs.erase(cqn))
+	if (!r.cq(cqn))
 		return c.fail(status::BAD_PARAM, kNoCq);
+	if (!uid_may_touch(c, Obj::Cq, cqn, kForeign))
+		return;
+	r.cqs.erase(cqn);
 	c.fw.dp().owners().remove(DoorbellOwners::Kind::Cq, cqn);
 	r.cqns.release(cqn);
+	uid_forget(c, Obj::Cq, cqn);
 }
 
 void query_cq(CmdCtx &c)
@@ -104,6 +109,8 @@ void query_cq(CmdCtx &c)
 	Cq *cq = c.fw.dp().res().cq(c.get(cq_cmd::cqn));
 	if (!cq)
 		return c.fail(status::BAD_PARAM, kNoCq);
+	if (!uid_may_touch(c, Obj::Cq, c.get(cq_cmd::cqn), kForeign))
+		return;
 	const CqConfig &f = cq->config();
 	uint8_t *x = c.out + cq_cmd::kCqc;
 	auto put = [x](bits::Field fd, uint32_t v) { bits::set(x, fd, v); };
@@ -160,6 +167,8 @@ void resize_cq(CmdCtx &c)
 	Cq *cq = fw.dp().res().cq(c.get(cq_cmd::cqn));
 	if (!cq)
 		return c.fail(status::BAD_PARAM, kNoCq);
+	if (!uid_may_touch(c, Obj::Cq, c.get(cq_cmd::cqn), kForeign))
+		return;
 	switch (cq->resize(fw.mem, log_size, cqe_sz, std::move(buf))) {
 	case Cq::Resize::Ok:
 		return;
@@ -183,6 +192,8 @@ void modify_cq(CmdCtx &c)
 	Cq *cq = c.fw.dp().res().cq(c.get(cq_cmd::cqn));
 	if (!cq)
 		return c.fail(status::BAD_PARAM, kNoCq);
+	if (!uid_may_touch(c, Obj::Cq, c.get(cq_cmd::cqn), kForeign))
+		return;
 	const uint8_t *x = c.in + cq_cmd::kCqc;
 	uint32_t sel = c.get(m::field_select);
 	if ((sel & m::SEL_PERIOD_MODE) && get(x, cqc::cq_period_mode) > cqc::PERIOD_FROM_CQE)

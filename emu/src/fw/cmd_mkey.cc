@@ -6,6 +6,7 @@
 
 #include "exec/datapath.h"
 #include "fw/cmd_registry.h"
+#include "fw/cmd_uid.h"
 #include "fw/firmware.h"
 #include "fw/prm.h"
 #include "fw/prm_mkey.h"
@@ -29,6 +30,11 @@ enum Reason : uint32_t {
 	kBsf = 9,
 	kLength = 10,
 	kMemic = 11,
+	kKlmList = 12,   // KLM room over log_max_klm_list_size
+	kXltRoom = 13,   // MTT room over the function's translation budget
+	kXltBudget = 14, // the MTT list would exceed what is left of it
+	kForeignPd = 15,
+	kForeign = 16,
 };
 
 void create_mkey(CmdCtx &c)
@@ -67,11 +73,24 @@ void create_mkey(CmdCtx &c)
 	// enabled, not to be changed by UMR.
 	if (memic && (m.free || m.umr_en || m.length64 || !c.fw.memic->allocated(m.start, m.len)))
 		return c.fail(status::BAD_PARAM, kMemic);
+	// What one key may hold: a KLM list no longer than the advertised
+	// log_max_klm_list_size, an MTT list within the function's whole
+	// translation budget (MkeyTable::kMaxXltEntries).
+	if (m.mode == mkc::MODE_KLM && m.xlt_capacity() > (1ull << c.fw.caps.gen(cmd_hca_cap::log_max_klm_list_size))) {
+		++c.fw.refusals.klm_list;
+		return c.fail(status::BAD_PARAM, kKlmList);
+	}
+	if (m.xlt_capacity() > MkeyTable::kMaxXltEntries) {
+		++c.fw.refusals.mkey_budget;
+		return c.fail(status::BAD_PARAM, kXltRoom);
+	}
 
 	auto lk = c.fw.dp().lock();
 	Resources &r = c.fw.dp().res();
 	if (!r.pds.contains(m.pd))
 		return c.fail(status::BAD_PARAM, kPd);
+	if (!uid_may_name(c, Obj::Pd, m.pd, kForeignPd))
+		return;
 	if (m.mode == mkc::MODE_MTT) {
 		if (m.log_page < 12 || m.log_page > 40)
 			return c.fail(status::BAD_PARAM, kPageSize);
@@ -82,6 +101,10 @@ void create_mkey(CmdCtx &c)
 			needed = static_cast<size_t>(((m.start + m.len - 1) >> m.log_page) - (m.start >> m.log_page) + 1);
 		if (!m.free && provided < needed)
 			return c.fail(status::BAD_INPUT_LEN, kMttShort);
+		if (!r.mkeys.xlt_fits(std::min(provided, needed))) {
+			++c.fw.refusals.mkey_budget;
+			return c.fail(status::NO_RESOURCES, kXltBudget);
+		}
 		uint64_t mask = (1ull << m.log_page) - 1;
 		for (size_t i = 0; i < std::min(provided, needed); ++i) {
 			uint64_t pa = bits::load_be64(c.in + mkey_cmd::kMtt + 8 * i) & mkey_cmd::kMttAddrMask;
@@ -91,8 +114,11 @@ void create_mkey(CmdCtx &c)
 		}
 	}
 	uint32_t index;
-	if (!r.mkeys.create(std::move(m), &index))
+	if (!r.mkeys.create(std::move(m), &index)) {
+		++c.fw.refusals.mkey_table;
 		return c.fail(status::NO_RESOURCES, kFull);
+	}
+	uid_record(c, Obj::Mkey, index);
 	c.put(mkey_cmd::mkey_index, index);
 }
 
@@ -102,6 +128,8 @@ void query_mkey(CmdCtx &c)
 	const Mkey *m = c.fw.dp().res().mkeys.find_index(c.get(mkey_cmd::mkey_index));
 	if (!m)
 		return c.fail(status::BAD_PARAM, kNoKey);
+	if (!uid_may_touch(c, Obj::Mkey, m->index, kForeign))
+		return;
 	uint8_t *k = c.out + mkey_cmd::kMkc;
 	auto put = [k](bits::Field f, uint32_t v) { bits::set(k, f, v); };
 	put(mkc::free, m->free);
@@ -129,8 +157,13 @@ void query_mkey(CmdCtx &c)
 void destroy_mkey(CmdCtx &c)
 {
 	auto lk = c.fw.dp().lock();
-	if (!c.fw.dp().res().mkeys.destroy(c.get(mkey_cmd::mkey_index)))
-		c.fail(status::BAD_PARAM, kNoKey);
+	uint32_t index = c.get(mkey_cmd::mkey_index);
+	if (!c.fw.dp().res().mkeys.find_index(index))
+		return c.fail(status::BAD_PARAM, kNoKey);
+	if (!uid_may_touch(c, Obj::Mkey, index, kForeign))
+		return;
+	c.fw.dp().res().mkeys.destroy(index);
+	uid_forget(c, Obj::Mkey, index);
 }
 
 constexpr CmdSpec kCommands[] = {

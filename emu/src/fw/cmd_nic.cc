@@ -8,6 +8,7 @@
 #include "exec/datapath.h"
 #include "fw/cmd_pas.h"
 #include "fw/cmd_registry.h"
+#include "fw/cmd_uid.h"
 #include "fw/firmware.h"
 #include "fw/prm.h"
 #include "fw/prm_eth.h"
@@ -43,6 +44,9 @@ enum Reason : uint32_t {
 	kBusy = 22,
 	kUnsupported = 23,
 	kRqtSize = 24,
+	kForeign = 25,
+	kForeignPd = 26,
+	kForeignCq = 27,
 };
 
 const uint8_t *ctx_in(const CmdCtx &c) { return c.in + nc::kCtx; }
@@ -65,6 +69,7 @@ void create_tis(CmdCtx &c)
 	if (r.tises.size() >= (1u << c.fw.caps.gen(eg::log_max_tis)) || !r.tisns.alloc(&t.tisn))
 		return c.fail(status::NO_RESOURCES, kFull);
 	r.tises[t.tisn] = t;
+	uid_record(c, Obj::Tis, t.tisn);
 	c.put(nc::number_out, t.tisn);
 }
 
@@ -76,6 +81,8 @@ void modify_tis(CmdCtx &c)
 	auto it = c.fw.dp().res().tises.find(c.get(nc::number_in));
 	if (it == c.fw.dp().res().tises.end())
 		return c.fail(status::BAD_PARAM, kNoObject);
+	if (!uid_may_touch(c, Obj::Tis, c.get(nc::number_in), kForeign))
+		return;
 	if (bits::load_be64(c.in + 0x10) & 1)
 		it->second.prio = static_cast<uint8_t>(bits::get(ctx_in(c), tisc::prio));
 }
@@ -87,11 +94,14 @@ void destroy_tis(CmdCtx &c)
 	uint32_t n = c.get(nc::number_in);
 	if (!r.tises.count(n))
 		return c.fail(status::BAD_PARAM, kNoObject);
+	if (!uid_may_touch(c, Obj::Tis, c.get(nc::number_in), kForeign))
+		return;
 	for (const auto &[s, sq] : r.sqs)
 		if (sq->tisn == n)
 			return c.fail(status::RESOURCE_BUSY, kBusy);
 	r.tises.erase(n);
 	r.tisns.release(n);
+	uid_forget(c, Obj::Tis, n);
 }
 
 void query_tis(CmdCtx &c)
@@ -101,6 +111,8 @@ void query_tis(CmdCtx &c)
 	auto it = m.find(c.get(nc::number_in));
 	if (it == m.end())
 		return c.fail(status::BAD_PARAM, kNoObject);
+	if (!uid_may_touch(c, Obj::Tis, c.get(nc::number_in), kForeign))
+		return;
 	uint8_t *o = c.out + nc::kCtx;
 	bits::set(o, tisc::transport_domain, it->second.td);
 	bits::set(o, tisc::prio, it->second.prio);
@@ -150,6 +162,7 @@ void create_rqt(CmdCtx &c)
 	if (r.rqts.size() >= (1u << c.fw.caps.gen(eg::log_max_rqt)) || !r.rqtns.alloc(&t.rqtn))
 		return c.fail(status::NO_RESOURCES, kFull);
 	c.put(nc::number_out, t.rqtn);
+	uid_record(c, Obj::Rqt, t.rqtn);
 	r.rqts[t.rqtn] = std::move(t);
 }
 
@@ -160,6 +173,8 @@ void modify_rqt(CmdCtx &c)
 	auto it = r.rqts.find(c.get(nc::number_in));
 	if (it == r.rqts.end())
 		return c.fail(status::BAD_PARAM, kNoObject);
+	if (!uid_may_touch(c, Obj::Rqt, c.get(nc::number_in), kForeign))
+		return;
 	if (!(bits::load_be64(c.in + modify_rqt::kBitmask) & modify_rqt::RQN_LIST))
 		return;
 	std::vector<uint32_t> rqns;
@@ -174,11 +189,14 @@ void destroy_rqt(CmdCtx &c)
 	uint32_t n = c.get(nc::number_in);
 	if (!r.rqts.count(n))
 		return c.fail(status::BAD_PARAM, kNoObject);
+	if (!uid_may_touch(c, Obj::Rqt, c.get(nc::number_in), kForeign))
+		return;
 	for (const auto &[t, tir] : r.tirs)
 		if (tir.disp_type == tirc::DISP_INDIRECT && tir.rqtn == n)
 			return c.fail(status::RESOURCE_BUSY, kBusy);
 	r.rqts.erase(n);
 	r.rqtns.release(n);
+	uid_forget(c, Obj::Rqt, n);
 }
 
 void query_rqt(CmdCtx &c)
@@ -188,6 +206,8 @@ void query_rqt(CmdCtx &c)
 	auto it = m.find(c.get(nc::number_in));
 	if (it == m.end())
 		return c.fail(status::BAD_PARAM, kNoObject);
+	if (!uid_may_touch(c, Obj::Rqt, c.get(nc::number_in), kForeign))
+		return;
 	uint8_t *o = c.out + nc::kCtx;
 	bits::set(o, rqtc::rqt_max_size, it->second.max_size);
 	bits::set(o, rqtc::rqt_actual_size, static_cast<uint32_t>(it->second.rqns.size()));
@@ -239,6 +259,7 @@ void create_tir(CmdCtx &c)
 	if (r.tirs.size() >= (1u << c.fw.caps.gen(eg::log_max_tir)) || !r.tirns.alloc(&t.tirn))
 		return c.fail(status::NO_RESOURCES, kFull);
 	r.tirs[t.tirn] = t;
+	uid_record(c, Obj::Tir, t.tirn);
 	c.put(nc::number_out, t.tirn);
 }
 
@@ -253,6 +274,8 @@ void modify_tir(CmdCtx &c)
 	auto it = m.find(c.get(nc::number_in));
 	if (it == m.end())
 		return c.fail(status::BAD_PARAM, kNoObject);
+	if (!uid_may_touch(c, Obj::Tir, c.get(nc::number_in), kForeign))
+		return;
 	if (mask & modify_tir::HASH) {
 		Tir t = it->second;
 		read_hash(x, &t);
@@ -271,8 +294,11 @@ void destroy_tir(CmdCtx &c)
 	uint32_t n = c.get(nc::number_in);
 	if (!r.tirs.count(n))
 		return c.fail(status::BAD_PARAM, kNoObject);
+	if (!uid_may_touch(c, Obj::Tir, c.get(nc::number_in), kForeign))
+		return;
 	r.tirs.erase(n);
 	r.tirns.release(n);
+	uid_forget(c, Obj::Tir, n);
 }
 
 void query_tir(CmdCtx &c)
@@ -282,6 +308,8 @@ void query_tir(CmdCtx &c)
 	auto it = m.find(c.get(nc::number_in));
 	if (it == m.end())
 		return c.fail(status::BAD_PARAM, kNoObject);
+	if (!uid_may_touch(c, Obj::Tir, c.get(nc::number_in), kForeign))
+		return;
 	const Tir &t = it->second;
 	uint8_t *o = c.out + nc::kCtx;
 	bits::set(o, tirc::disp_type, t.disp_type);
@@ -353,7 +381,8 @@ bool check_wq_refs(CmdCtx &c, Resources &r, const WqConfig &wq, uint32_t cqn, bo
 		c.fail(status::BAD_PARAM, kCq);
 		return false;
 	}
-	return true;
+	// Another user context's PD or CQ cannot be named (cmd_uid.h).
+	return uid_may_name(c, Obj::Pd, wq.pd, kForeignPd) && uid_may_name(c, Obj::Cq, cqn, kForeignCq);
 }
 
 // The SQ/RQ state machine: RST -> RDY, RDY -> RDY / ERR / RST, ERR -> RST.
@@ -393,6 +422,7 @@ void create_sq(CmdCtx &c)
 	sq->tisn = ntis ? bits::get(x, sqc::tis_num_0) : 0;
 	sq->user_index = bits::get(x, sqc::user_index);
 	sq->min_inline_mode = static_cast<uint8_t>(bits::get(x, sqc::min_wqe_inline_mode));
+	sq->rlky = bits::get(x, sqc::rlky);
 	if (!read_wq(c, true, &sq->wq))
 		return;
 	if (!fw.uars.count(sq->wq.uar_page))
@@ -408,6 +438,7 @@ void create_sq(CmdCtx &c)
 	sq->state = wq_state::RST;
 	fw.dp().owners().add(DoorbellOwners::Kind::Sq, sq->sqn, sq->wq.uar_page);
 	c.put(nc::number_out, sq->sqn);
+	uid_record(c, Obj::Sq, sq->sqn);
 	r.sqs[sq->sqn] = std::move(sq);
 }
 
@@ -424,6 +455,8 @@ void modify_sq(CmdCtx &c)
 	NicSq *sq = c.fw.dp().res().sq(c.get(nc::number_in));
 	if (!sq)
 		return c.fail(status::BAD_PARAM, kNoObject);
+	if (!uid_may_touch(c, Obj::Sq, c.get(nc::number_in), kForeign))
+		return;
 	if (!transition_ok(sq->state, cur, next))
 		return c.fail(status::BAD_PARAM, kTransition);
 	c.fw.dp().nic_sq_state(*sq, next);
@@ -436,9 +469,12 @@ void destroy_sq(CmdCtx &c)
 	uint32_t n = c.get(nc::number_in);
 	if (!r.sq(n))
 		return c.fail(status::BAD_PARAM, kNoObject);
+	if (!uid_may_touch(c, Obj::Sq, c.get(nc::number_in), kForeign))
+		return;
 	c.fw.dp().owners().remove(DoorbellOwners::Kind::Sq, n);
 	r.sqs.erase(n);
 	r.qpns.release(n);
+	uid_forget(c, Obj::Sq, n);
 }
 
 void query_sq(CmdCtx &c)
@@ -447,6 +483,8 @@ void query_sq(CmdCtx &c)
 	NicSq *sq = c.fw.dp().res().sq(c.get(nc::number_in));
 	if (!sq)
 		return c.fail(status::BAD_PARAM, kNoObject);
+	if (!uid_may_touch(c, Obj::Sq, c.get(nc::number_in), kForeign))
+		return;
 	uint8_t *o = c.out + nc::kCtx;
 	bits::set(o, sqc::state, sq->state);
 	bits::set(o, sqc::cqn, sq->cqn);
@@ -478,6 +516,7 @@ void create_rq(CmdCtx &c)
 	rq->vlan_strip = !bits::get(x, rqc::vsd);
 	rq->scatter_fcs = bits::get(x, rqc::scatter_fcs);
 	rq->counter_set_id = static_cast<uint8_t>(bits::get(x, rqc::counter_set_id));
+	rq->rlky = bits::get(x, rqc::rlky);
 	if (!read_wq(c, false, &rq->wq))
 		return;
 	auto lk = fw.dp().lock();
@@ -490,6 +529,7 @@ void create_rq(CmdCtx &c)
 		return c.fail(status::NO_RESOURCES, kFull);
 	rq->state = wq_state::RST;
 	c.put(nc::number_out, rq->rqn);
+	uid_record(c, Obj::Rq, rq->rqn);
 	r.rqs[rq->rqn] = std::move(rq);
 }
 
@@ -504,6 +544,8 @@ void modify_rq(CmdCtx &c)
 	NicRq *rq = r.rq(c.get(nc::number_in));
 	if (!rq)
 		return c.fail(status::BAD_PARAM, kNoObject);
+	if (!uid_may_touch(c, Obj::Rq, c.get(nc::number_in), kForeign))
+		return;
 	if (!transition_ok(rq->state, cur, next))
 		return c.fail(status::BAD_PARAM, kTransition);
 	if (mask & modify_bitmask::RQ_COUNTER_SET_ID) {
@@ -526,6 +568,8 @@ void destroy_rq(CmdCtx &c)
 	uint32_t n = c.get(nc::number_in);
 	if (!r.rq(n))
 		return c.fail(status::BAD_PARAM, kNoObject);
+	if (!uid_may_touch(c, Obj::Rq, c.get(nc::number_in), kForeign))
+		return;
 	for (const auto &[t, tir] : r.tirs)
 		if (tir.disp_type == tirc::DISP_DIRECT && tir.inline_rqn == n)
 			return c.fail(status::RESOURCE_BUSY, kBusy);
@@ -535,6 +579,7 @@ void destroy_rq(CmdCtx &c)
 				return c.fail(status::RESOURCE_BUSY, kBusy);
 	r.rqs.erase(n);
 	r.qpns.release(n);
+	uid_forget(c, Obj::Rq, n);
 }
 
 void query_rq(CmdCtx &c)
@@ -543,6 +588,8 @@ void query_rq(CmdCtx &c)
 	NicRq *rq = c.fw.dp().res().rq(c.get(nc::number_in));
 	if (!rq)
 		return c.fail(status::BAD_PARAM, kNoObject);
+	if (!uid_may_touch(c, Obj::Rq, c.get(nc::number_in), kForeign))
+		return;
 	uint8_t *o = c.out + nc::kCtx;
 	bits::set(o, rqc::state, rq->state);
 	bits::set(o, rqc::cqn, rq->cqn);

@@ -3,6 +3,7 @@
 // MAD demux setting.
 #include "exec/datapath.h"
 #include "fw/cmd_registry.h"
+#include "fw/cmd_uid.h"
 #include "fw/firmware.h"
 #include "fw/prm.h"
 #include "fw/prm_mkey.h"
@@ -13,43 +14,61 @@ namespace {
 
 using namespace prm;
 
-void alloc_in(CmdCtx &c, IdPool Resources::*pool)
+enum Reason : uint32_t {
+	kFull = 1,
+	kNone = 2,
+	kForeign = 3,
+	kBusy = 4,
+};
+
+void alloc_in(CmdCtx &c, IdPool Resources::*pool, Obj kind, bits::Field out)
 {
 	auto lk = c.fw.dp().lock();
 	uint32_t n;
 	if (!(c.fw.dp().res().*pool).alloc(&n))
-		return c.fail(status::NO_RESOURCES, 1);
-	c.put(res_number::number, n);
+		return c.fail(status::NO_RESOURCES, kFull);
+	uid_record(c, kind, n);
+	c.put(out, n);
 }
 
-void dealloc_in(CmdCtx &c, IdPool Resources::*pool)
+// `users`: objects still naming it (a PD, an XRC domain cannot go before
+// them: nothing changes, BAD_RES_STATE).
+void dealloc_in(CmdCtx &c, IdPool Resources::*pool, Obj kind, bits::Field in,
+		unsigned (Resources::*users)(uint32_t) const = nullptr)
 {
 	auto lk = c.fw.dp().lock();
-	if (!(c.fw.dp().res().*pool).release(c.get(res_number::number)))
-		c.fail(status::BAD_PARAM, 1);
+	Resources &r = c.fw.dp().res();
+	uint32_t n = c.get(in);
+	if (!(r.*pool).contains(n))
+		return c.fail(status::BAD_PARAM, kNone);
+	if (!uid_may_touch(c, kind, n, kForeign))
+		return;
+	if (users && (r.*users)(n)) {
+		++c.fw.refusals.parent_busy;
+		return c.fail(status::BAD_RES_STATE, kBusy);
+	}
+	(r.*pool).release(n);
+	uid_forget(c, kind, n);
 }
 
-void alloc_pd(CmdCtx &c) { alloc_in(c, &Resources::pds); }
-void dealloc_pd(CmdCtx &c) { dealloc_in(c, &Resources::pds); }
-void alloc_xrcd(CmdCtx &c) { alloc_in(c, &Resources::xrcds); }
-void dealloc_xrcd(CmdCtx &c) { dealloc_in(c, &Resources::xrcds); }
-void alloc_td(CmdCtx &c) { alloc_in(c, &Resources::tds); }
-void dealloc_td(CmdCtx &c) { dealloc_in(c, &Resources::tds); }
+void alloc_pd(CmdCtx &c) { alloc_in(c, &Resources::pds, Obj::Pd, res_number::number); }
+void dealloc_pd(CmdCtx &c) { dealloc_in(c, &Resources::pds, Obj::Pd, res_number::number, &Resources::pd_users); }
+void alloc_xrcd(CmdCtx &c) { alloc_in(c, &Resources::xrcds, Obj::Xrcd, res_number::number); }
+void dealloc_xrcd(CmdCtx &c)
+{
+	dealloc_in(c, &Resources::xrcds, Obj::Xrcd, res_number::number, &Resources::xrcd_users);
+}
+void alloc_td(CmdCtx &c) { alloc_in(c, &Resources::tds, Obj::Td, res_number::number); }
+void dealloc_td(CmdCtx &c) { dealloc_in(c, &Resources::tds, Obj::Td, res_number::number); }
 
 void alloc_q_counter(CmdCtx &c)
 {
-	auto lk = c.fw.dp().lock();
-	uint32_t n;
-	if (!c.fw.dp().res().q_counters.alloc(&n))
-		return c.fail(status::NO_RESOURCES, 1);
-	c.put(q_counter::alloc_counter_set_id, n);
+	alloc_in(c, &Resources::q_counters, Obj::QCounter, q_counter::alloc_counter_set_id);
 }
 
 void dealloc_q_counter(CmdCtx &c)
 {
-	auto lk = c.fw.dp().lock();
-	if (!c.fw.dp().res().q_counters.release(c.get(q_counter::alloc_counter_set_id)))
-		c.fail(status::BAD_PARAM, 1);
+	dealloc_in(c, &Resources::q_counters, Obj::QCounter, q_counter::alloc_counter_set_id);
 }
 
 // The sum over the QPs bound to the counter set.
@@ -59,7 +78,9 @@ void query_q_counter(CmdCtx &c)
 	Resources &r = c.fw.dp().res();
 	uint32_t id = c.get(q_counter::query_counter_set_id);
 	if (id && !r.q_counters.contains(id))
-		return c.fail(status::BAD_PARAM, 1);
+		return c.fail(status::BAD_PARAM, kNone);
+	if (id && !uid_may_touch(c, Obj::QCounter, id, kForeign))
+		return;
 	QpCounters sum;
 	uint64_t req_err = 0, resp_err = 0;
 	for (const auto &[n, qp] : r.qps) {

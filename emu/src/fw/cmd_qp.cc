@@ -4,6 +4,7 @@
 #include "exec/datapath.h"
 #include "fw/cmd_pas.h"
 #include "fw/cmd_registry.h"
+#include "fw/cmd_uid.h"
 #include "fw/firmware.h"
 #include "fw/prm.h"
 #include "fw/prm_qp.h"
@@ -33,6 +34,12 @@ enum Reason : uint32_t {
 	kStride = 16,
 	kRqType = 17,
 	kXrcd = 18,
+	kForeign = 19,
+	kForeignPd = 20,
+	kForeignSendCq = 21,
+	kForeignRecvCq = 22,
+	kForeignSrq = 23,
+	kForeignXrcd = 24,
 };
 
 bool supported_type(uint8_t st)
@@ -91,6 +98,13 @@ void create_qp(CmdCtx &c)
 	// XRC: initiators name a domain too (the in-tree mlx5_ib's spare one).
 	if (cfg.st == qp_st::XRC && !r.xrcds.contains(cfg.xrcd))
 		return c.fail(status::BAD_PARAM, kXrcd);
+	// Objects of another user context cannot be named (cmd_uid.h).
+	if ((r.pds.contains(cfg.pd) && !uid_may_name(c, Obj::Pd, cfg.pd, kForeignPd)) ||
+	    (r.cq(cfg.cqn_snd) && !uid_may_name(c, Obj::Cq, cfg.cqn_snd, kForeignSendCq)) ||
+	    (r.cq(cfg.cqn_rcv) && !uid_may_name(c, Obj::Cq, cfg.cqn_rcv, kForeignRecvCq)) ||
+	    (cfg.rq_type == rq_type::SRQ && r.srq(cfg.srqn) && !uid_may_name(c, Obj::Srq, cfg.srqn, kForeignSrq)) ||
+	    (r.xrcds.contains(cfg.xrcd) && !uid_may_name(c, Obj::Xrcd, cfg.xrcd, kForeignXrcd)))
+		return;
 	if ((cfg.st == qp_st::QP0 && r.qp0) || (cfg.st == qp_st::QP1 && r.qp1))
 		return c.fail(status::RESOURCE_BUSY, kSpecialBusy);
 	uint32_t qpn;
@@ -99,6 +113,7 @@ void create_qp(CmdCtx &c)
 	auto qp = std::make_unique<Qp>();
 	qp->qpn = qpn;
 	qp->uid = c.uid;
+	qp->rlky = bits::get(x, qpc::rlky);
 	qp->state = qp_state::RST;
 	qp->cfg = std::move(cfg);
 	if (qp->cfg.st == qp_st::QP0)
@@ -108,6 +123,7 @@ void create_qp(CmdCtx &c)
 	if (!qp->cfg.no_sq)
 		fw.dp().owners().add(DoorbellOwners::Kind::Sq, qpn, qp->cfg.uar_page);
 	r.qps.emplace(qpn, std::move(qp));
+	uid_record(c, Obj::Qp, qpn);
 	c.put(create_qp_out::qpn, qpn);
 }
 
@@ -119,6 +135,8 @@ void destroy_qp(CmdCtx &c)
 	Qp *qp = r.qp(qpn);
 	if (!qp)
 		return c.fail(status::BAD_PARAM, kNoQp);
+	if (!uid_may_touch(c, Obj::Qp, qpn, kForeign))
+		return;
 	c.fw.dp().qp_retired(*qp);
 	if (r.qp0 == qpn)
 		r.qp0 = 0;
@@ -127,6 +145,7 @@ void destroy_qp(CmdCtx &c)
 	c.fw.dp().owners().remove(DoorbellOwners::Kind::Sq, qpn);
 	r.qps.erase(qpn);
 	r.qpns.release(qpn);
+	uid_forget(c, Obj::Qp, qpn);
 }
 
 void query_qp(CmdCtx &c)
@@ -135,6 +154,8 @@ void query_qp(CmdCtx &c)
 	Qp *qp = c.fw.dp().res().qp(c.get(qp_cmd_in::qpn));
 	if (!qp)
 		return c.fail(status::BAD_PARAM, kNoQp);
+	if (!uid_may_touch(c, Obj::Qp, qp->qpn, kForeign))
+		return;
 	qp_config_to_qpc(*qp, c.out + query_qp_out::kQpc);
 	const std::vector<uint64_t> &pas = qp->cfg.buf.pas;
 	for (size_t i = 0; i < pas.size() && query_qp_out::kPas + 8 * (i + 1) <= c.outlen; ++i)
@@ -155,6 +176,8 @@ void modify_qp(CmdCtx &c)
 	Qp *qp = fw.dp().res().qp(c.get(qp_cmd_in::qpn));
 	if (!qp)
 		return c.fail(status::BAD_PARAM, kNoQp);
+	if (!uid_may_touch(c, Obj::Qp, qp->qpn, kForeign))
+		return;
 	uint8_t from = qp->state;
 	uint32_t reason = 0;
 	if (uint8_t st = qp_transition(*qp, c.opcode, x, c.get(qp_cmd_in::opt_param_mask), lim, &reason))

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "exec/datapath.h"
+#include "fw/cmd_uid.h"
 #include "fw/firmware.h"
 #include "fw/opcode_names.h"
 #include "fw/prm.h"
@@ -24,10 +25,6 @@ enum : uint32_t {
 	kReasonNotEth = 0xff05,
 	kReasonUid = 0xff06,
 };
-
-// The uid of resources the kernel shares with every user context (the
-// in-tree mlx5_core's EQs and Q counters once log_max_uctx is set).
-constexpr uint16_t kSharedResourceUid = 0xffff;
 
 const std::map<uint16_t, CmdSpec> &table()
 {
@@ -116,7 +113,8 @@ void dispatch_command(CmdCtx &ctx)
 	// A uid names a live user context: the objects the command creates
 	// are that process's (uid 0: the kernel's; the shared-resource uid:
 	// the kernel's, usable by every context).
-	if (ctx.uid && ctx.uid != kSharedResourceUid && ctx.fw.state == FnState::Initialized && !uid_live(ctx)) {
+	if (!uid_privileged(ctx.uid) && ctx.fw.state == FnState::Initialized && !uid_live(ctx)) {
+		++ctx.fw.refusals.dead_uid;
 		ctx.fail(prm::status::BAD_PARAM, kReasonUid);
 		return;
 	}

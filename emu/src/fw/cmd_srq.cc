@@ -5,6 +5,7 @@
 #include "exec/datapath.h"
 #include "fw/cmd_pas.h"
 #include "fw/cmd_registry.h"
+#include "fw/cmd_uid.h"
 #include "fw/firmware.h"
 #include "fw/prm.h"
 #include "fw/prm_srq.h"
@@ -31,6 +32,10 @@ enum Reason : uint32_t {
 	kState = 11,
 	kPas = 12, // and 13
 	kDbr = 14,
+	kForeign = 15,
+	kForeignPd = 16,
+	kForeignXrcd = 17,
+	kForeignCq = 18,
 };
 
 // The srqc and xrc_srqc share their layout except for the user index.
@@ -82,6 +87,12 @@ void create_common(CmdCtx &c, SrqConfig s, uint32_t log_page_12, uint64_t offset
 		return c.fail(status::BAD_PARAM, kPd);
 	if (s.kind == Kind::XrcSrq && (!r.xrcds.contains(s.xrcd) || !r.cq(s.cqn)))
 		return c.fail(status::BAD_PARAM, r.xrcds.contains(s.xrcd) ? kCq : kXrcd);
+	// Objects of another user context cannot be named (cmd_uid.h).
+	if (!uid_may_name(c, Obj::Pd, s.pd, kForeignPd))
+		return;
+	if (s.kind == Kind::XrcSrq &&
+	    (!uid_may_name(c, Obj::Xrcd, s.xrcd, kForeignXrcd) || !uid_may_name(c, Obj::Cq, s.cqn, kForeignCq)))
+		return;
 	uint32_t n;
 	if (!r.srqns.alloc(&n))
 		return c.fail(status::NO_RESOURCES, kFull);
@@ -89,6 +100,7 @@ void create_common(CmdCtx &c, SrqConfig s, uint32_t log_page_12, uint64_t offset
 	srq->number = n;
 	srq->cfg = std::move(s);
 	r.srqs.emplace(n, std::move(srq));
+	uid_record(c, Obj::Srq, n);
 	c.put(srq_cmd::number, n);
 }
 
@@ -99,6 +111,8 @@ Srq *find(CmdCtx &c, Kind kind)
 		c.fail(status::BAD_PARAM, kNoSrq);
 		return nullptr;
 	}
+	if (!uid_may_touch(c, Obj::Srq, s->number, kForeign))
+		return nullptr;
 	return s;
 }
 
@@ -114,6 +128,7 @@ void destroy_common(CmdCtx &c, Kind kind)
 	uint32_t n = s->number;
 	r.srqs.erase(n);
 	r.srqns.release(n);
+	uid_forget(c, Obj::Srq, n);
 }
 
 void arm_common(CmdCtx &c, Kind kind, uint16_t lwm)
@@ -170,6 +185,8 @@ void arm_rq(CmdCtx &c)
 	Srq *s = c.fw.dp().res().srq(c.get(srq_cmd::number));
 	if (!s || s->cfg.kind == Kind::XrcSrq)
 		return c.fail(status::BAD_PARAM, kNoSrq);
+	if (!uid_may_touch(c, Obj::Srq, s->number, kForeign))
+		return;
 	s->cfg.lwm = static_cast<uint16_t>(c.get(srq_cmd::arm_lwm));
 	s->limit_armed = s->cfg.lwm != 0;
 }

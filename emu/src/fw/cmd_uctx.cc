@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 // User contexts: CREATE_UCTX gives a process opened with DEVX its uid,
 // DESTROY_UCTX takes it back. Commands carry the uid in their header;
-// the objects they create remember it (QPs and memory keys: the UMR rule
-// of exec/umr.cc). uid 0 is the kernel's.
+// the objects they create remember it (fw/cmd_uid.h: a context touches
+// only its own objects; QPs and memory keys: also the UMR rule of
+// exec/umr.cc). uid 0 is the kernel's.
 #include "exec/datapath.h"
 #include "fw/cmd_registry.h"
+#include "fw/cmd_uid.h"
 #include "fw/firmware.h"
 #include "fw/prm.h"
 
@@ -18,6 +20,8 @@ enum Reason : uint32_t {
 	kFull = 1,
 	kNoUctx = 2,
 	kNested = 3,
+	kBusy = 4,
+	kNotKernel = 5,
 };
 
 void create_uctx(CmdCtx &c)
@@ -34,11 +38,22 @@ void create_uctx(CmdCtx &c)
 	c.put(uctx_cmd::create_out_uid, uid);
 }
 
+// Only once every object of the context is gone: a uid handed out again
+// must not find the previous process's objects its own.
 void destroy_uctx(CmdCtx &c)
 {
+	if (c.uid)
+		return c.fail(status::BAD_PARAM, kNotKernel); // the header's uid is reserved here
 	auto lk = c.fw.dp().lock();
-	if (!c.fw.dp().res().uctxs.release(c.get(uctx_cmd::destroy_in_uid)))
-		c.fail(status::BAD_PARAM, kNoUctx);
+	Resources &r = c.fw.dp().res();
+	uint32_t uid = c.get(uctx_cmd::destroy_in_uid);
+	if (!r.uctxs.contains(uid))
+		return c.fail(status::BAD_PARAM, kNoUctx);
+	if (r.uids.count(static_cast<uint16_t>(uid))) {
+		++c.fw.refusals.uctx_busy;
+		return c.fail(status::BAD_RES_STATE, kBusy);
+	}
+	r.uctxs.release(uid);
 }
 
 constexpr CmdSpec kCommands[] = {

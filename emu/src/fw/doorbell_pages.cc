@@ -40,7 +40,10 @@ void DoorbellPages::open_page(uint32_t page)
 {
 	if (!ok() || !polled(page))
 		return;
+	// A new owner finds nothing of the previous one's (BlueFlame copies
+	// of its WQEs): the page zeroed, then the registers emptied.
 	uint8_t *p = page_memory(page);
+	std::memset(p, 0, 4096);
 	for (const Register &r : kRegisters)
 		std::memset(p + r.offset, 0xff, r.size);
 	live_[page / 64].fetch_or(1ull << (page % 64), std::memory_order_release);

@@ -46,7 +46,7 @@ public:
 	uint32_t end() const { return end_; }
 	bool polled(uint32_t page) const { return page >= first_ && page < end_; }
 
-	// ALLOC_UAR: registers emptied, then polled. DEALLOC_UAR / reset: no
+	// ALLOC_UAR: the page zeroed, registers emptied, then polled. DEALLOC_UAR / reset: no
 	// longer polled (what is still in it is dropped).
 	void open_page(uint32_t page);
 	void close_page(uint32_t page);

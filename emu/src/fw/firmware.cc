@@ -73,6 +73,10 @@ public:
 	}
 	void async_event(const uint8_t *eqe64) override { fw_.post_event(eqe64); }
 	bool listens(uint8_t type) const override { return fw_.eqs.wants(type); }
+	// The health buffer's FW internal error syndrome (1), not fatal:
+	// the engine thread holds the state lock and cannot reset the
+	// function (Firmware::mu comes first).
+	void internal_error() override { fw_.health.set_syndrome(1, 0, false); }
 
 private:
 	Firmware &fw_;
@@ -484,6 +488,8 @@ std::vector<std::string> Firmware::stats_lines() const
 	v.push_back(fmt("doorbells_dropped_eq %llu", u(dd.eq)));
 	v.push_back(fmt("doorbells_dropped_cq %llu", u(dd.cq)));
 	v.push_back(fmt("doorbells_dropped_sq %llu", u(dd.sq)));
+	for (const std::string &s : refusals.lines())
+		v.push_back(s);
 	for (const auto &[op, cnt] : opstats.snapshot())
 		v.push_back(fmt("op %s 0x%x total=%llu failed=%llu", opcode_name(op), op, u(cnt.total), u(cnt.failed)));
 	{

@@ -150,6 +150,7 @@ public:
 	CommandTrace trace;
 	OpcodeStats opstats;
 	BarCounters bar;
+	RefusalCounters refusals;
 
 	uint32_t first_uar() const;
 	uint32_t uar_limit() const; // one past the highest UAR index

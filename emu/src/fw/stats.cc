@@ -60,4 +60,18 @@ std::map<uint16_t, OpcodeStats::Count> OpcodeStats::snapshot() const
 	return m_;
 }
 
+std::vector<std::string> RefusalCounters::lines() const
+{
+	const std::pair<const char *, const std::atomic<uint64_t> *> all[] = {
+		{"refused_dead_uid", &dead_uid},	{"refused_foreign_touch", &foreign_touch},
+		{"refused_foreign_name", &foreign_name}, {"refused_uctx_busy", &uctx_busy},
+		{"refused_parent_busy", &parent_busy},	{"refused_klm_list", &klm_list},
+		{"refused_mkey_budget", &mkey_budget},	{"refused_mkey_table", &mkey_table},
+	};
+	std::vector<std::string> v;
+	for (const auto &[name, n] : all)
+		v.push_back(std::string(name) + " " + std::to_string(n->load()));
+	return v;
+}
+
 } // namespace mlx5emu

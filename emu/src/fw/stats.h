@@ -73,4 +73,19 @@ struct BarCounters {
 	std::atomic<uint64_t> last_cq_doorbell{0};
 };
 
+// Commands the firmware refused to protect one owner from another or
+// itself from a guest's demands (`hca N stats`: refused_*).
+struct RefusalCounters {
+	std::atomic<uint64_t> dead_uid{0};      // header uid of no live user context
+	std::atomic<uint64_t> foreign_touch{0}; // query/modify/destroy of another context's object
+	std::atomic<uint64_t> foreign_name{0};  // a context field naming another context's object
+	std::atomic<uint64_t> uctx_busy{0};     // DESTROY_UCTX with objects of the uid alive
+	std::atomic<uint64_t> parent_busy{0};   // DEALLOC_PD / _XRCD still named by an object
+	std::atomic<uint64_t> klm_list{0};      // CREATE_MKEY: KLM room over log_max_klm_list_size
+	std::atomic<uint64_t> mkey_budget{0};   // CREATE_MKEY: translation entries over the budget
+	std::atomic<uint64_t> mkey_table{0};    // CREATE_MKEY: every key index (log_max_mkey) in use
+
+	std::vector<std::string> lines() const;
+};
+
 } // namespace mlx5emu

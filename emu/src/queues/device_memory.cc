@@ -3,6 +3,8 @@
 #include "queues/device_memory.h"
 
 #include <bit>
+#include <algorithm>
+#include <cstddef>
 #include <cstring>
 
 namespace mlx5emu {
@@ -58,6 +60,8 @@ DeviceMemory::Alloc DeviceMemory::alloc(uint64_t range_start, uint32_t range_siz
 			continue;
 		}
 		allocs_.emplace(a, size);
+		// A new owner finds it zeroed, never what the previous one left.
+		std::fill_n(mem_.begin() + static_cast<std::ptrdiff_t>(a - base_), size, uint8_t{0});
 		*addr = a;
 		return Alloc::Ok;
 	}

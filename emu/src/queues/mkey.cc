@@ -125,6 +125,14 @@ bool MkeyTable::xlt_resized(size_t before, size_t after)
 	return true;
 }
 
+unsigned MkeyTable::pd_users(uint32_t pd) const
+{
+	unsigned n = 0;
+	for (const auto &[i, k] : keys_)
+		n += k.pd == pd;
+	return n;
+}
+
 const Mkey *MkeyTable::find_index(uint32_t index) const
 {
 	auto it = keys_.find(index);
@@ -138,10 +146,12 @@ Mkey *MkeyTable::find_index(uint32_t index)
 }
 
 KeyStatus MkeyTable::check(uint32_t key, uint32_t pd, uint64_t va, uint64_t len, unsigned need,
-			   const Mkey **out, uint32_t qpn) const
+			   const Mkey **out, uint32_t qpn, bool rlky) const
 {
 	const Mkey *m = nullptr;
-	if (key == kReservedLkey && !(need & (ACC_REMOTE_READ | ACC_REMOTE_WRITE | ACC_ATOMIC))) {
+	if (key == kReservedLkey) {
+		if (!rlky || (need & (ACC_REMOTE_READ | ACC_REMOTE_WRITE | ACC_ATOMIC)))
+			return KeyStatus::NoKey;
 		*out = &reserved_;
 		return KeyStatus::Ok;
 	}

@@ -57,6 +57,13 @@ struct Mkey {
 
 	// Translation entries the key has room for (UMR writes 64-byte units).
 	uint64_t xlt_capacity() const;
+	// Whether entries [first, first + count) lie within a list of
+	// 2^log_max entries (log_max_klm_list_size).
+	static bool xlt_list_fits(uint64_t first, uint64_t count, unsigned log_max)
+	{
+		uint64_t max = 1ull << log_max;
+		return first <= max && count <= max - first;
+	}
 	size_t xlt_entries() const { return mtt.size() + klm.size(); }
 
 	uint32_t key() const { return index << 8 | variant; }
@@ -70,13 +77,19 @@ class MkeyTable {
 public:
 	static constexpr uint32_t kFirstIndex = 0x10; // 0x100 is the terminator/reserved lkey
 	// The reserved lkey (QUERY_SPECIAL_CONTEXTS resd_lkey): guest physical
-	// addresses with every local right, in any PD.
+	// addresses with every local right, in any PD, for the local data of
+	// a queue whose context has rlky (the kernel's); any other use is no
+	// key at all.
 	static constexpr uint32_t kReservedLkey = 0x100;
-	// Translation entries (MTT + KLM) all keys together may hold: 256 MiB
-	// of host memory, the tables of 128 GiB in 4 KiB pages.
+	// The function's translation budget: entries (MTT + KLM) all its keys
+	// together may hold, whoever made them (CREATE_MKEY and UMR both
+	// count): 256 MiB of host memory, the tables of 128 GiB in 4 KiB
+	// pages. One key may not even ask for room beyond it (CREATE_MKEY).
 	static constexpr uint64_t kMaxXltEntries = 1ull << 25;
+	// Keys: indexes below 2^log_max_mkey (fw/caps.cc advertises 16).
+	static constexpr uint32_t kLogMaxKeys = 16;
 
-	explicit MkeyTable(uint32_t limit = 1u << 16);
+	explicit MkeyTable(uint32_t limit = 1u << kLogMaxKeys);
 
 	// Assigns the index. False when the table is full.
 	bool create(Mkey m, uint32_t *index);
@@ -85,6 +98,10 @@ public:
 	// from `before` entries; false (and nothing counted) past the budget.
 	bool xlt_resized(size_t before, size_t after);
 	uint64_t xlt_entries() const { return xlt_entries_; }
+	// Whether `n` more entries fit in the budget.
+	bool xlt_fits(uint64_t n) const { return n <= kMaxXltEntries - xlt_entries_; }
+	// Keys naming protection domain `pd`.
+	unsigned pd_users(uint32_t pd) const;
 	const Mkey *find_index(uint32_t index) const;
 	Mkey *find_index(uint32_t index);
 	void clear() { keys_.clear(); }
@@ -97,9 +114,10 @@ public:
 	// Checks `key` for [va, va+len) with the rights in `need` inside
 	// protection domain `pd`, used by QP `qpn` (a type 2 window answers
 	// only the QP it is bound to); *out gets the key on success. Indirect
-	// (KLM) keys are checked through to the keys they name.
+	// (KLM) keys are checked through to the keys they name. The reserved
+	// lkey passes only local accesses of a queue with `rlky`.
 	KeyStatus check(uint32_t key, uint32_t pd, uint64_t va, uint64_t len, unsigned need, const Mkey **out,
-			uint32_t qpn = Mkey::kNoQp) const;
+			uint32_t qpn = Mkey::kNoQp, bool rlky = false) const;
 
 	// Copy between a checked key range and host memory.
 	bool read(GuestMemory &mem, const Mkey &m, uint64_t va, void *dst, size_t len) const;

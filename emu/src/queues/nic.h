@@ -41,6 +41,7 @@ struct NicSq {
 	uint32_t tisn = 0;
 	uint32_t user_index = 0;
 	uint8_t min_inline_mode = 0;
+	bool rlky = false; // sqc.rlky: its data segments may name the reserved lkey
 	WqConfig wq;
 	// Run-time state.
 	uint16_t pi = 0; // producer (WQEBBs) from doorbells
@@ -56,6 +57,7 @@ struct NicRq {
 	bool vlan_strip = false; // !vsd
 	bool scatter_fcs = false;
 	uint8_t counter_set_id = 0;
+	bool rlky = false; // rqc.rlky: its data segments may name the reserved lkey
 	WqConfig wq;
 	// Run-time state.
 	uint16_t ci = 0;   // next WQE to fill (cyclic: a counter)

@@ -261,6 +261,7 @@ struct QpCounters {
 struct Qp {
 	uint32_t qpn = 0;
 	uint16_t uid = 0; // the user context that created it (0: the kernel, privileged)
+	bool rlky = false; // qpc.rlky: its SGEs may name the reserved lkey (MkeyTable::kReservedLkey)
 	uint8_t state = 0; // prm::qp_state
 	QpConfig cfg;
 	Requester req;

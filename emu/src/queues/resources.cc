@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "queues/resources.h"
 
+#include "fw/prm_qp.h"
+
 namespace mlx5emu {
 
 template <class M> static auto lookup(const M &m, uint32_t n) -> decltype(m.begin()->second.get())
@@ -47,9 +49,35 @@ unsigned Resources::srq_users(uint32_t srqn) const
 	return n;
 }
 
+unsigned Resources::pd_users(uint32_t pd) const
+{
+	unsigned n = mkeys.pd_users(pd);
+	// The UMR QP and XRC targets name no PD of theirs (cmd_qp.cc).
+	for (const auto &[q, p] : qps)
+		n += p->cfg.pd == pd && p->cfg.st != prm::qp_st::REG_UMR && !p->cfg.is_xrc_tgt();
+	for (const auto &[s, p] : srqs)
+		n += p->cfg.pd == pd;
+	for (const auto &[s, p] : sqs)
+		n += p->wq.pd == pd;
+	for (const auto &[s, p] : rqs)
+		n += p->wq.pd == pd;
+	return n;
+}
+
+unsigned Resources::xrcd_users(uint32_t xrcd) const
+{
+	unsigned n = 0;
+	for (const auto &[q, p] : qps)
+		n += (p->cfg.st == prm::qp_st::XRC || p->cfg.is_xrc_tgt()) && p->cfg.xrcd == xrcd;
+	for (const auto &[s, p] : srqs)
+		n += p->cfg.kind == SrqConfig::Kind::XrcSrq && p->cfg.xrcd == xrcd;
+	return n;
+}
+
 void Resources::clear()
 {
 	uctxs.clear();
+	uids.clear();
 	pds.clear();
 	xrcds.clear();
 	tds.clear();

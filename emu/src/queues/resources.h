@@ -19,6 +19,41 @@
 
 namespace mlx5emu {
 
+// Kinds of objects a command creates and later names by number.
+enum class Obj : uint8_t { Pd, Xrcd, Td, QCounter, Mkey, Cq, Qp, Srq, Tis, Tir, Rqt, Sq, Rq, FlowTable };
+
+// The uid each object was created with (the command header's; user
+// contexts may touch only their own objects, fw/cmd_uid.h). Only uids
+// other than 0 are stored: an object not here is the kernel's.
+class ObjectUids {
+public:
+	void set(Obj kind, uint32_t id, uint16_t uid)
+	{
+		if (uid)
+			m_[{kind, id}] = uid;
+		else
+			m_.erase({kind, id});
+	}
+	void erase(Obj kind, uint32_t id) { m_.erase({kind, id}); }
+	uint16_t get(Obj kind, uint32_t id) const
+	{
+		auto it = m_.find({kind, id});
+		return it == m_.end() ? 0 : it->second;
+	}
+	// Live objects created with `uid`.
+	size_t count(uint16_t uid) const
+	{
+		size_t n = 0;
+		for (const auto &[k, u] : m_)
+			n += u == uid;
+		return n;
+	}
+	void clear() { m_.clear(); }
+
+private:
+	std::map<std::pair<Obj, uint32_t>, uint16_t> m_;
+};
+
 struct Resources {
 	static constexpr uint32_t kFirstQpn = 0x100; // 0 and 1 are the special QPs
 
@@ -26,6 +61,7 @@ struct Resources {
 	// headers; 0 is the kernel's (privileged).
 	static constexpr unsigned kLogMaxUctx = 8;
 	IdPool uctxs{1, 1u << kLogMaxUctx};
+	ObjectUids uids;
 	IdPool pds{1, 1u << 16};
 	IdPool xrcds{1, 1u << 16};
 	IdPool tds{1, 1u << 16};
@@ -60,6 +96,10 @@ struct Resources {
 	// Objects still using a CQ / SRQ / PD (destroy refuses while > 0).
 	unsigned cq_users(uint32_t cqn) const;
 	unsigned srq_users(uint32_t srqn) const;
+	// Objects naming a PD / an XRC domain in their context (memory keys,
+	// QPs, SRQs, NIC queues): DEALLOC refuses while > 0.
+	unsigned pd_users(uint32_t pd) const;
+	unsigned xrcd_users(uint32_t xrcd) const;
 	void clear();
 };
 
