@@ -155,6 +155,11 @@ selftests-bins:
 		-o $(SELFTESTS_OUT)/verbs_diff_test $(SELFTESTS_DIR)/verbs_diff_test.c \
 		$(SELFTESTS_DIR)/ib_verbs_lib.c $(SELFTESTS_DIR)/ib_uverbs_raw.c \
 		$(wildcard $(SELFTESTS_DIR)/verbs_diff_cases_*.c) -libverbs -lmlx5
+	$(SELFTESTS_CC) -O2 -Wall -Wextra \
+		-o $(SELFTESTS_OUT)/isolation_test $(SELFTESTS_DIR)/isolation_test.c \
+		$(SELFTESTS_DIR)/ib_verbs_lib.c -libverbs -lmlx5
+	$(SELFTESTS_CC) -O2 -Wall -Wextra \
+		-o $(SELFTESTS_OUT)/dm_alloc $(SELFTESTS_DIR)/dm_alloc.c -libverbs
 
 # The seeds' baseline lane: the Debian sid tree with rdma-core 65
 # (scripts/sid-root), and the C programs built in it against rdma-core 65's

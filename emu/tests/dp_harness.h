@@ -24,7 +24,7 @@ constexpr uint16_t ctx_dw(uint16_t d) { return static_cast<uint16_t>(4 + d); }
 enum : uint8_t { OP_NOP = 0x00, OP_SEND_INV = 0x01, OP_WRITE = 0x08, OP_WRITE_IMM = 0x09, OP_SEND = 0x0a,
 		 OP_SEND_IMM = 0x0b, OP_READ = 0x10, OP_CAS = 0x11, OP_FAA = 0x12 };
 enum : uint8_t { F_SIGNALED = 0x08, F_SOLICITED = 0x02, F_FENCE = 0x40 };
-enum : uint8_t { ST_RC = 0, ST_UC = 1, ST_UD = 2, ST_XRC = 3, ST_QP1 = 8, ST_UMR = 0xc };
+enum : uint8_t { ST_RC = 0, ST_UC = 1, ST_UD = 2, ST_XRC = 3, ST_QP0 = 7, ST_QP1 = 8, ST_UMR = 0xc };
 enum : unsigned { A_LR = 1u << 10, A_LW = 1u << 11, A_RR = 1u << 12, A_RW = 1u << 13, A_ATOMIC = 1u << 14,
 		  A_ALL = A_LR | A_LW | A_RR | A_RW | A_ATOMIC, A_UMR_EN = 1u << 15 };
 
@@ -388,7 +388,7 @@ public:
 	uint16_t post_send(Qp &q, const Wr &w, bool ring = true)
 	{
 		std::vector<uint8_t> wqe(16, 0);
-		if (q.st == ST_UD || q.st == ST_QP1) {
+		if (q.st == ST_UD || q.st == ST_QP0 || q.st == ST_QP1) {
 			std::vector<uint8_t> av(48, 0);
 			bits::store_be32(&av[0], w.qkey);
 			bits::store_be32(&av[8], 0x80000000u | w.dqpn);
@@ -448,7 +448,8 @@ public:
 		wqe[11] = flags;
 		bits::store_be32(&wqe[12], imm);
 		wqe.resize((wqe.size() + 63) / 64 * 64, 0);
-		uint64_t sq = q.buf + (q.st == ST_RC || q.st == ST_UC || q.st == ST_UD || q.st == ST_QP1 || q.st == ST_UMR ? q.rq_bytes() : 0);
+		uint64_t sq = q.buf + (q.st == ST_RC || q.st == ST_UC || q.st == ST_UD || q.st == ST_QP0 || q.st == ST_QP1 ||
+				       q.st == ST_UMR ? q.rq_bytes() : 0);
 		for (size_t bb = 0; bb < wqe.size() / 64; ++bb)
 			h.mem.cpu_write(sq + ((idx + bb) & ((1u << q.log_sq) - 1)) * 64, &wqe[bb * 64], 64);
 		q.sq_pi = static_cast<uint16_t>(q.sq_pi + wqe.size() / 64);

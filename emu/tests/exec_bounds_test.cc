@@ -188,6 +188,7 @@ TEST(ExecBounds, EachPortQueuesAtMostTheCap)
 		for (uint32_t i = 0; i < 3000; ++i) {
 			Packet p;
 			p.dlid = 1;
+			p.dqpn = 0x42; // QPN 0 takes VL15 only
 			p.payload.assign(4096, 0);
 			f.transmit(&t, std::move(p));
 		}

@@ -233,6 +233,7 @@ TEST(FabricInbox, KeepsOrderAcrossGrowthInOneTask)
 		for (uint32_t i = 0; i < 700; ++i) {
 			Packet p;
 			p.dlid = 1;
+			p.dqpn = 0x42; // QPN 0 takes VL15 only
 			p.psn = i;
 			f.transmit(&t, std::move(p));
 		}

@@ -31,6 +31,7 @@ Packet dr_smp(uint8_t method, uint16_t attr, uint32_t mod, std::vector<uint8_t> 
 	Packet p;
 	p.dlid = p.slid = mad::kPermissiveLid;
 	p.dqpn = p.sqpn = 0;
+	p.vl = kVl15;
 	p.opcode = ibop::UD_SEND_ONLY;
 	p.payload.assign(mad::kSize, 0);
 	uint8_t *m = p.payload.data();
@@ -200,6 +201,7 @@ TEST(FabricTopology, BackToBackDirectedRouteCrossesOneLink)
 	// No LIDs yet: LID-routed packets go nowhere; after set_lid they do.
 	Packet p;
 	p.dlid = 5;
+	p.dqpn = 0x42;
 	on_engine(f, [&] { f.transmit(&a, Packet(p)); });
 	EXPECT_EQ(f.counters().no_route, 1u);
 	on_engine(f, [&] {

@@ -26,6 +26,7 @@ Packet to(uint16_t dlid, uint32_t psn)
 {
 	Packet p;
 	p.dlid = dlid;
+	p.dqpn = 0x42; // QPN 0 takes VL15 only
 	p.psn = psn;
 	p.payload.assign(10, 0);
 	return p;

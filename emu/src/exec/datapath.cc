@@ -574,6 +574,7 @@ std::vector<std::string> DataPath::stats_lines()
 	v.push_back(fmt("async_events %llu", u(c_.async_events)));
 	v.push_back(fmt("packets_no_qp %llu", u(c_.no_qp_packets)));
 	v.push_back(fmt("packets_dropped %llu", u(c_.dropped_packets)));
+	v.push_back(fmt("qp0_dropped %llu", u(qp0_dropped()))); // the fabric's: not on VL15 (fabric/packet.h)
 	v.push_back(fmt("mcast_groups %zu", res_.mcgs.groups()));
 	v.push_back(fmt("mcast_packets %llu copies %llu no_grh %llu no_group %llu lb_blocked %llu%s",
 			u(c_.mcast_packets), u(c_.mcast_copies), u(c_.mcast_no_grh), u(c_.mcast_no_group),

@@ -21,6 +21,7 @@ namespace {
 constexpr uint32_t kGrhBytes = Grh::kBytes;
 constexpr uint32_t kGrhCqeFlag = 1u << 28; // CQE flags_rqpn[29:28]: a GRH is in the buffer
 constexpr uint32_t kQkeyUseQp = 0x80000000u; // high bit: use the QP's Q_Key
+constexpr uint32_t kGsiQkey = 0x80010000u;   // QP1's: the GSI's well-known Q_Key
 
 uint32_t source_qpn(const Qp &qp)
 {
@@ -56,6 +57,10 @@ void DataPath::ud_send(Qp &qp)
 			// (IBA 14.2.2): the answer comes back across the same link.
 			p.slid = p.dlid == mad::kPermissiveLid && qp.cfg.st == prm::qp_st::QP0 ? mad::kPermissiveLid : lid_;
 			p.sl = av.sl;
+			// QP0 sends on VL15; any other QP on a data VL, even to
+			// QPN 0: the packet leaves and completes, and the
+			// receiver's SMI drops it (fabric/packet.h).
+			p.vl = qp.cfg.st == prm::qp_st::QP0 ? kVl15 : 0;
 			p.opcode = wr.opcode == w::OP_SEND_IMM ? ibop::UD_SEND_ONLY_IMM : ibop::UD_SEND_ONLY;
 			p.dqpn = av.dqpn;
 			p.sqpn = source_qpn(qp);
@@ -95,8 +100,10 @@ void DataPath::ud_receive(Qp &qp, const Packet &p)
 		++c_.dropped_packets;
 		return;
 	}
-	// QP0 checks no Q_Key; QP1 and UD QPs take their own only.
-	if (qp.cfg.st != prm::qp_st::QP0 && p.qkey != qp.cfg.qkey) {
+	// QP0 checks no Q_Key; QP1 takes the GSI's well-known one only,
+	// whatever its context says; UD QPs their own.
+	uint32_t qkey = qp.cfg.st == prm::qp_st::QP1 ? kGsiQkey : qp.cfg.qkey;
+	if (qp.cfg.st != prm::qp_st::QP0 && p.qkey != qkey) {
 		++qp.ctr.qkey_violations;
 		return;
 	}

@@ -242,6 +242,11 @@ void Fabric::deliver(FabricPort *to, const Packet &p)
 	// The port may have left while the packet was on its way.
 	if (!node(to))
 		return count_no_route();
+	if (!vl15_matches_qp0(p)) {
+		bump(s_.qp0_dropped);
+		++to->qp0_dropped_;
+		return;
+	}
 	bump(s_.delivered);
 	to->receive(p);
 }
@@ -271,6 +276,7 @@ Fabric::Counters Fabric::counters() const
 	c.queued = r(s_.queued);
 	c.queued_max = r(s_.queued_max);
 	c.switched = r(s_.switched);
+	c.qp0_dropped = r(s_.qp0_dropped);
 	c.delay_ms = delay_ms_.load(std::memory_order_relaxed);
 	std::lock_guard<std::mutex> lk(cfg_mu_);
 	c.drops_pending = drops_pending_;
@@ -299,6 +305,7 @@ std::vector<std::string> Fabric::describe()
 	line("link_queue_cap", kLinkQueueCap);
 	line("delayed", c.delayed);
 	line("switched", c.switched);
+	line("qp0_dropped", c.qp0_dropped);
 	line("drops_pending", c.drops_pending);
 	line("delay_ms", c.delay_ms);
 	std::snprintf(b, sizeof b, "sm %s", sm_ == Sm::Internal ? "internal" : "external");
@@ -311,8 +318,9 @@ std::vector<std::string> Fabric::describe()
 	}
 	if (sw_) {
 		const IbSwitch::Counters &sc = sw_->counters();
-		std::snprintf(b, sizeof b, "switch ports %u lid %u forwarded %llu sma %llu dropped %llu", sw_->ports(),
-			      sw_->lid(), u(sc.forwarded), u(sc.sma_requests), u(sc.dropped));
+		std::snprintf(b, sizeof b, "switch ports %u lid %u forwarded %llu sma %llu dropped %llu qp0_dropped %llu",
+			      sw_->ports(), sw_->lid(), u(sc.forwarded), u(sc.sma_requests), u(sc.dropped),
+			      u(sc.qp0_dropped));
 		v.push_back(b);
 		for (unsigned n = 0; n <= sw_->ports(); ++n) {
 			std::snprintf(b, sizeof b, "switch port %u state %u", n, sw_->port(n).state);

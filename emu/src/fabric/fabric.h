@@ -12,7 +12,9 @@
 // cross exactly one link, to the neighbour's QP0 or to the switch's SMA;
 // multicast LIDs cross the link to the neighbour, or go through the switch
 // to the ports of its multicast forwarding table (the sender's HCA
-// delivered its own loopback copies already).
+// delivered its own loopback copies already). QP0 traffic is VL15
+// traffic: a port or the switch's SMA drops a packet for QPN 0 that did
+// not leave a QP0 (Packet::vl, vl15_matches_qp0).
 // Packets are delivered on the engine thread; the control channel can drop
 // packets or delay the link.
 #pragma once
@@ -43,6 +45,14 @@ public:
 	// The memory receive() writes, held over a burst of deliveries
 	// (GuestMemory::hold); null: none to hold.
 	virtual GuestMemory *burst_memory() { return nullptr; }
+	// Packets the fabric kept from this port (state lock): for its QP0
+	// but not on VL15 (sent by a QP other than QP0), or on VL15 for
+	// another QP.
+	uint64_t qp0_dropped() const { return qp0_dropped_; }
+
+private:
+	friend class Fabric;
+	uint64_t qp0_dropped_ = 0;
 };
 
 class Fabric {
@@ -103,6 +113,7 @@ public:
 		uint64_t queued = 0;       // waiting for delivery now, every port
 		uint64_t queued_max = 0;   // the most that waited for one port
 		uint64_t switched = 0;     // packets that went through the switch
+		uint64_t qp0_dropped = 0;  // at HCA ports: for QP0 not on VL15, or on VL15 not for QP0
 		uint32_t drops_pending = 0, delay_ms = 0;
 	};
 	Counters counters() const;
@@ -136,6 +147,7 @@ private:
 	struct Stats {
 		std::atomic<uint64_t> packets{0}, bytes{0}, delivered{0}, dropped{0}, no_route{0}, delayed{0};
 		std::atomic<uint64_t> dropped_full{0}, multicast{0}, queued{0}, queued_max{0}, switched{0};
+		std::atomic<uint64_t> qp0_dropped{0};
 	};
 	static void bump(std::atomic<uint64_t> &c, uint64_t n = 1)
 	{

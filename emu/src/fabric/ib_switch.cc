@@ -82,10 +82,17 @@ void IbSwitch::receive(unsigned in, Packet p, Out *out)
 		++c_.dropped;
 		return;
 	}
-	bool smp = p.dqpn == 0 && p.payload.size() >= mad::kSize;
+	// The management port's SMI takes VL15 packets for QP0 only (a UD
+	// QP's packet to QPN 0 came on a data VL); data VLs are forwarded.
+	bool to_sma = p.dlid == mad::kPermissiveLid || (lid() && p.dlid == lid());
+	if (to_sma && p.dqpn == 0 && p.vl != kVl15) {
+		++c_.qp0_dropped;
+		return;
+	}
+	bool smp = p.vl == kVl15 && p.dqpn == 0 && p.payload.size() >= mad::kSize;
 	if (smp && p.payload[mad::kMgmtClass] == mad::CLASS_SUBN_DIRECTED_ROUTE && p.dlid == mad::kPermissiveLid)
 		return directed_route(in, std::move(p), out);
-	if (smp && (p.dlid == mad::kPermissiveLid || (lid() && p.dlid == lid())))
+	if (smp && to_sma)
 		return lid_routed_smp(in, std::move(p), out);
 	forward(in, std::move(p), out);
 }
@@ -190,6 +197,7 @@ Packet IbSwitch::reply_packet(const Packet &req, std::vector<uint8_t> mad) const
 	Packet r;
 	r.opcode = ibop::UD_SEND_ONLY;
 	r.sl = req.sl;
+	r.vl = kVl15;
 	r.pkey = req.pkey;
 	r.dqpn = req.sqpn;
 	r.sqpn = 0;
@@ -199,8 +207,9 @@ Packet IbSwitch::reply_packet(const Packet &req, std::vector<uint8_t> mad) const
 
 void IbSwitch::forward(unsigned in, Packet p, Out *out)
 {
-	bool smp = p.dqpn == 0;
-	// Data leaves and enters only by ACTIVE ports; SMPs by any port with a link.
+	bool smp = p.vl == kVl15;
+	// Data leaves and enters only by ACTIVE ports; SMPs (VL15) by any
+	// port with a link.
 	auto usable = [&](unsigned n) { return port_ok(n) && ports_[n].link_up && (smp || ports_[n].active()); };
 	if (!usable(in)) {
 		++c_.dropped;

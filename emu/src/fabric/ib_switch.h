@@ -57,6 +57,7 @@ public:
 
 	struct Counters {
 		uint64_t forwarded = 0, sma_requests = 0, dropped = 0;
+		uint64_t qp0_dropped = 0; // for the SMA (QPN 0) but not on VL15: not from a QP0
 	};
 	const Counters &counters() const { return c_; }
 

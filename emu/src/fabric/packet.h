@@ -78,6 +78,12 @@ struct Grh {
 constexpr uint16_t kMulticastLidFirst = 0xc000, kMulticastLidLast = 0xfffe;
 inline bool is_multicast_lid(uint16_t lid) { return lid >= kMulticastLidFirst && lid <= kMulticastLidLast; }
 
+// VL15: the management VL. Only QP0 (the SMI) sends on it, and the SMI
+// takes a packet only from it (its checks: LRH VL 15, BTH DestQP 0); every
+// other QP's packets go on a data VL (VL0 here: SL-to-VL is not modelled
+// in the data path), so a packet a UD QP aims at QPN 0 reaches no SMA.
+constexpr uint8_t kVl15 = 15;
+
 // RoCE (exec/roce_wire.h): how an Ethernet port frames a packet, and what
 // the frame a packet came in said beyond the GRH fields.
 struct RoceAddr {
@@ -134,6 +140,7 @@ struct Packet {
 	// LRH / GRH / BTH
 	uint16_t slid = 0, dlid = 0;
 	uint8_t sl = 0;
+	uint8_t vl = 0; // kVl15 from QP0 only
 	uint8_t opcode = 0;
 	bool solicited = false;
 	bool ack_req = false;
@@ -188,6 +195,10 @@ inline void Grh::encode(uint16_t paylen, uint8_t *o) const
 		o[24 + i] = dgid[i];
 	}
 }
+
+// Whether a port takes `p` in: QP0 only from VL15, and from VL15 only
+// packets for QP0.
+inline bool vl15_matches_qp0(const Packet &p) { return (p.dqpn == 0) == (p.vl == kVl15); }
 
 inline bool is_uc_request(uint8_t op) { return op >= ibop::UC_BASE && op <= (ibop::UC_BASE | ibop::RC_WRITE_ONLY_IMM); }
 
