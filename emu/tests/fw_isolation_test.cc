@@ -181,6 +181,26 @@ TEST_F(Isolation, DestroyUctxWaitsForItsObjectsThenTheUidIsDead)
 	EXPECT_EQ(destroy_uctx(c).status, 0);
 }
 
+// QP0 (SMPs on VL15), QP1 and the UMR QP (any key's translations) are the
+// kernel's: CREATE_QP of one with a user uid is refused before anything
+// else is read.
+TEST_F(Isolation, AContextCannotCreateTheKernelsSpecialQps)
+{
+	uint16_t uid = create_uctx();
+	for (uint8_t st : {ST_QP0, ST_QP1, ST_UMR}) {
+		Msg m(0x500, 0, 0x110);
+		m.set({qpc_dw(0), 23, 16}, st);
+		EXPECT_EQ(run(uid, m).status, kBadParam) << "st " << int(st);
+	}
+	EXPECT_EQ(stat(d.h.fw(), "refused_privileged_qp"), 3u);
+	// The kernel's own CREATE_QP of the same message fails for another
+	// reason (it names nothing), uncounted.
+	Msg m(0x500, 0, 0x110);
+	m.set({qpc_dw(0), 23, 16}, ST_UMR);
+	EXPECT_NE(run(0, m).status, 0);
+	EXPECT_EQ(stat(d.h.fw(), "refused_privileged_qp"), 3u);
+}
+
 TEST_F(Isolation, PdNamedByAnObjectCannotBeFreed)
 {
 	uint32_t pd = d.alloc_pd();

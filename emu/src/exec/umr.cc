@@ -197,8 +197,10 @@ uint8_t DataPath::execute_umr(Qp &qp, const SendWr &wr)
 	bool klm = mk->mode == mkc::MODE_KLM;
 	uint64_t count = klm ? octo : octo * 2;
 	uint64_t first = klm ? xoff : xoff * 2;
-	if (count && (first > mk->xlt_capacity() || count > mk->xlt_capacity() - first))
+	if (count && (first > mk->xlt_capacity() || count > mk->xlt_capacity() - first)) {
+		++c_.umr_xlt_refused;
 		return syn::LOCAL_LENGTH;
+	}
 	// The advertised list length (log_max_klm_list_size) bounds a KLM
 	// key's whole list (what a window check and every access walk) and
 	// a fast registration's page list (IB_WR_REG_MR on a QP other than

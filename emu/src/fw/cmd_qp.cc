@@ -40,6 +40,7 @@ enum Reason : uint32_t {
 	kForeignRecvCq = 22,
 	kForeignSrq = 23,
 	kForeignXrcd = 24,
+	kUserSpecial = 25,
 };
 
 bool supported_type(uint8_t st)
@@ -59,6 +60,13 @@ void create_qp(CmdCtx &c)
 	qp_config_from_create(x, &cfg);
 	if (!supported_type(cfg.st))
 		return c.fail(status::BAD_PARAM, kType);
+	// QP0 (the SMI: VL15, any port's configuration), QP1 and the UMR QP
+	// (writes any key's translations) are the kernel's: a user context
+	// cannot create them.
+	if (!uid_privileged(c.uid) && (cfg.st == qp_st::QP0 || cfg.st == qp_st::QP1 || cfg.st == qp_st::REG_UMR)) {
+		++fw.refusals.privileged_qp;
+		return c.fail(status::BAD_PARAM, kUserSpecial);
+	}
 	unsigned log_max_sz = fw.caps.gen(cmd_hca_cap::log_max_qp_sz);
 	if (cfg.rq_type != rq_type::REGULAR && cfg.rq_type != rq_type::SRQ && cfg.rq_type != rq_type::ZERO_LEN)
 		return c.fail(status::BAD_PARAM, kRqType);
