@@ -201,6 +201,19 @@ TEST_F(Isolation, AContextCannotCreateTheKernelsSpecialQps)
 	EXPECT_EQ(stat(d.h.fw(), "refused_privileged_qp"), 3u);
 }
 
+// A handler that throws (here on purpose: Faults::throw_cmd) fails its
+// command with INTERNAL_ERR and the firmware goes on; before, the
+// exception reached std::terminate and every function lost its HCA.
+TEST_F(Isolation, ACommandThatThrowsFailsAloneWithInternalError)
+{
+	constexpr uint8_t kInternalErr = 0x01;
+	d.h.fw().faults.throw_cmd(0x800, 1); // ALLOC_PD
+	EXPECT_EQ(d.h.exec(Msg(0x800, 0, 16), 16).status, kInternalErr);
+	EXPECT_EQ(stat(d.h.fw(), "command_exceptions"), 1u);
+	EXPECT_NE(d.alloc_pd(), 0u); // the next one works
+	EXPECT_EQ(stat(d.h.fw(), "command_exceptions"), 1u);
+}
+
 TEST_F(Isolation, PdNamedByAnObjectCannotBeFreed)
 {
 	uint32_t pd = d.alloc_pd();

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "fw/cmd_registry.h"
 
+#include <exception>
 #include <map>
 #include <mutex>
 #include <set>
+#include <stdexcept>
 
 #include "exec/datapath.h"
 #include "fw/cmd_uid.h"
@@ -24,6 +26,7 @@ enum : uint32_t {
 	kReasonOutlen = 0xff04,
 	kReasonNotEth = 0xff05,
 	kReasonUid = 0xff06,
+	kReasonException = 0xff07,
 };
 
 const std::map<uint16_t, CmdSpec> &table()
@@ -53,6 +56,14 @@ void log_unknown_opcode(const CmdCtx &ctx)
 		return;
 	log_info("hca%u: command %s (0x%x, op_mod 0x%x) is not implemented: BAD_OP", ctx.fw.cfg.index,
 		 opcode_name(ctx.opcode), ctx.opcode, ctx.op_mod);
+}
+
+void command_threw(CmdCtx &ctx, const char *what)
+{
+	++ctx.fw.refusals.command_exceptions;
+	log_info("hca%u: command %s (0x%x) threw (%s): INTERNAL_ERR", ctx.fw.cfg.index, opcode_name(ctx.opcode),
+		 ctx.opcode, what);
+	ctx.fail(prm::status::INTERNAL_ERR, kReasonException);
 }
 
 bool uid_live(CmdCtx &ctx)
@@ -118,7 +129,19 @@ void dispatch_command(CmdCtx &ctx)
 		ctx.fail(prm::status::BAD_PARAM, kReasonUid);
 		return;
 	}
-	spec->handler(ctx);
+	// No command stops the emulator: a handler that throws (a bug, or
+	// an allocation the guest made too large) fails its command with
+	// INTERNAL_ERR, is logged and counted, and the function goes on.
+	// Handlers hold their locks as RAII guards, released on the way out.
+	try {
+		if (ctx.fw.faults.take_cmd_throw(ctx.opcode))
+			throw std::runtime_error("injected by the control channel");
+		spec->handler(ctx);
+	} catch (const std::exception &e) {
+		command_threw(ctx, e.what());
+	} catch (...) {
+		command_threw(ctx, "not a std::exception");
+	}
 }
 
 } // namespace mlx5emu

@@ -228,10 +228,31 @@ bool Faults::forget_bogus_memic(uint64_t addr)
 	return true;
 }
 
+void Faults::throw_cmd(uint16_t opcode, uint32_t count)
+{
+	std::lock_guard<std::mutex> lk(mu_);
+	if (count)
+		cmd_throw_[opcode] = count;
+	else
+		cmd_throw_.erase(opcode);
+}
+
+bool Faults::take_cmd_throw(uint16_t opcode)
+{
+	std::lock_guard<std::mutex> lk(mu_);
+	auto it = cmd_throw_.find(opcode);
+	if (it == cmd_throw_.end())
+		return false;
+	if (--it->second == 0)
+		cmd_throw_.erase(it);
+	return true;
+}
+
 void Faults::clear()
 {
 	std::lock_guard<std::mutex> lk(mu_);
 	fail_.clear();
+	cmd_throw_.clear();
 	cmd_delay_.clear();
 	eqe_drop_.clear();
 	eqe_delay_.clear();

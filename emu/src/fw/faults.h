@@ -77,6 +77,12 @@ public:
 	void remember_bogus_memic(uint64_t addr);
 	bool forget_bogus_memic(uint64_t addr);
 
+	// The next `count` commands with `opcode` throw from their handler (a
+	// firmware bug on purpose): the command engine's catch completes them
+	// with INTERNAL_ERR and the function goes on (count 0 clears).
+	void throw_cmd(uint16_t opcode, uint32_t count);
+	bool take_cmd_throw(uint16_t opcode);
+
 	void clear();
 	std::vector<std::string> describe() const;
 
@@ -92,6 +98,7 @@ private:
 	std::map<uint8_t, uint32_t> eqe_delay_;
 	std::map<uint16_t, uint32_t> cmd_eqe_drop_;
 	std::map<uint16_t, uint32_t> cmd_eqe_delay_;
+	std::map<uint16_t, uint32_t> cmd_throw_;
 	struct CqeRule {
 		CqeKind kind = CqeKind::Any;
 		uint32_t remaining = 0;

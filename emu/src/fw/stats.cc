@@ -67,7 +67,7 @@ std::vector<std::string> RefusalCounters::lines() const
 		{"refused_foreign_name", &foreign_name}, {"refused_uctx_busy", &uctx_busy},
 		{"refused_parent_busy", &parent_busy},	{"refused_klm_list", &klm_list},
 		{"refused_mkey_budget", &mkey_budget},	{"refused_mkey_table", &mkey_table},
-		{"refused_privileged_qp", &privileged_qp},
+		{"refused_privileged_qp", &privileged_qp}, {"command_exceptions", &command_exceptions},
 	};
 	std::vector<std::string> v;
 	for (const auto &[name, n] : all)

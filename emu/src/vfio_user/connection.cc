@@ -3,6 +3,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <exception>
+#include <string>
 
 #include "vfio_user/log.h"
 
@@ -22,6 +24,20 @@ const char *to_string(Connection::End end)
 Connection::Connection(UniqueFd sock, FunctionContext ctx, int stop_fd, std::string name)
 	: sock_(std::move(sock)), handler_(ctx, name), stop_fd_(stop_fd), name_(std::move(name))
 {
+}
+
+Reply Connection::handle_guarded(Message &msg)
+{
+	std::string what = "not a std::exception";
+	try {
+		return handler_.handle(msg);
+	} catch (const std::exception &e) {
+		what = e.what(); // copied: the exception ends with its handler
+	} catch (...) {
+	}
+	log_info("%s: %s id %u threw (%s): failed with EIO", name_.c_str(), command_name(msg.header.command),
+		 msg.header.msg_id, what.c_str());
+	return Reply::failure(EIO);
 }
 
 bool Connection::send_reply(const MessageHeader &request, const Reply &reply)
@@ -88,7 +104,7 @@ Connection::End Connection::run()
 		}
 		log_debug("%s: <- %s id %u size %u fds %zu", name_.c_str(), command_name(h.command), h.msg_id,
 			  h.size, msg.fds.size());
-		Reply reply = handler_.handle(msg);
+		Reply reply = handle_guarded(msg);
 		msg.fds.clear(); // fds the handler did not take: closed before replying
 		if (h.flags & kFlagNoReply) {
 			if (reply.error)

@@ -25,6 +25,10 @@ public:
 
 private:
 	bool send_reply(const MessageHeader &request, const Reply &reply);
+	// handler_.handle(), but an exception (a bug, an allocation the
+	// message made too large) fails that message with EIO: the server
+	// and every other function go on.
+	Reply handle_guarded(Message &msg);
 
 	UniqueFd sock_;
 	CommandHandler handler_;
