@@ -20,9 +20,6 @@ have_emu || ktap_skip_all "needs the mlx5-emu control channel (runs in the proje
 srcs=$dir/dm_alloc.c
 bin=$bindir/dm_alloc
 
-# dmesg_since MARK PATTERN: a kernel log line after line MARK matches.
-dmesg_since() { dmesg | awk -v m="$1" -v re="$2" 'NR > m && $0 ~ re { f = 1 } END { exit !f }'; }
-
 # The next case's log starts here: what it expects to see must be after it.
 log_mark() { mark=$(ktap_dmesg_mark); }
 
@@ -62,7 +59,7 @@ fault_case()
 	tail -n 2 "$out/misbehave_ibping"
 	emu_ctl hca 1 faults
 	emu_ctl hca 1 faults | grep -q '^cqe-' && { echo "no receive CQE took the fault"; return 1; }
-	wait_for 10 dmesg_since "$mark" "$2" || { echo "not logged: $2"; dmesg | tail -n 5; return 1; }
+	wait_for 10 ktap_dmesg_since "$mark" "$2" || { echo "not logged: $2"; dmesg | tail -n 5; return 1; }
 	dmesg | awk -v m="$mark" 'NR > m && /mlx5/' | tail -n 3
 	wait_for 60 ping_once || { echo "QP1 does not answer any more"; cat "$out/misbehave_ibping"; return 1; }
 	echo "QP1 answers again"
@@ -83,8 +80,8 @@ dm_case()
 	rc=$?
 	[ "$rc" -eq 1 ] || { echo "ibv_alloc_dm did not fail (exit $rc)"; return 1; }
 	emu_ctl hca 0 faults | grep -q memic-addr-bogus && { echo "no ALLOC_MEMIC took the fault"; return 1; }
-	dmesg_since "$mark" "ALLOC_MEMIC answered .*: refused" || { echo "not logged"; return 1; }
-	dmesg_since "$mark" "DEALLOC_MEMIC" && { echo "the bad allocation was not returned"; return 1; }
+	ktap_dmesg_since "$mark" "ALLOC_MEMIC answered .*: refused" || { echo "not logged"; return 1; }
+	ktap_dmesg_since "$mark" "DEALLOC_MEMIC" && { echo "the bad allocation was not returned"; return 1; }
 	"$bin" mlx5_0 64 || { echo "ibv_alloc_dm fails after the fault"; return 1; }
 }
 

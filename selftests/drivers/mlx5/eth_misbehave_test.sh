@@ -18,7 +18,6 @@ KB=${MLX5_MISBEHAVE_KB:-2048}
 
 netdev_of() { ls "/sys/bus/pci/devices/$1/net" 2>/dev/null | head -n 1; }
 bad_cqe() { ip netns exec mlx5ns1 ethtool -S "$dev1" | awk '$1 == "rx_bad_cqe:" { print $2; exit }'; }
-dmesg_since() { dmesg | awk -v m="$1" -v re="$2" 'NR > m && $0 ~ re { f = 1 } END { exit !f }'; }
 ping_ok() { ip netns exec mlx5ns0 ping -c 3 -i 0.2 -W 5 10.77.0.2 >"$out/misbehave_ping" 2>&1; }
 
 t_load()
@@ -48,7 +47,7 @@ rx_case()
 	b1=$(bad_cqe)
 	echo "rx_bad_cqe $b0 -> $b1"
 	[ "$b1" -gt "$b0" ] || return 1
-	wait_for 10 dmesg_since "$mark" "$2" || { echo "not logged: $2"; return 1; }
+	wait_for 10 ktap_dmesg_since "$mark" "$2" || { echo "not logged: $2"; return 1; }
 	dmesg | awk -v m="$mark" 'NR > m && /RQ 0x/' | tail -n 2
 	wait_for 30 ping_ok || { echo "no answer after the fault"; cat "$out/misbehave_ping"; return 1; }
 	echo "ping answers again"

@@ -39,6 +39,8 @@ ktap_skip_all()
 ktap_diag() { echo "# $*"; }
 
 ktap_dmesg_mark() { dmesg | wc -l; }
+# ktap_dmesg_since MARK ERE: a kernel log line after line MARK matches ERE.
+ktap_dmesg_since() { dmesg | awk -v m="$1" -v re="$2" 'NR > m && $0 ~ re { f = 1 } END { exit !f }'; }
 
 # Under TCG every program started costs tens of milliseconds: the helpers
 # below use shell builtins where they can, and a case starts two programs
