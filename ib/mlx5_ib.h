@@ -855,14 +855,19 @@ void mlx5c_ib_cq_clean(struct mlx5c_ib_cq *cq, u32 qpn);
 /* qp.c */
 int mlx5c_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		       struct ib_udata *udata);
-int mlx5c_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
-		       struct ib_udata *udata);
 int mlx5c_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		      struct ib_qp_init_attr *init);
 int mlx5c_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 void mlx5c_ib_qp_init_common(struct mlx5c_ib_qp *qp,
 			     struct ib_qp_init_attr *init);
 void mlx5c_ib_qp_event(struct mlx5c_ib_dev *dev, u32 qpn, int type);
+int mlx5c_ib_qp_st(enum ib_qp_type type);
+
+/* qp_modify.c */
+int mlx5c_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		       struct ib_udata *udata);
+int mlx5c_ib_qp_access(const struct mlx5c_ib_qp *qp,
+		       const struct ib_qp_attr *attr, int mask);
 
 /* qp_kernel.c */
 int mlx5c_ib_kqp_alloc(struct mlx5c_ib_dev *dev, struct mlx5c_ib_qp *qp,
