@@ -47,22 +47,6 @@
 #define MLX5C_IB_MTT_RW			3ULL
 #define MLX5C_IB_INVALID_LKEY		0x100
 
-/* opt_param_mask bits of the QP modify commands (PRM). */
-#define MLX5C_QP_OPT_RRE		BIT(1)
-#define MLX5C_QP_OPT_RAE		BIT(2)
-#define MLX5C_QP_OPT_RWE		BIT(3)
-#define MLX5C_QP_OPT_PKEY_INDEX		BIT(4)
-#define MLX5C_QP_OPT_Q_KEY		BIT(5)
-#define MLX5C_QP_OPT_RNR_TIMEOUT	BIT(6)
-#define MLX5C_QP_OPT_PRIMARY_PATH	BIT(7)
-#define MLX5C_QP_OPT_SRA_MAX		BIT(8)
-#define MLX5C_QP_OPT_RRA_MAX		BIT(9)
-#define MLX5C_QP_OPT_PM_STATE		BIT(10)
-#define MLX5C_QP_OPT_RETRY_COUNT	BIT(12)
-#define MLX5C_QP_OPT_RNR_RETRY		BIT(13)
-#define MLX5C_QP_OPT_ACK_TIMEOUT	BIT(14)
-#define MLX5C_QP_OPT_PRI_PORT		BIT(16)
-
 /* rq_type of the QP context. */
 #define MLX5C_QP_RQ_REGULAR		0
 #define MLX5C_QP_RQ_SRQ			1

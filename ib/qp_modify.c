@@ -4,12 +4,14 @@
  * the attribute mask are legal for the QP type (ib_modify_qp_is_ok());
  * here the attribute values are checked, written into a QP context and
  * sent with the firmware command of the transition, and what was applied
- * is remembered for query_qp (qp.c).
+ * is remembered for query_qp (qp.c). The commands and their optional
+ * parameters are tables (qp_rules.h).
  */
 #include <linux/log2.h>
 #include <linux/slab.h>
 
 #include "mlx5_ib.h"
+#include "qp_rules.h"
 
 #define MLX5C_IB_QP_ATTRS	(IB_QP_STATE | IB_QP_CUR_STATE | \
 				 IB_QP_ACCESS_FLAGS | IB_QP_PKEY_INDEX | \
@@ -26,71 +28,45 @@
 				 IB_ACCESS_REMOTE_READ | \
 				 IB_ACCESS_REMOTE_ATOMIC)
 
-/* Optional parameters each transition accepts (PRM opt_param_mask). */
-static u32 mlx5c_ib_qp_optpar(enum ib_qp_state cur, enum ib_qp_state new,
-			      enum ib_qp_type type)
+/* The column of mlx5c_qp_transitions[] a QP type reads. */
+static enum mlx5c_qp_class mlx5c_ib_qp_class(enum ib_qp_type type)
 {
-	u32 rc_access = MLX5C_QP_OPT_RRE | MLX5C_QP_OPT_RAE | MLX5C_QP_OPT_RWE;
-
-	/* The special QPs take the datagram parameters. */
-	if (type == IB_QPT_SMI || type == IB_QPT_GSI)
-		type = IB_QPT_UD;
-
-	if (cur == IB_QPS_INIT && new == IB_QPS_INIT) {
-		if (type == IB_QPT_UD)
-			return MLX5C_QP_OPT_PKEY_INDEX | MLX5C_QP_OPT_Q_KEY |
-			       MLX5C_QP_OPT_PRI_PORT;
-		return rc_access | MLX5C_QP_OPT_PKEY_INDEX |
-		       MLX5C_QP_OPT_PRI_PORT;
+	switch (type) {
+	case IB_QPT_UC:
+		return MLX5C_QP_CLASS_UC;
+	case IB_QPT_UD:
+	case IB_QPT_SMI:
+	case IB_QPT_GSI:
+		return MLX5C_QP_CLASS_UD;
+	default:
+		return MLX5C_QP_CLASS_RC;
 	}
-	if (cur == IB_QPS_INIT && new == IB_QPS_RTR) {
-		if (type == IB_QPT_UD)
-			return MLX5C_QP_OPT_PKEY_INDEX | MLX5C_QP_OPT_Q_KEY;
-		if (type == IB_QPT_UC)
-			return MLX5C_QP_OPT_RWE | MLX5C_QP_OPT_PKEY_INDEX;
-		return rc_access | MLX5C_QP_OPT_PKEY_INDEX;
-	}
-	if ((cur == IB_QPS_RTR || cur == IB_QPS_RTS) && new == IB_QPS_RTS) {
-		if (type == IB_QPT_UD)
-			return MLX5C_QP_OPT_Q_KEY;
-		if (type == IB_QPT_UC)
-			return MLX5C_QP_OPT_RWE | MLX5C_QP_OPT_PM_STATE;
-		return rc_access | MLX5C_QP_OPT_RNR_TIMEOUT |
-		       MLX5C_QP_OPT_PM_STATE;
-	}
-	if (cur == IB_QPS_SQE && new == IB_QPS_RTS) {
-		if (type == IB_QPT_UD)
-			return MLX5C_QP_OPT_Q_KEY;
-		if (type == IB_QPT_UC)
-			return MLX5C_QP_OPT_RWE;
-		return MLX5C_QP_OPT_RNR_TIMEOUT;
-	}
-	return 0;
 }
 
-static int mlx5c_ib_qp_opcode(enum ib_qp_state cur, enum ib_qp_state new)
+/* The row of mlx5c_qp_transitions[] that carries out a transition, or NULL. */
+static const struct mlx5c_qp_trans *
+mlx5c_ib_qp_trans_find(enum ib_qp_state cur, enum ib_qp_state new)
 {
-	if (new == IB_QPS_RESET)
-		return MLX5_CMD_OP_2RST_QP;
-	if (new == IB_QPS_ERR)
-		return MLX5_CMD_OP_2ERR_QP;
-	if (cur == IB_QPS_RESET && new == IB_QPS_INIT)
-		return MLX5_CMD_OP_RST2INIT_QP;
-	if (cur == IB_QPS_INIT && new == IB_QPS_INIT)
-		return MLX5_CMD_OP_INIT2INIT_QP;
-	if (cur == IB_QPS_INIT && new == IB_QPS_RTR)
-		return MLX5_CMD_OP_INIT2RTR_QP;
-	if (cur == IB_QPS_RTR && new == IB_QPS_RTS)
-		return MLX5_CMD_OP_RTR2RTS_QP;
-	if (cur == IB_QPS_RTS && new == IB_QPS_RTS)
-		return MLX5_CMD_OP_RTS2RTS_QP;
-	if (cur == IB_QPS_SQE && new == IB_QPS_RTS)
-		return MLX5_CMD_OP_SQERR2RTS_QP;
-	/*
-	 * SQD needs the drain/resume commands, which we do not drive: an
-	 * invalid transition (EINVAL), as on the in-tree driver.
-	 */
-	return -EINVAL;
+	const struct mlx5c_qp_trans *t;
+
+	for (t = mlx5c_qp_transitions;
+	     t < mlx5c_qp_transitions + ARRAY_SIZE(mlx5c_qp_transitions);
+	     t++)
+		if ((t->from == cur || t->from == MLX5C_QPS_ANY) && t->to == new)
+			return t;
+	return NULL;
+}
+
+/* The optional parameters the attributes of @mask set. */
+static u32 mlx5c_ib_qp_attr_optpar(int mask)
+{
+	u32 opt = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(mlx5c_qp_attr_optpars); i++)
+		if (mask & mlx5c_qp_attr_optpars[i].attr)
+			opt |= mlx5c_qp_attr_optpars[i].optpar;
+	return opt;
 }
 
 /* Attribute values the core does not check. */
@@ -208,13 +184,15 @@ int mlx5c_ib_qp_access(const struct mlx5c_ib_qp *qp,
 	return dest ? access : access & IB_ACCESS_REMOTE_WRITE;
 }
 
-/* The QP context fields of a modify command, and its optional-params mask. */
-static u32 mlx5c_ib_qp_fill(struct mlx5c_ib_qp *qp, struct ib_qp_attr *attr,
-			    int mask, void *qpc)
+/*
+ * The QP context fields of a modify command; the optional ones count only
+ * with their bits in opt_param_mask (mlx5c_ib_qp_attr_optpar()).
+ */
+static void mlx5c_ib_qp_fill(struct mlx5c_ib_qp *qp, struct ib_qp_attr *attr,
+			     int mask, void *qpc)
 {
 	struct mlx5c_ib_dev *dev = to_mdev(qp->ibqp.device);
 	void *path = MLX5_ADDR_OF(qpc, qpc, primary_address_path);
-	u32 opt = 0;
 
 	/* Fields every transition may take: keep them at their real values. */
 	MLX5_SET(qpc, qpc, st, mlx5c_ib_qp_st(qp->ibqp.qp_type));
@@ -227,100 +205,73 @@ static u32 mlx5c_ib_qp_fill(struct mlx5c_ib_qp *qp, struct ib_qp_attr *attr,
 		MLX5_SET(qpc, qpc, rre, !!(access & IB_ACCESS_REMOTE_READ));
 		MLX5_SET(qpc, qpc, rwe, !!(access & IB_ACCESS_REMOTE_WRITE));
 		MLX5_SET(qpc, qpc, rae, !!(access & IB_ACCESS_REMOTE_ATOMIC));
-		opt |= MLX5C_QP_OPT_RRE | MLX5C_QP_OPT_RWE | MLX5C_QP_OPT_RAE;
 	}
-	if (mask & IB_QP_PKEY_INDEX) {
+	if (mask & IB_QP_PKEY_INDEX)
 		MLX5_SET(ads, path, pkey_index, attr->pkey_index);
-		opt |= MLX5C_QP_OPT_PKEY_INDEX;
-	}
-	if (mask & IB_QP_AV) {
+	if (mask & IB_QP_AV)
 		mlx5c_ib_set_path(qp, path, &attr->ah_attr,
 				  mask & IB_QP_DEST_QPN ? attr->dest_qp_num :
 							  qp->attr.dest_qp_num);
-		opt |= MLX5C_QP_OPT_PRIMARY_PATH;
-	}
 	/* After the AV: the port of the QP wins over the AV's. */
-	if (mask & IB_QP_PORT) {
+	if (mask & IB_QP_PORT)
 		MLX5_SET(ads, path, vhca_port_num, attr->port_num);
-		opt |= MLX5C_QP_OPT_PRI_PORT;
-	} else if (qp->port) {
+	else if (qp->port)
 		MLX5_SET(ads, path, vhca_port_num, qp->port);
-	}
-	if (mask & IB_QP_QKEY) {
+	if (mask & IB_QP_QKEY)
 		MLX5_SET(qpc, qpc, q_key, attr->qkey);
-		opt |= MLX5C_QP_OPT_Q_KEY;
-	}
 	if (mask & IB_QP_PATH_MTU)
 		MLX5_SET(qpc, qpc, mtu, attr->path_mtu);
-	if (mask & IB_QP_TIMEOUT) {
+	if (mask & IB_QP_TIMEOUT)
 		MLX5_SET(ads, path, ack_timeout, attr->timeout);
-		opt |= MLX5C_QP_OPT_ACK_TIMEOUT;
-	}
-	if (mask & IB_QP_RETRY_CNT) {
+	if (mask & IB_QP_RETRY_CNT)
 		MLX5_SET(qpc, qpc, retry_count, attr->retry_cnt);
-		opt |= MLX5C_QP_OPT_RETRY_COUNT;
-	}
-	if (mask & IB_QP_RNR_RETRY) {
+	if (mask & IB_QP_RNR_RETRY)
 		MLX5_SET(qpc, qpc, rnr_retry, attr->rnr_retry);
-		opt |= MLX5C_QP_OPT_RNR_RETRY;
-	}
 	if (mask & IB_QP_RQ_PSN)
 		MLX5_SET(qpc, qpc, next_rcv_psn, attr->rq_psn);
 	if (mask & IB_QP_SQ_PSN)
 		MLX5_SET(qpc, qpc, next_send_psn, attr->sq_psn);
-	if (mask & IB_QP_MAX_QP_RD_ATOMIC) {
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
 		MLX5_SET(qpc, qpc, log_sra_max,
 			 order_base_2(max_t(u8, attr->max_rd_atomic, 1)));
-		opt |= MLX5C_QP_OPT_SRA_MAX;
-	}
-	if (mask & IB_QP_MAX_DEST_RD_ATOMIC) {
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
 		MLX5_SET(qpc, qpc, log_rra_max,
 			 order_base_2(max_t(u8, attr->max_dest_rd_atomic, 1)));
-		opt |= MLX5C_QP_OPT_RRA_MAX;
-	}
-	if (mask & IB_QP_MIN_RNR_TIMER) {
+	if (mask & IB_QP_MIN_RNR_TIMER)
 		MLX5_SET(qpc, qpc, min_rnr_nak, attr->min_rnr_timer);
-		opt |= MLX5C_QP_OPT_RNR_TIMEOUT;
-	}
-	/* Only the migrated state is accepted (no alternate path). */
-	if (mask & IB_QP_PATH_MIG_STATE)
-		opt |= MLX5C_QP_OPT_PM_STATE;
 	if (mask & IB_QP_DEST_QPN)
 		MLX5_SET(qpc, qpc, remote_qpn, attr->dest_qp_num);
-	return opt;
 }
 
 static int mlx5c_ib_qp_transition(struct mlx5c_ib_dev *dev,
-				  struct mlx5c_ib_qp *qp, enum ib_qp_state cur,
-				  enum ib_qp_state new, struct ib_qp_attr *attr,
-				  int mask)
+				  struct mlx5c_ib_qp *qp,
+				  const struct mlx5c_qp_trans *t,
+				  struct ib_qp_attr *attr, int mask)
 {
 	u32 out[MLX5_ST_SZ_DW(rst2init_qp_out)] = {};
 	int inlen = MLX5_ST_SZ_BYTES(rst2init_qp_in);
-	int op = mlx5c_ib_qp_opcode(cur, new);
 	void *in, *qpc;
-	u32 opt;
 	int err;
 
-	if (op < 0)
-		return op;
 	in = kzalloc(inlen, GFP_KERNEL);
 	if (!in)
 		return -ENOMEM;
 	/* All transitions share the rst2init_qp_in layout up to the QPC. */
-	MLX5_SET(rst2init_qp_in, in, opcode, op);
+	MLX5_SET(rst2init_qp_in, in, opcode, t->opcode);
 	MLX5_SET(rst2init_qp_in, in, uid, mlx5c_ib_ctx_uid(qp->ctx));
 	MLX5_SET(rst2init_qp_in, in, qpn, qp->qpn);
-	if (op == MLX5_CMD_OP_2RST_QP || op == MLX5_CMD_OP_2ERR_QP) {
+	if (t->opcode == MLX5_CMD_OP_2RST_QP ||
+	    t->opcode == MLX5_CMD_OP_2ERR_QP) {
 		inlen = MLX5_ST_SZ_BYTES(qp_2rst_in);
 	} else {
 		qpc = MLX5_ADDR_OF(rst2init_qp_in, in, qpc);
-		opt = mlx5c_ib_qp_fill(qp, attr, mask, qpc);
+		mlx5c_ib_qp_fill(qp, attr, mask, qpc);
 		/* RST2INIT binds the QP to the counter set (counters.c). */
-		if (op == MLX5_CMD_OP_RST2INIT_QP)
+		if (t->opcode == MLX5_CMD_OP_RST2INIT_QP)
 			MLX5_SET(qpc, qpc, counter_set_id, dev->q_counter);
 		MLX5_SET(rst2init_qp_in, in, opt_param_mask,
-			 opt & mlx5c_ib_qp_optpar(cur, new, qp->ibqp.qp_type));
+			 mlx5c_ib_qp_attr_optpar(mask) &
+			 t->optpar[mlx5c_ib_qp_class(qp->ibqp.qp_type)]);
 	}
 	err = mlx5c_cmd_exec(dev->mdev, in, inlen, out, sizeof(out));
 	kfree(in);
@@ -382,6 +333,7 @@ int mlx5c_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 {
 	struct mlx5c_ib_dev *dev = to_mdev(ibqp->device);
 	struct mlx5c_ib_qp *qp = to_mqp(ibqp);
+	const struct mlx5c_qp_trans *t;
 	enum ib_qp_state cur, new;
 	int err;
 
@@ -402,11 +354,14 @@ int mlx5c_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	err = mlx5c_ib_qp_check_attr(dev, qp, attr, mask);
 	if (err)
 		goto out;
-	/* Nothing to tell the device about these. */
-	if ((cur == IB_QPS_RESET && new == IB_QPS_RESET) ||
-	    (cur == IB_QPS_ERR && new == IB_QPS_ERR))
+	t = mlx5c_ib_qp_trans_find(cur, new);
+	if (!t) {
+		err = -EINVAL;
+		goto out;
+	}
+	if (!t->opcode)
 		goto done;
-	err = mlx5c_ib_qp_transition(dev, qp, cur, new, attr, mask);
+	err = mlx5c_ib_qp_transition(dev, qp, t, attr, mask);
 	/* A dead device's QPs are in error already (fatal.c). */
 	if (err && (new == IB_QPS_ERR || new == IB_QPS_RESET) &&
 	    mlx5c_ib_gone(dev, err))
