@@ -262,6 +262,20 @@ uint8_t qp_transition(Qp &qp, uint16_t opcode, const uint8_t *qpc, uint32_t opt_
 	return status::OK;
 }
 
+std::vector<QpTransitionRule> qp_transition_rules()
+{
+	static_assert(kAny == kQpAnyState);
+	std::vector<QpTransitionRule> out;
+	for (const Rule &r : kRules) {
+		uint32_t opt = 0;
+		for (const OptMap &o : kOptGroups)
+			if ((o.groups & r.optional) == o.groups)
+				opt |= o.opt;
+		out.push_back({r.opcode, r.from, r.to, opt});
+	}
+	return out;
+}
+
 void qp_config_to_qpc(const Qp &qp, uint8_t *p)
 {
 	const QpConfig &c = qp.cfg;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "queues/qp.h"
 
@@ -28,6 +29,20 @@ void qp_config_from_create(const uint8_t *qpc, QpConfig *cfg);
 // the caller handles the side effects (flush on ERR, reset on RST).
 uint8_t qp_transition(Qp &qp, uint16_t opcode, const uint8_t *qpc, uint32_t opt_mask, const QpLimits &lim,
 		      uint32_t *reason);
+
+// One transition of the state machine, read-only, for the tests that
+// compare it with the driver's table (tests/qp_rules_compare_test.cc):
+// the command, the state it needs (kQpAnyState: any) and the state it
+// leaves, and the opt_param_mask bits it honours, those whose every
+// context field the transition takes when the bit is set.
+constexpr uint8_t kQpAnyState = 0xff;
+struct QpTransitionRule {
+	uint16_t opcode;
+	uint8_t from;
+	uint8_t to;
+	uint32_t optpar;
+};
+std::vector<QpTransitionRule> qp_transition_rules();
 
 // The context QUERY_QP reports.
 void qp_config_to_qpc(const Qp &qp, uint8_t *qpc);
