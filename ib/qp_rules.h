@@ -55,6 +55,7 @@ struct mlx5c_qp_trans {
  * the driver refuses them with -EINVAL, as the in-tree driver does.
  */
 static const struct mlx5c_qp_trans mlx5c_qp_transitions[] = {
+	/* Nothing to tell the device: the QP is in that state already. */
 	{ IB_QPS_RESET, IB_QPS_RESET, 0, { 0, 0, 0 } },
 	{ IB_QPS_ERR, IB_QPS_ERR, 0, { 0, 0, 0 } },
 	{ MLX5C_QPS_ANY, IB_QPS_RESET, MLX5_CMD_OP_2RST_QP, { 0, 0, 0 } },
