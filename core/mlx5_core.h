@@ -218,9 +218,7 @@ enum mlx5c_eq_kind {
  * @kind: what the EQ is for
  * @eqn: EQ number assigned by the firmware
  * @log_nent: log2 of the number of entries
- * @nfrags: number of PAGE_SIZE buffer fragments
- * @frags: CPU addresses of the fragments
- * @frag_dma: bus addresses of the fragments
+ * @buf: the EQE ring (buf.c)
  * @cons_index: consumer index
  * @irq: the vector the EQ interrupts on
  * @nb: notifier on @irq
@@ -239,9 +237,7 @@ struct mlx5c_eq {
 	enum mlx5c_eq_kind kind;
 	u8 eqn;
 	u8 log_nent;
-	int nfrags;
-	void **frags;
-	dma_addr_t *frag_dma;
+	struct mlx5c_buf buf;
 	u32 cons_index;
 	struct mlx5c_irq *irq;
 	struct notifier_block nb;
@@ -364,6 +360,8 @@ struct mlx5c_test {
  * @eth_adev: auxiliary device "eth" (Ethernet ports)
  * @netdev: the Ethernet netdev while it is registered (en/main.c),
  *	for mlx5c_netdev_get()
+ * @db_pages: pages of doorbell records (buf.c); an empty hlist is all
+ *	zeroes, so it needs no initialisation
  */
 struct mlx5c_dev {
 	struct pci_dev *pdev;
@@ -400,6 +398,7 @@ struct mlx5c_dev {
 	struct mlx5c_adev *rdma_adev;
 	struct mlx5c_adev *eth_adev;
 	struct net_device __rcu *netdev;
+	struct hlist_head db_pages;
 };
 
 static inline u32 mlx5c_iseg_read(struct mlx5c_dev *mdev, unsigned int off)
