@@ -18,7 +18,7 @@
 
 #include "bh.h"
 
-#define MLX5C_DRV_NAME "mlx5_core"
+#define MLX5C_DRV_NAME MLX5C_CORE_DRV_NAME
 #define MLX5C_DRV_VERSION "0.1.0"	/* = PACKAGE_VERSION in dkms.conf */
 
 /* Initialization segment offsets (BAR0, big-endian registers). */
@@ -358,8 +358,8 @@ struct mlx5c_test {
  * @test: debugfs CQ test
  * @rdma_adev: auxiliary device "rdma"
  * @eth_adev: auxiliary device "eth" (Ethernet ports)
- * @netdev: the Ethernet netdev while it is registered (en/main.c),
- *	for mlx5c_netdev_get()
+ * @netdev: the Ethernet netdev while it is registered (en/main.c), for
+ *	mlx5c_netdev_get() and mlx5c_netdev_set() (aux.c)
  * @db_pages: pages of doorbell records (buf.c); an empty hlist is all
  *	zeroes, so it needs no initialisation
  */
@@ -427,10 +427,6 @@ void mlx5c_quarantine_release(struct mlx5c_dev *mdev);
 int mlx5c_aux_add(struct mlx5c_dev *mdev);
 void mlx5c_aux_del(struct mlx5c_dev *mdev);
 bool mlx5c_port_is_eth(struct mlx5c_dev *mdev);
-
-/* en/main.c: the Ethernet auxiliary driver, part of this module */
-int mlx5c_en_init(void);
-void mlx5c_en_exit(void);
 
 /* cmd.c */
 int mlx5c_cmd_init(struct mlx5c_dev *mdev);

@@ -53,6 +53,12 @@ bool mlx5c_dev_is_error(struct mlx5c_dev *mdev);
 struct net_device;
 
 struct net_device *mlx5c_netdev_get(struct mlx5c_dev *mdev);
+void mlx5c_netdev_set(struct mlx5c_dev *mdev, struct net_device *netdev);
+
+/* The Ethernet auxiliary driver (core/en/main.c, part of mlx5_core). */
+#define MLX5C_CORE_DRV_NAME	"mlx5_core"
+int mlx5c_en_init(void);
+void mlx5c_en_exit(void);
 
 /* ---- Commands ---------------------------------------------------------- */
 
