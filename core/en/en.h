@@ -37,11 +37,10 @@
 #define MLX5C_EN_RX_COPYBREAK	256
 
 /*
- * Send WQEs: the segment layouts, MLX5_SEND_WQE_BB and MLX5_SEND_WQE_DS
- * are <linux/mlx5/qp.h>'s. A WQE holds at most 63 16-byte units (the ds
- * field of the control segment is 6 bits).
+ * Send WQEs: the segment layouts, MLX5_SEND_WQE_BB, MLX5_SEND_WQE_DS and
+ * the largest WQE in 16-byte units (MLX5_WQE_CTRL_DS_MASK, the ds field of
+ * the control segment) are <linux/mlx5/qp.h>'s.
  */
-#define MLX5C_WQE_MAX_DS	63
 #define MLX5C_TX_MAX_INLINE	256
 #define MLX5C_INVALID_LKEY	0x100
 #define MLX5C_UAR_SEND_DB	0x800

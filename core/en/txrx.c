@@ -120,7 +120,7 @@ netdev_tx_t mlx5c_en_xmit(struct sk_buff *skb, struct net_device *netdev)
 
 	sq = &priv->channels[skb_get_queue_mapping(skb)]->sq;
 	if (skb_shinfo(skb)->nr_frags + 2 + DIV_ROUND_UP(MLX5C_TX_MAX_INLINE, MLX5_SEND_WQE_DS) >
-	    MLX5C_WQE_MAX_DS && skb_linearize(skb))
+	    MLX5_WQE_CTRL_DS_MASK && skb_linearize(skb))
 		goto drop;
 	ihs = tx_inline_len(skb);
 	if (ihs > MLX5C_TX_MAX_INLINE || (ihs > skb_headlen(skb) && !pskb_may_pull(skb, ihs)))
