@@ -4,6 +4,7 @@
  */
 #include <linux/auxiliary_bus.h>
 #include <linux/idr.h>
+#include <linux/netdevice.h>
 #include <linux/slab.h>
 
 #include "mlx5_core.h"
@@ -107,6 +108,48 @@ struct pci_dev *mlx5c_pdev(struct mlx5c_dev *mdev)
 	return mdev->pdev;
 }
 EXPORT_SYMBOL_NS_GPL(mlx5c_pdev, MLX5C_NS);
+
+/**
+ * mlx5c_netdev_get() - the Ethernet netdev of a core device
+ * @mdev: core device
+ *
+ * mlx5_ib binds its RoCE port to it. The netdev counts from the moment it
+ * is registered (its NETDEV_REGISTER notification included, so that a
+ * netdevice notifier recognises it) until its unregistration starts.
+ *
+ * Return: the netdev with a reference (dev_put() it), or NULL.
+ */
+struct net_device *mlx5c_netdev_get(struct mlx5c_dev *mdev)
+{
+	struct net_device *ndev;
+
+	rcu_read_lock();
+	ndev = rcu_dereference(mdev->netdev);
+	if (ndev && READ_ONCE(ndev->reg_state) == NETREG_REGISTERED)
+		dev_hold(ndev);
+	else
+		ndev = NULL;
+	rcu_read_unlock();
+	return ndev;
+}
+MLX5C_EXPORT(mlx5c_netdev_get);
+
+/**
+ * mlx5c_netdev_set() - publish or withdraw the Ethernet netdev
+ * @mdev: core device
+ * @netdev: the netdev, before register_netdev(); NULL after its
+ *	unregistration (then waits for mlx5c_netdev_get() callers)
+ */
+void mlx5c_netdev_set(struct mlx5c_dev *mdev, struct net_device *netdev)
+{
+	if (netdev) {
+		rcu_assign_pointer(mdev->netdev, netdev);
+		return;
+	}
+	RCU_INIT_POINTER(mdev->netdev, NULL);
+	synchronize_rcu();
+}
+MLX5C_EXPORT(mlx5c_netdev_set);
 
 /**
  * mlx5c_fw_version() - firmware version read from the initialization segment

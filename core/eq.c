@@ -10,6 +10,8 @@
 #include <linux/log2.h>
 #include <linux/slab.h>
 
+#include <mlx5c/cq.h>
+
 #include "mlx5_core.h"
 
 #define MLX5C_EQE_SIZE		64
@@ -37,18 +39,20 @@
 
 static struct mlx5_eqe *eq_entry(struct mlx5c_eq *eq, u32 idx)
 {
-	u32 per_frag = PAGE_SIZE / MLX5C_EQE_SIZE;
-
-	return eq->frags[idx / per_frag] + (idx % per_frag) * MLX5C_EQE_SIZE;
+	return mlx5c_buf_at(&eq->buf, (size_t)idx * MLX5C_EQE_SIZE);
 }
 
-/* The EQE at the consumer index if software owns it, else NULL. */
+/*
+ * The EQE at the consumer index if software owns it, else NULL. The owner
+ * rule is the CQE's (<mlx5c/cq.h>); an EQE has no invalid opcode.
+ */
 static struct mlx5_eqe *eq_next(struct mlx5c_eq *eq)
 {
 	u32 mask = BIT(eq->log_nent) - 1;
 	struct mlx5_eqe *eqe = eq_entry(eq, eq->cons_index & mask);
 
-	if ((READ_ONCE(eqe->owner) ^ (eq->cons_index >> eq->log_nent)) & 1)
+	if (!mlx5c_owner_is_sw(READ_ONCE(eqe->owner), eq->cons_index,
+			       BIT(eq->log_nent)))
 		return NULL;
 	/* Read the EQE body only after its owner byte. */
 	dma_rmb();
@@ -238,51 +242,31 @@ void mlx5c_eq_poll_cmd(struct mlx5c_dev *mdev)
 	spin_unlock_irqrestore(&eq->lock, flags);
 }
 
+static int eq_alloc_buf(struct mlx5c_dev *mdev, struct mlx5c_eq *eq)
+{
+	u32 nent = BIT(eq->log_nent);
+	int err;
+	u32 j;
+
+	err = mlx5c_buf_alloc(mdev, nent * MLX5C_EQE_SIZE, 0, &eq->buf);
+	if (err)
+		return err;
+	/* Every EQE starts owned by hardware: owner bit 1. */
+	for (j = 0; j < nent; j++)
+		eq_entry(eq, j)->owner = 1;
+	return 0;
+}
+
 /*
  * Free the ring, or with @keep (the firmware may still hold the EQ: its
  * CREATE timed out, or its DESTROY failed) hand it to the quarantine.
  */
 static void eq_free_buf(struct mlx5c_dev *mdev, struct mlx5c_eq *eq, bool keep)
 {
-	int i;
-
-	for (i = 0; i < eq->nfrags; i++) {
-		if (!eq->frags[i])
-			continue;
-		if (keep)
-			mlx5c_quarantine_coherent(mdev, eq->frags[i], eq->frag_dma[i],
-						  PAGE_SIZE);
-		else
-			dma_free_coherent(&mdev->pdev->dev, PAGE_SIZE, eq->frags[i],
-					  eq->frag_dma[i]);
-	}
-	kfree(eq->frags);
-	kfree(eq->frag_dma);
-}
-
-static int eq_alloc_buf(struct mlx5c_dev *mdev, struct mlx5c_eq *eq)
-{
-	u32 nent = BIT(eq->log_nent);
-	int i, j;
-
-	eq->nfrags = DIV_ROUND_UP(nent * MLX5C_EQE_SIZE, PAGE_SIZE);
-	eq->frags = kcalloc(eq->nfrags, sizeof(*eq->frags), GFP_KERNEL);
-	eq->frag_dma = kcalloc(eq->nfrags, sizeof(*eq->frag_dma), GFP_KERNEL);
-	if (!eq->frags || !eq->frag_dma)
-		goto err;
-	for (i = 0; i < eq->nfrags; i++) {
-		eq->frags[i] = dma_alloc_coherent(&mdev->pdev->dev, PAGE_SIZE,
-						  &eq->frag_dma[i], GFP_KERNEL);
-		if (!eq->frags[i])
-			goto err;
-	}
-	/* Every EQE starts owned by hardware: owner bit 1. */
-	for (j = 0; j < nent; j++)
-		eq_entry(eq, j)->owner = 1;
-	return 0;
-err:
-	eq_free_buf(mdev, eq, false);
-	return -ENOMEM;
+	if (keep)
+		mlx5c_buf_quarantine(mdev, &eq->buf);
+	else
+		mlx5c_buf_free(mdev, &eq->buf);
 }
 
 static struct mlx5c_eq *eq_create(struct mlx5c_dev *mdev, enum mlx5c_eq_kind kind,
@@ -292,7 +276,7 @@ static struct mlx5c_eq *eq_create(struct mlx5c_dev *mdev, enum mlx5c_eq_kind kin
 	u32 log_max = MLX5C_CAP_GEN(mdev, log_max_eq_sz);
 	struct mlx5c_eq *eq;
 	void *in, *eqc;
-	int inlen, i, err;
+	int inlen, err;
 
 	eq = kzalloc(sizeof(*eq), GFP_KERNEL);
 	if (!eq)
@@ -314,14 +298,13 @@ static struct mlx5c_eq *eq_create(struct mlx5c_dev *mdev, enum mlx5c_eq_kind kin
 	if (err)
 		goto err_eq;
 
-	inlen = MLX5_ST_SZ_BYTES(create_eq_in) + eq->nfrags * sizeof(u64);
+	inlen = MLX5_ST_SZ_BYTES(create_eq_in) + eq->buf.nfrags * sizeof(u64);
 	in = kvzalloc(inlen, GFP_KERNEL);
 	if (!in) {
 		err = -ENOMEM;
 		goto err_buf;
 	}
-	for (i = 0; i < eq->nfrags; i++)
-		MLX5_ARRAY_SET64(create_eq_in, in, pas, i, eq->frag_dma[i]);
+	mlx5c_buf_fill_pas(&eq->buf, MLX5_ADDR_OF(create_eq_in, in, pas));
 	MLX5_SET(create_eq_in, in, opcode, MLX5_CMD_OP_CREATE_EQ);
 	if (kind == MLX5C_EQ_COMP && MLX5C_CAP_GEN(mdev, log_max_uctx))
 		MLX5_SET(create_eq_in, in, uid, MLX5C_SHARED_UID);
@@ -330,7 +313,7 @@ static struct mlx5c_eq *eq_create(struct mlx5c_dev *mdev, enum mlx5c_eq_kind kin
 	MLX5_SET(eqc, eqc, log_eq_size, eq->log_nent);
 	MLX5_SET(eqc, eqc, uar_page, mdev->uar_index);
 	MLX5_SET(eqc, eqc, intr, irq->index);
-	MLX5_SET(eqc, eqc, log_page_size, PAGE_SHIFT - MLX5_ADAPTER_PAGE_SHIFT);
+	MLX5_SET(eqc, eqc, log_page_size, MLX5C_BUF_LOG_PAGE_SIZE);
 	err = mlx5c_cmd_exec(mdev, in, inlen, out, sizeof(out));
 	kvfree(in);
 	if (err) {

@@ -18,7 +18,7 @@
 
 #include "bh.h"
 
-#define MLX5C_DRV_NAME "mlx5_core"
+#define MLX5C_DRV_NAME MLX5C_CORE_DRV_NAME
 #define MLX5C_DRV_VERSION "0.1.0"	/* = PACKAGE_VERSION in dkms.conf */
 
 /* Initialization segment offsets (BAR0, big-endian registers). */
@@ -218,9 +218,7 @@ enum mlx5c_eq_kind {
  * @kind: what the EQ is for
  * @eqn: EQ number assigned by the firmware
  * @log_nent: log2 of the number of entries
- * @nfrags: number of PAGE_SIZE buffer fragments
- * @frags: CPU addresses of the fragments
- * @frag_dma: bus addresses of the fragments
+ * @buf: the EQE ring (buf.c)
  * @cons_index: consumer index
  * @irq: the vector the EQ interrupts on
  * @nb: notifier on @irq
@@ -239,9 +237,7 @@ struct mlx5c_eq {
 	enum mlx5c_eq_kind kind;
 	u8 eqn;
 	u8 log_nent;
-	int nfrags;
-	void **frags;
-	dma_addr_t *frag_dma;
+	struct mlx5c_buf buf;
 	u32 cons_index;
 	struct mlx5c_irq *irq;
 	struct notifier_block nb;
@@ -362,8 +358,10 @@ struct mlx5c_test {
  * @test: debugfs CQ test
  * @rdma_adev: auxiliary device "rdma"
  * @eth_adev: auxiliary device "eth" (Ethernet ports)
- * @netdev: the Ethernet netdev while it is registered (en/main.c),
- *	for mlx5c_netdev_get()
+ * @netdev: the Ethernet netdev while it is registered (en/main.c), for
+ *	mlx5c_netdev_get() and mlx5c_netdev_set() (aux.c)
+ * @db_pages: pages of doorbell records (buf.c); an empty hlist is all
+ *	zeroes, so it needs no initialisation
  */
 struct mlx5c_dev {
 	struct pci_dev *pdev;
@@ -400,6 +398,7 @@ struct mlx5c_dev {
 	struct mlx5c_adev *rdma_adev;
 	struct mlx5c_adev *eth_adev;
 	struct net_device __rcu *netdev;
+	struct hlist_head db_pages;
 };
 
 static inline u32 mlx5c_iseg_read(struct mlx5c_dev *mdev, unsigned int off)
@@ -428,10 +427,6 @@ void mlx5c_quarantine_release(struct mlx5c_dev *mdev);
 int mlx5c_aux_add(struct mlx5c_dev *mdev);
 void mlx5c_aux_del(struct mlx5c_dev *mdev);
 bool mlx5c_port_is_eth(struct mlx5c_dev *mdev);
-
-/* en/main.c: the Ethernet auxiliary driver, part of this module */
-int mlx5c_en_init(void);
-void mlx5c_en_exit(void);
 
 /* cmd.c */
 int mlx5c_cmd_init(struct mlx5c_dev *mdev);

@@ -6,8 +6,9 @@
  * IRQ -> EQ -> CQN lookup -> BH work -> callback.
  */
 #include <linux/delay.h>
-#include <linux/dma-mapping.h>
 #include <linux/slab.h>
+
+#include <mlx5c/cq.h>
 
 #include "mlx5_core.h"
 
@@ -16,10 +17,7 @@
 
 struct mlx5c_test_cq {
 	struct mlx5c_cq cq;
-	void *buf;
-	dma_addr_t buf_dma;
-	__be32 *dbrec;
-	dma_addr_t dbrec_dma;
+	struct mlx5c_buf buf;
 	atomic_t callbacks;
 	bool created;
 	bool soft;
@@ -40,23 +38,20 @@ static void test_cq_free(struct mlx5c_dev *mdev, struct mlx5c_test_cq *tcq)
 
 	if (tcq->created && mlx5c_cq_destroy(mdev, &tcq->cq)) {
 		/* The device may still write the CQ: leave its memory to it. */
-		dev_err(dev, "test CQ 0x%x not destroyed; its 2 pages stay allocated\n",
+		dev_err(dev, "test CQ 0x%x not destroyed; its ring stays allocated\n",
 			tcq->cq.cqn);
+		mlx5c_buf_quarantine(mdev, &tcq->buf);
 		return;
 	}
 	if (tcq->soft)
 		mlx5c_cq_detach(mdev, &tcq->cq);
-	if (tcq->buf)
-		dma_free_coherent(dev, MLX5_ADAPTER_PAGE_SIZE, tcq->buf, tcq->buf_dma);
-	if (tcq->dbrec)
-		dma_free_coherent(dev, MLX5_ADAPTER_PAGE_SIZE, tcq->dbrec, tcq->dbrec_dma);
+	mlx5c_buf_free(mdev, &tcq->buf);
 }
 
 static int test_cq_create(struct mlx5c_dev *mdev, struct mlx5c_test_cq *tcq, int vector)
 {
 	int inlen = MLX5_ST_SZ_BYTES(create_cq_in) + sizeof(u64);
 	u32 out[MLX5_ST_SZ_DW(create_cq_out)] = {};
-	struct device *dev = &mdev->pdev->dev;
 	struct mlx5_cqe64 *cqe;
 	void *in, *cqc;
 	u32 eqn;
@@ -65,15 +60,12 @@ static int test_cq_create(struct mlx5c_dev *mdev, struct mlx5c_test_cq *tcq, int
 	err = mlx5c_comp_eqn(mdev, vector, &eqn);
 	if (err)
 		return err;
-	tcq->buf = dma_alloc_coherent(dev, MLX5_ADAPTER_PAGE_SIZE, &tcq->buf_dma, GFP_KERNEL);
-	tcq->dbrec = dma_alloc_coherent(dev, MLX5_ADAPTER_PAGE_SIZE, &tcq->dbrec_dma,
-					GFP_KERNEL);
-	if (!tcq->buf || !tcq->dbrec)
-		return -ENOMEM;
-	for (i = 0; i < BIT(MLX5C_TEST_LOG_CQ_SIZE); i++) {
-		cqe = tcq->buf + i * sizeof(*cqe);
-		cqe->op_own = 0xf1;	/* invalid opcode, owned by hardware */
-	}
+	err = mlx5c_buf_alloc(mdev, BIT(MLX5C_TEST_LOG_CQ_SIZE) * sizeof(*cqe),
+			      MLX5C_BUF_DBR, &tcq->buf);
+	if (err)
+		return err;
+	for (i = 0; i < BIT(MLX5C_TEST_LOG_CQ_SIZE); i++)
+		mlx5c_cqe_init(mlx5c_buf_at(&tcq->buf, i * sizeof(*cqe)));
 
 	in = kzalloc(inlen, GFP_KERNEL);
 	if (!in)
@@ -84,9 +76,9 @@ static int test_cq_create(struct mlx5c_dev *mdev, struct mlx5c_test_cq *tcq, int
 	MLX5_SET(cqc, cqc, log_cq_size, MLX5C_TEST_LOG_CQ_SIZE);
 	MLX5_SET(cqc, cqc, uar_page, mlx5c_kernel_uar_index(mdev));
 	MLX5_SET(cqc, cqc, c_eqn_or_apu_element, eqn);
-	MLX5_SET(cqc, cqc, log_page_size, 0);
-	MLX5_SET64(cqc, cqc, dbr_addr, tcq->dbrec_dma);
-	MLX5_ARRAY_SET64(create_cq_in, in, pas, 0, tcq->buf_dma);
+	MLX5_SET(cqc, cqc, log_page_size, MLX5C_BUF_LOG_PAGE_SIZE);
+	MLX5_SET64(cqc, cqc, dbr_addr, tcq->buf.db_dma);
+	mlx5c_buf_fill_pas(&tcq->buf, MLX5_ADDR_OF(create_cq_in, in, pas));
 
 	tcq->cq.comp = test_comp;
 	tcq->cq.priv = mdev;

@@ -98,17 +98,18 @@ static int mlx5c_ib_create_kernel_cq(struct mlx5c_ib_dev *dev,
 	cq->cqe_size = sizeof(*cqe);
 	spin_lock_init(&cq->lock);
 	cq->cons_index = 0;
-	err = mlx5c_ib_kbuf_alloc(dev, (size_t)entries * cq->cqe_size, &cq->kbuf);
+	err = mlx5c_buf_alloc(dev->mdev, (size_t)entries * cq->cqe_size,
+			      MLX5C_BUF_DBR, &cq->kbuf);
 	if (err)
 		return err;
 	for (i = 0; i < entries; i++) {
-		cqe = mlx5c_ib_kbuf_at(&cq->kbuf, (size_t)i * cq->cqe_size);
-		cqe->op_own = MLX5_CQE_INVALID << 4;
+		cqe = mlx5c_buf_at(&cq->kbuf, (size_t)i * cq->cqe_size);
+		mlx5c_cqe_init(cqe);
 	}
 	err = mlx5c_ib_cq_cmd(dev, cq, dev->uar_index, cq->kbuf.db_dma, entries,
 			      0, vector);
 	if (err) {
-		mlx5c_ib_kbuf_free(dev, &cq->kbuf);
+		mlx5c_buf_free(dev->mdev, &cq->kbuf);
 		return err;
 	}
 	mutex_lock(&dev->kcq_mutex);
@@ -267,7 +268,7 @@ int mlx5c_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 		mlx5c_ib_orphan_kbuf(dev, MLX5C_IB_OBJ_CQ, cq->mcq.cqn,
 				     &cq->kbuf,
 				     mlx5c_cq_destroy(dev->mdev, &cq->mcq));
-		mlx5c_ib_kbuf_free(dev, &cq->kbuf);
+		mlx5c_buf_free(dev->mdev, &cq->kbuf);
 		return 0;
 	}
 	mlx5c_ib_orphan(dev, MLX5C_IB_OBJ_CQ, cq->mcq.cqn, cq->mcq.uid,

@@ -28,6 +28,7 @@
 #include <rdma/mlx5-abi.h>
 
 #include <mlx5c/core.h>
+#include <mlx5c/cq.h>
 
 #include "kcompat.h"
 
@@ -180,39 +181,7 @@ struct mlx5c_ib_db {
 };
 
 /**
- * struct mlx5c_ib_frag - one page of a kernel ring
- * @buf: kernel address
- * @dma: bus address
- */
-struct mlx5c_ib_frag {
-	void *buf;
-	dma_addr_t dma;
-};
-
-/**
- * struct mlx5c_ib_kbuf - a kernel ring and its doorbell record (buf.c)
- * @size: ring bytes
- * @nfrags: pages, the doorbell record's included
- * @frags: the pages
- * @db: doorbell record, after the ring
- * @db_dma: its bus address
- */
-struct mlx5c_ib_kbuf {
-	size_t size;
-	u32 nfrags;
-	struct mlx5c_ib_frag *frags;
-	__be32 *db;
-	dma_addr_t db_dma;
-};
-
-static inline void *mlx5c_ib_kbuf_at(const struct mlx5c_ib_kbuf *kbuf,
-				     size_t off)
-{
-	return kbuf->frags[off >> PAGE_SHIFT].buf + (off & ~PAGE_MASK);
-}
-
-/**
- * struct mlx5c_ib_qpages - the pages of a ring as CREATE_CQ/QP/SRQ name them
+ * struct mlx5c_ib_qpages - a ring's pages as CREATE_CQ/QP/SRQ name them (mem.c)
  * @umem: pinned user ring, or NULL for a kernel ring
  * @kbuf: kernel ring
  * @pgsz: page size of the page list
@@ -221,7 +190,7 @@ static inline void *mlx5c_ib_kbuf_at(const struct mlx5c_ib_kbuf *kbuf,
  */
 struct mlx5c_ib_qpages {
 	struct ib_umem *umem;
-	const struct mlx5c_ib_kbuf *kbuf;
+	const struct mlx5c_buf *kbuf;
 	unsigned long pgsz;
 	u32 page_offset;
 	size_t npas;
@@ -410,7 +379,7 @@ struct mlx5c_ib_cq {
 	struct ib_umem *umem;
 	struct mlx5c_ib_db db;
 	u32 cqe_size;
-	struct mlx5c_ib_kbuf kbuf;
+	struct mlx5c_buf kbuf;
 	spinlock_t lock; /* poll, arm and clean */
 	u32 cons_index;
 	struct list_head kcq_entry;
@@ -497,7 +466,7 @@ struct mlx5c_ib_qp {
 	u32 max_inline;
 	bool sq_sig_all;
 	u32 qpn;
-	struct mlx5c_ib_kbuf kbuf;
+	struct mlx5c_buf kbuf;
 	struct mlx5c_ib_wq sq;
 	struct mlx5c_ib_wq rq;
 	u32 sq_wqe_max;
@@ -538,7 +507,7 @@ struct mlx5c_ib_srq {
 	u32 limit;
 	refcount_t refcount;
 	struct completion free;
-	struct mlx5c_ib_kbuf kbuf;
+	struct mlx5c_buf kbuf;
 	spinlock_t lock; /* posting and freeing */
 	u32 shift;
 	u32 head;
@@ -684,21 +653,10 @@ void mlx5c_ib_ucontext_resp(struct mlx5c_ib_ucontext *ctx,
 			    struct mlx5_ib_alloc_ucontext_resp *resp);
 int mlx5c_ib_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
 void mlx5c_ib_disassociate_ucontext(struct ib_ucontext *uctx);
-int mlx5c_ib_db_map(struct mlx5c_ib_ucontext *ctx, u64 virt,
-		    struct mlx5c_ib_db *db);
-void mlx5c_ib_db_unmap(struct mlx5c_ib_ucontext *ctx, struct mlx5c_ib_db *db);
 int mlx5c_ib_bfreg_alloc(struct mlx5c_ib_ucontext *ctx);
 void mlx5c_ib_bfreg_free(struct mlx5c_ib_ucontext *ctx, int bfreg);
 u32 mlx5c_ib_bfreg_uar(struct mlx5c_ib_ucontext *ctx, int bfreg);
 u32 mlx5c_ib_bfreg_prov_index(int bfreg);
-int mlx5c_ib_udata_in(struct ib_udata *udata, void *req, size_t min,
-		      size_t size);
-int mlx5c_ib_udata_out(struct ib_udata *udata, const void *resp, size_t size);
-void mlx5c_ib_fill_pas(struct ib_umem *umem, unsigned long pgsz, __be64 *pas,
-		       u64 flags);
-/* Page sizes of queue buffers and MTTs: 4 KiB up to 1 GiB. */
-#define MLX5C_IB_PGSZ_BITMAP	GENMASK_ULL(30, 12)
-unsigned long mlx5c_ib_queue_pgsz(struct ib_umem *umem, u32 *page_offset);
 
 /* clock.c */
 int mlx5c_ib_clock_init(struct mlx5c_ib_dev *dev);
@@ -751,12 +709,22 @@ extern const struct uapi_definition mlx5c_ib_uapi_defs[];
 int mlx5c_ib_query_ucontext(struct ib_ucontext *uctx,
 			    struct uverbs_attr_bundle *attrs);
 
-/* buf.c */
-int mlx5c_ib_kbuf_alloc(struct mlx5c_ib_dev *dev, size_t size,
-			struct mlx5c_ib_kbuf *kbuf);
-void mlx5c_ib_kbuf_free(struct mlx5c_ib_dev *dev, struct mlx5c_ib_kbuf *kbuf);
+/* doorbell.c */
+int mlx5c_ib_db_map(struct mlx5c_ib_ucontext *ctx, u64 virt,
+		    struct mlx5c_ib_db *db);
+void mlx5c_ib_db_unmap(struct mlx5c_ib_ucontext *ctx, struct mlx5c_ib_db *db);
+
+/* mem.c */
+int mlx5c_ib_udata_in(struct ib_udata *udata, void *req, size_t min,
+		      size_t size);
+int mlx5c_ib_udata_out(struct ib_udata *udata, const void *resp, size_t size);
+void mlx5c_ib_fill_pas(struct ib_umem *umem, unsigned long pgsz, __be64 *pas,
+		       u64 flags);
+/* Page sizes of queue buffers and MTTs: 4 KiB up to 1 GiB. */
+#define MLX5C_IB_PGSZ_BITMAP	GENMASK_ULL(30, 12)
+unsigned long mlx5c_ib_queue_pgsz(struct ib_umem *umem, u32 *page_offset);
 int mlx5c_ib_qpages_init(struct mlx5c_ib_qpages *p, struct ib_umem *umem,
-			 const struct mlx5c_ib_kbuf *kbuf);
+			 const struct mlx5c_buf *kbuf);
 u32 mlx5c_ib_qpages_log(const struct mlx5c_ib_qpages *p);
 void mlx5c_ib_qpages_fill(const struct mlx5c_ib_qpages *p, __be64 *pas);
 
@@ -886,11 +854,11 @@ void mlx5c_ib_orphan(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind, u32 num,
 int mlx5c_ib_destroy_obj(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
 			 u32 num, u16 uid, struct ib_umem **umem);
 void mlx5c_ib_orphan_kbuf(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
-			  u32 num, struct mlx5c_ib_kbuf *kbuf, int err);
+			  u32 num, struct mlx5c_buf *kbuf, int err);
 void mlx5c_ib_orphans_release(struct mlx5c_ib_dev *dev);
 void mlx5c_ib_create_failed(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
 			    int err, struct ib_umem *umem,
-			    struct mlx5c_ib_kbuf *kbuf);
+			    struct mlx5c_buf *kbuf);
 
 /* counters.c */
 int mlx5c_ib_counters_init(struct mlx5c_ib_dev *dev);

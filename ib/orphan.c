@@ -44,7 +44,7 @@ struct mlx5c_ib_orphan {
 	u32 num;
 	u16 uid;
 	struct ib_umem *umem;
-	struct mlx5c_ib_kbuf kbuf;
+	struct mlx5c_buf kbuf;
 };
 
 static const char *const mlx5c_ib_obj_names[MLX5C_IB_OBJ_NR] = {
@@ -128,7 +128,7 @@ int mlx5c_ib_destroy_cmd(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
 
 static void mlx5c_ib_keep(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
 			  u32 num, u16 uid, struct ib_umem **umem,
-			  struct mlx5c_ib_kbuf *kbuf, int err)
+			  struct mlx5c_buf *kbuf, int err)
 {
 	struct mlx5c_ib_orphan *o;
 
@@ -182,11 +182,11 @@ void mlx5c_ib_orphan(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind, u32 num,
  * @kind: what was destroyed
  * @num: its number
  * @kbuf: the ring the device may still write; taken over, and zeroed, when
- *	the object is kept (mlx5c_ib_kbuf_free() then has nothing to free)
+ *	the object is kept (mlx5c_buf_free() then has nothing to free)
  * @err: what the destroy command returned
  */
 void mlx5c_ib_orphan_kbuf(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
-			  u32 num, struct mlx5c_ib_kbuf *kbuf, int err)
+			  u32 num, struct mlx5c_buf *kbuf, int err)
 {
 	if (err && !mlx5c_ib_gone(dev, err))
 		mlx5c_ib_keep(dev, kind, num, 0, NULL, kbuf, err);
@@ -198,19 +198,12 @@ void mlx5c_ib_orphan_kbuf(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
  * @umem), the coherent pages of @kbuf are taken over (and @kbuf zeroed).
  */
 static void mlx5c_ib_quarantine(struct mlx5c_ib_dev *dev, struct ib_umem *umem,
-				struct mlx5c_ib_kbuf *kbuf)
+				struct mlx5c_buf *kbuf)
 {
-	u32 i;
-
 	if (umem)
 		mlx5c_quarantine_sgt(dev->mdev, &umem->sgt_append.sgt);
-	if (!kbuf || !kbuf->frags)
-		return;
-	for (i = 0; i < kbuf->nfrags; i++)
-		mlx5c_quarantine_coherent(dev->mdev, kbuf->frags[i].buf,
-					  kbuf->frags[i].dma, PAGE_SIZE);
-	kfree(kbuf->frags);
-	memset(kbuf, 0, sizeof(*kbuf));
+	if (kbuf)
+		mlx5c_buf_quarantine(dev->mdev, kbuf);
 }
 
 /**
@@ -220,14 +213,14 @@ static void mlx5c_ib_quarantine(struct mlx5c_ib_dev *dev, struct ib_umem *umem,
  * @err: what the command returned
  * @umem: the user memory the command named, or NULL
  * @kbuf: the kernel ring the command named, or NULL; zeroed when taken
- *	over (mlx5c_ib_kbuf_free() then has nothing to free)
+ *	over (mlx5c_buf_free() then has nothing to free)
  *
  * When the firmware may have run the command all the same, the memory goes
  * to the quarantine; the caller unwinds as for any other failure.
  */
 void mlx5c_ib_create_failed(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
 			    int err, struct ib_umem *umem,
-			    struct mlx5c_ib_kbuf *kbuf)
+			    struct mlx5c_buf *kbuf)
 {
 	if (!mlx5c_cmd_maybe_ran(err))
 		return;
@@ -296,7 +289,7 @@ void mlx5c_ib_orphans_release(struct mlx5c_ib_dev *dev)
 					 mlx5c_ib_obj_names[kind], o->num);
 			list_del(&o->list);
 			ib_umem_release(o->umem);
-			mlx5c_ib_kbuf_free(dev, &o->kbuf);
+			mlx5c_buf_free(dev->mdev, &o->kbuf);
 			kfree(o);
 		}
 	}

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Polling and arming kernel CQs. The device writes 64-byte CQEs into the
- * ring, the owner bit last: a CQE belongs to software when its owner bit
- * equals the wrap parity of the consumer index. Software hands entries
- * back by writing the consumer index into the doorbell record, and asks
- * for the next completion event with the arm doorbell (mlx5c_cq_arm()).
+ * ring, the owner bit last; software hands entries back by writing the
+ * consumer index into the doorbell record, and asks for the next
+ * completion event with the arm doorbell (mlx5c_cq_arm()). The ownership
+ * test and the consumer-index update, with their barriers, are those of
+ * <mlx5c/cq.h>.
  *
  * A CQE names its QP by number; the QP's queues give the wr_id: the send
  * queue by the WQE counter in the CQE (unsignalled WQEs before it are
@@ -20,27 +21,19 @@
 
 static struct mlx5_cqe64 *mlx5c_ib_cqe(struct mlx5c_ib_cq *cq, u32 n)
 {
-	return mlx5c_ib_kbuf_at(&cq->kbuf,
-				(size_t)(n & cq->ibcq.cqe) * sizeof(struct mlx5_cqe64));
+	return mlx5c_buf_at(&cq->kbuf,
+			    (size_t)(n & cq->ibcq.cqe) * sizeof(struct mlx5_cqe64));
 }
 
 /* The CQE at consumer index @n if software owns it, else NULL. */
 static struct mlx5_cqe64 *mlx5c_ib_sw_cqe(struct mlx5c_ib_cq *cq, u32 n)
 {
-	struct mlx5_cqe64 *cqe = mlx5c_ib_cqe(cq, n);
-	u8 own = READ_ONCE(cqe->op_own);
-
-	if (get_cqe_opcode(cqe) == MLX5_CQE_INVALID ||
-	    (own & MLX5_CQE_OWNER_MASK) != !!(n & (cq->ibcq.cqe + 1)))
-		return NULL;
-	/* The body was written before the owner bit. */
-	dma_rmb();
-	return cqe;
+	return mlx5c_cqe_sw(mlx5c_ib_cqe(cq, n), n, cq->ibcq.cqe + 1);
 }
 
 static void mlx5c_ib_cq_set_ci(struct mlx5c_ib_cq *cq)
 {
-	cq->kbuf.db[0] = cpu_to_be32(cq->cons_index & 0xffffff);
+	mlx5c_cq_set_ci(cq->kbuf.db, cq->cons_index);
 }
 
 static enum ib_wc_status mlx5c_ib_wc_status(u8 syndrome)

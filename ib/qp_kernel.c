@@ -137,8 +137,9 @@ int mlx5c_ib_kqp_alloc(struct mlx5c_ib_dev *dev, struct mlx5c_ib_qp *qp,
 			goto err_free;
 	}
 	/* A QP with an SRQ and no send queue still needs a doorbell record. */
-	err = mlx5c_ib_kbuf_alloc(dev, max_t(size_t, rq_bytes + sq_bytes,
-					     MLX5C_IB_WQE_BB), &qp->kbuf);
+	err = mlx5c_buf_alloc(dev->mdev, max_t(size_t, rq_bytes + sq_bytes,
+						MLX5C_IB_WQE_BB),
+			      MLX5C_BUF_DBR, &qp->kbuf);
 	if (err)
 		goto err_free;
 	return 0;
@@ -155,7 +156,7 @@ err_free:
  */
 void mlx5c_ib_kqp_free(struct mlx5c_ib_dev *dev, struct mlx5c_ib_qp *qp)
 {
-	mlx5c_ib_kbuf_free(dev, &qp->kbuf);
+	mlx5c_buf_free(dev->mdev, &qp->kbuf);
 	kvfree(qp->sq.wrid);
 	kvfree(qp->sq.next);
 	kvfree(qp->sq.wc_op);

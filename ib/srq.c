@@ -131,11 +131,12 @@ static int mlx5c_ib_create_kernel_srq(struct mlx5c_ib_dev *dev,
 	srq->wrid = kvcalloc(srq->max, sizeof(*srq->wrid), GFP_KERNEL);
 	if (!srq->wrid)
 		return -ENOMEM;
-	err = mlx5c_ib_kbuf_alloc(dev, (size_t)srq->max * desc, &srq->kbuf);
+	err = mlx5c_buf_alloc(dev->mdev, (size_t)srq->max * desc,
+			      MLX5C_BUF_DBR, &srq->kbuf);
 	if (err)
 		goto err_wrid;
 	for (i = 0; i < srq->max; i++) {
-		next = mlx5c_ib_kbuf_at(&srq->kbuf, (size_t)i << srq->shift);
+		next = mlx5c_buf_at(&srq->kbuf, (size_t)i << srq->shift);
 		next->next_wqe_index = cpu_to_be16((i + 1) & (srq->max - 1));
 	}
 	srq->head = 0;
@@ -154,7 +155,7 @@ err_destroy:
 			     mlx5c_ib_destroy_cmd(dev, MLX5C_IB_OBJ_SRQ,
 						  srq->srqn, 0));
 err_buf:
-	mlx5c_ib_kbuf_free(dev, &srq->kbuf);
+	mlx5c_buf_free(dev->mdev, &srq->kbuf);
 err_wrid:
 	kvfree(srq->wrid);
 	srq->wrid = NULL;
@@ -170,7 +171,7 @@ void mlx5c_ib_srq_free_wqe(struct mlx5c_ib_srq *srq, u32 idx)
 {
 	struct mlx5_wqe_srq_next_seg *next;
 
-	next = mlx5c_ib_kbuf_at(&srq->kbuf, (size_t)srq->tail << srq->shift);
+	next = mlx5c_buf_at(&srq->kbuf, (size_t)srq->tail << srq->shift);
 	next->next_wqe_index = cpu_to_be16(idx);
 	srq->tail = idx;
 }
@@ -417,7 +418,7 @@ int mlx5c_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 				     &srq->kbuf,
 				     mlx5c_ib_destroy_cmd(dev, MLX5C_IB_OBJ_SRQ,
 							  srq->srqn, 0));
-		mlx5c_ib_kbuf_free(dev, &srq->kbuf);
+		mlx5c_buf_free(dev->mdev, &srq->kbuf);
 		kvfree(srq->wrid);
 		return 0;
 	}

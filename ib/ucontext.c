@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * User contexts: the alloc_ucontext exchange with the mlx5 provider, the
- * static UAR pages it maps at open, the bfregs QPs ring their doorbells
- * through, and the user doorbell-record pages the device reads.
+ * static UAR pages it maps at open, and the bfregs QPs ring their
+ * doorbells through. The doorbell-record pages of a context are in
+ * doorbell.c, the udata and page-list helpers in mem.c.
  *
  * UAR schemes: a provider that offers dynamic UARs (MLX5_LIB_CAP_DYN_UAR,
  * as rdma-core's does) gets tot_bfregs 0 and allocates its UAR pages as
@@ -16,7 +17,6 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/slab.h>
-#include <rdma/iter.h>
 
 #include "mlx5_ib.h"
 
@@ -29,101 +29,6 @@ MODULE_PARM_DESC(blueflame,
 #define MLX5C_MMAP_CMD_SHIFT	8
 #define MLX5C_MMAP_CMD_MASK	0xff
 #define MLX5C_MMAP_IDX_MASK	0xff
-
-/**
- * mlx5c_ib_udata_in() - copy a driver request from user space
- * @udata: driver data
- * @req: request structure (out)
- * @min: smallest request length accepted (older providers send less)
- * @size: size of @req
- *
- * Shorter requests are zero-filled; bytes beyond @size must be zero.
- *
- * Return: 0, -EINVAL for a short request, -EOPNOTSUPP for unknown
- * non-zero trailing bytes, -EFAULT.
- */
-int mlx5c_ib_udata_in(struct ib_udata *udata, void *req, size_t min,
-		      size_t size)
-{
-	size_t len;
-
-	memset(req, 0, size);
-	if (!udata || udata->inlen < min)
-		return -EINVAL;
-	len = min(udata->inlen, size);
-	if (ib_copy_from_udata(req, udata, len))
-		return -EFAULT;
-	if (udata->inlen > size &&
-	    !ib_is_udata_cleared(udata, size, udata->inlen - size))
-		return -EOPNOTSUPP;
-	return 0;
-}
-
-/**
- * mlx5c_ib_udata_out() - copy a driver response to user space
- * @udata: driver data
- * @resp: response
- * @size: size of @resp
- *
- * The response is truncated to what the caller's buffer holds.
- *
- * Return: 0 or -EFAULT.
- */
-int mlx5c_ib_udata_out(struct ib_udata *udata, const void *resp, size_t size)
-{
-	size_t len = min(udata->outlen, size);
-
-	if (!len)
-		return 0;
-	return ib_copy_to_udata(udata, (void *)resp, len) ? -EFAULT : 0;
-}
-
-/**
- * mlx5c_ib_fill_pas() - write the bus addresses of a umem's blocks
- * @umem: pinned memory
- * @pgsz: block size (PAGE_SIZE or from ib_umem_find_best_pgsz())
- * @pas: ib_umem_num_dma_blocks(@umem, @pgsz) big-endian entries (out)
- * @flags: low bits or'ed into each entry (MTT access bits)
- */
-void mlx5c_ib_fill_pas(struct ib_umem *umem, unsigned long pgsz, __be64 *pas,
-		       u64 flags)
-{
-	struct ib_block_iter biter;
-	size_t i = 0;
-
-	rdma_umem_for_each_dma_block(umem, &biter, pgsz)
-		pas[i++] = cpu_to_be64(rdma_block_iter_dma_address(&biter) | flags);
-}
-
-/**
- * mlx5c_ib_queue_pgsz() - page size of a CQ, QP or SRQ buffer
- * @umem: the pinned ring; its first byte is the ring's first byte
- * @page_offset: (out) where the ring starts in its first page, in 64ths of
- *	the page (the page_offset field of the CQ, QP and SRQ contexts)
- *
- * The largest page size of MLX5C_IB_PGSZ_BITMAP that maps the ring with
- * one page list entry per page and lets the ring start at a multiple of
- * 1/64 page: the fewer entries, the shorter CREATE_CQ/QP/SRQ.
- *
- * Return: the page size, or 0 if the ring starts at an offset that cannot
- * be expressed (not a multiple of 64 bytes into a 4 KiB page).
- */
-unsigned long mlx5c_ib_queue_pgsz(struct ib_umem *umem, u32 *page_offset)
-{
-	u64 va = umem->address;
-	unsigned long pgsz;
-
-	pgsz = ib_umem_find_best_pgsz(umem, MLX5C_IB_PGSZ_BITMAP, va);
-	for (; pgsz >= MLX5_ADAPTER_PAGE_SIZE; pgsz >>= 1) {
-		u64 off = va & (pgsz - 1);
-
-		if (!(off & (pgsz / 64 - 1))) {
-			*page_offset = off / (pgsz / 64);
-			return pgsz;
-		}
-	}
-	return 0;
-}
 
 /**
  * mlx5c_ib_bfreg_alloc() - choose the bfreg a new QP rings
@@ -175,69 +80,6 @@ u32 mlx5c_ib_bfreg_prov_index(int bfreg)
 {
 	return bfreg / MLX5C_IB_BFREGS_PER_UAR * MLX5C_IB_PROV_BFREGS_PER_UAR +
 	       bfreg % MLX5C_IB_BFREGS_PER_UAR;
-}
-
-/**
- * mlx5c_ib_db_map() - pin the user page of a doorbell record
- * @ctx: user context
- * @virt: user address of the record (8-byte aligned)
- * @db: the mapping (out)
- *
- * Records of one page share one pin.
- *
- * Return: 0 or a negative errno.
- */
-int mlx5c_ib_db_map(struct mlx5c_ib_ucontext *ctx, u64 virt,
-		    struct mlx5c_ib_db *db)
-{
-	unsigned long page_va = virt & PAGE_MASK;
-	struct mlx5c_ib_db_page *page;
-	int err = 0;
-
-	if (!virt || virt & 7)
-		return -EINVAL;
-	mutex_lock(&ctx->lock);
-	list_for_each_entry(page, &ctx->db_pages, list)
-		if (page->user_page == page_va)
-			goto found;
-
-	page = kzalloc(sizeof(*page), GFP_KERNEL);
-	if (!page) {
-		err = -ENOMEM;
-		goto out;
-	}
-	page->user_page = page_va;
-	page->umem = mlx5c_umem_get(ctx->ibuc.device, page_va, PAGE_SIZE, 0);
-	if (IS_ERR(page->umem)) {
-		err = PTR_ERR(page->umem);
-		kfree(page);
-		goto out;
-	}
-	list_add(&page->list, &ctx->db_pages);
-found:
-	page->refcnt++;
-	db->page = page;
-	db->dma = sg_dma_address(page->umem->sgt_append.sgt.sgl) +
-		  (virt & ~PAGE_MASK);
-out:
-	mutex_unlock(&ctx->lock);
-	return err;
-}
-
-void mlx5c_ib_db_unmap(struct mlx5c_ib_ucontext *ctx, struct mlx5c_ib_db *db)
-{
-	struct mlx5c_ib_db_page *page = db->page;
-
-	if (!page)
-		return;
-	mutex_lock(&ctx->lock);
-	if (!--page->refcnt) {
-		list_del(&page->list);
-		ib_umem_release(page->umem);
-		kfree(page);
-	}
-	mutex_unlock(&ctx->lock);
-	db->page = NULL;
 }
 
 static void mlx5c_ib_free_uars(struct mlx5c_ib_dev *dev,

@@ -280,8 +280,8 @@ int mlx5c_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		}
 		for (i = 0; i < nbb; i++) {
 			idx = (qp->sq.head + i) & (qp->sq.wqe_cnt - 1);
-			memcpy(mlx5c_ib_kbuf_at(&qp->kbuf, qp->sq.offset +
-						(size_t)idx * MLX5C_IB_WQE_BB),
+			memcpy(mlx5c_buf_at(&qp->kbuf, qp->sq.offset +
+					    (size_t)idx * MLX5C_IB_WQE_BB),
 			       qp->staging + i * MLX5C_IB_WQE_BB,
 			       MLX5C_IB_WQE_BB);
 		}
@@ -357,8 +357,8 @@ int mlx5c_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			break;
 		}
 		idx = qp->rq.head & (qp->rq.wqe_cnt - 1);
-		dseg = mlx5c_ib_kbuf_at(&qp->kbuf, qp->rq.offset +
-					((size_t)idx << qp->rq.shift));
+		dseg = mlx5c_buf_at(&qp->kbuf, qp->rq.offset +
+				    ((size_t)idx << qp->rq.shift));
 		mlx5c_ib_set_scatter(dseg, wr, qp->rq.max_gs);
 		qp->rq.wrid[idx] = wr->wr_id;
 		qp->rq.head++;
@@ -410,8 +410,8 @@ int mlx5c_ib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			err = -ENOMEM;
 			break;
 		}
-		next = mlx5c_ib_kbuf_at(&srq->kbuf,
-					(size_t)srq->head << srq->shift);
+		next = mlx5c_buf_at(&srq->kbuf,
+				    (size_t)srq->head << srq->shift);
 		mlx5c_ib_set_scatter((struct mlx5_wqe_data_seg *)(next + 1), wr,
 				     srq->max_gs);
 		srq->wrid[srq->head] = wr->wr_id;

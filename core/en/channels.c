@@ -9,63 +9,13 @@
 #include <linux/log2.h>
 #include <linux/slab.h>
 
+#include <mlx5c/cq.h>
+
 #include "en.h"
 
 #define MLX5C_EN_RQT_SIZE	128
 
-/* Doorbell-record slots of a channel, 64 bytes apart in priv->dbr. */
-enum { DBR_SQ_CQ, DBR_RQ_CQ, DBR_SQ, DBR_RQ, DBR_PER_CHANNEL };
-
-static __be32 *dbr_slot(struct mlx5c_en_priv *priv, int ix, int which, dma_addr_t *dma)
-{
-	size_t off = (ix * DBR_PER_CHANNEL + which) * 64;
-
-	*dma = priv->dbr.dma + off;
-	return priv->dbr.va + off;
-}
-
 /* ---- CQs ------------------------------------------------------------- */
-
-/**
- * mlx5c_en_cqe_next() - the CQE at the consumer counter if software owns it
- * @cq: CQ
- *
- * Return: the CQE, or NULL.
- */
-struct mlx5_cqe64 *mlx5c_en_cqe_next(struct mlx5c_en_cq *cq)
-{
-	u32 nent = BIT(cq->log_size);
-	struct mlx5_cqe64 *cqe = cq->buf.va + (cq->cc & (nent - 1)) * sizeof(*cqe);
-	u8 op_own = READ_ONCE(cqe->op_own);
-
-	if ((op_own >> 4) == MLX5C_CQE_INVALID ||
-	    (op_own & MLX5C_CQE_OWNER) != !!(cq->cc & nent))
-		return NULL;
-	/* Read the CQE only after its ownership. */
-	dma_rmb();
-	return cqe;
-}
-
-/**
- * mlx5c_en_cq_update_ci() - report the consumer counter in the doorbell record
- * @cq: CQ
- */
-void mlx5c_en_cq_update_ci(struct mlx5c_en_cq *cq)
-{
-	/* CQEs are read before the device may reuse their slots. */
-	dma_mb();
-	cq->db[0] = cpu_to_be32(cq->cc & 0xffffff);
-}
-
-/**
- * mlx5c_en_cq_arm() - request an event for the next CQE
- * @priv: netdev private data
- * @cq: CQ
- */
-void mlx5c_en_cq_arm(struct mlx5c_en_priv *priv, struct mlx5c_en_cq *cq)
-{
-	mlx5c_cq_arm(&cq->mcq, MLX5C_CQ_DB_REQ_NOT, priv->uar, cq->db, cq->cc);
-}
 
 static void en_cq_comp(struct mlx5c_cq *mcq)
 {
@@ -82,7 +32,7 @@ static void en_cq_event(struct mlx5c_cq *mcq, int type)
 }
 
 static int cq_create(struct mlx5c_en_priv *priv, struct mlx5c_en_channel *c,
-		     struct mlx5c_en_cq *cq, int which)
+		     struct mlx5c_en_cq *cq)
 {
 	u32 out[MLX5_ST_SZ_DW(create_cq_out)] = {};
 	struct mlx5_cqe64 *cqe;
@@ -96,18 +46,14 @@ static int cq_create(struct mlx5c_en_priv *priv, struct mlx5c_en_channel *c,
 	cq->log_size = MLX5C_EN_LOG_CQ_SIZE;
 	cq->cc = 0;
 	cq->napi = &c->napi;
-	err = mlx5c_en_buf_alloc(priv, &cq->buf, BIT(cq->log_size) * sizeof(*cqe));
+	err = mlx5c_buf_alloc(priv->mdev, BIT(cq->log_size) * sizeof(*cqe),
+			      MLX5C_BUF_DBR, &cq->buf);
 	if (err)
 		return err;
-	for (i = 0; i < BIT(cq->log_size); i++) {
-		cqe = cq->buf.va + i * sizeof(*cqe);
-		cqe->op_own = MLX5C_CQE_INVALID << 4 | MLX5C_CQE_OWNER;
-	}
-	cq->db = dbr_slot(priv, c->ix, which, &cq->db_dma);
-	cq->db[0] = 0;
-	cq->db[1] = 0;
+	for (i = 0; i < BIT(cq->log_size); i++)
+		mlx5c_cqe_init(mlx5c_buf_at(&cq->buf, i * sizeof(*cqe)));
 
-	inlen = MLX5_ST_SZ_BYTES(create_cq_in) + cq->buf.size / 4096 * sizeof(u64);
+	inlen = MLX5_ST_SZ_BYTES(create_cq_in) + cq->buf.nfrags * sizeof(u64);
 	in = kvzalloc(inlen, GFP_KERNEL);
 	if (!in) {
 		err = -ENOMEM;
@@ -118,9 +64,9 @@ static int cq_create(struct mlx5c_en_priv *priv, struct mlx5c_en_channel *c,
 	MLX5_SET(cqc, cqc, log_cq_size, cq->log_size);
 	MLX5_SET(cqc, cqc, uar_page, mlx5c_kernel_uar_index(priv->mdev));
 	MLX5_SET(cqc, cqc, c_eqn_or_apu_element, eqn);
-	MLX5_SET(cqc, cqc, log_page_size, 0);
-	MLX5_SET64(cqc, cqc, dbr_addr, cq->db_dma);
-	mlx5c_en_buf_fill_pas(&cq->buf, MLX5_ADDR_OF(create_cq_in, in, pas));
+	MLX5_SET(cqc, cqc, log_page_size, MLX5C_BUF_LOG_PAGE_SIZE);
+	MLX5_SET64(cqc, cqc, dbr_addr, cq->buf.db_dma);
+	mlx5c_buf_fill_pas(&cq->buf, MLX5_ADDR_OF(create_cq_in, in, pas));
 	cq->mcq.comp = en_cq_comp;
 	cq->mcq.comp_in_irq = true;
 	cq->mcq.event = en_cq_event;
@@ -131,17 +77,19 @@ static int cq_create(struct mlx5c_en_priv *priv, struct mlx5c_en_channel *c,
 	return 0;
 
 err_buf:
-	mlx5c_en_buf_free(priv, &cq->buf);
+	mlx5c_buf_free(priv->mdev, &cq->buf);
 	return err;
 }
 
 static void cq_destroy(struct mlx5c_en_priv *priv, struct mlx5c_en_cq *cq)
 {
-	if (!cq->buf.va)
+	if (!cq->buf.frags)
 		return;
 	/* On failure the device may still write the ring: keep it. */
-	if (!mlx5c_cq_destroy(priv->mdev, &cq->mcq))
-		mlx5c_en_buf_free(priv, &cq->buf);
+	if (mlx5c_cq_destroy(priv->mdev, &cq->mcq))
+		mlx5c_buf_quarantine(priv->mdev, &cq->buf);
+	else
+		mlx5c_buf_free(priv->mdev, &cq->buf);
 }
 
 /* ---- SQ -------------------------------------------------------------- */
@@ -167,14 +115,12 @@ static int sq_create(struct mlx5c_en_priv *priv, struct mlx5c_en_channel *c)
 	sq->info = kvcalloc(entries, sizeof(*sq->info), GFP_KERNEL);
 	if (!sq->info)
 		return -ENOMEM;
-	err = mlx5c_en_buf_alloc(priv, &sq->buf, entries * MLX5C_WQE_BB);
+	err = mlx5c_buf_alloc(priv->mdev, entries * MLX5_SEND_WQE_BB,
+			      MLX5C_BUF_DBR, &sq->buf);
 	if (err)
 		goto err_info;
-	sq->db = dbr_slot(priv, c->ix, DBR_SQ, &sq->db_dma);
-	sq->db[0] = 0;
-	sq->db[1] = 0;
 
-	inlen = MLX5_ST_SZ_BYTES(create_sq_in) + sq->buf.size / 4096 * sizeof(u64);
+	inlen = MLX5_ST_SZ_BYTES(create_sq_in) + sq->buf.nfrags * sizeof(u64);
 	in = kvzalloc(inlen, GFP_KERNEL);
 	if (!in) {
 		err = -ENOMEM;
@@ -191,11 +137,11 @@ static int sq_create(struct mlx5c_en_priv *priv, struct mlx5c_en_channel *c)
 	MLX5_SET(wq, wq, wq_type, MLX5_WQ_TYPE_CYCLIC);
 	MLX5_SET(wq, wq, pd, priv->pdn);
 	MLX5_SET(wq, wq, uar_page, mlx5c_kernel_uar_index(priv->mdev));
-	MLX5_SET64(wq, wq, dbr_addr, sq->db_dma);
-	MLX5_SET(wq, wq, log_wq_stride, ilog2(MLX5C_WQE_BB));
+	MLX5_SET64(wq, wq, dbr_addr, sq->buf.db_dma);
+	MLX5_SET(wq, wq, log_wq_stride, ilog2(MLX5_SEND_WQE_BB));
 	MLX5_SET(wq, wq, log_wq_sz, MLX5C_EN_LOG_SQ_SIZE);
-	MLX5_SET(wq, wq, log_wq_pg_sz, 0);
-	mlx5c_en_buf_fill_pas(&sq->buf, MLX5_ADDR_OF(wq, wq, pas));
+	MLX5_SET(wq, wq, log_wq_pg_sz, MLX5C_BUF_LOG_PAGE_SIZE);
+	mlx5c_buf_fill_pas(&sq->buf, MLX5_ADDR_OF(wq, wq, pas));
 	err = mlx5c_cmd_exec(priv->mdev, in, inlen, out, sizeof(out));
 	kvfree(in);
 	if (err)
@@ -221,7 +167,7 @@ err_destroy:
 		mlx5c_cmd_exec(priv->mdev, din, sizeof(din), dout, sizeof(dout));
 	}
 err_buf:
-	mlx5c_en_buf_free(priv, &sq->buf);
+	mlx5c_buf_free(priv->mdev, &sq->buf);
 err_info:
 	kvfree(sq->info);
 	sq->info = NULL;
@@ -240,15 +186,19 @@ static void sq_destroy(struct mlx5c_en_priv *priv, struct mlx5c_en_sq *sq)
 	MLX5_SET(destroy_sq_in, in, sqn, sq->sqn);
 	err = mlx5c_cmd_exec(priv->mdev, in, sizeof(in), out, sizeof(out));
 	if (err && !mlx5c_dev_is_error(priv->mdev)) {
-		/* The device may still read the ring and the frames: leak them. */
+		/*
+		 * The device may still read the ring and the frames: the
+		 * ring to the quarantine, the frames leaked.
+		 */
 		netdev_err(priv->netdev, "DESTROY_SQ 0x%x failed: %d\n", sq->sqn, err);
+		mlx5c_buf_quarantine(priv->mdev, &sq->buf);
 		netdev_tx_reset_queue(sq->txq);
 		sq->info = NULL;
 		return;
 	}
 	/* The device no longer reads the ring: unmap and free what it held. */
 	mlx5c_en_sq_drain(priv, sq);
-	mlx5c_en_buf_free(priv, &sq->buf);
+	mlx5c_buf_free(priv->mdev, &sq->buf);
 	kvfree(sq->info);
 	sq->info = NULL;
 }
@@ -269,7 +219,7 @@ static int rq_create(struct mlx5c_en_priv *priv, struct mlx5c_en_channel *c)
 	frame = priv->netdev->mtu + MLX5C_EN_HW_MTU_EXTRA;
 	rq->nfrags = DIV_ROUND_UP(frame, PAGE_SIZE);
 	/* Room for a terminating segment when the fragments do not fill it. */
-	rq->log_stride = order_base_2(rq->nfrags * sizeof(struct mlx5c_en_data_seg));
+	rq->log_stride = order_base_2(rq->nfrags * sizeof(struct mlx5_wqe_data_seg));
 	rq->mask = entries - 1;
 	rq->pc = 0;
 	rq->cc = 0;
@@ -281,8 +231,8 @@ static int rq_create(struct mlx5c_en_priv *priv, struct mlx5c_en_channel *c)
 	pp.flags = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV;
 	pp.order = 0;
 	pp.pool_size = entries * rq->nfrags;
-	pp.nid = dev_to_node(&priv->mdev->pdev->dev);
-	pp.dev = &priv->mdev->pdev->dev;
+	pp.nid = dev_to_node(priv->dev);
+	pp.dev = priv->dev;
 	pp.dma_dir = DMA_FROM_DEVICE;
 	pp.max_len = PAGE_SIZE;
 	pp.offset = 0;
@@ -292,14 +242,12 @@ static int rq_create(struct mlx5c_en_priv *priv, struct mlx5c_en_channel *c)
 		rq->pool = NULL;
 		goto err_pages;
 	}
-	err = mlx5c_en_buf_alloc(priv, &rq->buf, entries << rq->log_stride);
+	err = mlx5c_buf_alloc(priv->mdev, entries << rq->log_stride,
+			      MLX5C_BUF_DBR, &rq->buf);
 	if (err)
 		goto err_pool;
-	rq->db = dbr_slot(priv, c->ix, DBR_RQ, &rq->db_dma);
-	rq->db[0] = 0;
-	rq->db[1] = 0;
 
-	inlen = MLX5_ST_SZ_BYTES(create_rq_in) + rq->buf.size / 4096 * sizeof(u64);
+	inlen = MLX5_ST_SZ_BYTES(create_rq_in) + rq->buf.nfrags * sizeof(u64);
 	in = kvzalloc(inlen, GFP_KERNEL);
 	if (!in) {
 		err = -ENOMEM;
@@ -314,11 +262,11 @@ static int rq_create(struct mlx5c_en_priv *priv, struct mlx5c_en_channel *c)
 	wq = MLX5_ADDR_OF(rqc, rqc, wq);
 	MLX5_SET(wq, wq, wq_type, MLX5_WQ_TYPE_CYCLIC);
 	MLX5_SET(wq, wq, pd, priv->pdn);
-	MLX5_SET64(wq, wq, dbr_addr, rq->db_dma);
+	MLX5_SET64(wq, wq, dbr_addr, rq->buf.db_dma);
 	MLX5_SET(wq, wq, log_wq_stride, rq->log_stride);
 	MLX5_SET(wq, wq, log_wq_sz, MLX5C_EN_LOG_RQ_SIZE);
-	MLX5_SET(wq, wq, log_wq_pg_sz, 0);
-	mlx5c_en_buf_fill_pas(&rq->buf, MLX5_ADDR_OF(wq, wq, pas));
+	MLX5_SET(wq, wq, log_wq_pg_sz, MLX5C_BUF_LOG_PAGE_SIZE);
+	mlx5c_buf_fill_pas(&rq->buf, MLX5_ADDR_OF(wq, wq, pas));
 	err = mlx5c_cmd_exec(priv->mdev, in, inlen, out, sizeof(out));
 	kvfree(in);
 	if (err)
@@ -344,7 +292,7 @@ err_destroy:
 		mlx5c_cmd_exec(priv->mdev, din, sizeof(din), dout, sizeof(dout));
 	}
 err_buf:
-	mlx5c_en_buf_free(priv, &rq->buf);
+	mlx5c_buf_free(priv->mdev, &rq->buf);
 err_pool:
 	page_pool_destroy(rq->pool);
 	rq->pool = NULL;
@@ -366,12 +314,16 @@ static void rq_destroy(struct mlx5c_en_priv *priv, struct mlx5c_en_rq *rq)
 	MLX5_SET(destroy_rq_in, in, rqn, rq->rqn);
 	err = mlx5c_cmd_exec(priv->mdev, in, sizeof(in), out, sizeof(out));
 	if (err && !mlx5c_dev_is_error(priv->mdev)) {
-		/* The device may still write the pages: leak them. */
+		/*
+		 * The device may still write the pages: the ring to the
+		 * quarantine, the pages leaked.
+		 */
 		netdev_err(priv->netdev, "DESTROY_RQ 0x%x failed: %d\n", rq->rqn, err);
+		mlx5c_buf_quarantine(priv->mdev, &rq->buf);
 		return;
 	}
 	mlx5c_en_rq_free_pages(rq);
-	mlx5c_en_buf_free(priv, &rq->buf);
+	mlx5c_buf_free(priv->mdev, &rq->buf);
 	page_pool_destroy(rq->pool);
 	rq->pool = NULL;
 	kvfree(rq->pages);
@@ -379,23 +331,6 @@ static void rq_destroy(struct mlx5c_en_priv *priv, struct mlx5c_en_rq *rq)
 }
 
 /* ---- Channels -------------------------------------------------------- */
-
-static int napi_poll(struct napi_struct *napi, int budget)
-{
-	struct mlx5c_en_channel *c = container_of(napi, struct mlx5c_en_channel, napi);
-	bool tx_busy;
-	int work;
-
-	tx_busy = mlx5c_en_poll_tx(&c->sq, budget);
-	work = mlx5c_en_poll_rx(c, budget);
-	if (tx_busy || work >= budget)
-		return budget;
-	if (napi_complete_done(napi, work)) {
-		mlx5c_en_cq_arm(c->priv, &c->sq.cq);
-		mlx5c_en_cq_arm(c->priv, &c->rq.cq);
-	}
-	return work;
-}
 
 /* The channel's NAPI is disabled. */
 static void channel_close(struct mlx5c_en_priv *priv, struct mlx5c_en_channel *c)
@@ -418,11 +353,11 @@ static int channel_open(struct mlx5c_en_priv *priv, int ix, struct mlx5c_en_chan
 		return -ENOMEM;
 	c->priv = priv;
 	c->ix = ix;
-	netif_napi_add(priv->netdev, &c->napi, napi_poll);
-	err = cq_create(priv, c, &c->sq.cq, DBR_SQ_CQ);
+	netif_napi_add(priv->netdev, &c->napi, mlx5c_en_napi_poll);
+	err = cq_create(priv, c, &c->sq.cq);
 	if (err)
 		goto err_napi;
-	err = cq_create(priv, c, &c->rq.cq, DBR_RQ_CQ);
+	err = cq_create(priv, c, &c->rq.cq);
 	if (err)
 		goto err_sq_cq;
 	err = sq_create(priv, c);
@@ -466,7 +401,6 @@ int mlx5c_en_channels_open(struct mlx5c_en_priv *priv)
 {
 	int i, err;
 
-	memset(priv->dbr.va, 0, priv->dbr.size);
 	priv->channels = kcalloc(priv->num_channels, sizeof(*priv->channels), GFP_KERNEL);
 	if (!priv->channels)
 		return -ENOMEM;
@@ -543,7 +477,8 @@ int mlx5c_en_rss_create(struct mlx5c_en_priv *priv)
 	int size = MLX5C_EN_RQT_SIZE, inlen, i, err;
 	void *in, *rqtc, *tirc, *hf;
 
-	size = min_t(int, size, BIT(MLX5C_CAP_GEN(priv->mdev, log_max_rqt_size)));
+	size = min_t(int, size, BIT(MLX5_GET(cmd_hca_cap, mlx5c_cap_general(priv->mdev),
+				      log_max_rqt_size)));
 	inlen = MLX5_ST_SZ_BYTES(create_rqt_in) + size * MLX5_ST_SZ_BYTES(rq_num);
 	in = kvzalloc(max_t(int, inlen, MLX5_ST_SZ_BYTES(create_tir_in)), GFP_KERNEL);
 	if (!in)

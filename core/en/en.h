@@ -16,7 +16,12 @@
 #include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
 
-#include "../mlx5_core.h"
+#include <linux/mlx5/device.h>
+#include <linux/mlx5/mlx5_ifc.h>
+#include <linux/mlx5/qp.h>
+#include <mlx5c/core.h>
+#include <mlx5c/cq.h>
+#include <mlx5c/kcompat.h>
 #include MLX5C_PAGE_POOL_H
 
 #define MLX5C_EN_DRV_NAME	"mlx5c_en"
@@ -31,25 +36,14 @@
 /* Received frames up to this size are copied into a fresh skb. */
 #define MLX5C_EN_RX_COPYBREAK	256
 
-/* Send WQE layout (facts of the device interface). */
-#define MLX5C_WQE_BB		64	/* basic block */
-#define MLX5C_WQE_DS		16	/* data-segment unit */
-#define MLX5C_WQE_MAX_BBS	16
-#define MLX5C_WQE_MAX_DS	63
-#define MLX5C_WQE_CE_CQ_UPDATE	0x08	/* fm_ce_se: CQE on completion */
-#define MLX5C_ETH_CS_L3		0x40
-#define MLX5C_ETH_CS_L4		0x80
+/*
+ * Send WQEs: the segment layouts, MLX5_SEND_WQE_BB, MLX5_SEND_WQE_DS and
+ * the largest WQE in 16-byte units (MLX5_WQE_CTRL_DS_MASK, the ds field of
+ * the control segment) are <linux/mlx5/qp.h>'s.
+ */
 #define MLX5C_TX_MAX_INLINE	256
 #define MLX5C_INVALID_LKEY	0x100
 #define MLX5C_UAR_SEND_DB	0x800
-
-/* CQE opcodes (op_own >> 4) and the owner bit. */
-#define MLX5C_CQE_OWNER		0x01
-#define MLX5C_CQE_REQ		0x0
-#define MLX5C_CQE_RESP_SEND	0x2
-#define MLX5C_CQE_REQ_ERR	0xd
-#define MLX5C_CQE_RESP_ERR	0xe
-#define MLX5C_CQE_INVALID	0xf
 
 /* Port access registers. */
 #define MLX5C_REG_PMTU		0x5003
@@ -59,82 +53,17 @@
 #define MLX5C_PORT_DOWN		2
 
 /**
- * struct mlx5c_en_ctrl_seg - control segment of a send WQE
- * @opmod_idx_opcode: WQE index << 8 | opcode
- * @qpn_ds: SQ number << 8 | size in 16-byte units
- * @signature: unused
- * @rsvd: reserved
- * @fm_ce_se: completion flags
- * @imm: unused
- */
-struct mlx5c_en_ctrl_seg {
-	__be32 opmod_idx_opcode;
-	__be32 qpn_ds;
-	u8 signature;
-	u8 rsvd[2];
-	u8 fm_ce_se;
-	__be32 imm;
-};
-
-/**
- * struct mlx5c_en_eth_seg - Ethernet segment of a send WQE
- * @swp: unused (software parser offsets)
- * @cs_flags: checksum offload (MLX5C_ETH_CS_*)
- * @swp_flags: unused
- * @mss: LSO segment size
- * @rsvd: reserved
- * @inline_hdr_sz: bytes of the frame inlined in the WQE
- * @inline_hdr: its first two bytes; the rest follows the segment
- */
-struct mlx5c_en_eth_seg {
-	u8 swp[4];
-	u8 cs_flags;
-	u8 swp_flags;
-	__be16 mss;
-	__be32 rsvd;
-	__be16 inline_hdr_sz;
-	u8 inline_hdr[2];
-};
-
-/**
- * struct mlx5c_en_data_seg - a data pointer
- * @byte_count: length
- * @lkey: memory key
- * @addr: bus address
- */
-struct mlx5c_en_data_seg {
-	__be32 byte_count;
-	__be32 lkey;
-	__be64 addr;
-};
-
-/**
- * struct mlx5c_en_buf - a DMA-coherent queue buffer
- * @va: CPU address
- * @dma: bus address
- * @size: bytes (a multiple of 4 KiB)
- */
-struct mlx5c_en_buf {
-	void *va;
-	dma_addr_t dma;
-	size_t size;
-};
-
-/**
  * struct mlx5c_en_cq - a completion queue of a channel
  * @mcq: the core's CQ (dispatch by CQN)
- * @buf: CQE ring (64-byte CQEs)
- * @db: doorbell record (consumer index, arm word)
- * @db_dma: its bus address
+ * @buf: CQE ring (64-byte CQEs) and doorbell record (consumer index, arm
+ *	word)
  * @log_size: log2 of the number of CQEs
  * @cc: consumer counter
  * @napi: the channel's NAPI context the CQ schedules
  */
 struct mlx5c_en_cq {
 	struct mlx5c_cq mcq;
-	struct mlx5c_en_buf buf;
-	__be32 *db;
-	dma_addr_t db_dma;
+	struct mlx5c_buf buf;
 	u8 log_size;
 	u32 cc;
 	struct napi_struct *napi;
@@ -206,9 +135,7 @@ struct mlx5c_en_ring_stats {
 /**
  * struct mlx5c_en_sq - a send queue
  * @sqn: SQ number
- * @buf: WQE ring
- * @db: doorbell record
- * @db_dma: its bus address
+ * @buf: WQE ring and doorbell record (send counter in word 1)
  * @uar: mapped UAR page for the doorbell
  * @mask: WQEBBs - 1
  * @pc: producer counter (WQEBBs)
@@ -222,9 +149,7 @@ struct mlx5c_en_ring_stats {
  */
 struct mlx5c_en_sq {
 	u32 sqn;
-	struct mlx5c_en_buf buf;
-	__be32 *db;
-	dma_addr_t db_dma;
+	struct mlx5c_buf buf;
 	void __iomem *uar;
 	u16 mask;
 	u16 pc;
@@ -240,9 +165,7 @@ struct mlx5c_en_sq {
 /**
  * struct mlx5c_en_rq - a receive queue (cyclic, page-pool pages)
  * @rqn: RQ number
- * @buf: WQE ring
- * @db: doorbell record
- * @db_dma: its bus address
+ * @buf: WQE ring and doorbell record (receive counter in word 0)
  * @log_stride: log2 of the WQE size
  * @nfrags: pages per WQE
  * @mask: WQEs - 1
@@ -255,9 +178,7 @@ struct mlx5c_en_sq {
  */
 struct mlx5c_en_rq {
 	u32 rqn;
-	struct mlx5c_en_buf buf;
-	__be32 *db;
-	dma_addr_t db_dma;
+	struct mlx5c_buf buf;
 	u8 log_stride;
 	u8 nfrags;
 	u16 mask;
@@ -322,6 +243,7 @@ struct mlx5c_en_fs {
  * struct mlx5c_en_priv - netdev private data
  * @netdev: the netdev
  * @mdev: core device
+ * @dev: the PCI function's device, for DMA mappings
  * @adev: auxiliary device
  * @lock: serialises open/stop, reconfiguration and steering updates
  * @tdn: transport domain
@@ -331,7 +253,6 @@ struct mlx5c_en_fs {
  * @rqtn: RQ table (0: none)
  * @tirn: indirect TIR (0: none)
  * @uar: the core's kernel UAR page
- * @dbr: doorbell records of every queue
  * @num_channels: channels in use (and configured for the next open)
  * @max_channels: completion vectors
  * @channels: the channels while open
@@ -349,6 +270,7 @@ struct mlx5c_en_fs {
 struct mlx5c_en_priv {
 	struct net_device *netdev;
 	struct mlx5c_dev *mdev;
+	struct device *dev;
 	struct auxiliary_device *adev;
 	struct mutex lock;	/* state, channels, steering */
 	u32 tdn;
@@ -358,7 +280,6 @@ struct mlx5c_en_priv {
 	u32 rqtn;
 	u32 tirn;
 	void __iomem *uar;
-	struct mlx5c_en_buf dbr;
 	int num_channels;
 	int max_channels;
 	struct mlx5c_en_channel **channels;
@@ -379,11 +300,6 @@ struct mlx5c_en_priv {
 		u64 rx_bad_cqe, tx_bad_cqe;
 	} old_stats;
 };
-
-/* buf.c */
-int mlx5c_en_buf_alloc(struct mlx5c_en_priv *priv, struct mlx5c_en_buf *buf, size_t size);
-void mlx5c_en_buf_free(struct mlx5c_en_priv *priv, struct mlx5c_en_buf *buf);
-void mlx5c_en_buf_fill_pas(const struct mlx5c_en_buf *buf, __be64 *pas);
 
 /* port.c */
 int mlx5c_en_port_set_admin(struct mlx5c_en_priv *priv, bool up);
@@ -408,20 +324,13 @@ void mlx5c_en_channels_close(struct mlx5c_en_priv *priv);
 int mlx5c_en_rss_create(struct mlx5c_en_priv *priv);
 void mlx5c_en_rss_destroy(struct mlx5c_en_priv *priv);
 
-/* tx.c */
+/* txrx.c */
 netdev_tx_t mlx5c_en_xmit(struct sk_buff *skb, struct net_device *netdev);
-bool mlx5c_en_poll_tx(struct mlx5c_en_sq *sq, int budget);
 void mlx5c_en_sq_drain(struct mlx5c_en_priv *priv, struct mlx5c_en_sq *sq);
-
-/* rx.c */
-int mlx5c_en_poll_rx(struct mlx5c_en_channel *c, int budget);
 bool mlx5c_en_rq_refill(struct mlx5c_en_priv *priv, struct mlx5c_en_rq *rq);
 void mlx5c_en_rq_free_pages(struct mlx5c_en_rq *rq);
-
-/* cq helpers (channels.c) */
-struct mlx5_cqe64 *mlx5c_en_cqe_next(struct mlx5c_en_cq *cq);
-void mlx5c_en_cq_update_ci(struct mlx5c_en_cq *cq);
 void mlx5c_en_cq_arm(struct mlx5c_en_priv *priv, struct mlx5c_en_cq *cq);
+int mlx5c_en_napi_poll(struct napi_struct *napi, int budget);
 
 /* fs.c */
 int mlx5c_en_fs_create(struct mlx5c_en_priv *priv);

@@ -84,11 +84,11 @@ static void en_get_drvinfo(struct net_device *netdev, struct ethtool_drvinfo *in
 	struct mlx5c_en_priv *priv = netdev_priv(netdev);
 	u16 major, minor, sub;
 
-	strscpy(info->driver, MLX5C_DRV_NAME, sizeof(info->driver));
+	strscpy(info->driver, MLX5C_CORE_DRV_NAME, sizeof(info->driver));
 	mlx5c_fw_version(priv->mdev, &major, &minor, &sub);
 	snprintf(info->fw_version, sizeof(info->fw_version), "%u.%u.%u (%s)",
 		 major, minor, sub, mlx5c_board_id(priv->mdev));
-	strscpy(info->bus_info, pci_name(priv->mdev->pdev), sizeof(info->bus_info));
+	strscpy(info->bus_info, pci_name(mlx5c_pdev(priv->mdev)), sizeof(info->bus_info));
 }
 
 static int en_get_link_ksettings(struct net_device *netdev,

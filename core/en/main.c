@@ -86,13 +86,8 @@ static int res_create(struct mlx5c_en_priv *priv)
 	err = create_tis(priv);
 	if (err)
 		goto err_mkey;
-	err = mlx5c_en_buf_alloc(priv, &priv->dbr, MLX5C_EN_MAX_CHANNELS * 4 * 64);
-	if (err)
-		goto err_tis;
 	return 0;
 
-err_tis:
-	destroy_tis(priv);
 err_mkey:
 	mlx5c_mkey_destroy(priv->mdev, 0, priv->mkey);
 err_pd:
@@ -104,7 +99,6 @@ err_td:
 
 static void res_destroy(struct mlx5c_en_priv *priv)
 {
-	mlx5c_en_buf_free(priv, &priv->dbr);
 	destroy_tis(priv);
 	mlx5c_mkey_destroy(priv->mdev, 0, priv->mkey);
 	mlx5c_pd_free(priv->mdev, 0, priv->pdn);
@@ -334,10 +328,11 @@ static int en_probe(struct auxiliary_device *adev, const struct auxiliary_device
 	netdev = alloc_etherdev_mqs(sizeof(*priv), nch, nch);
 	if (!netdev)
 		return -ENOMEM;
-	SET_NETDEV_DEV(netdev, &mdev->pdev->dev);
+	SET_NETDEV_DEV(netdev, &mlx5c_pdev(mdev)->dev);
 	priv = netdev_priv(netdev);
 	priv->netdev = netdev;
 	priv->mdev = mdev;
+	priv->dev = &mlx5c_pdev(mdev)->dev;
 	priv->adev = adev;
 	priv->max_channels = nch;
 	priv->num_channels = nch;
@@ -383,7 +378,7 @@ static int en_probe(struct auxiliary_device *adev, const struct auxiliary_device
 	priv->nb.notifier_call = mlx5c_en_port_event;
 	mlx5c_event_register(mdev, &priv->nb);
 	/* For mlx5c_netdev_get() (mlx5_ib's RoCE port). */
-	rcu_assign_pointer(mdev->netdev, netdev);
+	mlx5c_netdev_set(mdev, netdev);
 	err = register_netdev(netdev);
 	if (err)
 		goto err_nb;
@@ -391,8 +386,7 @@ static int en_probe(struct auxiliary_device *adev, const struct auxiliary_device
 	return 0;
 
 err_nb:
-	RCU_INIT_POINTER(mdev->netdev, NULL);
-	synchronize_rcu();
+	mlx5c_netdev_set(mdev, NULL);
 	mlx5c_event_unregister(mdev, &priv->nb);
 	cancel_work_sync(&priv->port_work);
 err_res:
@@ -411,8 +405,7 @@ static void en_remove(struct auxiliary_device *adev)
 	struct net_device *netdev = priv->netdev;
 
 	unregister_netdev(netdev);
-	RCU_INIT_POINTER(priv->mdev->netdev, NULL);
-	synchronize_rcu();
+	mlx5c_netdev_set(priv->mdev, NULL);
 	mlx5c_event_unregister(priv->mdev, &priv->nb);
 	cancel_work_sync(&priv->port_work);
 	cancel_work_sync(&priv->rx_mode_work);
@@ -422,33 +415,8 @@ static void en_remove(struct auxiliary_device *adev)
 	free_netdev(netdev);
 }
 
-/**
- * mlx5c_netdev_get() - the Ethernet netdev of a core device
- * @mdev: core device
- *
- * mlx5_ib binds its RoCE port to it. The netdev counts from the moment it
- * is registered (its NETDEV_REGISTER notification included, so that a
- * netdevice notifier recognises it) until its unregistration starts.
- *
- * Return: the netdev with a reference (dev_put() it), or NULL.
- */
-struct net_device *mlx5c_netdev_get(struct mlx5c_dev *mdev)
-{
-	struct net_device *ndev;
-
-	rcu_read_lock();
-	ndev = rcu_dereference(mdev->netdev);
-	if (ndev && READ_ONCE(ndev->reg_state) == NETREG_REGISTERED)
-		dev_hold(ndev);
-	else
-		ndev = NULL;
-	rcu_read_unlock();
-	return ndev;
-}
-MLX5C_EXPORT(mlx5c_netdev_get);
-
 static const struct auxiliary_device_id en_id_table[] = {
-	{ .name = MLX5C_DRV_NAME "." MLX5C_AUX_ETH_NAME },
+	{ .name = MLX5C_CORE_DRV_NAME "." MLX5C_AUX_ETH_NAME },
 	{}
 };
 

@@ -53,6 +53,12 @@ bool mlx5c_dev_is_error(struct mlx5c_dev *mdev);
 struct net_device;
 
 struct net_device *mlx5c_netdev_get(struct mlx5c_dev *mdev);
+void mlx5c_netdev_set(struct mlx5c_dev *mdev, struct net_device *netdev);
+
+/* The Ethernet auxiliary driver (core/en/main.c, part of mlx5_core). */
+#define MLX5C_CORE_DRV_NAME	"mlx5_core"
+int mlx5c_en_init(void);
+void mlx5c_en_exit(void);
 
 /* ---- Commands ---------------------------------------------------------- */
 
@@ -190,6 +196,66 @@ int mlx5c_cq_create(struct mlx5c_dev *mdev, struct mlx5c_cq *cq,
 int mlx5c_cq_destroy(struct mlx5c_dev *mdev, struct mlx5c_cq *cq);
 void mlx5c_cq_arm(struct mlx5c_cq *cq, u32 cmd, void __iomem *uar_page,
 		  __be32 *dbrec, u32 cons_index);
+
+/* ---- Queue memory (buf.c) --------------------------------------------- */
+
+/* log_page_size of a queue context whose ring came from mlx5c_buf_alloc(). */
+#define MLX5C_BUF_LOG_PAGE_SIZE	(PAGE_SHIFT - 12)
+
+/* Flag of mlx5c_buf_alloc(): allocate a doorbell record too. */
+#define MLX5C_BUF_DBR		BIT(0)
+
+/**
+ * struct mlx5c_buf_frag - one page of a queue ring
+ * @buf: CPU address
+ * @dma: bus address
+ */
+struct mlx5c_buf_frag {
+	void *buf;
+	dma_addr_t dma;
+};
+
+struct mlx5c_db_page;
+
+/**
+ * struct mlx5c_buf - a queue ring in DMA-coherent pages, and its doorbell
+ *	record
+ * @size: ring bytes
+ * @nfrags: pages of the ring (PAGE_SIZE each; also the PAS entries)
+ * @frags: the pages
+ * @db: doorbell record (NULL without MLX5C_BUF_DBR), two big-endian
+ *	words: a CQ's consumer index and arm word; a QP's receive and send
+ *	counters (MLX5_RCV_DBR, MLX5_SND_DBR), an RQ's or SRQ's in word 0,
+ *	an SQ's in word 1
+ * @db_dma: its bus address (the dbr_addr of the queue context)
+ * @db_page: private to mlx5_core
+ */
+struct mlx5c_buf {
+	size_t size;
+	u32 nfrags;
+	struct mlx5c_buf_frag *frags;
+	__be32 *db;
+	dma_addr_t db_dma;
+	struct mlx5c_db_page *db_page;
+};
+
+int mlx5c_buf_alloc(struct mlx5c_dev *mdev, size_t size, unsigned int flags,
+		    struct mlx5c_buf *buf);
+void mlx5c_buf_free(struct mlx5c_dev *mdev, struct mlx5c_buf *buf);
+void mlx5c_buf_quarantine(struct mlx5c_dev *mdev, struct mlx5c_buf *buf);
+void mlx5c_buf_fill_pas(const struct mlx5c_buf *buf, __be64 *pas);
+
+/**
+ * mlx5c_buf_at() - CPU address of a ring offset
+ * @buf: ring from mlx5c_buf_alloc()
+ * @off: byte offset, below @buf->size; an entry never straddles a page
+ *
+ * Return: the address.
+ */
+static inline void *mlx5c_buf_at(const struct mlx5c_buf *buf, size_t off)
+{
+	return buf->frags[off >> PAGE_SHIFT].buf + (off & ~PAGE_MASK);
+}
 
 /* ---- UARs -------------------------------------------------------------- */
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Our netdev trusts no receive CQE (core/en/rx.c), on the emulator with
+# Our netdev trusts no receive CQE (core/en/txrx.c), on the emulator with
 # Ethernet ports (--link eth): the emulator writes receive CQEs of hca 1
 # twice, with a WQE counter out of the ring and with a byte count the
 # buffer cannot hold, during ping and a TCP transfer between the two
