@@ -968,22 +968,6 @@ void mlx5c_cmd_flush(struct mlx5c_dev *mdev)
 	spin_unlock_irqrestore(&cmd->lock, flags);
 }
 
-static unsigned int iseg_timeout_ms(u32 reg)
-{
-	u32 val = reg & GENMASK(19, 0);
-
-	switch (reg >> 29) {
-	case 0:
-		return val;
-	case 1:
-		return val * 1000;
-	case 2:
-		return val * 60 * 1000;
-	default:
-		return val * 3600 * 1000;
-	}
-}
-
 /**
  * mlx5c_cmd_init() - set up the command queue and give it to the device
  * @mdev: core device with a mapped initialization segment
@@ -1021,7 +1005,7 @@ int mlx5c_cmd_init(struct mlx5c_dev *mdev)
 	if (mlx5c_cmd_timeout_ms)
 		cmd->timeout_ms = mlx5c_cmd_timeout_ms;
 	else if (exec_to)
-		cmd->timeout_ms = iseg_timeout_ms(exec_to);
+		cmd->timeout_ms = mlx5c_iseg_timeout_ms(exec_to);
 	else
 		cmd->timeout_ms = MLX5C_CMD_DEFAULT_TIMEOUT_MS;
 

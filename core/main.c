@@ -106,18 +106,8 @@ static int mlx5c_read_fw_rev(struct mlx5c_dev *mdev)
 static unsigned int fw_init_timeout_ms(struct mlx5c_dev *mdev)
 {
 	u32 reg = mlx5c_iseg_read(mdev, MLX5C_ISEG_CMD_Q_INIT_TO);
-	u32 val = reg & GENMASK(19, 0);
 
-	if (!reg)
-		return MLX5C_FW_INIT_TIMEOUT_MS;
-	switch (reg >> 29) {
-	case 0:
-		return val;
-	case 1:
-		return val * 1000;
-	default:
-		return val * 60 * 1000;
-	}
+	return reg ? mlx5c_iseg_timeout_ms(reg) : MLX5C_FW_INIT_TIMEOUT_MS;
 }
 
 /* ---- PCI --------------------------------------------------------------- */

@@ -14,42 +14,13 @@
 #include <linux/mlx5/device.h>
 #include <linux/mlx5/mlx5_ifc.h>
 #include <mlx5c/core.h>
+#include <mlx5c/hw.h>
 #include <mlx5c/kcompat.h>
 
 #include "bh.h"
 
 #define MLX5C_DRV_NAME "mlx5_core"
 #define MLX5C_DRV_VERSION "0.1.0"	/* = PACKAGE_VERSION in dkms.conf */
-
-/* Initialization segment offsets (BAR0, big-endian registers). */
-#define MLX5C_ISEG_FW_REV		0x000
-#define MLX5C_ISEG_CMDIF_REV_FW_SUB	0x004
-#define MLX5C_ISEG_CMDQ_ADDR_H		0x010
-#define MLX5C_ISEG_CMDQ_ADDR_L_SZ	0x014
-#define MLX5C_ISEG_CMD_DBELL		0x018
-#define MLX5C_ISEG_INITIALIZING		0x1fc
-#define MLX5C_ISEG_HEALTH		0x200
-#define MLX5C_ISEG_CMD_EXEC_TO		0xff8
-#define MLX5C_ISEG_CMD_Q_INIT_TO	0xffc
-#define MLX5C_ISEG_HEALTH_COUNTER	0x1010
-#define MLX5C_ISEG_INTERNAL_TIMER_H	0x1000
-#define MLX5C_ISEG_INTERNAL_TIMER_L	0x1004
-#define MLX5C_ISEG_SIZE			0x2010
-
-#define MLX5C_CMDIF_REV			5
-#define MLX5C_ISEG_INITIALIZING_BIT	BIT(31)
-#define MLX5C_ISEG_ECPU_BIT		BIT(23)
-#define MLX5C_ISEG_FW_RESET_BIT		BIT(30)	/* software reset supported */
-
-/* NIC-interface field of cmdq_addr_l_sz, bits 10:8. */
-#define MLX5C_NIC_IFC_FULL		0
-#define MLX5C_NIC_IFC_DISABLED		1
-#define MLX5C_NIC_IFC_SW_RESET		7
-
-/* UAR page offsets. */
-#define MLX5C_UAR_CQ_DB			0x20
-#define MLX5C_UAR_EQ_ARM_DB		0x40
-#define MLX5C_UAR_EQ_CI_DB		0x48
 
 /* Command status 0x7 (FW not ready), absent from older mlx5_ifc.h. */
 #define MLX5C_CMD_STAT_NOT_READY	0x7
