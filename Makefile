@@ -8,6 +8,9 @@
 # make run        the demo: QEMU + 2 emulated HCAs, our driver pair, ibv_devinfo,
 #                 ibv_rc_pingpong
 # make check      every test: emulator unit tests and guest tests (KTAP)
+# make MLX5C_TEST=1  the modules with the GEN_EQE self-test harness
+#                 (core/test.c) that guest tests drive; make check and the
+#                 builds for test guests set it, make install and DKMS not
 # make bench-emu  host-only emulator data-path benchmark next to memcpy
 # make check-long the tests too slow for make check (hours under TCG: the
 #                 fault sweep)
@@ -55,7 +58,7 @@ KCOMPAT_H := $(TOP)/include/mlx5c/kcompat_generated.h
 
 modules: $(MODULES_DEP)
 	$(KBUILD_RUN) sh $(TOP)/scripts/kcompat/gen $(KDIR_USED) $(KCOMPAT_H)
-	$(KBUILD_RUN) $(MAKE) -C $(KDIR_USED) M=$(TOP) W=$(W) $(JOBS_FLAG) modules
+	$(KBUILD_RUN) $(MAKE) -C $(KDIR_USED) M=$(TOP) W=$(W) MLX5C_TEST=$(MLX5C_TEST) $(JOBS_FLAG) modules
 
 clean:
 	-$(KBUILD_RUN) $(MAKE) -C $(KDIR_USED) M=$(TOP) clean
@@ -217,6 +220,8 @@ bench-emu: emu
 	$(TOP)/build/emu/mlx5emu_bench $(BENCH_EMU_SECONDS)
 
 # Install into /lib/modules/<kver>/updates (found before the in-tree modules).
+# Never the test harness in an installed module.
+install: override MLX5C_TEST :=
 install: modules
 	$(KBUILD_RUN) $(MAKE) -C $(KDIR_USED) M=$(TOP) INSTALL_MOD_DIR=updates modules_install
 	$(KBUILD_RUN) depmod -a $(notdir $(patsubst %/build,%,$(KDIR_USED)))

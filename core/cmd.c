@@ -470,15 +470,13 @@ static void ent_write_slot(struct mlx5c_cmd *cmd, struct mlx5c_cmd_ent *ent)
 	lay->sig = 0xff ^ xor8(lay, sizeof(*lay));
 }
 
-/**
- * mlx5c_cmd_comp() - complete the commands of a completion vector
- * @mdev: core device
- * @vector: bitmask of slots reported complete
- *
- * Called from the command EQ handler (hard IRQ), or by a polling submitter
- * for its own slot. Slots still owned by the device are skipped.
+/*
+ * Complete the commands of a completion vector (bitmask of slots reported
+ * complete). Called for a command-completion EQE (hard IRQ), or by a
+ * polling submitter for its own slot. Slots still owned by the device are
+ * skipped.
  */
-void mlx5c_cmd_comp(struct mlx5c_dev *mdev, u32 vector)
+static void mlx5c_cmd_comp(struct mlx5c_dev *mdev, u32 vector)
 {
 	struct mlx5c_cmd *cmd = &mdev->cmd;
 	struct mlx5c_cmd_ent *late[MLX5_MAX_COMMANDS];
@@ -517,6 +515,15 @@ void mlx5c_cmd_comp(struct mlx5c_dev *mdev, u32 vector)
 				     mlx5c_opcode_name(late[i]->opcode), late[i]->opcode);
 		ent_free(cmd, late[i]);
 	}
+}
+
+static int cmd_comp_event(struct notifier_block *nb, unsigned long type, void *data)
+{
+	struct mlx5c_dev *mdev = container_of(nb, struct mlx5c_dev, cmd.nb.nb);
+	const struct mlx5_eqe *eqe = data;
+
+	mlx5c_cmd_comp(mdev, be32_to_cpu(eqe->data.cmd.vector));
+	return NOTIFY_OK;
 }
 
 /**
@@ -961,22 +968,6 @@ void mlx5c_cmd_flush(struct mlx5c_dev *mdev)
 	spin_unlock_irqrestore(&cmd->lock, flags);
 }
 
-static unsigned int iseg_timeout_ms(u32 reg)
-{
-	u32 val = reg & GENMASK(19, 0);
-
-	switch (reg >> 29) {
-	case 0:
-		return val;
-	case 1:
-		return val * 1000;
-	case 2:
-		return val * 60 * 1000;
-	default:
-		return val * 3600 * 1000;
-	}
-}
-
 /**
  * mlx5c_cmd_init() - set up the command queue and give it to the device
  * @mdev: core device with a mapped initialization segment
@@ -1014,7 +1005,7 @@ int mlx5c_cmd_init(struct mlx5c_dev *mdev)
 	if (mlx5c_cmd_timeout_ms)
 		cmd->timeout_ms = mlx5c_cmd_timeout_ms;
 	else if (exec_to)
-		cmd->timeout_ms = iseg_timeout_ms(exec_to);
+		cmd->timeout_ms = mlx5c_iseg_timeout_ms(exec_to);
 	else
 		cmd->timeout_ms = MLX5C_CMD_DEFAULT_TIMEOUT_MS;
 
@@ -1038,6 +1029,11 @@ int mlx5c_cmd_init(struct mlx5c_dev *mdev)
 		err = -ENOMEM;
 		goto err_pool;
 	}
+
+	/* Subscribed before the command EQ exists: no completion is missed. */
+	cmd->nb.nb.notifier_call = cmd_comp_event;
+	cmd->nb.event_type = MLX5_EVENT_TYPE_CMD;
+	mlx5c_eq_notifier_register(mdev, &cmd->nb);
 
 	iowrite32be(upper_32_bits(cmd->dma), mdev->iseg + MLX5C_ISEG_CMDQ_ADDR_H);
 	iowrite32be(lower_32_bits(cmd->dma), mdev->iseg + MLX5C_ISEG_CMDQ_ADDR_L_SZ);
@@ -1064,6 +1060,8 @@ void mlx5c_cmd_cleanup(struct mlx5c_dev *mdev)
 	unsigned long idx;
 	int i;
 
+	/* The command EQ is gone: no completion EQE comes any more. */
+	mlx5c_eq_notifier_unregister(mdev, &cmd->nb);
 	destroy_workqueue(cmd->wq);
 	mlx5c_cmd_reap(mdev);
 	for (i = 0; i < (1 << cmd->log_sz); i++) {

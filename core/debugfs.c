@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * debugfs: /sys/kernel/debug/mlx5c/<bdf>/{cmd,eqs,cqs,pages,health}, and
- * test_cq/test_async/test_event: write N to run a self-test, read the last
- * result.
+ * debugfs: /sys/kernel/debug/mlx5c/<bdf>/{cmd,eqs,cqs,pages,health}. A
+ * module built with MLX5C_TEST=1 adds its self-test files there (test.c).
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
-#include <linux/uaccess.h>
 
 #include "mlx5_core.h"
 
@@ -103,7 +101,7 @@ static int health_show(struct seq_file *s, void *unused)
 	struct mlx5c_dev *mdev = s->private;
 	struct mlx5c_health *h = &mdev->health;
 
-	seq_printf(s, "state: %s\n", READ_ONCE(mdev->error) ? "internal-error" : "ok");
+	seq_printf(s, "state: %s\n", READ_ONCE(mdev->health.error) ? "internal-error" : "ok");
 	seq_printf(s, "reason: %s\n", h->fatal_reason ?: "-");
 	seq_printf(s, "polls: %llu\nhealth_counter: %u\nmisses: %u\nsyndrome: 0x%x\n",
 		   h->polls, mlx5c_iseg_read(mdev, MLX5C_ISEG_HEALTH_COUNTER), h->misses,
@@ -112,50 +110,6 @@ static int health_show(struct seq_file *s, void *unused)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(health);
-
-/* Reading any test file shows the result of the last test run. */
-static ssize_t test_result_read(struct file *f, char __user *buf, size_t len,
-				loff_t *pos)
-{
-	struct mlx5c_dev *mdev = f->private_data;
-	char res[sizeof(mdev->test.result)];
-
-	mutex_lock(&mdev->test.lock);
-	strscpy(res, mdev->test.result[0] ? mdev->test.result : "not run\n", sizeof(res));
-	mutex_unlock(&mdev->test.lock);
-	return simple_read_from_buffer(buf, len, pos, res, strlen(res));
-}
-
-/* Writing N to a test file runs that test with N as its count. */
-static ssize_t test_run_write(struct file *f, const char __user *buf, size_t len,
-			      int (*run)(struct mlx5c_dev *mdev, int n))
-{
-	int n, err;
-
-	err = kstrtoint_from_user(buf, len, 0, &n);
-	if (err)
-		return err;
-	err = run(f->private_data, n);
-	return err ? err : len;
-}
-
-#define MLX5C_TEST_FILE(name, run)					\
-static ssize_t name##_write(struct file *f, const char __user *buf,	\
-			    size_t len, loff_t *pos)			\
-{									\
-	return test_run_write(f, buf, len, run);			\
-}									\
-static const struct file_operations name##_fops = {			\
-	.owner = THIS_MODULE,						\
-	.open = simple_open,						\
-	.read = test_result_read,					\
-	.write = name##_write,						\
-	.llseek = default_llseek,					\
-}
-
-MLX5C_TEST_FILE(test_cq, mlx5c_test_cq_run);
-MLX5C_TEST_FILE(test_async, mlx5c_test_async_run);
-MLX5C_TEST_FILE(test_event, mlx5c_test_event_run);
 
 /**
  * mlx5c_debugfs_init() - create the device's debugfs directory
@@ -176,9 +130,6 @@ void mlx5c_debugfs_init(struct mlx5c_dev *mdev)
 	debugfs_create_file("cqs", 0444, d, mdev, &cqs_fops);
 	debugfs_create_file("pages", 0444, d, mdev, &pages_fops);
 	debugfs_create_file("health", 0444, d, mdev, &health_fops);
-	debugfs_create_file("test_cq", 0600, d, mdev, &test_cq_fops);
-	debugfs_create_file("test_async", 0600, d, mdev, &test_async_fops);
-	debugfs_create_file("test_event", 0600, d, mdev, &test_event_fops);
 }
 
 /**

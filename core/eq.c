@@ -4,6 +4,11 @@
  * SRQ, CQ-error, port events), the pages EQ (page requests), all on the
  * control vector, and one completion EQ per completion vector. The IRQ
  * handlers consume up to a budget of EQEs and re-arm the EQ.
+ *
+ * The control EQs only dispatch: each EQE goes to the notifier chain of its
+ * type (mlx5c_eq_notifier_register(): commands, page requests, CQ errors
+ * subscribe so), then to the chain of every event (mlx5c_event_register():
+ * mlx5_ib, the Ethernet driver). Completion EQEs go to their CQ directly.
  */
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
@@ -83,38 +88,115 @@ static void cq_put(struct mlx5c_cq *cq)
 		complete(&cq->free);
 }
 
-static void async_dispatch(struct mlx5c_dev *mdev, struct mlx5_eqe *eqe)
+/**
+ * mlx5c_events_init() - prepare the event notifier chains
+ * @mdev: core device, before anything subscribes
+ */
+void mlx5c_events_init(struct mlx5c_dev *mdev)
 {
+	int i;
+
+	for (i = 0; i < MLX5C_EVENT_CHAINS; i++)
+		ATOMIC_INIT_NOTIFIER_HEAD(&mdev->event_nh[i]);
+}
+
+/**
+ * mlx5c_eq_notifier_register() - subscribe to one type of EQE
+ * @mdev: core device
+ * @nb: notifier and the EQE type (MLX5_EVENT_TYPE_*) it wants
+ *
+ * The callback runs in hard-IRQ context with the EQE type as its action
+ * and the const struct mlx5_eqe * as its data. Subscribe before the EQ
+ * that carries the type is created and unsubscribe after it is destroyed:
+ * then no event is lost and none arrives late.
+ *
+ * Return: 0.
+ */
+int mlx5c_eq_notifier_register(struct mlx5c_dev *mdev, struct mlx5c_nb *nb)
+{
+	return atomic_notifier_chain_register(&mdev->event_nh[nb->event_type], &nb->nb);
+}
+
+/**
+ * mlx5c_eq_notifier_unregister() - unsubscribe; waits for running callbacks
+ * @mdev: core device
+ * @nb: notifier given to mlx5c_eq_notifier_register()
+ *
+ * Return: 0, or -ENOENT if @nb was not registered.
+ */
+int mlx5c_eq_notifier_unregister(struct mlx5c_dev *mdev, struct mlx5c_nb *nb)
+{
+	return atomic_notifier_chain_unregister(&mdev->event_nh[nb->event_type], &nb->nb);
+}
+
+/**
+ * mlx5c_event_register() - subscribe to every event of the device
+ * @mdev: core device
+ * @nb: notifier; see MLX5C_EVENT_BASE in <mlx5c/core.h> for the actions
+ *
+ * Return: 0.
+ */
+int mlx5c_event_register(struct mlx5c_dev *mdev, struct notifier_block *nb)
+{
+	return atomic_notifier_chain_register(&mdev->event_nh[MLX5C_EVENT_ANY], nb);
+}
+EXPORT_SYMBOL_NS_GPL(mlx5c_event_register, MLX5C_NS);
+
+/**
+ * mlx5c_event_unregister() - unsubscribe from the device's events
+ * @mdev: core device
+ * @nb: notifier given to mlx5c_event_register()
+ *
+ * Waits for notifier callbacks running on other CPUs.
+ *
+ * Return: 0, or -ENOENT if @nb was not registered.
+ */
+int mlx5c_event_unregister(struct mlx5c_dev *mdev, struct notifier_block *nb)
+{
+	return atomic_notifier_chain_unregister(&mdev->event_nh[MLX5C_EVENT_ANY], nb);
+}
+EXPORT_SYMBOL_NS_GPL(mlx5c_event_unregister, MLX5C_NS);
+
+/**
+ * mlx5c_event_notify() - tell the mlx5c_event_register() subscribers
+ * @mdev: core device
+ * @event: an MLX5C_EVENT_* device-level event
+ */
+void mlx5c_event_notify(struct mlx5c_dev *mdev, unsigned long event)
+{
+	atomic_notifier_call_chain(&mdev->event_nh[MLX5C_EVENT_ANY], event, NULL);
+}
+
+/* The subscribers of the EQE's type, then those of every event. */
+static void eq_dispatch(struct mlx5c_dev *mdev, struct mlx5_eqe *eqe)
+{
+	atomic_notifier_call_chain(&mdev->event_nh[eqe->type], eqe->type, eqe);
+	atomic_notifier_call_chain(&mdev->event_nh[MLX5C_EVENT_ANY], eqe->type, eqe);
+}
+
+/* CQ errors go to the event callback of the CQ they name. */
+static int eq_cq_error(struct notifier_block *nb, unsigned long type, void *data)
+{
+	struct mlx5c_dev *mdev = container_of(nb, struct mlx5c_dev, cq_err_nb.nb);
+	struct mlx5_eqe *eqe = data;
 	unsigned long flags;
 	struct mlx5c_cq *cq;
 	u32 cqn;
 
-	switch (eqe->type) {
-	case MLX5_EVENT_TYPE_CMD:
-		mlx5c_cmd_comp(mdev, be32_to_cpu(eqe->data.cmd.vector));
-		break;
-	case MLX5_EVENT_TYPE_PAGE_REQUEST:
-		mlx5c_pages_request(mdev, eqe);
-		break;
-	case MLX5_EVENT_TYPE_CQ_ERROR:
-		cqn = be32_to_cpu(eqe->data.cq_err.cqn) & 0xffffff;
-		dev_warn_ratelimited(&mdev->pdev->dev, "CQ error on CQ 0x%x, syndrome 0x%x\n",
-				     cqn, eqe->data.cq_err.syndrome);
-		xa_lock_irqsave(&mdev->cqs, flags);
-		cq = xa_load(&mdev->cqs, cqn);
-		if (cq && !refcount_inc_not_zero(&cq->refcount))
-			cq = NULL;
-		xa_unlock_irqrestore(&mdev->cqs, flags);
-		if (cq) {
-			if (cq->event)
-				cq->event(cq, eqe->type);
-			cq_put(cq);
-		}
-		break;
-	default:
-		atomic_notifier_call_chain(&mdev->event_nh, eqe->type, eqe);
-		break;
+	cqn = be32_to_cpu(eqe->data.cq_err.cqn) & 0xffffff;
+	dev_warn_ratelimited(&mdev->pdev->dev, "CQ error on CQ 0x%x, syndrome 0x%x\n",
+			     cqn, eqe->data.cq_err.syndrome);
+	xa_lock_irqsave(&mdev->cqs, flags);
+	cq = xa_load(&mdev->cqs, cqn);
+	if (cq && !refcount_inc_not_zero(&cq->refcount))
+		cq = NULL;
+	xa_unlock_irqrestore(&mdev->cqs, flags);
+	if (cq) {
+		if (cq->event)
+			cq->event(cq, type);
+		cq_put(cq);
 	}
+	return NOTIFY_OK;
 }
 
 /* Consume up to a budget of EQEs of a control EQ. Called with eq->lock. */
@@ -124,7 +206,7 @@ static void eq_poll_async(struct mlx5c_eq *eq)
 	int n = 0;
 
 	while (n < MLX5C_EQ_BUDGET && (eqe = eq_next(eq))) {
-		async_dispatch(eq->mdev, eqe);
+		eq_dispatch(eq->mdev, eqe);
 		eq->cons_index++;
 		eq->eqes++;
 		n++;
@@ -423,8 +505,39 @@ static int comp_eqs_create(struct mlx5c_dev *mdev)
 }
 
 /**
- * mlx5c_eqs_create() - create every EQ and switch commands to events
+ * mlx5c_eq_cmd_create() - create the command EQ
  * @mdev: core device with its kernel UAR and MSI-X vectors
+ *
+ * Created with commands in polling mode; the device posts no EQE for them.
+ * The caller switches commands to events afterwards.
+ *
+ * Return: 0 or a negative errno.
+ */
+int mlx5c_eq_cmd_create(struct mlx5c_dev *mdev)
+{
+	struct mlx5c_eq *eq;
+
+	eq = eq_create(mdev, MLX5C_EQ_CMD, MLX5C_CMD_EQ_NENT,
+		       BIT_ULL(MLX5_EVENT_TYPE_CMD), &mdev->irqs[0]);
+	if (IS_ERR(eq))
+		return PTR_ERR(eq);
+	mdev->cmd_eq = eq;
+	return 0;
+}
+
+/**
+ * mlx5c_eq_cmd_destroy() - destroy the command EQ
+ * @mdev: core device whose commands are back in polling mode
+ */
+void mlx5c_eq_cmd_destroy(struct mlx5c_dev *mdev)
+{
+	eq_destroy(mdev, mdev->cmd_eq);
+	mdev->cmd_eq = NULL;
+}
+
+/**
+ * mlx5c_eqs_create() - create the async, page-request and completion EQs
+ * @mdev: core device with its command EQ, commands in event mode
  *
  * Return: 0 or a negative errno; on failure nothing is left behind.
  */
@@ -434,19 +547,14 @@ int mlx5c_eqs_create(struct mlx5c_dev *mdev)
 	struct mlx5c_eq *eq;
 	int err;
 
-	/* Created in polling mode; the device posts no EQE for it. */
-	eq = eq_create(mdev, MLX5C_EQ_CMD, MLX5C_CMD_EQ_NENT,
-		       BIT_ULL(MLX5_EVENT_TYPE_CMD), ctrl);
-	if (IS_ERR(eq))
-		return PTR_ERR(eq);
-	mdev->cmd_eq = eq;
-	mlx5c_cmd_use_events(mdev);
-
+	mdev->cq_err_nb.nb.notifier_call = eq_cq_error;
+	mdev->cq_err_nb.event_type = MLX5_EVENT_TYPE_CQ_ERROR;
+	mlx5c_eq_notifier_register(mdev, &mdev->cq_err_nb);
 	eq = eq_create(mdev, MLX5C_EQ_ASYNC, MLX5C_ASYNC_EQ_NENT,
 		       MLX5C_ASYNC_EVENT_MASK, ctrl);
 	if (IS_ERR(eq)) {
 		err = PTR_ERR(eq);
-		goto err_cmd;
+		goto err_nb;
 	}
 	mdev->async_eq = eq;
 
@@ -470,20 +578,20 @@ err_pages:
 		eq_destroy(mdev, mdev->pages_eq);
 		mdev->pages_eq = NULL;
 	}
-	mlx5c_pages_flush(mdev);
 err_async:
 	eq_destroy(mdev, mdev->async_eq);
 	mdev->async_eq = NULL;
-err_cmd:
-	mlx5c_cmd_use_polling(mdev);
-	eq_destroy(mdev, mdev->cmd_eq);
-	mdev->cmd_eq = NULL;
+err_nb:
+	mlx5c_eq_notifier_unregister(mdev, &mdev->cq_err_nb);
 	return err;
 }
 
 /**
- * mlx5c_eqs_destroy() - destroy every EQ, back to polled commands
+ * mlx5c_eqs_destroy() - destroy what mlx5c_eqs_create() created
  * @mdev: core device
+ *
+ * Page requests already queued may still run: the caller flushes them
+ * before commands leave event mode.
  */
 void mlx5c_eqs_destroy(struct mlx5c_dev *mdev)
 {
@@ -492,12 +600,9 @@ void mlx5c_eqs_destroy(struct mlx5c_dev *mdev)
 		eq_destroy(mdev, mdev->pages_eq);
 		mdev->pages_eq = NULL;
 	}
-	mlx5c_pages_flush(mdev);
 	eq_destroy(mdev, mdev->async_eq);
 	mdev->async_eq = NULL;
-	mlx5c_cmd_use_polling(mdev);
-	eq_destroy(mdev, mdev->cmd_eq);
-	mdev->cmd_eq = NULL;
+	mlx5c_eq_notifier_unregister(mdev, &mdev->cq_err_nb);
 }
 
 /**

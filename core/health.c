@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Health poller: every couple of seconds, read the health buffer and the
- * heartbeat counter of the initialization segment, and move the device to
- * the internal-error state when the firmware reports a fatal condition.
+ * Health: the internal-error state, and its poller. Every couple of
+ * seconds the poller reads the health buffer and the heartbeat counter of
+ * the initialization segment, and moves the device to the internal-error
+ * state when the firmware reports a fatal condition; the subscribers to
+ * fatal conditions (recovery) are told then.
  */
 #include <linux/module.h>
 #include <linux/random.h>
@@ -35,6 +37,76 @@ static const char *synd_str(u8 synd)
 	case 0x12: return "trust lockdown error";
 	default: return "unrecognized error";
 	}
+}
+
+/**
+ * mlx5c_enter_error() - move the device to the internal-error state
+ * @mdev: core device
+ * @reason: what happened, for the log
+ *
+ * Commands in flight and later commands fail at once; consumers are told
+ * through the event notifier (MLX5C_EVENT_DEVICE_ERROR). The device stays
+ * in this state until it is loaded again: by recovery, a PCI function
+ * reset, or a rebind.
+ */
+void mlx5c_enter_error(struct mlx5c_dev *mdev, const char *reason)
+{
+	if (xchg(&mdev->health.error, true))
+		return;
+	mdev->health.fatal_reason = reason;
+	mdev->health.errors++;
+	dev_err(&mdev->pdev->dev, "device in internal-error state: %s\n", reason);
+	mlx5c_cmd_flush(mdev);
+	mlx5c_event_notify(mdev, MLX5C_EVENT_DEVICE_ERROR);
+}
+
+/**
+ * mlx5c_health_clear_error() - leave the internal-error state
+ * @mdev: core device being loaded, with a fresh command queue
+ */
+void mlx5c_health_clear_error(struct mlx5c_dev *mdev)
+{
+	WRITE_ONCE(mdev->health.error, false);
+}
+
+/**
+ * mlx5c_dev_is_error() - whether the device is in the internal-error state
+ * @mdev: core device
+ *
+ * Return: true once the device failed; every command then returns -ENXIO.
+ */
+bool mlx5c_dev_is_error(struct mlx5c_dev *mdev)
+{
+	return READ_ONCE(mdev->health.error);
+}
+EXPORT_SYMBOL_NS_GPL(mlx5c_dev_is_error, MLX5C_NS);
+
+/**
+ * mlx5c_health_fatal_register() - be told of the fatal conditions the poller
+ *	finds
+ * @mdev: core device
+ * @nb: called in process context, after the device entered the
+ *	internal-error state, with action 0 and data NULL
+ *
+ * Only the poller's findings (a dead or reset firmware, a fatal syndrome,
+ * a lost device) are told: a command that timed out with the heartbeat
+ * stopped, or a PCI error, enters the internal-error state without them.
+ *
+ * Return: 0.
+ */
+int mlx5c_health_fatal_register(struct mlx5c_dev *mdev, struct notifier_block *nb)
+{
+	return blocking_notifier_chain_register(&mdev->health.fatal_nh, nb);
+}
+
+/**
+ * mlx5c_health_fatal_unregister() - undo mlx5c_health_fatal_register()
+ * @mdev: core device
+ * @nb: the notifier
+ */
+void mlx5c_health_fatal_unregister(struct mlx5c_dev *mdev, struct notifier_block *nb)
+{
+	blocking_notifier_chain_unregister(&mdev->health.fatal_nh, nb);
 }
 
 /**
@@ -149,7 +221,7 @@ static void health_poll(struct work_struct *work)
 	reason = health_fatal(mdev, synd);
 	if (reason) {
 		mlx5c_enter_error(mdev, reason);
-		mlx5c_recover(mdev);
+		blocking_notifier_call_chain(&h->fatal_nh, 0, NULL);
 		return;
 	}
 
@@ -182,16 +254,11 @@ int mlx5c_health_init(struct mlx5c_dev *mdev)
 	struct mlx5c_health *h = &mdev->health;
 
 	memset(h, 0, sizeof(*h));
+	BLOCKING_INIT_NOTIFIER_HEAD(&h->fatal_nh);
 	INIT_DELAYED_WORK(&h->work, health_poll);
 	h->stopped = true;
 	h->wq = alloc_ordered_workqueue("mlx5c_health_%s", 0, pci_name(mdev->pdev));
-	if (!h->wq)
-		return -ENOMEM;
-	if (mlx5c_recover_init(mdev)) {
-		destroy_workqueue(h->wq);
-		return -ENOMEM;
-	}
-	return 0;
+	return h->wq ? 0 : -ENOMEM;
 }
 
 /**
@@ -200,7 +267,6 @@ int mlx5c_health_init(struct mlx5c_dev *mdev)
  */
 void mlx5c_health_cleanup(struct mlx5c_dev *mdev)
 {
-	mlx5c_recover_cleanup(mdev);
 	destroy_workqueue(mdev->health.wq);
 	mdev->health.wq = NULL;
 }

@@ -106,18 +106,8 @@ static int mlx5c_read_fw_rev(struct mlx5c_dev *mdev)
 static unsigned int fw_init_timeout_ms(struct mlx5c_dev *mdev)
 {
 	u32 reg = mlx5c_iseg_read(mdev, MLX5C_ISEG_CMD_Q_INIT_TO);
-	u32 val = reg & GENMASK(19, 0);
 
-	if (!reg)
-		return MLX5C_FW_INIT_TIMEOUT_MS;
-	switch (reg >> 29) {
-	case 0:
-		return val;
-	case 1:
-		return val * 1000;
-	default:
-		return val * 60 * 1000;
-	}
+	return reg ? mlx5c_iseg_timeout_ms(reg) : MLX5C_FW_INIT_TIMEOUT_MS;
 }
 
 /* ---- PCI --------------------------------------------------------------- */
@@ -370,11 +360,19 @@ static int mlx5c_load(struct mlx5c_dev *mdev)
 	err = mlx5c_irqs_alloc(mdev, mlx5c_eqs_wanted_vectors(mdev));
 	if (err)
 		goto err_uar;
-	err = mlx5c_eqs_create(mdev);
+	err = mlx5c_eq_cmd_create(mdev);
 	if (err)
 		goto err_irqs;
+	mlx5c_cmd_use_events(mdev);
+	err = mlx5c_eqs_create(mdev);
+	if (err)
+		goto err_cmd_eq;
 	return 0;
 
+err_cmd_eq:
+	mlx5c_pages_flush(mdev);
+	mlx5c_cmd_use_polling(mdev);
+	mlx5c_eq_cmd_destroy(mdev);
 err_irqs:
 	mlx5c_irqs_free(mdev);
 err_uar:
@@ -385,29 +383,12 @@ err_uar:
 static void mlx5c_unload(struct mlx5c_dev *mdev)
 {
 	mlx5c_eqs_destroy(mdev);
+	/* Page requests run commands: they finish while commands use events. */
+	mlx5c_pages_flush(mdev);
+	mlx5c_cmd_use_polling(mdev);
+	mlx5c_eq_cmd_destroy(mdev);
 	mlx5c_irqs_free(mdev);
 	mlx5c_kernel_uar_free(mdev);
-}
-
-/**
- * mlx5c_enter_error() - move the device to the internal-error state
- * @mdev: core device
- * @reason: what happened, for the log
- *
- * Commands in flight and later commands fail at once; consumers are told
- * through the event notifier (MLX5C_EVENT_DEVICE_ERROR). The device stays
- * in this state until it is loaded again: by recovery (mlx5c_recover()),
- * a PCI function reset, or a rebind.
- */
-void mlx5c_enter_error(struct mlx5c_dev *mdev, const char *reason)
-{
-	if (xchg(&mdev->error, true))
-		return;
-	mdev->health.fatal_reason = reason;
-	mdev->health.errors++;
-	dev_err(&mdev->pdev->dev, "device in internal-error state: %s\n", reason);
-	mlx5c_cmd_flush(mdev);
-	atomic_notifier_call_chain(&mdev->event_nh, MLX5C_EVENT_DEVICE_ERROR, NULL);
 }
 
 /* Undo what probe did before the command interface existed. */
@@ -415,7 +396,6 @@ static void mlx5c_free_dev(struct mlx5c_dev *mdev)
 {
 	mlx5c_caps_free(mdev);
 	xa_destroy(&mdev->cqs);
-	mutex_destroy(&mdev->test.lock);
 	mutex_destroy(&mdev->state_lock);
 	kfree(mdev);
 }
@@ -450,7 +430,7 @@ int mlx5c_load_one(struct mlx5c_dev *mdev)
 	err = mlx5c_cmd_init(mdev);
 	if (err)
 		goto err_pages;
-	WRITE_ONCE(mdev->error, false);
+	mlx5c_health_clear_error(mdev);
 	err = mlx5c_wait_fw(mdev, fw_init_timeout_ms(mdev), "init");
 	if (err)
 		goto err_cmd;
@@ -465,6 +445,7 @@ int mlx5c_load_one(struct mlx5c_dev *mdev)
 		goto err_function;
 
 	mlx5c_debugfs_init(mdev);
+	mlx5c_test_debugfs_init(mdev);
 	err = mlx5c_aux_add(mdev);
 	if (err)
 		goto err_debugfs;
@@ -473,6 +454,7 @@ int mlx5c_load_one(struct mlx5c_dev *mdev)
 
 err_debugfs:
 	mlx5c_debugfs_cleanup(mdev);
+	mlx5c_test_debugfs_cleanup(mdev);
 	mlx5c_unload(mdev);
 err_function:
 	mlx5c_function_teardown(mdev);
@@ -503,6 +485,7 @@ void mlx5c_unload_one(struct mlx5c_dev *mdev)
 	WRITE_ONCE(mdev->loaded, false);
 	mlx5c_aux_del(mdev);
 	mlx5c_debugfs_cleanup(mdev);
+	mlx5c_test_debugfs_cleanup(mdev);
 	mlx5c_unload(mdev);
 	mlx5c_function_teardown(mdev);
 	mlx5c_health_stop(mdev);
@@ -522,8 +505,7 @@ static int mlx5c_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return -ENOMEM;
 	mdev->pdev = pdev;
 	xa_init_flags(&mdev->cqs, XA_FLAGS_LOCK_IRQ);
-	ATOMIC_INIT_NOTIFIER_HEAD(&mdev->event_nh);
-	mutex_init(&mdev->test.lock);
+	mlx5c_events_init(mdev);
 	mutex_init(&mdev->state_lock);
 	mlx5c_quarantine_init(mdev);
 	pci_set_drvdata(pdev, mdev);
@@ -531,14 +513,17 @@ static int mlx5c_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	err = mlx5c_health_init(mdev);
 	if (err)
 		goto err_free;
-	err = mlx5c_pci_init(mdev);
+	err = mlx5c_recover_init(mdev);
 	if (err)
 		goto err_free_health;
+	err = mlx5c_pci_init(mdev);
+	if (err)
+		goto err_free_recover;
 	mutex_lock(&mdev->state_lock);
 	err = mlx5c_load_one(mdev);
 	mutex_unlock(&mdev->state_lock);
 	if (err)
-		goto err_free_health;
+		goto err_free_recover;
 	/* What a PCI reset restores. */
 	pci_save_state(pdev);
 
@@ -548,8 +533,10 @@ static int mlx5c_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		 mdev->num_comp_eqs, atomic_read(&mdev->pages.count));
 	return 0;
 
-err_free_health:
+err_free_recover:
 	mlx5c_recover_disable(mdev);
+	mlx5c_recover_cleanup(mdev);
+err_free_health:
 	mlx5c_health_cleanup(mdev);
 err_free:
 	dev_err(&pdev->dev, "probe failed: %d\n", err);
@@ -569,6 +556,7 @@ static void mlx5c_remove(struct pci_dev *pdev)
 	if (mdev->loaded)
 		mlx5c_unload_one(mdev);
 	mutex_unlock(&mdev->state_lock);
+	mlx5c_recover_cleanup(mdev);
 	mlx5c_health_cleanup(mdev);
 	pci_set_drvdata(pdev, NULL);
 	mlx5c_free_dev(mdev);

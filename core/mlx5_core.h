@@ -14,42 +14,13 @@
 #include <linux/mlx5/device.h>
 #include <linux/mlx5/mlx5_ifc.h>
 #include <mlx5c/core.h>
+#include <mlx5c/hw.h>
 #include <mlx5c/kcompat.h>
 
 #include "bh.h"
 
 #define MLX5C_DRV_NAME MLX5C_CORE_DRV_NAME
 #define MLX5C_DRV_VERSION "0.1.0"	/* = PACKAGE_VERSION in dkms.conf */
-
-/* Initialization segment offsets (BAR0, big-endian registers). */
-#define MLX5C_ISEG_FW_REV		0x000
-#define MLX5C_ISEG_CMDIF_REV_FW_SUB	0x004
-#define MLX5C_ISEG_CMDQ_ADDR_H		0x010
-#define MLX5C_ISEG_CMDQ_ADDR_L_SZ	0x014
-#define MLX5C_ISEG_CMD_DBELL		0x018
-#define MLX5C_ISEG_INITIALIZING		0x1fc
-#define MLX5C_ISEG_HEALTH		0x200
-#define MLX5C_ISEG_CMD_EXEC_TO		0xff8
-#define MLX5C_ISEG_CMD_Q_INIT_TO	0xffc
-#define MLX5C_ISEG_HEALTH_COUNTER	0x1010
-#define MLX5C_ISEG_INTERNAL_TIMER_H	0x1000
-#define MLX5C_ISEG_INTERNAL_TIMER_L	0x1004
-#define MLX5C_ISEG_SIZE			0x2010
-
-#define MLX5C_CMDIF_REV			5
-#define MLX5C_ISEG_INITIALIZING_BIT	BIT(31)
-#define MLX5C_ISEG_ECPU_BIT		BIT(23)
-#define MLX5C_ISEG_FW_RESET_BIT		BIT(30)	/* software reset supported */
-
-/* NIC-interface field of cmdq_addr_l_sz, bits 10:8. */
-#define MLX5C_NIC_IFC_FULL		0
-#define MLX5C_NIC_IFC_DISABLED		1
-#define MLX5C_NIC_IFC_SW_RESET		7
-
-/* UAR page offsets. */
-#define MLX5C_UAR_CQ_DB			0x20
-#define MLX5C_UAR_EQ_ARM_DB		0x40
-#define MLX5C_UAR_EQ_CI_DB		0x48
 
 /* Command status 0x7 (FW not ready), absent from older mlx5_ifc.h. */
 #define MLX5C_CMD_STAT_NOT_READY	0x7
@@ -83,6 +54,23 @@ struct mlx5_ifc_mlx5c_hdr_out_bits {
 
 struct mlx5c_cmd_ent;
 struct dma_pool;
+
+/*
+ * Event notifier chains (eq.c): one per EQE type, and MLX5C_EVENT_ANY for
+ * the subscribers to every event (mlx5c_event_register()).
+ */
+#define MLX5C_EVENT_ANY		MLX5_EVENT_TYPE_MAX
+#define MLX5C_EVENT_CHAINS	(MLX5C_EVENT_ANY + 1)
+
+/**
+ * struct mlx5c_nb - a subscription to one type of EQE
+ * @nb: the notifier; action: the EQE type, data: the const struct mlx5_eqe *
+ * @event_type: MLX5_EVENT_TYPE_* of <linux/mlx5/device.h>
+ */
+struct mlx5c_nb {
+	struct notifier_block nb;
+	u8 event_type;
+};
 struct dentry;
 
 enum mlx5c_cmd_mode {
@@ -131,6 +119,7 @@ struct mlx5c_cmd_stats {
  * @stats: per-opcode statistics (struct mlx5c_cmd_stats), by opcode
  * @stale: commands abandoned by their caller and still owned by the device
  * @timeout_ms: command timeout
+ * @nb: subscription to command-completion EQEs
  */
 struct mlx5c_cmd {
 	void *q;
@@ -151,6 +140,7 @@ struct mlx5c_cmd {
 	struct xarray stats;
 	unsigned int stale;
 	unsigned int timeout_ms;
+	struct mlx5c_nb nb;
 };
 
 /**
@@ -176,6 +166,7 @@ struct mlx5c_caps {
  * @requests: page-request events received
  * @give_failed: GIVE requests that could not be satisfied
  * @refused: GIVE requests beyond the limit (max_fw_pages_pct), refused whole
+ * @nb: subscription to page-request EQEs
  */
 struct mlx5c_pages {
 	struct workqueue_struct *wq;
@@ -189,6 +180,7 @@ struct mlx5c_pages {
 	u64 requests;
 	u64 give_failed;
 	u64 refused;
+	struct mlx5c_nb nb;
 };
 
 /**
@@ -253,7 +245,10 @@ struct mlx5c_eq {
 };
 
 /**
- * struct mlx5c_health - health poller state
+ * struct mlx5c_health - health poller and internal-error state
+ * @error: the device is in the internal-error state (mlx5c_enter_error())
+ * @fatal_nh: told of the fatal conditions the poller finds (recovery.c
+ *	subscribes)
  * @wq: runs the poll
  * @work: periodic poll
  * @last_counter: health counter at the previous poll
@@ -269,9 +264,12 @@ struct mlx5c_eq {
  * @failed_recoveries: consecutive recoveries that failed
  * @recover_wq: runs @recover_work
  * @recover_work: recovery from the internal-error state
+ * @recover_nb: recovery's subscription to @fatal_nh
  * @no_recovery: the device is going away; nothing is recovered any more
  */
 struct mlx5c_health {
+	bool error;
+	struct blocking_notifier_head fatal_nh;
 	struct workqueue_struct *wq;
 	struct delayed_work work;
 	u32 last_counter;
@@ -287,6 +285,7 @@ struct mlx5c_health {
 	u32 failed_recoveries;
 	struct workqueue_struct *recover_wq;
 	struct work_struct recover_work;
+	struct notifier_block recover_nb;
 	bool no_recovery;
 };
 
@@ -307,17 +306,7 @@ struct mlx5c_quarantine {
 	u64 total;
 };
 
-/**
- * struct mlx5c_test - state of the debugfs CQ dispatch test
- * @lock: serialises test runs
- * @callbacks: completion callbacks seen by the last run
- * @result: summary of the last run
- */
-struct mlx5c_test {
-	struct mutex lock;	/* one test at a time */
-	atomic_t callbacks;
-	char result[160];
-};
+struct mlx5c_test;
 
 /**
  * struct mlx5c_dev - one ConnectX PCI function driven by mlx5_core
@@ -336,7 +325,6 @@ struct mlx5c_test {
  * @health: health poller
  * @quarantine: memory the device may still write, freed once it no longer
  *	masters the bus
- * @error: internal-error state
  * @state_lock: serialises loading and unloading (probe, remove, recovery,
  *	PCI resets)
  * @loaded: mlx5c_load_one() succeeded, mlx5c_unload_one() not run yet
@@ -353,9 +341,10 @@ struct mlx5c_test {
  * @num_comp_eqs: completion EQs
  * @comp_eqs: completion EQs by vector
  * @cqs: every CQ created through mlx5c_cq_create(), by CQN
- * @event_nh: notifier for the consumers' events
+ * @event_nh: event notifier chains, by EQE type, and MLX5C_EVENT_ANY
+ * @cq_err_nb: subscription to CQ-error EQEs
  * @dbg: debugfs directory
- * @test: debugfs CQ test
+ * @test: self-test state (test.c; MLX5C_TEST=1 builds only)
  * @rdma_adev: auxiliary device "rdma"
  * @eth_adev: auxiliary device "eth" (Ethernet ports)
  * @netdev: the Ethernet netdev while it is registered (en/main.c), for
@@ -376,7 +365,6 @@ struct mlx5c_dev {
 	struct mlx5c_pages pages;
 	struct mlx5c_health health;
 	struct mlx5c_quarantine quarantine;
-	bool error;
 	struct mutex state_lock;	/* load and unload */
 	bool loaded;
 	bool pci_reset;
@@ -392,9 +380,10 @@ struct mlx5c_dev {
 	int num_comp_eqs;
 	struct mlx5c_eq **comp_eqs;
 	struct xarray cqs;
-	struct atomic_notifier_head event_nh;
+	struct atomic_notifier_head event_nh[MLX5C_EVENT_CHAINS];
+	struct mlx5c_nb cq_err_nb;
 	struct dentry *dbg;
-	struct mlx5c_test test;
+	struct mlx5c_test *test;
 	struct mlx5c_adev *rdma_adev;
 	struct mlx5c_adev *eth_adev;
 	struct net_device __rcu *netdev;
@@ -407,13 +396,11 @@ static inline u32 mlx5c_iseg_read(struct mlx5c_dev *mdev, unsigned int off)
 }
 
 /* main.c */
-void mlx5c_enter_error(struct mlx5c_dev *mdev, const char *reason);
 int mlx5c_load_one(struct mlx5c_dev *mdev);
 void mlx5c_unload_one(struct mlx5c_dev *mdev);
 
 /* recovery.c */
 int mlx5c_recover_init(struct mlx5c_dev *mdev);
-void mlx5c_recover(struct mlx5c_dev *mdev);
 void mlx5c_recover_cleanup(struct mlx5c_dev *mdev);
 void mlx5c_recover_disable(struct mlx5c_dev *mdev);
 extern const struct pci_error_handlers mlx5c_err_handler;
@@ -435,7 +422,6 @@ void mlx5c_cmd_use_events(struct mlx5c_dev *mdev);
 void mlx5c_cmd_use_polling(struct mlx5c_dev *mdev);
 int __mlx5c_cmd_exec(struct mlx5c_dev *mdev, const void *in, int inlen,
 		     void *out, int outlen, bool quiet);
-void mlx5c_cmd_comp(struct mlx5c_dev *mdev, u32 vector);
 void mlx5c_cmd_flush(struct mlx5c_dev *mdev);
 void mlx5c_cmd_reap(struct mlx5c_dev *mdev);
 int mlx5c_cmd_errno(u8 status);
@@ -458,7 +444,6 @@ int mlx5c_pages_init(struct mlx5c_dev *mdev);
 void mlx5c_pages_cleanup(struct mlx5c_dev *mdev);
 int mlx5c_pages_startup(struct mlx5c_dev *mdev, bool boot);
 void mlx5c_pages_reclaim_all(struct mlx5c_dev *mdev);
-void mlx5c_pages_request(struct mlx5c_dev *mdev, const struct mlx5_eqe *eqe);
 void mlx5c_pages_flush(struct mlx5c_dev *mdev);
 
 /* irq.c */
@@ -466,7 +451,13 @@ int mlx5c_irqs_alloc(struct mlx5c_dev *mdev, int want);
 void mlx5c_irqs_free(struct mlx5c_dev *mdev);
 
 /* eq.c */
+void mlx5c_events_init(struct mlx5c_dev *mdev);
+int mlx5c_eq_notifier_register(struct mlx5c_dev *mdev, struct mlx5c_nb *nb);
+int mlx5c_eq_notifier_unregister(struct mlx5c_dev *mdev, struct mlx5c_nb *nb);
+void mlx5c_event_notify(struct mlx5c_dev *mdev, unsigned long event);
 int mlx5c_eqs_wanted_vectors(struct mlx5c_dev *mdev);
+int mlx5c_eq_cmd_create(struct mlx5c_dev *mdev);
+void mlx5c_eq_cmd_destroy(struct mlx5c_dev *mdev);
 int mlx5c_eqs_create(struct mlx5c_dev *mdev);
 void mlx5c_eqs_destroy(struct mlx5c_dev *mdev);
 void mlx5c_eq_poll_cmd(struct mlx5c_dev *mdev);
@@ -477,6 +468,10 @@ int mlx5c_kernel_uar_alloc(struct mlx5c_dev *mdev);
 void mlx5c_kernel_uar_free(struct mlx5c_dev *mdev);
 
 /* health.c */
+void mlx5c_enter_error(struct mlx5c_dev *mdev, const char *reason);
+void mlx5c_health_clear_error(struct mlx5c_dev *mdev);
+int mlx5c_health_fatal_register(struct mlx5c_dev *mdev, struct notifier_block *nb);
+void mlx5c_health_fatal_unregister(struct mlx5c_dev *mdev, struct notifier_block *nb);
 int mlx5c_health_init(struct mlx5c_dev *mdev);
 void mlx5c_health_cleanup(struct mlx5c_dev *mdev);
 void mlx5c_health_start(struct mlx5c_dev *mdev);
@@ -496,9 +491,13 @@ void mlx5c_debugfs_cleanup(struct mlx5c_dev *mdev);
 void mlx5c_debugfs_module_init(void);
 void mlx5c_debugfs_module_exit(void);
 
-/* test.c */
-int mlx5c_test_cq_run(struct mlx5c_dev *mdev, int nevents);
-int mlx5c_test_async_run(struct mlx5c_dev *mdev, int n);
-int mlx5c_test_event_run(struct mlx5c_dev *mdev, int n);
+/* test.c: the GEN_EQE self-test harness, built with MLX5C_TEST=1 only */
+#ifdef MLX5C_TEST
+void mlx5c_test_debugfs_init(struct mlx5c_dev *mdev);
+void mlx5c_test_debugfs_cleanup(struct mlx5c_dev *mdev);
+#else
+static inline void mlx5c_test_debugfs_init(struct mlx5c_dev *mdev) {}
+static inline void mlx5c_test_debugfs_cleanup(struct mlx5c_dev *mdev) {}
+#endif
 
 #endif /* MLX5C_CORE_INTERNAL_H */

@@ -304,15 +304,14 @@ static void page_req_work(struct work_struct *work)
 	kfree(req);
 }
 
-/**
- * mlx5c_pages_request() - handle a page-request EQE
- * @mdev: core device
- * @eqe: the EQE (type PAGE_REQUEST)
- *
- * Called in hard-IRQ context; the work is done on the pages workqueue.
+/*
+ * A page-request EQE, in hard-IRQ context: the work is done on the pages
+ * workqueue.
  */
-void mlx5c_pages_request(struct mlx5c_dev *mdev, const struct mlx5_eqe *eqe)
+static int pages_request_event(struct notifier_block *nb, unsigned long type, void *data)
 {
+	struct mlx5c_dev *mdev = container_of(nb, struct mlx5c_dev, pages.nb.nb);
+	const struct mlx5_eqe *eqe = data;
 	u16 ec_function = be16_to_cpu(eqe->data.req_pages.ec_function);
 	struct mlx5c_page_req *req;
 
@@ -320,7 +319,7 @@ void mlx5c_pages_request(struct mlx5c_dev *mdev, const struct mlx5_eqe *eqe)
 	req = kzalloc(sizeof(*req), GFP_ATOMIC);
 	if (!req) {
 		dev_warn_ratelimited(&mdev->pdev->dev, "page request dropped: no memory\n");
-		return;
+		return NOTIFY_OK;
 	}
 	req->mdev = mdev;
 	req->func_id = be16_to_cpu(eqe->data.req_pages.func_id);
@@ -329,6 +328,7 @@ void mlx5c_pages_request(struct mlx5c_dev *mdev, const struct mlx5_eqe *eqe)
 	req->release_all = !!(ec_function & MLX5C_PAGE_REQ_RELEASE_ALL);
 	INIT_WORK(&req->work, page_req_work);
 	queue_work(mdev->pages.wq, &req->work);
+	return NOTIFY_OK;
 }
 
 /**
@@ -433,7 +433,13 @@ int mlx5c_pages_init(struct mlx5c_dev *mdev)
 	xa_init(&pg->pages);
 	pg->wq = alloc_ordered_workqueue("mlx5c_pages_%s", WQ_MEM_RECLAIM,
 					 pci_name(mdev->pdev));
-	return pg->wq ? 0 : -ENOMEM;
+	if (!pg->wq)
+		return -ENOMEM;
+	/* Subscribed before the pages EQ exists: no request is missed. */
+	pg->nb.nb.notifier_call = pages_request_event;
+	pg->nb.event_type = MLX5_EVENT_TYPE_PAGE_REQUEST;
+	mlx5c_eq_notifier_register(mdev, &pg->nb);
+	return 0;
 }
 
 /**
@@ -445,11 +451,13 @@ void mlx5c_pages_cleanup(struct mlx5c_dev *mdev)
 	struct mlx5c_pages *pg = &mdev->pages;
 	int left;
 
+	/* The pages EQ is gone: no request comes any more. */
+	mlx5c_eq_notifier_unregister(mdev, &pg->nb);
 	destroy_workqueue(pg->wq);
 	left = atomic_read(&pg->count);
 	if (left) {
 		/* A failed firmware returns nothing: expected, not a leak. */
-		if (READ_ONCE(mdev->error))
+		if (READ_ONCE(mdev->health.error))
 			dev_info(&mdev->pdev->dev,
 				 "freeing the %d pages the failed firmware held\n", left);
 		else

@@ -4,7 +4,8 @@
  *
  * When the health poller finds the firmware dead, the device is in the
  * internal-error state (commands fail, consumers got
- * MLX5C_EVENT_DEVICE_ERROR). Recovery then unloads the function (the
+ * MLX5C_EVENT_DEVICE_ERROR) and recovery, subscribed to the poller's fatal
+ * findings (mlx5c_health_fatal_register()), is told. It then unloads the function (the
  * auxiliary device goes away: mlx5_ib unregisters, which disassociates
  * user contexts), asks the firmware for a software reset through the
  * nic_interface field of the initialization segment and waits until the
@@ -84,7 +85,7 @@ static void mlx5c_recover_work(struct work_struct *work)
 
 	mutex_lock(&mdev->state_lock);
 	/* A PCI reset in progress loads the function when it is over. */
-	if (READ_ONCE(h->no_recovery) || mdev->pci_reset || !READ_ONCE(mdev->error))
+	if (READ_ONCE(h->no_recovery) || mdev->pci_reset || !READ_ONCE(mdev->health.error))
 		goto out;
 	if (h->failed_recoveries >= MLX5C_RECOVER_MAX_FAILURES) {
 		dev_err(dev, "recovery failed %u times: the device stays down\n",
@@ -112,23 +113,25 @@ out:
 	mutex_unlock(&mdev->state_lock);
 }
 
-/**
- * mlx5c_recover() - schedule recovery from the internal-error state
- * @mdev: core device in the internal-error state
- *
- * Does nothing when recovery is switched off (module parameter) or the
- * device is being removed.
+/*
+ * A fatal condition found by the health poller (the device is in the
+ * internal-error state): schedule recovery, unless it is switched off
+ * (module parameter) or the device is being removed.
  */
-void mlx5c_recover(struct mlx5c_dev *mdev)
+static int mlx5c_recover_fatal(struct notifier_block *nb, unsigned long action,
+			       void *data)
 {
+	struct mlx5c_dev *mdev = container_of(nb, struct mlx5c_dev, health.recover_nb);
+
 	if (!READ_ONCE(recovery) || READ_ONCE(mdev->health.no_recovery))
-		return;
+		return NOTIFY_DONE;
 	queue_work(mdev->health.recover_wq, &mdev->health.recover_work);
+	return NOTIFY_OK;
 }
 
 /**
- * mlx5c_recover_init() - prepare recovery
- * @mdev: core device
+ * mlx5c_recover_init() - prepare recovery and subscribe to fatal errors
+ * @mdev: core device whose health is initialised, the poller not started
  *
  * Return: 0 or -ENOMEM.
  */
@@ -139,7 +142,11 @@ int mlx5c_recover_init(struct mlx5c_dev *mdev)
 	INIT_WORK(&h->recover_work, mlx5c_recover_work);
 	h->recover_wq = alloc_ordered_workqueue("mlx5c_recover_%s", 0,
 						pci_name(mdev->pdev));
-	return h->recover_wq ? 0 : -ENOMEM;
+	if (!h->recover_wq)
+		return -ENOMEM;
+	h->recover_nb.notifier_call = mlx5c_recover_fatal;
+	mlx5c_health_fatal_register(mdev, &h->recover_nb);
+	return 0;
 }
 
 /**
@@ -158,6 +165,7 @@ void mlx5c_recover_disable(struct mlx5c_dev *mdev)
  */
 void mlx5c_recover_cleanup(struct mlx5c_dev *mdev)
 {
+	mlx5c_health_fatal_unregister(mdev, &mdev->health.recover_nb);
 	destroy_workqueue(mdev->health.recover_wq);
 	mdev->health.recover_wq = NULL;
 }
@@ -272,7 +280,7 @@ static ssize_t state_show(struct device *dev, struct device_attribute *attr,
 
 	if (!mdev)
 		return -ENODEV;
-	if (READ_ONCE(mdev->error))
+	if (READ_ONCE(mdev->health.error))
 		return sysfs_emit(buf, "internal-error\n");
 	return sysfs_emit(buf, "%s\n", READ_ONCE(mdev->loaded) ? "ok" : "down");
 }

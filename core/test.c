@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Self-test of the completion path, driven from debugfs: create a kernel
- * CQ on every completion vector, make the device post completion EQEs for
- * it with GEN_EQE, and count the completion callbacks that arrive through
- * IRQ -> EQ -> CQN lookup -> BH work -> callback.
+ * Self-tests driven from debugfs, built only with MLX5C_TEST=1 (core/Kbuild;
+ * make check sets it, an installed module never has them): test_cq creates
+ * a kernel CQ on every completion vector, makes the device post completion
+ * EQEs for it with GEN_EQE, and counts the completion callbacks that arrive
+ * through IRQ -> EQ -> CQN lookup -> BH work -> callback; test_async runs
+ * asynchronous NOP commands; test_event delivers port-change EQEs to an
+ * event consumer. Write N to a file to run its test, read it for the last
+ * result.
  */
+#include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 
 #include <mlx5c/cq.h>
 
@@ -14,6 +20,20 @@
 
 #define MLX5C_TEST_LOG_CQ_SIZE	6	/* 64 CQEs of 64 bytes: one 4 KiB page */
 #define MLX5C_TEST_WAIT_MS	2000
+
+/**
+ * struct mlx5c_test - state of the debugfs self-tests of one device
+ * @mdev: the device
+ * @lock: serialises test runs
+ * @callbacks: completion callbacks seen by the last run
+ * @result: summary of the last run
+ */
+struct mlx5c_test {
+	struct mlx5c_dev *mdev;
+	struct mutex lock;	/* one test at a time */
+	atomic_t callbacks;
+	char result[160];
+};
 
 struct mlx5c_test_cq {
 	struct mlx5c_cq cq;
@@ -26,10 +46,10 @@ struct mlx5c_test_cq {
 static void test_comp(struct mlx5c_cq *cq)
 {
 	struct mlx5c_test_cq *tcq = container_of(cq, struct mlx5c_test_cq, cq);
-	struct mlx5c_dev *mdev = cq->priv;
+	struct mlx5c_test *test = cq->priv;
 
 	atomic_inc(&tcq->callbacks);
-	atomic_inc(&mdev->test.callbacks);
+	atomic_inc(&test->callbacks);
 }
 
 static void test_cq_free(struct mlx5c_dev *mdev, struct mlx5c_test_cq *tcq)
@@ -48,8 +68,9 @@ static void test_cq_free(struct mlx5c_dev *mdev, struct mlx5c_test_cq *tcq)
 	mlx5c_buf_free(mdev, &tcq->buf);
 }
 
-static int test_cq_create(struct mlx5c_dev *mdev, struct mlx5c_test_cq *tcq, int vector)
+static int test_cq_create(struct mlx5c_test *test, struct mlx5c_test_cq *tcq, int vector)
 {
+	struct mlx5c_dev *mdev = test->mdev;
 	int inlen = MLX5_ST_SZ_BYTES(create_cq_in) + sizeof(u64);
 	u32 out[MLX5_ST_SZ_DW(create_cq_out)] = {};
 	struct mlx5_cqe64 *cqe;
@@ -81,7 +102,7 @@ static int test_cq_create(struct mlx5c_dev *mdev, struct mlx5c_test_cq *tcq, int
 	mlx5c_buf_fill_pas(&tcq->buf, MLX5_ADDR_OF(create_cq_in, in, pas));
 
 	tcq->cq.comp = test_comp;
-	tcq->cq.priv = mdev;
+	tcq->cq.priv = test;
 	err = mlx5c_cq_create(mdev, &tcq->cq, in, inlen, out, sizeof(out));
 	kfree(in);
 	if (!err) {
@@ -128,17 +149,14 @@ static bool wait_callbacks(struct mlx5c_test_cq *tcq, int n)
 	return false;
 }
 
-/**
- * mlx5c_test_cq_run() - run the completion-path self-test
- * @mdev: core device
- * @nevents: completion events to generate per completion vector
- *
- * The outcome is left in mdev->test.result.
- *
- * Return: 0 if every event produced one callback, else a negative errno.
+/*
+ * The completion-path test: @nevents completion events per completion
+ * vector. Return: 0 if every event produced one callback, else a negative
+ * errno; the outcome is left in test->result.
  */
-int mlx5c_test_cq_run(struct mlx5c_dev *mdev, int nevents)
+static int test_cq_run(struct mlx5c_test *test, int nevents)
 {
+	struct mlx5c_dev *mdev = test->mdev;
 	int nvec = mlx5c_comp_vectors(mdev);
 	struct mlx5c_test_cq *tcqs;
 	bool soft = false;
@@ -151,27 +169,27 @@ int mlx5c_test_cq_run(struct mlx5c_dev *mdev, int nevents)
 	if (!tcqs)
 		return -ENOMEM;
 
-	mutex_lock(&mdev->test.lock);
-	atomic_set(&mdev->test.callbacks, 0);
+	mutex_lock(&test->lock);
+	atomic_set(&test->callbacks, 0);
 	for (v = 0; v < nvec && !err; v++) {
 		struct mlx5c_test_cq *tcq = &tcqs[v];
 
-		err = test_cq_create(mdev, tcq, v);
+		err = test_cq_create(test, tcq, v);
 		if (err) {
-			snprintf(mdev->test.result, sizeof(mdev->test.result),
+			snprintf(test->result, sizeof(test->result),
 				 "FAIL: CQ creation on vector %d: %d\n", v, err);
 			break;
 		}
 		for (i = 0; i < nevents; i++) {
 			err = gen_eqe(mdev, tcq->cq.eqn, tcq->cq.cqn);
 			if (err) {
-				snprintf(mdev->test.result, sizeof(mdev->test.result),
+				snprintf(test->result, sizeof(test->result),
 					 "FAIL: GEN_EQE to EQ %u: %d\n", tcq->cq.eqn, err);
 				break;
 			}
 			/* One event at a time: callbacks of a batch coalesce. */
 			if (!wait_callbacks(tcq, i + 1)) {
-				snprintf(mdev->test.result, sizeof(mdev->test.result),
+				snprintf(test->result, sizeof(test->result),
 					 "FAIL: no callback for event %d on vector %d (EQ %u, CQ 0x%x)\n",
 					 i, v, tcq->cq.eqn, tcq->cq.cqn);
 				err = -ETIMEDOUT;
@@ -184,11 +202,11 @@ int mlx5c_test_cq_run(struct mlx5c_dev *mdev, int nevents)
 	for (v = 0; v < nvec; v++)
 		test_cq_free(mdev, &tcqs[v]);
 	if (!err)
-		snprintf(mdev->test.result, sizeof(mdev->test.result),
+		snprintf(test->result, sizeof(test->result),
 			 "ok: vectors %d, events %d, eqes %llu, callbacks %d%s\n",
-			 nvec, nvec * nevents, eqes, atomic_read(&mdev->test.callbacks),
+			 nvec, nvec * nevents, eqes, atomic_read(&test->callbacks),
 			 soft ? " (software CQs: the device has no CREATE_CQ)" : "");
-	mutex_unlock(&mdev->test.lock);
+	mutex_unlock(&test->lock);
 	kfree(tcqs);
 	return err;
 }
@@ -210,17 +228,14 @@ static void test_async_cb(int err, void *ctx)
 		complete(&t->done);
 }
 
-/**
- * mlx5c_test_async_run() - run asynchronous NOP commands in parallel
- * @mdev: core device
- * @n: number of commands, queued at once
- *
- * The outcome is left in mdev->test.result.
- *
- * Return: 0 if every command completed successfully, else a negative errno.
+/*
+ * @n asynchronous NOP commands, queued at once. Return: 0 if every command
+ * completed successfully, else a negative errno; the outcome is left in
+ * test->result.
  */
-int mlx5c_test_async_run(struct mlx5c_dev *mdev, int n)
+static int test_async_run(struct mlx5c_test *test, int n)
 {
+	struct mlx5c_dev *mdev = test->mdev;
 	u32 in[MLX5_ST_SZ_DW(mlx5c_hdr_in)] = {};
 	struct mlx5c_test_async *t;
 	ktime_t start;
@@ -241,7 +256,7 @@ int mlx5c_test_async_run(struct mlx5c_dev *mdev, int n)
 	atomic_set(&t->pending, 1);
 	MLX5_SET(mlx5c_hdr_in, in, opcode, MLX5_CMD_OP_NOP);
 
-	mutex_lock(&mdev->test.lock);
+	mutex_lock(&test->lock);
 	start = ktime_get();
 	for (i = 0; i < n; i++) {
 		atomic_inc(&t->pending);
@@ -258,10 +273,10 @@ int mlx5c_test_async_run(struct mlx5c_dev *mdev, int n)
 	us = ktime_us_delta(ktime_get(), start);
 	if (!err && atomic_read(&t->failed))
 		err = -EIO;
-	snprintf(mdev->test.result, sizeof(mdev->test.result),
+	snprintf(test->result, sizeof(test->result),
 		 "%s: async NOP commands %d queued, %d failed, %lld us\n",
 		 err ? "FAIL" : "ok", i, atomic_read(&t->failed), us);
-	mutex_unlock(&mdev->test.lock);
+	mutex_unlock(&test->lock);
 	kvfree(t->out);
 	kfree(t);
 	return err;
@@ -300,25 +315,22 @@ static int gen_port_change(struct mlx5c_dev *mdev, u8 port)
 	return mlx5c_cmd_exec(mdev, in, sizeof(in), out, sizeof(out));
 }
 
-/**
- * mlx5c_test_event_run() - deliver port-change events to a consumer
- * @mdev: core device
- * @n: events to generate on the async EQ with GEN_EQE
- *
- * Registers a notifier like mlx5_ib does and counts the PORT_CHANGE events
- * it receives. The outcome is left in mdev->test.result.
- *
- * Return: 0 if every event arrived, else a negative errno.
+/*
+ * @n port-change events generated on the async EQ with GEN_EQE, counted by
+ * a notifier registered as mlx5_ib registers its own. Return: 0 if every
+ * event arrived, else a negative errno; the outcome is left in
+ * test->result.
  */
-int mlx5c_test_event_run(struct mlx5c_dev *mdev, int n)
+static int test_event_run(struct mlx5c_test *test, int n)
 {
+	struct mlx5c_dev *mdev = test->mdev;
 	struct mlx5c_test_event t = { .nb.notifier_call = test_event_notify };
 	int i, ms, err = 0;
 
 	if (n <= 0 || n > 1000)
 		return -EINVAL;
 	atomic_set(&t.port_changes, 0);
-	mutex_lock(&mdev->test.lock);
+	mutex_lock(&test->lock);
 	mlx5c_event_register(mdev, &t.nb);
 	for (i = 0; i < n && !err; i++)
 		err = gen_port_change(mdev, 1);
@@ -327,9 +339,91 @@ int mlx5c_test_event_run(struct mlx5c_dev *mdev, int n)
 	mlx5c_event_unregister(mdev, &t.nb);
 	if (!err && atomic_read(&t.port_changes) != n)
 		err = -ETIMEDOUT;
-	snprintf(mdev->test.result, sizeof(mdev->test.result),
+	snprintf(test->result, sizeof(test->result),
 		 "%s: port-change events %d generated, %d delivered, port %u\n",
 		 err ? "FAIL" : "ok", i, atomic_read(&t.port_changes), t.last_port);
-	mutex_unlock(&mdev->test.lock);
+	mutex_unlock(&test->lock);
 	return err;
+}
+
+/* Reading a test file shows the result of the last test run. */
+static ssize_t test_result_read(struct file *f, char __user *buf, size_t len,
+				loff_t *pos)
+{
+	struct mlx5c_test *test = f->private_data;
+	char res[sizeof(test->result)];
+
+	mutex_lock(&test->lock);
+	strscpy(res, test->result[0] ? test->result : "not run\n", sizeof(res));
+	mutex_unlock(&test->lock);
+	return simple_read_from_buffer(buf, len, pos, res, strlen(res));
+}
+
+/* Writing N to a test file runs that test with N as its count. */
+static ssize_t test_run_write(struct file *f, const char __user *buf, size_t len,
+			      int (*run)(struct mlx5c_test *test, int n))
+{
+	int n, err;
+
+	err = kstrtoint_from_user(buf, len, 0, &n);
+	if (err)
+		return err;
+	err = run(f->private_data, n);
+	return err ? err : len;
+}
+
+#define MLX5C_TEST_FILE(name)						\
+static ssize_t name##_write(struct file *f, const char __user *buf,	\
+			    size_t len, loff_t *pos)			\
+{									\
+	return test_run_write(f, buf, len, name##_run);			\
+}									\
+static const struct file_operations name##_fops = {			\
+	.owner = THIS_MODULE,						\
+	.open = simple_open,						\
+	.read = test_result_read,					\
+	.write = name##_write,						\
+	.llseek = default_llseek,					\
+}
+
+MLX5C_TEST_FILE(test_cq);
+MLX5C_TEST_FILE(test_async);
+MLX5C_TEST_FILE(test_event);
+
+/**
+ * mlx5c_test_debugfs_init() - add the self-test files to the device's
+ *	debugfs directory
+ * @mdev: core device whose debugfs directory exists (or debugfs is off)
+ */
+void mlx5c_test_debugfs_init(struct mlx5c_dev *mdev)
+{
+	struct mlx5c_test *test;
+
+	if (!mdev->dbg)
+		return;
+	test = kzalloc(sizeof(*test), GFP_KERNEL);
+	if (!test)
+		return;
+	test->mdev = mdev;
+	mutex_init(&test->lock);
+	atomic_set(&test->callbacks, 0);
+	mdev->test = test;
+	debugfs_create_file("test_cq", 0600, mdev->dbg, test, &test_cq_fops);
+	debugfs_create_file("test_async", 0600, mdev->dbg, test, &test_async_fops);
+	debugfs_create_file("test_event", 0600, mdev->dbg, test, &test_event_fops);
+}
+
+/**
+ * mlx5c_test_debugfs_cleanup() - free the self-tests' state
+ * @mdev: core device whose debugfs directory is removed (no test runs)
+ */
+void mlx5c_test_debugfs_cleanup(struct mlx5c_dev *mdev)
+{
+	struct mlx5c_test *test = mdev->test;
+
+	if (!test)
+		return;
+	mdev->test = NULL;
+	mutex_destroy(&test->lock);
+	kfree(test);
 }

@@ -305,18 +305,9 @@ struct ib_mr *mlx5c_ib_reg_dm_mr(struct ib_pd *pd, struct ib_dm *ibdm,
 	mr->uid = to_mpd(pd)->uid;
 	MLX5_SET(create_mkey_in, in, uid, mr->uid);
 	mkc = MLX5_ADDR_OF(create_mkey_in, in, memory_key_mkey_entry);
-	MLX5_SET(mkc, mkc, access_mode_1_0, MLX5_MKC_ACCESS_MODE_MEMIC & 3);
-	MLX5_SET(mkc, mkc, access_mode_4_2, MLX5_MKC_ACCESS_MODE_MEMIC >> 2);
-	MLX5_SET(mkc, mkc, a, !!(access & IB_ACCESS_REMOTE_ATOMIC));
-	MLX5_SET(mkc, mkc, rw, !!(access & IB_ACCESS_REMOTE_WRITE));
-	MLX5_SET(mkc, mkc, rr, !!(access & IB_ACCESS_REMOTE_READ));
-	MLX5_SET(mkc, mkc, lw, !!(access & IB_ACCESS_LOCAL_WRITE));
-	MLX5_SET(mkc, mkc, lr, 1);
-	MLX5_SET(mkc, mkc, qpn, 0xffffff);
-	MLX5_SET(mkc, mkc, pd, to_mpd(pd)->pdn);
-	MLX5_SET(mkc, mkc, mkey_7_0, mlx5c_ib_mkey_variant(dev));
-	MLX5_SET64(mkc, mkc, start_addr, dm->dev_addr + attr->offset);
-	MLX5_SET64(mkc, mkc, len, attr->length);
+	mlx5c_mkc_fill(mkc, MLX5_MKC_ACCESS_MODE_MEMIC, mlx5c_ib_mkc_rights(access),
+		       to_mpd(pd)->pdn, mlx5c_ib_mkey_variant(dev),
+		       dm->dev_addr + attr->offset, attr->length);
 	err = mlx5c_mkey_create(dev->mdev, in, sizeof(in), &mr->mkey);
 	if (err) {
 		kfree(mr);

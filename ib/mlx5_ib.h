@@ -40,7 +40,8 @@
 /* bfreg numbering of the provider: four per UAR, two usable. */
 #define MLX5C_IB_PROV_BFREGS_PER_UAR	4
 #define MLX5C_IB_DEFAULT_UIDX		0xffffff
-#define MLX5C_IB_WQE_BB			64
+/* The send-WQE basic block, for qp.c and qp_kernel.c (<mlx5c/hw.h>). */
+#define MLX5C_IB_WQE_BB			MLX5_SEND_WQE_BB
 #define MLX5C_IB_DATA_SEG		16
 #define MLX5C_IB_CTRL_SEG		16
 #define MLX5C_IB_RADDR_SEG		16
@@ -737,6 +738,15 @@ int mlx5c_ib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 #define MLX5C_IB_MR_MAX_SIZE	SZ_4G
 u64 mlx5c_ib_max_mr_size(struct mlx5c_ib_dev *dev);
 u8 mlx5c_ib_mkey_variant(struct mlx5c_ib_dev *dev);
+
+/* The MLX5C_MKC_* rights of IB access flags, for mlx5c_mkc_fill(). */
+static inline u32 mlx5c_ib_mkc_rights(int access)
+{
+	return (access & IB_ACCESS_LOCAL_WRITE ? MLX5C_MKC_LW : 0) |
+	       (access & IB_ACCESS_REMOTE_READ ? MLX5C_MKC_RR : 0) |
+	       (access & IB_ACCESS_REMOTE_WRITE ? MLX5C_MKC_RW : 0) |
+	       (access & IB_ACCESS_REMOTE_ATOMIC ? MLX5C_MKC_A : 0);
+}
 struct ib_mr *mlx5c_ib_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 				   u64 iova, int access, struct ib_udata *udata);
 int mlx5c_ib_check_user_mr(struct mlx5c_ib_dev *dev, u64 start, u64 length,

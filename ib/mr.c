@@ -55,17 +55,8 @@ static int mlx5c_ib_create_mkey(struct mlx5c_ib_dev *dev, struct mlx5c_ib_mr *mr
 	mr->uid = pd->uid;
 	MLX5_SET(create_mkey_in, in, uid, mr->uid);
 	mkc = MLX5_ADDR_OF(create_mkey_in, in, memory_key_mkey_entry);
-	MLX5_SET(mkc, mkc, access_mode_1_0, MLX5_MKC_ACCESS_MODE_MTT);
-	MLX5_SET(mkc, mkc, a, !!(access & IB_ACCESS_REMOTE_ATOMIC));
-	MLX5_SET(mkc, mkc, rw, !!(access & IB_ACCESS_REMOTE_WRITE));
-	MLX5_SET(mkc, mkc, rr, !!(access & IB_ACCESS_REMOTE_READ));
-	MLX5_SET(mkc, mkc, lw, !!(access & IB_ACCESS_LOCAL_WRITE));
-	MLX5_SET(mkc, mkc, lr, 1);
-	MLX5_SET(mkc, mkc, qpn, 0xffffff);
-	MLX5_SET(mkc, mkc, pd, pd->pdn);
-	MLX5_SET(mkc, mkc, mkey_7_0, mlx5c_ib_mkey_variant(dev));
-	MLX5_SET64(mkc, mkc, start_addr, iova);
-	MLX5_SET64(mkc, mkc, len, length);
+	mlx5c_mkc_fill(mkc, MLX5_MKC_ACCESS_MODE_MTT, mlx5c_ib_mkc_rights(access), pd->pdn,
+		       mlx5c_ib_mkey_variant(dev), iova, length);
 	MLX5_SET(mkc, mkc, translations_octword_size, octw);
 	MLX5_SET(mkc, mkc, log_page_size, order_base_2(pgsz));
 	MLX5_SET(create_mkey_in, in, translations_octword_actual_size, octw);
@@ -300,16 +291,8 @@ struct ib_mr *mlx5c_ib_get_dma_mr(struct ib_pd *pd, int access)
 	mr->uid = to_mpd(pd)->uid;
 	MLX5_SET(create_mkey_in, in, uid, mr->uid);
 	mkc = MLX5_ADDR_OF(create_mkey_in, in, memory_key_mkey_entry);
-	MLX5_SET(mkc, mkc, access_mode_1_0, MLX5_MKC_ACCESS_MODE_PA);
-	MLX5_SET(mkc, mkc, a, !!(access & IB_ACCESS_REMOTE_ATOMIC));
-	MLX5_SET(mkc, mkc, rw, !!(access & IB_ACCESS_REMOTE_WRITE));
-	MLX5_SET(mkc, mkc, rr, !!(access & IB_ACCESS_REMOTE_READ));
-	MLX5_SET(mkc, mkc, lw, !!(access & IB_ACCESS_LOCAL_WRITE));
-	MLX5_SET(mkc, mkc, lr, 1);
-	MLX5_SET(mkc, mkc, length64, 1);
-	MLX5_SET(mkc, mkc, qpn, 0xffffff);
-	MLX5_SET(mkc, mkc, pd, to_mpd(pd)->pdn);
-	MLX5_SET(mkc, mkc, mkey_7_0, mlx5c_ib_mkey_variant(dev));
+	mlx5c_mkc_fill(mkc, MLX5_MKC_ACCESS_MODE_PA, mlx5c_ib_mkc_rights(access),
+		       to_mpd(pd)->pdn, mlx5c_ib_mkey_variant(dev), 0, MLX5C_MKC_LEN64);
 	err = mlx5c_mkey_create(dev->mdev, in, sizeof(in), &mr->mkey);
 	if (err) {
 		kfree(mr);
@@ -330,13 +313,10 @@ static int mlx5c_ib_frwr_mkey(struct mlx5c_ib_dev *dev, struct mlx5c_ib_mr *mr,
 	MLX5_SET(create_mkey_in, in, uid, mr->uid);
 
 	/* Free until the first IB_WR_REG_MR gives it pages and rights. */
+	mlx5c_mkc_fill(mkc, MLX5_MKC_ACCESS_MODE_MTT, 0, pd->pdn,
+		       mlx5c_ib_mkey_variant(dev), 0, 0);
 	MLX5_SET(mkc, mkc, free, 1);
 	MLX5_SET(mkc, mkc, umr_en, 1);
-	MLX5_SET(mkc, mkc, access_mode_1_0, MLX5_MKC_ACCESS_MODE_MTT);
-	MLX5_SET(mkc, mkc, lr, 1);
-	MLX5_SET(mkc, mkc, qpn, 0xffffff);
-	MLX5_SET(mkc, mkc, pd, pd->pdn);
-	MLX5_SET(mkc, mkc, mkey_7_0, mlx5c_ib_mkey_variant(dev));
 	MLX5_SET(mkc, mkc, translations_octword_size, mr->max_descs / 2);
 	MLX5_SET(mkc, mkc, log_page_size, PAGE_SHIFT);
 	return mlx5c_mkey_create(dev->mdev, in, sizeof(in), &mr->mkey);

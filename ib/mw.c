@@ -84,15 +84,12 @@ int mlx5c_ib_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 
 	mw->uid = to_mpd(ibmw->pd)->uid;
 	MLX5_SET(create_mkey_in, in, uid, mw->uid);
+	mlx5c_mkc_fill(mkc, MLX5_MKC_ACCESS_MODE_KLMS, 0, to_mpd(ibmw->pd)->pdn,
+		       mlx5c_ib_mkey_variant(dev), 0, 0);
 	MLX5_SET(mkc, mkc, free, 1);
 	MLX5_SET(mkc, mkc, umr_en, 1);
-	MLX5_SET(mkc, mkc, access_mode_1_0, MLX5_MKC_ACCESS_MODE_KLMS);
-	MLX5_SET(mkc, mkc, lr, 1);
 	/* Only a type 2 window may be invalidated by the peer. */
 	MLX5_SET(mkc, mkc, en_rinval, ibmw->type == IB_MW_TYPE_2);
-	MLX5_SET(mkc, mkc, qpn, 0xffffff);
-	MLX5_SET(mkc, mkc, pd, to_mpd(ibmw->pd)->pdn);
-	MLX5_SET(mkc, mkc, mkey_7_0, mlx5c_ib_mkey_variant(dev));
 	/* A KLM entry is one 16-byte unit. */
 	MLX5_SET(mkc, mkc, translations_octword_size, nklm);
 	err = mlx5c_mkey_create(dev->mdev, in, sizeof(in), &mw->mkey);

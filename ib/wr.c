@@ -17,14 +17,10 @@
 
 #include "mlx5_ib.h"
 
-#define MLX5C_IB_DS		16
-/* Send doorbell: the first BlueFlame register of the UAR page. */
-#define MLX5C_UAR_SEND_DB	0x800
-
 /* The staging buffer at 16-byte unit @ds. */
 static void *mlx5c_ib_seg(struct mlx5c_ib_qp *qp, u32 ds)
 {
-	return qp->staging + ds * MLX5C_IB_DS;
+	return qp->staging + ds * MLX5_SEND_WQE_DS;
 }
 
 static int mlx5c_ib_wr_opcode(const struct ib_send_wr *wr,
@@ -86,7 +82,7 @@ static int mlx5c_ib_set_inline(struct mlx5c_ib_qp *qp,
 		len += wr->sg_list[i].length;
 	}
 	seg->byte_count = cpu_to_be32(len | MLX5_INLINE_SEG);
-	*ds += DIV_ROUND_UP(sizeof(*seg) + len, MLX5C_IB_DS);
+	*ds += DIV_ROUND_UP(sizeof(*seg) + len, MLX5_SEND_WQE_DS);
 	return 0;
 }
 
@@ -137,7 +133,7 @@ static void mlx5c_ib_set_transport(struct mlx5c_ib_qp *qp,
 		dgram->av.key.qkey.qkey = cpu_to_be32(uwr->remote_qkey);
 		dgram->av.dqp_dct = cpu_to_be32(uwr->remote_qpn |
 						MLX5_EXTENDED_UD_AV);
-		*ds += sizeof(*dgram) / MLX5C_IB_DS;
+		*ds += sizeof(*dgram) / MLX5_SEND_WQE_DS;
 		return;
 	case MLX5_OPCODE_RDMA_WRITE:
 	case MLX5_OPCODE_RDMA_WRITE_IMM:
@@ -172,7 +168,7 @@ static int mlx5c_ib_build_send(struct mlx5c_ib_qp *qp,
 			       const struct ib_send_wr *wr, u8 *wc_op)
 {
 	struct mlx5_wqe_ctrl_seg *ctrl = qp->staging;
-	u32 ds = sizeof(*ctrl) / MLX5C_IB_DS;
+	u32 ds = sizeof(*ctrl) / MLX5_SEND_WQE_DS;
 	int op, err;
 	u8 flags = 0;
 
@@ -182,22 +178,22 @@ static int mlx5c_ib_build_send(struct mlx5c_ib_qp *qp,
 	memset(qp->staging, 0, qp->sq_wqe_max);
 	if (op == MLX5_OPCODE_UMR) {
 		if (qp->sq_wqe_max < MLX5C_IB_CTRL_SEG +
-		    MLX5C_IB_DS * DIV_ROUND_UP(sizeof(struct mlx5_wqe_umr_ctrl_seg) +
+		    MLX5_SEND_WQE_DS * DIV_ROUND_UP(sizeof(struct mlx5_wqe_umr_ctrl_seg) +
 					       MLX5_ST_SZ_BYTES(mkc) +
-					       MLX5C_IB_DATA_SEG, MLX5C_IB_DS))
+					       MLX5C_IB_DATA_SEG, MLX5_SEND_WQE_DS))
 			return -EINVAL;
 		err = mlx5c_ib_build_umr(to_mdev(qp->ibqp.device), wr,
 					 mlx5c_ib_seg(qp, ds), &ctrl->imm);
 		if (err < 0)
 			return err;
-		ds += DIV_ROUND_UP(err, MLX5C_IB_DS);
+		ds += DIV_ROUND_UP(err, MLX5_SEND_WQE_DS);
 	} else {
 		mlx5c_ib_set_transport(qp, wr, op, &ds);
 		err = mlx5c_ib_set_data(qp, wr, &ds);
 		if (err)
 			return err;
 	}
-	if (ds * MLX5C_IB_DS > qp->sq_wqe_max)
+	if (ds * MLX5_SEND_WQE_DS > qp->sq_wqe_max)
 		return -EINVAL;
 
 	if (wr->send_flags & IB_SEND_SIGNALED || qp->sq_sig_all)
@@ -225,10 +221,10 @@ static void mlx5c_ib_ring_send(struct mlx5c_ib_dev *dev, struct mlx5c_ib_qp *qp,
 	/* And the doorbell record before the doorbell. */
 	wmb();
 #ifdef CONFIG_64BIT
-	__raw_writeq(*(const u64 *)ctrl, dev->uar + MLX5C_UAR_SEND_DB);
+	__raw_writeq(*(const u64 *)ctrl, dev->uar + MLX5_BF_OFFSET);
 #else
-	__raw_writel((__force u32)ctrl[0], dev->uar + MLX5C_UAR_SEND_DB);
-	__raw_writel((__force u32)ctrl[1], dev->uar + MLX5C_UAR_SEND_DB + 4);
+	__raw_writel((__force u32)ctrl[0], dev->uar + MLX5_BF_OFFSET);
+	__raw_writel((__force u32)ctrl[1], dev->uar + MLX5_BF_OFFSET + 4);
 #endif
 }
 
@@ -273,7 +269,7 @@ int mlx5c_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			err = ds;
 			break;
 		}
-		nbb = DIV_ROUND_UP(ds * MLX5C_IB_DS, MLX5C_IB_WQE_BB);
+		nbb = DIV_ROUND_UP(ds * MLX5_SEND_WQE_DS, MLX5_SEND_WQE_BB);
 		if (qp->sq.head + nbb - READ_ONCE(qp->sq.tail) > qp->sq.wqe_cnt) {
 			err = -ENOMEM;
 			break;
@@ -281,9 +277,9 @@ int mlx5c_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		for (i = 0; i < nbb; i++) {
 			idx = (qp->sq.head + i) & (qp->sq.wqe_cnt - 1);
 			memcpy(mlx5c_buf_at(&qp->kbuf, qp->sq.offset +
-					    (size_t)idx * MLX5C_IB_WQE_BB),
-			       qp->staging + i * MLX5C_IB_WQE_BB,
-			       MLX5C_IB_WQE_BB);
+					    (size_t)idx * MLX5_SEND_WQE_BB),
+			       qp->staging + i * MLX5_SEND_WQE_BB,
+			       MLX5_SEND_WQE_BB);
 		}
 		idx = qp->sq.head & (qp->sq.wqe_cnt - 1);
 		qp->sq.wrid[idx] = wr->wr_id;

@@ -37,12 +37,8 @@ static int create_pa_mkey(struct mlx5c_en_priv *priv)
 	u32 in[MLX5_ST_SZ_DW(create_mkey_in)] = {};
 	void *mkc = MLX5_ADDR_OF(create_mkey_in, in, memory_key_mkey_entry);
 
-	MLX5_SET(mkc, mkc, access_mode_1_0, MLX5_MKC_ACCESS_MODE_PA);
-	MLX5_SET(mkc, mkc, lw, 1);
-	MLX5_SET(mkc, mkc, lr, 1);
-	MLX5_SET(mkc, mkc, length64, 1);
-	MLX5_SET(mkc, mkc, pd, priv->pdn);
-	MLX5_SET(mkc, mkc, qpn, 0xffffff);
+	mlx5c_mkc_fill(mkc, MLX5_MKC_ACCESS_MODE_PA, MLX5C_MKC_LW, priv->pdn, 0, 0,
+		       MLX5C_MKC_LEN64);
 	return mlx5c_mkey_create(priv->mdev, in, sizeof(in), &priv->mkey);
 }
 

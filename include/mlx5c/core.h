@@ -21,6 +21,8 @@
 #include <linux/refcount.h>
 #include <linux/types.h>
 
+#include <mlx5c/hw.h>
+
 #define MLX5C_AUX_RDMA_NAME	"rdma"
 #define MLX5C_AUX_ETH_NAME	"eth"
 
@@ -78,10 +80,6 @@ int mlx5c_cmd_exec_quiet(struct mlx5c_dev *mdev, const void *in, int inlen,
 int mlx5c_access_reg(struct mlx5c_dev *mdev, u16 reg_id, bool write,
 		     const void *data, void *out_data, int size);
 
-/* Access register ids (PRM) that mlx5_ib writes. */
-#define MLX5C_REG_PCAP		0x5001
-#define MLX5C_REG_NODE_DESC	0x6001
-
 /**
  * typedef mlx5c_cmd_cb_t - completion of an asynchronous command
  * @err: 0, or the negative errno mlx5c_cmd_exec() would have returned
@@ -127,13 +125,15 @@ const void *mlx5c_hca_cap(struct mlx5c_dev *mdev, unsigned int type, bool max);
 /* ---- Events ------------------------------------------------------------ */
 
 /*
- * Event notifier: the action is the EQE type (MLX5_EVENT_TYPE_* of
- * <linux/mlx5/device.h>) and the data a const struct mlx5_eqe *, for every
- * asynchronous event of the device except command completions, page
- * requests and CQ errors (CQ errors go to the CQ's event callback).
- * Device-level events of mlx5_core use actions from MLX5C_EVENT_BASE on,
- * with data NULL. The chain is atomic: callbacks run in hard-IRQ context
- * (or in a workqueue for the device-level events) and must not sleep.
+ * Event notifier (mlx5c_event_register()): the action is the EQE type
+ * (MLX5_EVENT_TYPE_* of <linux/mlx5/device.h>) and the data a const struct
+ * mlx5_eqe *, for every EQE of the device's control EQs. mlx5_core's own
+ * subscribers (command completions, page requests, CQ errors, which go to
+ * the CQ's event callback) are called first: a callback ignores the types
+ * it does not handle. Device-level events of mlx5_core use actions from
+ * MLX5C_EVENT_BASE on, with data NULL. The chain is atomic: callbacks run
+ * in hard-IRQ context (or in a workqueue for the device-level events) and
+ * must not sleep.
  */
 #define MLX5C_EVENT_BASE		0x1000
 /* The device entered the internal-error state: every command now fails. */

@@ -53,6 +53,7 @@ t_event_mode()
 
 t_cq_dispatch()
 {
+	need_harness "$dbg" || return 1
 	a0=$(irqs mlx5_async0) c0=$(irqs mlx5_comp)
 	echo 20 >"$dbg/test_cq" || { cat "$dbg/test_cq"; return 1; }
 	cat "$dbg/test_cq"
@@ -63,6 +64,7 @@ t_cq_dispatch()
 
 t_async_cmds()
 {
+	need_harness "$dbg" || return 1
 	echo 300 >"$dbg/test_async" || { cat "$dbg/test_async"; return 1; }
 	cat "$dbg/test_async"
 	grep -q '^ok: async NOP commands 300 queued, 0 failed' "$dbg/test_async"
@@ -70,6 +72,7 @@ t_async_cmds()
 
 t_events()
 {
+	need_harness "$dbg" || return 1
 	echo 5 >"$dbg/test_event" || { cat "$dbg/test_event"; return 1; }
 	cat "$dbg/test_event"
 	grep -q '^ok: port-change events 5 generated, 5 delivered, port 1' "$dbg/test_event"
@@ -77,6 +80,7 @@ t_events()
 
 t_lost_cmd_eqe()
 {
+	need_harness "$dbg" || return 1
 	echo 1000 >"$param/cmd_timeout_ms"
 	unbind && bind || return 1
 	mark=$(dmesg | wc -l)
@@ -213,6 +217,7 @@ t_fail_bringup()
 
 t_cmd_timeout_recovers()
 {
+	need_harness "$dbg" || return 1
 	bound || bind || return 1
 	unbind
 	echo 1000 >"$param/cmd_timeout_ms"
@@ -285,6 +290,7 @@ t_health_nonfatal()
 # internal-error state until it is rebound.
 t_health_fatal()
 {
+	need_harness "$dbg" || return 1
 	echo N >"$param/recovery" || return 1
 	health_fatal
 	_rc=$?

@@ -227,6 +227,7 @@ RELOADS=${MLX5_EVENT_RELOADS:-4}
 t_events_reload()
 {
 	dbg=/sys/kernel/debug/mlx5c/$(echo "$devs" | head -n 1)
+	need_harness "$dbg" || return 1
 	stop=$out/ib_destroy_events.stop
 	rm -f "$stop"
 	(n=0; while [ ! -e "$stop" ]; do

@@ -152,6 +152,18 @@ mlx5_ports_active()
 }
 
 # need_tool TOOL...: every TOOL is installed (a missing one fails the case).
+# need_harness DIR: mlx5_core's self-test files (test_cq, test_async,
+# test_event) in its debugfs directory DIR. Only a module built with
+# MLX5C_TEST=1 has them (core/test.c, the GEN_EQE harness: make check's
+# build, never an installed one): without them a case fails, saying why.
+need_harness()
+{
+	[ -w "$1/test_cq" ] && [ -w "$1/test_async" ] && [ -w "$1/test_event" ] && return 0
+	echo "no self-test files in $1: mlx5_core was built without MLX5C_TEST=1" \
+		"(the GEN_EQE harness, core/test.c); build it with make MLX5C_TEST=1"
+	return 1
+}
+
 need_tool()
 {
 	for _t in "$@"; do
