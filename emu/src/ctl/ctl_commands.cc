@@ -12,7 +12,7 @@
 #include "fabric/fabric.h"
 #include "fw/firmware.h"
 #include "fw/opcode_names.h"
-#include "fw/prm.h"
+#include "prm/prm.h"
 
 namespace mlx5emu {
 

@@ -8,11 +8,11 @@
 
 #include "dma/guest_memory.h"
 #include "fabric/smp.h"
-#include "fw/bits.h"
-#include "fw/prm.h"
-#include "fw/prm_cq.h"
-#include "fw/prm_eth.h"
-#include "fw/prm_qp.h"
+#include "prm/bits.h"
+#include "prm/prm.h"
+#include "prm/cq.h"
+#include "prm/eth.h"
+#include "prm/qp.h"
 
 namespace mlx5emu {
 

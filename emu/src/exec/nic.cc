@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "exec/datapath.h"
-#include "fw/prm_eth.h"
+#include "prm/eth.h"
 
 namespace mlx5emu {
 

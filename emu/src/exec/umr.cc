@@ -25,12 +25,12 @@
 
 #include "dma/guest_memory.h"
 #include "exec/datapath.h"
-#include "fw/bits.h"
+#include "prm/bits.h"
 #include "fw/caps.h"
-#include "fw/prm_cq.h"
-#include "fw/prm_mkey.h"
-#include "fw/prm_qp.h"
-#include "fw/prm_wqe.h"
+#include "prm/cq.h"
+#include "prm/mkey.h"
+#include "prm/qp.h"
+#include "prm/wqe.h"
 
 namespace mlx5emu {
 

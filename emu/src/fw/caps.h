@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <map>
 
-#include "fw/bits.h"
+#include "prm/bits.h"
 
 namespace mlx5emu {
 

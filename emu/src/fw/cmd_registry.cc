@@ -11,8 +11,8 @@
 #include "fw/cmd_uid.h"
 #include "fw/firmware.h"
 #include "fw/opcode_names.h"
-#include "fw/prm.h"
-#include "vfio_user/log.h"
+#include "prm/prm.h"
+#include "util/log.h"
 
 namespace mlx5emu {
 

@@ -11,9 +11,9 @@
 #include "fabric/fabric.h"
 #include "fw/mad.h"
 #include "fw/opcode_names.h"
-#include "fw/prm.h"
-#include "fw/prm_cq.h"
-#include "fw/prm_wqe.h"
+#include "prm/prm.h"
+#include "prm/cq.h"
+#include "prm/wqe.h"
 
 namespace mlx5emu {
 

@@ -3,8 +3,8 @@
 
 #include <cstdio>
 
-#include "fw/prm.h"
-#include "fw/prm_eth.h"
+#include "prm/prm.h"
+#include "prm/eth.h"
 
 namespace mlx5emu::steer {
 
