@@ -26,7 +26,6 @@
 #include "dma/guest_memory.h"
 #include "exec/datapath.h"
 #include "prm/bits.h"
-#include "fw/caps.h"
 #include "prm/cq.h"
 #include "prm/mkey.h"
 #include "prm/qp.h"
@@ -207,7 +206,7 @@ uint8_t DataPath::execute_umr(Qp &qp, const SendWr &wr)
 	// the UMR QP); the UMR QP's MTT updates (the MR cache: 1 MiB chunks
 	// at an offset) only the key's room and the function's budget.
 	// Checked before anything is allocated.
-	if (count && (klm || !umr_qp) && !Mkey::xlt_list_fits(first, count, Caps::kLogMaxFastRegList)) {
+	if (count && (klm || !umr_qp) && !Mkey::xlt_list_fits(first, count, Mkey::kLogMaxFastRegList)) {
 		++c_.umr_xlt_refused;
 		return syn::LOCAL_LENGTH;
 	}
