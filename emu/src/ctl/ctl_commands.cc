@@ -11,7 +11,7 @@
 #include "exec/datapath.h"
 #include "fabric/fabric.h"
 #include "fw/firmware.h"
-#include "fw/opcode_names.h"
+#include "prm/opcode_names.h"
 #include "prm/prm.h"
 
 namespace mlx5emu {

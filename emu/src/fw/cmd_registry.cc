@@ -10,7 +10,7 @@
 #include "exec/datapath.h"
 #include "fw/cmd_uid.h"
 #include "fw/firmware.h"
-#include "fw/opcode_names.h"
+#include "prm/opcode_names.h"
 #include "prm/prm.h"
 #include "util/log.h"
 

@@ -10,7 +10,7 @@
 #include "exec/datapath.h"
 #include "fabric/fabric.h"
 #include "fw/mad.h"
-#include "fw/opcode_names.h"
+#include "prm/opcode_names.h"
 #include "prm/prm.h"
 #include "prm/cq.h"
 #include "prm/wqe.h"

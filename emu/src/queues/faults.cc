@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "prm/bits.h"
-#include "fw/opcode_names.h"
+#include "prm/opcode_names.h"
 #include "prm/cq.h"
 
 namespace mlx5emu {
