@@ -13,19 +13,9 @@
 #include "prm/cq.h"
 #include "prm/eth.h"
 #include "prm/qp.h"
+#include "util/fmt.h"
 
 namespace mlx5emu {
-
-namespace {
-
-std::string fmt(const char *f, auto... a)
-{
-	char b[512];
-	std::snprintf(b, sizeof b, f, a...);
-	return b;
-}
-
-} // namespace
 
 uint64_t rnr_timer_usec(uint8_t code)
 {

@@ -14,6 +14,7 @@
 #include "prm/prm.h"
 #include "prm/cq.h"
 #include "prm/wqe.h"
+#include "util/fmt.h"
 
 namespace mlx5emu {
 
@@ -32,13 +33,6 @@ constexpr uint32_t kCapSystemImageGuid = 1u << 11;
 constexpr uint32_t kCapExtendedSpeeds = 1u << 14;
 constexpr uint32_t kCapCm = 1u << 16;
 constexpr uint32_t kCapClientReregister = 1u << 25;
-
-std::string fmt(const char *f, auto... a)
-{
-	char b[256];
-	std::snprintf(b, sizeof b, f, a...);
-	return b;
-}
 
 // The emulator process's resident set from /proc/self/statm, in KiB: all
 // of it, and without shared pages (guest RAM the data path touched is a
