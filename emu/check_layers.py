@@ -47,6 +47,16 @@ def nm_symbols(nm, archive):
     return defined, undefined
 
 
+def demangle(names):
+    """Readable names (c++filt when there is one), in the same order."""
+    try:
+        out = subprocess.run(['c++filt'], input='\n'.join(names), check=True,
+                             capture_output=True, text=True).stdout.splitlines()
+    except (OSError, subprocess.CalledProcessError):
+        return list(names)
+    return out if len(out) == len(names) else list(names)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--src', required=True)
@@ -101,11 +111,14 @@ def main():
         for d in reaches[layer]:
             if d in syms:
                 ok |= syms[d][0]
+        bad = []
         for s in sorted(undefined - ok):
             above = [n for n, (dfn, _) in syms.items() if s in dfn]
             if above:
-                errors.append(f'{layer}: needs {s}, defined in {", ".join(sorted(above))}, '
-                              f'which {layer} does not reach')
+                bad.append((s, above))
+        for (s, above), name in zip(bad, demangle([s for s, _ in bad])):
+            errors.append(f'{layer}: needs {name}, defined in {", ".join(sorted(above))}, '
+                          f'which {layer} does not reach')
 
     for e in errors:
         print(e)
