@@ -11,7 +11,7 @@
 #include <string>
 
 #include "dp_fixture.h"
-#include "fw/prm.h"
+#include "prm/prm.h"
 #include "fuzz_input.h"
 #include "vfio_user/protocol.h"
 

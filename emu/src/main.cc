@@ -27,7 +27,7 @@
 #include "irq/eventfd_irqs.h"
 #include "pci/connectx_config.h"
 #include "pci/function.h"
-#include "vfio_user/log.h"
+#include "util/log.h"
 #include "vfio_user/server.h"
 
 namespace mlx5emu {

@@ -9,7 +9,7 @@
 #include <endian.h>
 
 #include "eth_harness.h"
-#include "fw/prm_cq.h"
+#include "prm/cq.h"
 #include "steer/headers.h"
 
 namespace mlx5emu::test {

@@ -4,9 +4,9 @@
 #pragma once
 
 #include "dp_harness.h"
-#include "fw/prm.h"
-#include "fw/prm_eth.h"
-#include "fw/prm_mkey.h"
+#include "prm/prm.h"
+#include "prm/eth.h"
+#include "prm/mkey.h"
 
 namespace mlx5emu::test {
 

@@ -7,7 +7,7 @@
 
 #include "eth_harness.h"
 #include "exec/roce_wire.h"
-#include "fw/prm_cq.h"
+#include "prm/cq.h"
 #include "steer/headers.h"
 
 namespace mlx5emu::test {

@@ -7,8 +7,8 @@
 
 #include <cstring>
 
-#include "fw/prm.h"
-#include "fw/prm_eth.h"
+#include "prm/prm.h"
+#include "prm/eth.h"
 #include "steer/flow_table.h"
 #include "steer/headers.h"
 #include "steer/match.h"

@@ -7,8 +7,8 @@
 // when sent. A WQE reaching past the producer the doorbell gave fails
 // instead of being stepped over (the queue would run round forever).
 #include "dp_harness.h"
-#include "fw/prm_cq.h"
-#include "fw/prm_qp.h"
+#include "prm/cq.h"
+#include "prm/qp.h"
 
 namespace mlx5emu::test {
 namespace {

@@ -4,7 +4,7 @@
 // lists and MTU segmentation, selective signaling, solicited events, CQE
 // timestamps.
 #include "dp_harness.h"
-#include "fw/device_clock.h"
+#include "prm/device_clock.h"
 
 namespace mlx5emu::test {
 namespace {

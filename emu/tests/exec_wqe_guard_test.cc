@@ -9,7 +9,7 @@
 #include <stdexcept>
 
 #include "dp_harness.h"
-#include "fw/prm_qp.h"
+#include "prm/qp.h"
 
 namespace mlx5emu::test {
 namespace {

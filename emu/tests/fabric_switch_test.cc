@@ -10,7 +10,7 @@
 
 #include "fabric/fabric.h"
 #include "fabric/ib_switch.h"
-#include "fw/bits.h"
+#include "prm/bits.h"
 
 namespace mlx5emu::test {
 namespace {

@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "fake_guest_memory.h"
-#include "fw/bits.h"
+#include "prm/bits.h"
 #include "fw/firmware.h"
 #include "fw/hca.h"
-#include "fw/prm.h"
+#include "prm/prm.h"
 
 namespace mlx5emu::test {
 

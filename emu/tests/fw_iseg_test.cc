@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // Initialization segment and UAR register behaviour.
 #include "fw_harness.h"
-#include "fw/device_clock.h"
+#include "prm/device_clock.h"
 
 namespace mlx5emu::test {
 namespace {

@@ -13,7 +13,7 @@
 
 #include "dp_harness.h"
 #include "fw/firmware.h"
-#include "fw/prm_mkey.h"
+#include "prm/mkey.h"
 
 namespace mlx5emu::test {
 namespace {

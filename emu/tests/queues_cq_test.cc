@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "fake_guest_memory.h"
-#include "fw/bits.h"
+#include "prm/bits.h"
 #include "queues/cq.h"
 
 namespace mlx5emu::test {

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "fake_guest_memory.h"
-#include "fw/prm_mkey.h"
+#include "prm/mkey.h"
 #include "queues/mkey.h"
 
 namespace mlx5emu::test {

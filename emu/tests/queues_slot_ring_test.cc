@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "queues/slot_ring.h"
+#include "util/slot_ring.h"
 
 namespace mlx5emu {
 namespace {

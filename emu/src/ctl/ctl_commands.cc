@@ -11,8 +11,8 @@
 #include "exec/datapath.h"
 #include "fabric/fabric.h"
 #include "fw/firmware.h"
-#include "fw/opcode_names.h"
-#include "fw/prm.h"
+#include "prm/opcode_names.h"
+#include "prm/prm.h"
 
 namespace mlx5emu {
 

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "vfio_user/log.h"
+#include "util/log.h"
 
 namespace mlx5emu {
 

@@ -8,7 +8,7 @@
 // polled holds them the same way (Cq::arm): the period starts at the arm.
 // One engine timer per CQ at most, for at most 2^12 - 1 microseconds.
 #include "exec/datapath.h"
-#include "fw/prm_cq.h"
+#include "prm/cq.h"
 
 namespace mlx5emu {
 

@@ -5,12 +5,12 @@
 #include <cstring>
 
 #include "exec/datapath.h"
-#include "fw/bits.h"
-#include "fw/device_clock.h"
-#include "fw/faults.h"
-#include "fw/prm.h"
-#include "fw/prm_cq.h"
-#include "fw/prm_qp.h"
+#include "prm/bits.h"
+#include "prm/device_clock.h"
+#include "queues/faults.h"
+#include "prm/prm.h"
+#include "prm/cq.h"
+#include "prm/qp.h"
 
 namespace mlx5emu {
 

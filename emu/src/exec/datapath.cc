@@ -8,24 +8,14 @@
 
 #include "dma/guest_memory.h"
 #include "fabric/smp.h"
-#include "fw/bits.h"
-#include "fw/prm.h"
-#include "fw/prm_cq.h"
-#include "fw/prm_eth.h"
-#include "fw/prm_qp.h"
+#include "prm/bits.h"
+#include "prm/prm.h"
+#include "prm/cq.h"
+#include "prm/eth.h"
+#include "prm/qp.h"
+#include "util/fmt.h"
 
 namespace mlx5emu {
-
-namespace {
-
-std::string fmt(const char *f, auto... a)
-{
-	char b[512];
-	std::snprintf(b, sizeof b, f, a...);
-	return b;
-}
-
-} // namespace
 
 uint64_t rnr_timer_usec(uint8_t code)
 {

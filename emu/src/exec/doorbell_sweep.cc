@@ -21,7 +21,7 @@
 
 #include "dma/guest_memory.h"
 #include "exec/datapath.h"
-#include "fw/bits.h"
+#include "prm/bits.h"
 
 namespace mlx5emu {
 

@@ -3,8 +3,8 @@
 // outstanding send and receive WQE with a flush error (and keeps doing so
 // for WQEs posted later); a UD send error stops only the send queue.
 #include "exec/datapath.h"
-#include "fw/prm_cq.h"
-#include "fw/prm_qp.h"
+#include "prm/cq.h"
+#include "prm/qp.h"
 
 namespace mlx5emu {
 

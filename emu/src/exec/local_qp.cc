@@ -4,9 +4,9 @@
 // completes in error and the QP enters the error state, as the in-tree
 // driver's UMR recovery expects.
 #include "exec/datapath.h"
-#include "fw/prm_cq.h"
-#include "fw/prm_qp.h"
-#include "fw/prm_wqe.h"
+#include "prm/cq.h"
+#include "prm/qp.h"
+#include "prm/wqe.h"
 
 namespace mlx5emu {
 

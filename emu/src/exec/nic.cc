@@ -5,20 +5,10 @@
 #include <cstdio>
 
 #include "exec/datapath.h"
-#include "fw/prm_eth.h"
+#include "prm/eth.h"
+#include "util/fmt.h"
 
 namespace mlx5emu {
-
-namespace {
-
-std::string fmt(const char *f, auto... a)
-{
-	char b[512];
-	std::snprintf(b, sizeof b, f, a...);
-	return b;
-}
-
-} // namespace
 
 void DataPath::set_eth_link(bool up, uint16_t hw_mtu)
 {

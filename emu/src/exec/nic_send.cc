@@ -8,11 +8,11 @@
 
 #include "dma/guest_memory.h"
 #include "exec/datapath.h"
-#include "fw/bits.h"
-#include "fw/prm.h"
-#include "fw/prm_cq.h"
-#include "fw/prm_eth.h"
-#include "fw/prm_wqe.h"
+#include "prm/bits.h"
+#include "prm/prm.h"
+#include "prm/cq.h"
+#include "prm/eth.h"
+#include "prm/wqe.h"
 
 namespace mlx5emu {
 

@@ -15,9 +15,9 @@
 #include <algorithm>
 
 #include "exec/datapath.h"
-#include "fw/bits.h"
-#include "fw/prm.h"
-#include "fw/prm_cq.h"
+#include "prm/bits.h"
+#include "prm/prm.h"
+#include "prm/cq.h"
 
 namespace mlx5emu {
 

@@ -8,10 +8,10 @@
 #include <algorithm>
 
 #include "exec/datapath.h"
-#include "fw/bits.h"
-#include "fw/prm_cq.h"
-#include "fw/prm_qp.h"
-#include "fw/prm_wqe.h"
+#include "prm/bits.h"
+#include "prm/cq.h"
+#include "prm/qp.h"
+#include "prm/wqe.h"
 
 namespace mlx5emu {
 

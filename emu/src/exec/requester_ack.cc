@@ -6,10 +6,10 @@
 
 #include "dma/guest_memory.h"
 #include "exec/datapath.h"
-#include "fw/bits.h"
-#include "fw/prm_cq.h"
-#include "fw/prm_qp.h"
-#include "fw/prm_wqe.h"
+#include "prm/bits.h"
+#include "prm/cq.h"
+#include "prm/qp.h"
+#include "prm/wqe.h"
 
 namespace mlx5emu {
 

@@ -8,9 +8,9 @@
 
 #include "dma/guest_memory.h"
 #include "exec/datapath.h"
-#include "fw/bits.h"
-#include "fw/prm_cq.h"
-#include "fw/prm_qp.h"
+#include "prm/bits.h"
+#include "prm/cq.h"
+#include "prm/qp.h"
 
 namespace mlx5emu {
 

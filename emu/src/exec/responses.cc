@@ -6,7 +6,7 @@
 // responder resources); cumulative ACKs waiting in a row merge into one.
 #include "dma/guest_memory.h"
 #include "exec/datapath.h"
-#include "fw/prm_qp.h"
+#include "prm/qp.h"
 
 namespace mlx5emu {
 

@@ -10,7 +10,7 @@
 #include <memory>
 
 #include "exec/datapath.h"
-#include "fw/prm_qp.h"
+#include "prm/qp.h"
 
 namespace mlx5emu {
 

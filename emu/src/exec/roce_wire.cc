@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "fw/bits.h"
+#include "prm/bits.h"
 #include "steer/headers.h"
 
 namespace mlx5emu {

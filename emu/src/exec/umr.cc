@@ -25,12 +25,11 @@
 
 #include "dma/guest_memory.h"
 #include "exec/datapath.h"
-#include "fw/bits.h"
-#include "fw/caps.h"
-#include "fw/prm_cq.h"
-#include "fw/prm_mkey.h"
-#include "fw/prm_qp.h"
-#include "fw/prm_wqe.h"
+#include "prm/bits.h"
+#include "prm/cq.h"
+#include "prm/mkey.h"
+#include "prm/qp.h"
+#include "prm/wqe.h"
 
 namespace mlx5emu {
 
@@ -207,7 +206,7 @@ uint8_t DataPath::execute_umr(Qp &qp, const SendWr &wr)
 	// the UMR QP); the UMR QP's MTT updates (the MR cache: 1 MiB chunks
 	// at an offset) only the key's room and the function's budget.
 	// Checked before anything is allocated.
-	if (count && (klm || !umr_qp) && !Mkey::xlt_list_fits(first, count, Caps::kLogMaxFastRegList)) {
+	if (count && (klm || !umr_qp) && !Mkey::xlt_list_fits(first, count, Mkey::kLogMaxFastRegList)) {
 		++c_.umr_xlt_refused;
 		return syn::LOCAL_LENGTH;
 	}

@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "exec/engine.h"
+#include "fabric/engine.h"
 #include "fabric/l2_switch.h"
 #include "fabric/packet.h"
 

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "fw/bits.h"
+#include "prm/bits.h"
 
 namespace mlx5emu {
 

@@ -3,7 +3,7 @@
 
 #include <cstring>
 
-#include "fw/bits.h"
+#include "prm/bits.h"
 
 namespace mlx5emu {
 

@@ -6,9 +6,9 @@
 #include "fw/caps.h"
 
 #include "fw/hca.h"
-#include "fw/prm.h"
+#include "prm/prm.h"
 #include "queues/mcg_table.h"
-#include "fw/prm_eth.h"
+#include "prm/eth.h"
 #include "exec/datapath.h"
 
 namespace mlx5emu {

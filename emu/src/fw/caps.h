@@ -7,7 +7,8 @@
 #include <cstdint>
 #include <map>
 
-#include "fw/bits.h"
+#include "prm/bits.h"
+#include "queues/mkey.h"
 
 namespace mlx5emu {
 
@@ -17,7 +18,7 @@ class Caps {
 public:
 	static constexpr unsigned kBlockSize = 4096;
 	// log_max_klm_list_size: entries of one fast registration list.
-	static constexpr unsigned kLogMaxFastRegList = 15;
+	static constexpr unsigned kLogMaxFastRegList = Mkey::kLogMaxFastRegList;
 	using Block = std::array<uint8_t, kBlockSize>;
 
 	explicit Caps(const HcaConfig &cfg);

@@ -5,8 +5,8 @@
 #include "fw/cmd_registry.h"
 #include "fw/cmd_uid.h"
 #include "fw/firmware.h"
-#include "fw/prm.h"
-#include "fw/prm_cq.h"
+#include "prm/prm.h"
+#include "prm/cq.h"
 
 namespace mlx5emu {
 

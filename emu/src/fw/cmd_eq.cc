@@ -4,7 +4,7 @@
 
 #include "fw/cmd_registry.h"
 #include "fw/firmware.h"
-#include "fw/prm.h"
+#include "prm/prm.h"
 
 namespace mlx5emu {
 

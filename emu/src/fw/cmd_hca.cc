@@ -6,7 +6,7 @@
 #include "exec/datapath.h"
 #include "fw/cmd_registry.h"
 #include "fw/firmware.h"
-#include "fw/prm.h"
+#include "prm/prm.h"
 
 namespace mlx5emu {
 

@@ -6,8 +6,8 @@
 #include "exec/datapath.h"
 #include "fw/cmd_registry.h"
 #include "fw/firmware.h"
-#include "fw/prm.h"
-#include "fw/prm_qp.h"
+#include "prm/prm.h"
+#include "prm/qp.h"
 
 namespace mlx5emu {
 

@@ -2,7 +2,7 @@
 // UARs, NOP and QUERY_SPECIAL_CONTEXTS.
 #include "fw/cmd_registry.h"
 #include "fw/firmware.h"
-#include "fw/prm.h"
+#include "prm/prm.h"
 
 namespace mlx5emu {
 

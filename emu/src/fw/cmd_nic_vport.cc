@@ -10,8 +10,8 @@
 #include "exec/datapath.h"
 #include "fw/cmd_registry.h"
 #include "fw/firmware.h"
-#include "fw/prm.h"
-#include "fw/prm_eth.h"
+#include "prm/prm.h"
+#include "prm/eth.h"
 
 namespace mlx5emu {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "fw/cmd_registry.h"
-#include "fw/prm.h"
+#include "prm/prm.h"
 #include "queues/page_list.h"
 
 namespace mlx5emu {

@@ -5,8 +5,8 @@
 #include "fw/cmd_registry.h"
 #include "fw/cmd_uid.h"
 #include "fw/firmware.h"
-#include "fw/prm.h"
-#include "fw/prm_mkey.h"
+#include "prm/prm.h"
+#include "prm/mkey.h"
 
 namespace mlx5emu {
 

@@ -6,8 +6,8 @@
 #include "fw/cmd_registry.h"
 #include "fw/cmd_uid.h"
 #include "fw/firmware.h"
-#include "fw/prm.h"
-#include "fw/prm_qp.h"
+#include "prm/prm.h"
+#include "prm/qp.h"
 #include "queues/qp_context.h"
 
 namespace mlx5emu {

@@ -8,8 +8,8 @@
 #include "fw/cmd_registry.h"
 #include "fw/firmware.h"
 #include "fw/port_regs.h"
-#include "fw/prm.h"
-#include "vfio_user/log.h"
+#include "prm/prm.h"
+#include "util/log.h"
 
 namespace mlx5emu {
 

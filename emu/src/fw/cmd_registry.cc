@@ -10,9 +10,9 @@
 #include "exec/datapath.h"
 #include "fw/cmd_uid.h"
 #include "fw/firmware.h"
-#include "fw/opcode_names.h"
-#include "fw/prm.h"
-#include "vfio_user/log.h"
+#include "prm/opcode_names.h"
+#include "prm/prm.h"
+#include "util/log.h"
 
 namespace mlx5emu {
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <span>
 
-#include "fw/bits.h"
+#include "prm/bits.h"
 
 namespace mlx5emu {
 

@@ -7,8 +7,8 @@
 #include "fw/cmd_registry.h"
 #include "fw/cmd_uid.h"
 #include "fw/firmware.h"
-#include "fw/prm.h"
-#include "fw/prm_srq.h"
+#include "prm/prm.h"
+#include "prm/srq.h"
 
 namespace mlx5emu {
 

@@ -5,7 +5,7 @@
 #include <atomic>
 
 #include "dma/guest_memory.h"
-#include "fw/prm.h"
+#include "prm/prm.h"
 #include "irq/interrupt_sink.h"
 
 namespace mlx5emu {

@@ -3,7 +3,7 @@
 // change event; the control channel's cable pull.
 #include "exec/datapath.h"
 #include "fw/firmware.h"
-#include "fw/prm.h"
+#include "prm/prm.h"
 
 namespace mlx5emu {
 

@@ -10,10 +10,11 @@
 #include "exec/datapath.h"
 #include "fabric/fabric.h"
 #include "fw/mad.h"
-#include "fw/opcode_names.h"
-#include "fw/prm.h"
-#include "fw/prm_cq.h"
-#include "fw/prm_wqe.h"
+#include "prm/opcode_names.h"
+#include "prm/prm.h"
+#include "prm/cq.h"
+#include "prm/wqe.h"
+#include "util/fmt.h"
 
 namespace mlx5emu {
 
@@ -32,13 +33,6 @@ constexpr uint32_t kCapSystemImageGuid = 1u << 11;
 constexpr uint32_t kCapExtendedSpeeds = 1u << 14;
 constexpr uint32_t kCapCm = 1u << 16;
 constexpr uint32_t kCapClientReregister = 1u << 25;
-
-std::string fmt(const char *f, auto... a)
-{
-	char b[256];
-	std::snprintf(b, sizeof b, f, a...);
-	return b;
-}
 
 // The emulator process's resident set from /proc/self/statm, in KiB: all
 // of it, and without shared pages (guest RAM the data path touched is a

@@ -23,7 +23,7 @@
 #include "fw/doorbell_pages.h"
 #include "fw/eq.h"
 #include "fw/eth_port.h"
-#include "fw/faults.h"
+#include "queues/faults.h"
 #include "fw/hca.h"
 #include "fw/health.h"
 #include "fw/host_link.h"

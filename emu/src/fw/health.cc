@@ -2,7 +2,7 @@
 #include "fw/health.h"
 
 #include "fw/hca.h"
-#include "fw/prm.h"
+#include "prm/prm.h"
 
 namespace mlx5emu {
 

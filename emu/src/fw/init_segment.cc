@@ -3,10 +3,10 @@
 
 #include <endian.h>
 
-#include "fw/device_clock.h"
+#include "prm/device_clock.h"
 #include "fw/hca.h"
 #include "fw/health.h"
-#include "fw/prm.h"
+#include "prm/prm.h"
 
 namespace mlx5emu {
 

@@ -3,7 +3,7 @@
 
 #include <cstdio>
 
-#include "fw/prm.h"
+#include "prm/prm.h"
 
 namespace mlx5emu {
 

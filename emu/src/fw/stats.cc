@@ -3,7 +3,7 @@
 
 #include <cstdio>
 
-#include "fw/opcode_names.h"
+#include "prm/opcode_names.h"
 
 namespace mlx5emu {
 

@@ -13,8 +13,8 @@
 
 #include "exec/datapath.h"
 #include "fw/firmware.h"
-#include "fw/prm.h"
-#include "fw/prm_wqe.h"
+#include "prm/prm.h"
+#include "prm/wqe.h"
 
 namespace mlx5emu {
 

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <mutex>
 
-#include "vfio_user/log.h"
+#include "util/log.h"
 
 namespace mlx5emu {
 

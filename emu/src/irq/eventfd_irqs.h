@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "irq/interrupt_sink.h"
-#include "vfio_user/unique_fd.h"
+#include "util/unique_fd.h"
 
 namespace mlx5emu {
 

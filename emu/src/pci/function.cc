@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "vfio_user/log.h"
+#include "util/log.h"
 
 namespace mlx5emu::pci {
 

@@ -4,8 +4,8 @@
 #include <atomic>
 
 #include "dma/guest_memory.h"
-#include "fw/bits.h"
-#include "fw/prm_cq.h"
+#include "prm/bits.h"
+#include "prm/cq.h"
 
 namespace mlx5emu {
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "dma/guest_memory.h"
-#include "fw/prm_mkey.h"
+#include "prm/mkey.h"
 #include "queues/device_memory.h"
 
 namespace mlx5emu {

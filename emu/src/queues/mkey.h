@@ -55,6 +55,10 @@ struct Mkey {
 	std::vector<uint64_t> mtt; // page addresses (MTT mode)
 	std::vector<Klm> klm;      // KLM mode
 
+	// log_max_klm_list_size of the capability profile: entries of one
+	// fast registration list (fw/caps.h reports it, UMR checks it).
+	static constexpr unsigned kLogMaxFastRegList = 15;
+
 	// Translation entries the key has room for (UMR writes 64-byte units).
 	uint64_t xlt_capacity() const;
 	// Whether entries [first, first + count) lie within a list of

@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "dma/guest_memory.h"
-#include "fw/bits.h"
+#include "prm/bits.h"
 
 namespace mlx5emu {
 

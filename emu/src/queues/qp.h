@@ -15,7 +15,7 @@
 
 #include "fabric/packet.h"
 #include "queues/page_list.h"
-#include "queues/slot_ring.h"
+#include "util/slot_ring.h"
 
 namespace mlx5emu {
 

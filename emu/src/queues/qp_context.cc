@@ -3,9 +3,9 @@
 
 #include <cstring>
 
-#include "fw/bits.h"
-#include "fw/prm.h"
-#include "fw/prm_qp.h"
+#include "prm/bits.h"
+#include "prm/prm.h"
+#include "prm/qp.h"
 
 namespace mlx5emu {
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "queues/resources.h"
 
-#include "fw/prm_qp.h"
+#include "prm/qp.h"
 
 namespace mlx5emu {
 

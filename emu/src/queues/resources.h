@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "queues/cq.h"
-#include "queues/id_pool.h"
+#include "util/id_pool.h"
 #include "queues/mcg_table.h"
 #include "queues/mkey.h"
 #include "queues/nic.h"

@@ -3,24 +3,14 @@
 
 #include <cstdio>
 
-#include "fw/prm.h"
-#include "fw/prm_eth.h"
+#include "prm/prm.h"
+#include "prm/eth.h"
+#include "util/fmt.h"
 
 namespace mlx5emu::steer {
 
 namespace st = prm::status;
 namespace act = prm::flow_ctx;
-
-namespace {
-
-std::string fmt(const char *f, auto... a)
-{
-	char b[256];
-	std::snprintf(b, sizeof b, f, a...);
-	return b;
-}
-
-} // namespace
 
 const FlowTable *Steering::table(uint32_t id) const
 {

@@ -3,7 +3,7 @@
 
 #include <cstring>
 
-#include "fw/prm_eth.h"
+#include "prm/eth.h"
 
 namespace mlx5emu::steer {
 

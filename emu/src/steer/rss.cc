@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "fw/prm_eth.h"
+#include "prm/eth.h"
 
 namespace mlx5emu::steer {
 

@@ -4,7 +4,7 @@
 
 #include <cerrno>
 
-#include "vfio_user/log.h"
+#include "util/log.h"
 
 namespace mlx5emu::vfio_user {
 

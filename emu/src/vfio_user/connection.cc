@@ -6,7 +6,7 @@
 #include <exception>
 #include <string>
 
-#include "vfio_user/log.h"
+#include "util/log.h"
 
 namespace mlx5emu::vfio_user {
 

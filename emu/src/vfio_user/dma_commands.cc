@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "vfio_user/commands.h"
-#include "vfio_user/log.h"
+#include "util/log.h"
 
 namespace mlx5emu::vfio_user {
 

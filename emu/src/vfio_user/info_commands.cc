@@ -6,7 +6,7 @@
 #include <cerrno>
 
 #include "vfio_user/commands.h"
-#include "vfio_user/log.h"
+#include "util/log.h"
 
 namespace mlx5emu::vfio_user {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "vfio_user/protocol.h"
-#include "vfio_user/unique_fd.h"
+#include "util/unique_fd.h"
 
 namespace mlx5emu::vfio_user {
 

@@ -14,7 +14,7 @@
 #include <cstring>
 
 #include "vfio_user/connection.h"
-#include "vfio_user/log.h"
+#include "util/log.h"
 
 namespace mlx5emu::vfio_user {
 

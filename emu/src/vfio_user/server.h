@@ -16,7 +16,7 @@
 #include <thread>
 
 #include "vfio_user/commands.h"
-#include "vfio_user/unique_fd.h"
+#include "util/unique_fd.h"
 
 namespace mlx5emu::vfio_user {
 

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "fw/faults.h"
+#include "queues/faults.h"
 
 #include <algorithm>
 #include <cstdio>
 
-#include "fw/bits.h"
-#include "fw/opcode_names.h"
-#include "fw/prm_cq.h"
+#include "prm/bits.h"
+#include "prm/opcode_names.h"
+#include "prm/cq.h"
 
 namespace mlx5emu {
 

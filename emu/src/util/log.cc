@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "vfio_user/log.h"
+#include "util/log.h"
 
 #include <atomic>
 #include <cstdarg>

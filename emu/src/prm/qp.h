@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "fw/bits.h"
+#include "prm/bits.h"
 
 namespace mlx5emu::prm {
 

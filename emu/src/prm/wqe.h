@@ -131,7 +131,7 @@ enum : uint64_t {
 	FREE = 1ull << 29,
 };
 } // namespace mkey_mask
-// The mkey segment (64 bytes) has the layout of the mkey context (prm_mkey.h).
+// The mkey segment (64 bytes) has the layout of the mkey context (mkey.h).
 constexpr unsigned kUmrMkeySegSize = 64;
 // Translation entries: MTT (8 bytes: be64 address | rd_en << 0 | wr_en << 1)
 // and KLM (16 bytes: be32 byte count, be32 key, be64 address).

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 // Command opcode names, for traces, statistics and the control channel.
-#include "fw/opcode_names.h"
+#include "prm/opcode_names.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "exec/engine.h"
+#include "fabric/engine.h"
 
 #include <algorithm>
 #include <cstdio>
