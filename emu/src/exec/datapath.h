@@ -77,10 +77,10 @@ public:
 	DataPath &operator=(const DataPath &) = delete;
 
 	// --- BAR path (any thread, never blocks on the state lock) -----------
-	// 8 bytes written at a send doorbell / BlueFlame register offset 0:
-	// dword0 = opmod/index/opcode, dword1 = qpn/ds (host-order values).
-	// Dropped (sq_doorbells_dropped) unless UAR page `uar` is the one in
-	// the QP's context.
+	// datapath.cc: 8 bytes written at a send doorbell / BlueFlame register
+	// offset 0: dword0 = opmod/index/opcode, dword1 = qpn/ds (host-order
+	// values). Dropped (sq_doorbells_dropped) unless UAR page `uar` is the
+	// one in the QP's context.
 	void sq_doorbell(uint32_t uar, uint32_t dw0, uint32_t dw1);
 	// The CQ arm doorbell at UAR + 0x20; dropped (cq_doorbells_dropped)
 	// unless `uar` is the CQ's UAR page.
