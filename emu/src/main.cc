@@ -6,6 +6,7 @@
 //            [--msix N] [--pidfile F] [-v]
 //   mlx5-emu --hca N --socket-dir DIR ...      sockets DIR/hca0.sock .. hca{N-1}.sock
 //   mlx5-emu ctl ...                           control-channel client
+//   mlx5-emu --ctl-commands-markdown           the control commands as a Markdown table
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "ctl/control_server.h"
+#include "ctl/ctl_commands.h"
 #include "dma/dma_map_table.h"
 #include "fabric/fabric.h"
 #include "fw/doorbell_poller.h"
@@ -53,6 +55,7 @@ void usage(FILE *out)
 		     "usage: mlx5-emu --socket PATH [--socket PATH ...] [options]\n"
 		     "       mlx5-emu --hca N --socket-dir DIR [options]\n"
 		     "       mlx5-emu ctl --ctl PATH COMMAND...\n"
+		     "       mlx5-emu --ctl-commands-markdown\n"
 		     "options:\n"
 		     "  --socket PATH      vfio-user socket of one HCA (repeat for more)\n"
 		     "  --hca N            serve N HCAs on DIR/hca0.sock .. DIR/hca{N-1}.sock\n"
@@ -71,7 +74,10 @@ void usage(FILE *out)
 		     "                     message) or shared memory QEMU maps into BAR0, polled\n"
 		     "                     (all but the first UAR page; the init segment traps)\n"
 		     "  --pidfile FILE     write the process id to FILE\n"
-		     "  -v                 trace every vfio-user message\n");
+		     "  -v                 trace every vfio-user message\n"
+		     "  --ctl-commands-markdown\n"
+		     "                     print the control channel's commands as a Markdown\n"
+		     "                     table (Documentation/emulator.md) and exit\n");
 }
 
 bool parse_number(const char *s, unsigned long max, unsigned long *out)
@@ -123,6 +129,9 @@ int parse(int argc, char **argv, Options &o)
 		if (a == "-h" || a == "--help") {
 			usage(stdout);
 			return -1;
+		} else if (a == "--ctl-commands-markdown") {
+			std::fputs(control_commands_markdown().c_str(), stdout);
+			return std::fflush(stdout) == 0 && !std::ferror(stdout) ? -1 : 1;
 		} else if (a == "-v" || a == "--verbose") {
 			o.verbose = true;
 		} else if (a == "--socket") {

@@ -13,7 +13,7 @@
 #include <optional>
 #include <string>
 
-#include "fw/prm_qp.h"
+#include "prm/qp.h"
 #include "queues/qp_context.h"
 
 // The few kernel names the driver's header uses, with the values of the

@@ -18,48 +18,6 @@ namespace mlx5emu {
 
 namespace {
 
-const char kHelp[] =
-	"commands:\n"
-	"help                                   this text\n"
-	"list                                   HCAs served by this process\n"
-	"hca N stats                            counters, per-opcode totals, EQs, faults\n"
-	"hca N trace [LAST]                     command trace (opcode, op_mod, status, us:\n"
-	"                                       doorbell to completion, at: ms since the clear)\n"
-	"hca N trace-clear                      empty the command trace\n"
-	"hca N pages                            firmware pages outstanding and history\n"
-	"hca N page-request NUM                 PAGE_REQUEST EQE: NUM > 0 give, < 0 take back\n"
-	"hca N eqs                              event queues\n"
-	"hca N fail-cmd OPCODE STATUS [SYND] [COUNT|forever]\n"
-	"                                       next COUNT (1) OPCODE commands fail\n"
-	"hca N delay-cmd OPCODE MS              hold OPCODE completions MS ms (0 clears)\n"
-	"hca N drop-eqe TYPE [COUNT]            drop the next COUNT (1) EQEs of TYPE\n"
-	"hca N delay-eqe TYPE MS                write EQEs of TYPE MS ms late (0 clears)\n"
-	"hca N drop-cmd-eqe OPCODE [COUNT]      complete the next COUNT OPCODE commands without their EQE\n"
-	"hca N delay-cmd-eqe OPCODE MS          post the completion EQE of OPCODE commands MS ms late (0 clears)\n"
-	"hca N cqe-repeat [COUNT] [send|recv]   write the next COUNT (1) CQEs twice (0 clears)\n"
-	"hca N cqe-corrupt FIELD VALUE [COUNT] [send|recv]\n"
-	"                                       the next COUNT (1) CQEs carry VALUE in FIELD:\n"
-	"                                       wqe_counter, byte_cnt or qpn (0 clears)\n"
-	"hca N memic-addr-bogus [outside|unaligned] [COUNT]\n"
-	"                                       the next COUNT (1) ALLOC_MEMIC answer a bad address\n"
-	"hca N faults                           active fault injections\n"
-	"hca N clear-faults                     remove every fault injection\n"
-	"hca N health-syndrome SYND [EXT] [fatal]  set the health buffer syndrome\n"
-	"hca N hang | unhang                    stop/resume answering commands and heartbeat\n"
-	"hca N unplug | replug                  surprise removal: BAR reads all ones, no DMA,\n"
-	"                                       interrupts or packets; replug: back from reset\n"
-	"hca N qps                              queue pairs: state, PSNs, per-QP counters\n"
-	"hca N nic                              Ethernet: link, SQs, RQs, counters, flow tables\n"
-	"hca N port down | up                   Ethernet: pull the cable / plug it back (link flap)\n"
-	"hca N datapath                         data-path counters, CQs, SRQs\n"
-	"die                                    the emulator process dies at once (SIGKILL)\n"
-	"                                       after answering: every HCA is gone\n"
-	"link stats                             fabric counters (packets, drops, delay)\n"
-	"link drop N [SKIP]                     drop N packets on the fabric (after SKIP more)\n"
-	"link delay MS                          deliver every packet MS ms late (0 clears)\n"
-	"OPCODE: name (INIT_HCA) or number (0x102). TYPE: number or cmd, page-request, comp,\n"
-	"port-change.\n";
-
 std::vector<std::string> split(const std::string &line)
 {
 	std::istringstream is(line);
@@ -134,255 +92,479 @@ std::string block(const std::string &header, const std::vector<std::string> &lin
 	return s + ".\n";
 }
 
-std::string hca_command(Hca &hca, unsigned n, const std::vector<std::string> &w)
-{
-	Firmware &fw = hca.impl();
-	const std::string &cmd = w[2];
-	size_t argc = w.size() - 3;
-	auto arg = [&](size_t i) -> const std::string & { return w[3 + i]; };
-	std::string head = "hca " + std::to_string(n) + " " + cmd;
+// One command line being answered: its words and, for `hca N ...`, the HCA.
+struct Call {
+	const std::vector<Hca *> &hcas;
+	const std::vector<std::string> &w;
+	size_t first = 1; // the first argument's word
+	Hca *hca = nullptr;
+	unsigned n = 0;
 
-	if (cmd == "stats" && argc == 0)
-		return block(head, fw.stats_lines());
-	if (cmd == "pages" && argc == 0)
-		return block(head, fw.pages_lines());
-	if (cmd == "eqs" && argc == 0)
-		return block(head, fw.eq_lines());
-	if (cmd == "faults" && argc == 0)
-		return block(head, fw.faults.describe());
-	if (cmd == "qps" && argc == 0) {
-		auto lk = fw.dp().lock();
-		return block(head, fw.dp().qp_lines());
+	size_t argc() const { return w.size() - first; }
+	const std::string &arg(size_t i) const { return w[first + i]; }
+	const std::string &cmd() const { return w[first - 1]; }
+	Firmware &fw() const { return hca->impl(); }
+	// The first line of a block answer: "hca N CMD".
+	std::string head() const { return "hca " + std::to_string(n) + " " + cmd(); }
+};
+
+// A handler's answer; an empty string: the arguments do not fit (the
+// caller answers the scope's usage error).
+using Handler = std::string (*)(const Call &);
+
+enum class Scope : uint8_t { Top, Hca, Link };
+
+// One row of the command table: what dispatches the command, its help
+// line(s) and its line in Documentation/emulator.md.
+struct CtlSpec {
+	Scope scope;
+	const char *name;     // the word after the scope ("stats" of "hca N stats")
+	const char *alias;    // a second word with the same handler, or nullptr
+	unsigned min_args, max_args;
+	const char *synopsis; // as help and the documentation show it
+	const char *help;     // help text; '\n' starts a continuation line
+	const char *doc;      // the documentation's description (Markdown), nullptr: help
+	Handler handler;
+};
+
+std::string cmd_help(const Call &c);
+
+std::string cmd_list(const Call &c)
+{
+	std::vector<std::string> lines;
+	for (size_t i = 0; i < c.hcas.size(); ++i) {
+		const HcaConfig &cfg = c.hcas[i]->config();
+		char b[128];
+		std::snprintf(b, sizeof b, "hca %zu device 0x%04x node_guid 0x%016llx lid %u", i, cfg.device_id,
+			      static_cast<unsigned long long>(c.hcas[i]->impl().port().node_guid),
+			      c.hcas[i]->impl().port().lid);
+		lines.push_back(b);
 	}
-	if (cmd == "nic" && argc == 0) {
-		auto lk = fw.dp().lock();
-		return block(head, fw.dp().nic_lines());
+	return block("hcas " + std::to_string(c.hcas.size()), lines);
+}
+
+std::string cmd_die(const Call &)
+{
+	return ok("dying"); // the control server kills the process after sending it
+}
+
+Fabric &fabric_of(const Call &c) { return c.hcas[0]->impl().fabric(); }
+
+std::string link_stats(const Call &c) { return block("link stats", fabric_of(c).describe()); }
+
+std::string link_drop(const Call &c)
+{
+	uint32_t n, skip = 0;
+	if (!parse_u32(c.arg(0), &n) || (c.argc() == 2 && !parse_u32(c.arg(1), &skip)))
+		return {};
+	fabric_of(c).drop_next(n, skip);
+	return ok();
+}
+
+std::string link_delay(const Call &c)
+{
+	uint32_t n;
+	if (!parse_u32(c.arg(0), &n) || n > 60000)
+		return {};
+	fabric_of(c).set_delay_ms(n);
+	return ok();
+}
+
+std::string hca_stats(const Call &c) { return block(c.head(), c.fw().stats_lines()); }
+std::string hca_pages(const Call &c) { return block(c.head(), c.fw().pages_lines()); }
+std::string hca_eqs(const Call &c) { return block(c.head(), c.fw().eq_lines()); }
+std::string hca_faults(const Call &c) { return block(c.head(), c.fw().faults.describe()); }
+
+std::string hca_qps(const Call &c)
+{
+	auto lk = c.fw().dp().lock();
+	return block(c.head(), c.fw().dp().qp_lines());
+}
+
+std::string hca_nic(const Call &c)
+{
+	auto lk = c.fw().dp().lock();
+	return block(c.head(), c.fw().dp().nic_lines());
+}
+
+std::string hca_datapath(const Call &c)
+{
+	auto lk = c.fw().dp().lock();
+	return block(c.head(), c.fw().dp().stats_lines());
+}
+
+std::string hca_port(const Call &c)
+{
+	if (c.arg(0) != "up" && c.arg(0) != "down")
+		return {};
+	if (!c.fw().set_eth_cable(c.arg(0) == "up"))
+		return error("port: not an Ethernet port");
+	return ok();
+}
+
+std::string hca_trace(const Call &c)
+{
+	std::vector<TraceEntry> t = c.fw().trace_entries();
+	uint32_t last = static_cast<uint32_t>(t.size());
+	if (c.argc() == 1 && !parse_u32(c.arg(0), &last))
+		return error("trace: LAST must be a number");
+	std::vector<std::string> lines;
+	size_t from = t.size() > last ? t.size() - last : 0;
+	for (size_t i = from; i < t.size(); ++i)
+		lines.push_back(CommandTrace::format(t[i]));
+	return block(c.head(), lines);
+}
+
+std::string hca_trace_clear(const Call &c)
+{
+	c.fw().trace_clear();
+	return ok();
+}
+
+std::string hca_clear_faults(const Call &c)
+{
+	c.fw().faults.clear();
+	return ok();
+}
+
+std::string hca_hang(const Call &c)
+{
+	c.fw().hang(c.cmd() == "hang");
+	return ok();
+}
+
+std::string hca_unplug(const Call &c)
+{
+	c.fw().unplug(c.cmd() == "unplug");
+	return ok();
+}
+
+std::string hca_page_request(const Call &c)
+{
+	int64_t num;
+	if (!parse_i64(c.arg(0), &num) || num == 0 || num > 0x7fffffff || num < -0x7fffffff)
+		return error("page-request: NUM must be a non-zero number");
+	std::string err;
+	if (!c.fw().page_request(static_cast<int32_t>(num), &err))
+		return error("page-request: " + err);
+	return ok();
+}
+
+std::string hca_fail_cmd(const Call &c)
+{
+	uint16_t op;
+	uint32_t st, synd = 0x0badf00d, count = 1;
+	if (!parse_opcode(c.arg(0), &op))
+		return error("fail-cmd: unknown opcode " + c.arg(0));
+	if (!parse_u32(c.arg(1), &st) || st == 0 || st > 0xff)
+		return error("fail-cmd: STATUS must be 1..0xff");
+	if (c.argc() >= 3 && !parse_u32(c.arg(2), &synd))
+		return error("fail-cmd: bad SYNDROME");
+	if (c.argc() == 4) {
+		if (c.arg(3) == "forever")
+			count = Faults::kForever;
+		else if (!parse_u32(c.arg(3), &count) || count == 0)
+			return error("fail-cmd: COUNT must be > 0 or 'forever'");
 	}
-	if (cmd == "port" && argc == 1 && (arg(0) == "up" || arg(0) == "down")) {
-		if (!fw.set_eth_cable(arg(0) == "up"))
-			return error("port: not an Ethernet port");
-		return ok();
+	c.fw().faults.fail_cmd(op, static_cast<uint8_t>(st), synd, count);
+	return ok();
+}
+
+std::string hca_delay_cmd(const Call &c)
+{
+	uint16_t op;
+	uint32_t ms;
+	if (!parse_opcode(c.arg(0), &op))
+		return error("delay-cmd: unknown opcode " + c.arg(0));
+	if (!parse_u32(c.arg(1), &ms))
+		return error("delay-cmd: bad MS");
+	c.fw().faults.delay_cmd(op, ms);
+	return ok();
+}
+
+std::string hca_drop_eqe(const Call &c)
+{
+	uint8_t t;
+	uint32_t count = 1;
+	if (!parse_eqe_type(c.arg(0), &t))
+		return error("drop-eqe: bad TYPE " + c.arg(0));
+	if (c.argc() == 2 && !parse_u32(c.arg(1), &count))
+		return error("drop-eqe: bad COUNT");
+	c.fw().faults.drop_eqe(t, count);
+	return ok();
+}
+
+std::string hca_delay_eqe(const Call &c)
+{
+	uint8_t t;
+	uint32_t ms;
+	if (!parse_eqe_type(c.arg(0), &t))
+		return error("delay-eqe: bad TYPE " + c.arg(0));
+	if (!parse_u32(c.arg(1), &ms))
+		return error("delay-eqe: bad MS");
+	c.fw().faults.delay_eqe(t, ms);
+	return ok();
+}
+
+std::string hca_drop_cmd_eqe(const Call &c)
+{
+	uint16_t op;
+	uint32_t count = 1;
+	if (!parse_opcode(c.arg(0), &op))
+		return error("drop-cmd-eqe: unknown opcode " + c.arg(0));
+	if (c.argc() == 2 && !parse_u32(c.arg(1), &count))
+		return error("drop-cmd-eqe: bad COUNT");
+	c.fw().faults.drop_cmd_eqe(op, count);
+	return ok();
+}
+
+std::string hca_delay_cmd_eqe(const Call &c)
+{
+	uint16_t op;
+	uint32_t ms;
+	if (!parse_opcode(c.arg(0), &op))
+		return error("delay-cmd-eqe: unknown opcode " + c.arg(0));
+	if (!parse_u32(c.arg(1), &ms) || ms > 600000)
+		return error("delay-cmd-eqe: MS must be 0..600000");
+	c.fw().faults.delay_cmd_eqe(op, ms);
+	return ok();
+}
+
+std::string hca_cqe_repeat(const Call &c)
+{
+	uint32_t count = 1;
+	Faults::CqeKind kind = Faults::CqeKind::Any;
+	for (size_t i = 0; i < c.argc(); ++i) {
+		if (!parse_cqe_kind(c.arg(i), &kind) && (i || !parse_u32(c.arg(i), &count)))
+			return error("cqe-repeat: usage: cqe-repeat [COUNT] [send|recv]");
 	}
-	if (cmd == "datapath" && argc == 0) {
-		auto lk = fw.dp().lock();
-		return block(head, fw.dp().stats_lines());
+	c.fw().faults.repeat_cqe(count, kind);
+	return ok();
+}
+
+std::string hca_cqe_corrupt(const Call &c)
+{
+	Faults::CqeField field;
+	uint32_t value, count = 1;
+	Faults::CqeKind kind = Faults::CqeKind::Any;
+	if (c.arg(0) == "wqe_counter")
+		field = Faults::CqeField::WqeCounter;
+	else if (c.arg(0) == "byte_cnt")
+		field = Faults::CqeField::ByteCnt;
+	else if (c.arg(0) == "qpn")
+		field = Faults::CqeField::Qpn;
+	else
+		return error("cqe-corrupt: FIELD must be wqe_counter, byte_cnt or qpn");
+	if (!parse_u32(c.arg(1), &value) || (field == Faults::CqeField::WqeCounter && value > 0xffff) ||
+	    (field == Faults::CqeField::Qpn && value > 0xffffff))
+		return error("cqe-corrupt: VALUE does not fit " + c.arg(0));
+	for (size_t i = 2; i < c.argc(); ++i) {
+		if (!parse_cqe_kind(c.arg(i), &kind) && (i > 2 || !parse_u32(c.arg(i), &count)))
+			return error("cqe-corrupt: usage: cqe-corrupt FIELD VALUE [COUNT] [send|recv]");
 	}
-	if (cmd == "trace" && argc <= 1) {
-		std::vector<TraceEntry> t = fw.trace_entries();
-		uint32_t last = static_cast<uint32_t>(t.size());
-		if (argc == 1 && !parse_u32(arg(0), &last))
-			return error("trace: LAST must be a number");
-		std::vector<std::string> lines;
-		size_t from = t.size() > last ? t.size() - last : 0;
-		for (size_t i = from; i < t.size(); ++i)
-			lines.push_back(CommandTrace::format(t[i]));
-		return block(head, lines);
+	c.fw().faults.corrupt_cqe(field, value, count, kind);
+	return ok();
+}
+
+std::string hca_memic_addr_bogus(const Call &c)
+{
+	uint32_t count = 1;
+	Faults::MemicBogus how = Faults::MemicBogus::Outside;
+	for (size_t i = 0; i < c.argc(); ++i) {
+		if (c.arg(i) == "outside" && i == 0)
+			how = Faults::MemicBogus::Outside;
+		else if (c.arg(i) == "unaligned" && i == 0)
+			how = Faults::MemicBogus::Unaligned;
+		else if (i != c.argc() - 1 || !parse_u32(c.arg(i), &count))
+			return error("memic-addr-bogus: usage: memic-addr-bogus [outside|unaligned] [COUNT]");
 	}
-	if (cmd == "trace-clear" && argc == 0) {
-		fw.trace_clear();
-		return ok();
+	if (!c.fw().memic)
+		return error("memic-addr-bogus: the function has no device memory");
+	c.fw().faults.bogus_memic(how, count);
+	return ok();
+}
+
+std::string hca_health_syndrome(const Call &c)
+{
+	uint32_t synd, ext = 0;
+	bool fatal = false;
+	if (!parse_u32(c.arg(0), &synd) || synd > 0xff)
+		return error("health-syndrome: SYND must be 0..0xff");
+	for (size_t i = 1; i < c.argc(); ++i) {
+		if (c.arg(i) == "fatal")
+			fatal = true;
+		else if (!parse_u32(c.arg(i), &ext) || ext > 0xffff)
+			return error("health-syndrome: EXT must be 0..0xffff");
 	}
-	if (cmd == "clear-faults" && argc == 0) {
-		fw.faults.clear();
-		return ok();
-	}
-	if ((cmd == "hang" || cmd == "unhang") && argc == 0) {
-		fw.hang(cmd == "hang");
-		return ok();
-	}
-	if ((cmd == "unplug" || cmd == "replug") && argc == 0) {
-		fw.unplug(cmd == "unplug");
-		return ok();
-	}
-	if (cmd == "page-request" && argc == 1) {
-		int64_t num;
-		if (!parse_i64(arg(0), &num) || num == 0 || num > 0x7fffffff || num < -0x7fffffff)
-			return error("page-request: NUM must be a non-zero number");
-		std::string err;
-		if (!fw.page_request(static_cast<int32_t>(num), &err))
-			return error("page-request: " + err);
-		return ok();
-	}
-	if (cmd == "fail-cmd" && argc >= 2 && argc <= 4) {
-		uint16_t op;
-		uint32_t st, synd = 0x0badf00d, count = 1;
-		if (!parse_opcode(arg(0), &op))
-			return error("fail-cmd: unknown opcode " + arg(0));
-		if (!parse_u32(arg(1), &st) || st == 0 || st > 0xff)
-			return error("fail-cmd: STATUS must be 1..0xff");
-		if (argc >= 3 && !parse_u32(arg(2), &synd))
-			return error("fail-cmd: bad SYNDROME");
-		if (argc == 4) {
-			if (arg(3) == "forever")
-				count = Faults::kForever;
-			else if (!parse_u32(arg(3), &count) || count == 0)
-				return error("fail-cmd: COUNT must be > 0 or 'forever'");
+	c.fw().set_health_syndrome(static_cast<uint8_t>(synd), static_cast<uint16_t>(ext), fatal);
+	return ok();
+}
+
+// Every command, in the order help lists them.
+const CtlSpec kCommands[] = {
+	{Scope::Top, "help", nullptr, 0, 0, "help", "this text", "these commands, their arguments and effects",
+	 cmd_help},
+	{Scope::Top, "list", nullptr, 0, 0, "list", "HCAs served by this process",
+	 "the HCAs served by this process: device id, node GUID, LID", cmd_list},
+	{Scope::Hca, "stats", nullptr, 0, 0, "hca N stats", "counters, per-opcode totals, EQs, faults",
+	 "counters, per-opcode command totals, EQs, fault injections, the process's RSS", hca_stats},
+	{Scope::Hca, "trace", nullptr, 0, 1, "hca N trace [LAST]",
+	 "command trace (opcode, op_mod, status, us:\ndoorbell to completion, at: ms since the clear)",
+	 "the command trace, the LAST entries (opcode, op_mod, status, us from doorbell to completion, ms since "
+	 "the clear, `eqe=`)",
+	 hca_trace},
+	{Scope::Hca, "trace-clear", nullptr, 0, 0, "hca N trace-clear", "empty the command trace", nullptr,
+	 hca_trace_clear},
+	{Scope::Hca, "pages", nullptr, 0, 0, "hca N pages", "firmware pages outstanding and history", nullptr,
+	 hca_pages},
+	{Scope::Hca, "page-request", nullptr, 1, 1, "hca N page-request NUM",
+	 "PAGE_REQUEST EQE: NUM > 0 give, < 0 take back",
+	 "the firmware asks for (NUM > 0) or returns (NUM < 0) pages: a PAGE_REQUEST EQE", hca_page_request},
+	{Scope::Hca, "eqs", nullptr, 0, 0, "hca N eqs", "event queues", nullptr, hca_eqs},
+	{Scope::Hca, "fail-cmd", nullptr, 2, 4, "hca N fail-cmd OPCODE STATUS [SYND] [COUNT|forever]",
+	 "next COUNT (1) OPCODE commands fail",
+	 "the next COUNT (1) commands of OPCODE fail with STATUS and syndrome SYND (0x0badf00d)", hca_fail_cmd},
+	{Scope::Hca, "delay-cmd", nullptr, 2, 2, "hca N delay-cmd OPCODE MS",
+	 "hold OPCODE completions MS ms (0 clears)", nullptr, hca_delay_cmd},
+	{Scope::Hca, "drop-eqe", nullptr, 1, 2, "hca N drop-eqe TYPE [COUNT]", "drop the next COUNT (1) EQEs of TYPE",
+	 nullptr, hca_drop_eqe},
+	{Scope::Hca, "delay-eqe", nullptr, 2, 2, "hca N delay-eqe TYPE MS", "write EQEs of TYPE MS ms late (0 clears)",
+	 nullptr, hca_delay_eqe},
+	{Scope::Hca, "drop-cmd-eqe", nullptr, 1, 2, "hca N drop-cmd-eqe OPCODE [COUNT]",
+	 "complete the next COUNT OPCODE commands without their EQE",
+	 "the next COUNT (1) commands of OPCODE complete (output, ownership) without their completion EQE; the "
+	 "trace's `eqe=` says which (`none` when no command EQ was there to owe one)",
+	 hca_drop_cmd_eqe},
+	{Scope::Hca, "delay-cmd-eqe", nullptr, 2, 2, "hca N delay-cmd-eqe OPCODE MS",
+	 "post the completion EQE of OPCODE commands MS ms late (0 clears)",
+	 "commands of OPCODE complete at once, their completion EQE is posted MS ms later (0 clears)",
+	 hca_delay_cmd_eqe},
+	{Scope::Hca, "cqe-repeat", nullptr, 0, 2, "hca N cqe-repeat [COUNT] [send|recv]",
+	 "write the next COUNT (1) CQEs twice (0 clears)",
+	 "a device that misbehaves: the next COUNT (1) CQEs (of requests, of receives, or either) are written "
+	 "twice, the copy in the next slot; 0 clears",
+	 hca_cqe_repeat},
+	{Scope::Hca, "cqe-corrupt", nullptr, 2, 4, "hca N cqe-corrupt FIELD VALUE [COUNT] [send|recv]",
+	 "the next COUNT (1) CQEs carry VALUE in FIELD:\nwqe_counter, byte_cnt or qpn (0 clears)",
+	 "the next COUNT (1) CQEs carry VALUE in FIELD: `wqe_counter` (16 bits), `byte_cnt` or `qpn` (24 bits); "
+	 "0 clears",
+	 hca_cqe_corrupt},
+	{Scope::Hca, "memic-addr-bogus", nullptr, 0, 2, "hca N memic-addr-bogus [outside|unaligned] [COUNT]",
+	 "the next COUNT (1) ALLOC_MEMIC answer a bad address",
+	 "the next COUNT (1) successful ALLOC_MEMIC answer an address past the MEMIC window (`outside`) or 8 "
+	 "bytes into the allocation (`unaligned`); the allocation is undone, a DEALLOC_MEMIC of the answered "
+	 "address succeeds",
+	 hca_memic_addr_bogus},
+	{Scope::Hca, "faults", nullptr, 0, 0, "hca N faults", "active fault injections", nullptr, hca_faults},
+	{Scope::Hca, "clear-faults", nullptr, 0, 0, "hca N clear-faults", "remove every fault injection", nullptr,
+	 hca_clear_faults},
+	{Scope::Hca, "health-syndrome", nullptr, 1, 3, "hca N health-syndrome SYND [EXT] [fatal]",
+	 "set the health buffer syndrome", "raise a health syndrome (fatal: the function's fatal state)",
+	 hca_health_syndrome},
+	{Scope::Hca, "hang", "unhang", 0, 0, "hca N hang | unhang", "stop/resume answering commands and heartbeat",
+	 "stop answering commands and freeze the heartbeat / resume", hca_hang},
+	{Scope::Hca, "unplug", "replug", 0, 0, "hca N unplug | replug",
+	 "surprise removal: BAR reads all ones, no DMA,\ninterrupts or packets; replug: back from reset", nullptr,
+	 hca_unplug},
+	{Scope::Hca, "qps", nullptr, 0, 0, "hca N qps", "queue pairs: state, PSNs, per-QP counters", nullptr, hca_qps},
+	{Scope::Hca, "nic", nullptr, 0, 0, "hca N nic", "Ethernet: link, SQs, RQs, counters, flow tables",
+	 "Ethernet: link, SQs, RQs, counters, flow tables, RoCE counters and the GID table", hca_nic},
+	{Scope::Hca, "port", nullptr, 1, 1, "hca N port down | up", "Ethernet: pull the cable / plug it back (link flap)",
+	 nullptr, hca_port},
+	{Scope::Hca, "datapath", nullptr, 0, 0, "hca N datapath", "data-path counters, CQs, SRQs", nullptr,
+	 hca_datapath},
+	{Scope::Top, "die", nullptr, 0, 0, "die", "the emulator process dies at once (SIGKILL)\nafter answering: every HCA is gone",
+	 nullptr, cmd_die},
+	{Scope::Link, "stats", nullptr, 0, 0, "link stats", "fabric counters (packets, drops, delay)", nullptr,
+	 link_stats},
+	{Scope::Link, "drop", nullptr, 1, 2, "link drop N [SKIP]", "drop N packets on the fabric (after SKIP more)",
+	 nullptr, link_drop},
+	{Scope::Link, "delay", nullptr, 1, 1, "link delay MS", "deliver every packet MS ms late (0 clears)", nullptr,
+	 link_delay},
+};
+
+// What the argument words mean, after the commands in help.
+const char kHelpFooter[] = "OPCODE: name (INIT_HCA) or number (0x102). TYPE: number or cmd, page-request, comp,\n"
+			   "port-change.";
+
+// Help's column of descriptions; a longer synopsis puts them on the next line.
+constexpr size_t kHelpColumn = 39, kHelpWrap = 41;
+
+std::vector<std::string> help_lines()
+{
+	std::vector<std::string> lines{"commands:"};
+	for (const CtlSpec &s : kCommands) {
+		std::string syn = s.synopsis;
+		std::string indent(kHelpColumn, ' ');
+		std::string first;
+		if (syn.size() > kHelpWrap) {
+			lines.push_back(syn);
+			first = indent;
+		} else {
+			first = syn + std::string(std::max(kHelpColumn, syn.size() + 2) - syn.size(), ' ');
 		}
-		fw.faults.fail_cmd(op, static_cast<uint8_t>(st), synd, count);
-		return ok();
-	}
-	if (cmd == "delay-cmd" && argc == 2) {
-		uint16_t op;
-		uint32_t ms;
-		if (!parse_opcode(arg(0), &op))
-			return error("delay-cmd: unknown opcode " + arg(0));
-		if (!parse_u32(arg(1), &ms))
-			return error("delay-cmd: bad MS");
-		fw.faults.delay_cmd(op, ms);
-		return ok();
-	}
-	if (cmd == "drop-eqe" && (argc == 1 || argc == 2)) {
-		uint8_t t;
-		uint32_t count = 1;
-		if (!parse_eqe_type(arg(0), &t))
-			return error("drop-eqe: bad TYPE " + arg(0));
-		if (argc == 2 && !parse_u32(arg(1), &count))
-			return error("drop-eqe: bad COUNT");
-		fw.faults.drop_eqe(t, count);
-		return ok();
-	}
-	if (cmd == "delay-eqe" && argc == 2) {
-		uint8_t t;
-		uint32_t ms;
-		if (!parse_eqe_type(arg(0), &t))
-			return error("delay-eqe: bad TYPE " + arg(0));
-		if (!parse_u32(arg(1), &ms))
-			return error("delay-eqe: bad MS");
-		fw.faults.delay_eqe(t, ms);
-		return ok();
-	}
-	if (cmd == "drop-cmd-eqe" && (argc == 1 || argc == 2)) {
-		uint16_t op;
-		uint32_t count = 1;
-		if (!parse_opcode(arg(0), &op))
-			return error("drop-cmd-eqe: unknown opcode " + arg(0));
-		if (argc == 2 && !parse_u32(arg(1), &count))
-			return error("drop-cmd-eqe: bad COUNT");
-		fw.faults.drop_cmd_eqe(op, count);
-		return ok();
-	}
-	if (cmd == "delay-cmd-eqe" && argc == 2) {
-		uint16_t op;
-		uint32_t ms;
-		if (!parse_opcode(arg(0), &op))
-			return error("delay-cmd-eqe: unknown opcode " + arg(0));
-		if (!parse_u32(arg(1), &ms) || ms > 600000)
-			return error("delay-cmd-eqe: MS must be 0..600000");
-		fw.faults.delay_cmd_eqe(op, ms);
-		return ok();
-	}
-	if (cmd == "cqe-repeat" && argc <= 2) {
-		uint32_t count = 1;
-		Faults::CqeKind kind = Faults::CqeKind::Any;
-		for (size_t i = 0; i < argc; ++i) {
-			if (!parse_cqe_kind(arg(i), &kind) && (i || !parse_u32(arg(i), &count)))
-				return error("cqe-repeat: usage: cqe-repeat [COUNT] [send|recv]");
+		std::istringstream is(s.help);
+		std::string l;
+		bool at_first = true;
+		while (std::getline(is, l)) {
+			lines.push_back((at_first ? first : indent) + l);
+			at_first = false;
 		}
-		fw.faults.repeat_cqe(count, kind);
-		return ok();
 	}
-	if (cmd == "cqe-corrupt" && argc >= 2 && argc <= 4) {
-		Faults::CqeField field;
-		uint32_t value, count = 1;
-		Faults::CqeKind kind = Faults::CqeKind::Any;
-		if (arg(0) == "wqe_counter")
-			field = Faults::CqeField::WqeCounter;
-		else if (arg(0) == "byte_cnt")
-			field = Faults::CqeField::ByteCnt;
-		else if (arg(0) == "qpn")
-			field = Faults::CqeField::Qpn;
-		else
-			return error("cqe-corrupt: FIELD must be wqe_counter, byte_cnt or qpn");
-		if (!parse_u32(arg(1), &value) || (field == Faults::CqeField::WqeCounter && value > 0xffff) ||
-		    (field == Faults::CqeField::Qpn && value > 0xffffff))
-			return error("cqe-corrupt: VALUE does not fit " + arg(0));
-		for (size_t i = 2; i < argc; ++i) {
-			if (!parse_cqe_kind(arg(i), &kind) && (i > 2 || !parse_u32(arg(i), &count)))
-				return error("cqe-corrupt: usage: cqe-corrupt FIELD VALUE [COUNT] [send|recv]");
-		}
-		fw.faults.corrupt_cqe(field, value, count, kind);
-		return ok();
+	std::istringstream is(kHelpFooter);
+	std::string l;
+	while (std::getline(is, l))
+		lines.push_back(l);
+	return lines;
+}
+
+std::string cmd_help(const Call &) { return block("mlx5-emu control channel", help_lines()); }
+
+// The row of `scope` named `name` whose argument count fits, or nullptr.
+const CtlSpec *find(Scope scope, const std::string &name, size_t argc)
+{
+	for (const CtlSpec &s : kCommands) {
+		if (s.scope == scope && (name == s.name || (s.alias && name == s.alias)) && argc >= s.min_args &&
+		    argc <= s.max_args)
+			return &s;
 	}
-	if (cmd == "memic-addr-bogus" && argc <= 2) {
-		uint32_t count = 1;
-		Faults::MemicBogus how = Faults::MemicBogus::Outside;
-		for (size_t i = 0; i < argc; ++i) {
-			if (arg(i) == "outside" && i == 0)
-				how = Faults::MemicBogus::Outside;
-			else if (arg(i) == "unaligned" && i == 0)
-				how = Faults::MemicBogus::Unaligned;
-			else if (i != argc - 1 || !parse_u32(arg(i), &count))
-				return error("memic-addr-bogus: usage: memic-addr-bogus [outside|unaligned] [COUNT]");
-		}
-		if (!fw.memic)
-			return error("memic-addr-bogus: the function has no device memory");
-		fw.faults.bogus_memic(how, count);
-		return ok();
+	return nullptr;
+}
+
+std::string markdown_cell(const std::string &text)
+{
+	std::string out;
+	for (char ch : text) {
+		if (ch == '|')
+			out += '\\';
+		out += ch == '\n' ? ' ' : ch;
 	}
-	if (cmd == "health-syndrome" && argc >= 1 && argc <= 3) {
-		uint32_t synd, ext = 0;
-		bool fatal = false;
-		if (!parse_u32(arg(0), &synd) || synd > 0xff)
-			return error("health-syndrome: SYND must be 0..0xff");
-		for (size_t i = 1; i < argc; ++i) {
-			if (arg(i) == "fatal")
-				fatal = true;
-			else if (!parse_u32(arg(i), &ext) || ext > 0xffff)
-				return error("health-syndrome: EXT must be 0..0xffff");
-		}
-		fw.set_health_syndrome(static_cast<uint8_t>(synd), static_cast<uint16_t>(ext), fatal);
-		return ok();
-	}
-	return error("unknown or malformed command '" + cmd + "' (try help)");
+	return out;
 }
 
 } // namespace
+
+std::string control_commands_markdown()
+{
+	std::string md = "| command | effect |\n|---|---|\n";
+	for (const CtlSpec &s : kCommands)
+		md += "| `" + markdown_cell(s.synopsis) + "` | " + markdown_cell(s.doc ? s.doc : s.help) + " |\n";
+	return md;
+}
 
 std::string execute_control_command(const std::vector<Hca *> &hcas, const std::string &line)
 {
 	std::vector<std::string> w = split(line);
 	if (w.empty())
 		return error("empty command");
-	if (w[0] == "help" && w.size() == 1) {
-		std::vector<std::string> lines;
-		std::istringstream is(kHelp);
-		std::string l;
-		while (std::getline(is, l))
-			lines.push_back(l);
-		return block("mlx5-emu control channel", lines);
-	}
-	if (w[0] == "list" && w.size() == 1) {
-		std::vector<std::string> lines;
-		for (size_t i = 0; i < hcas.size(); ++i) {
-			const HcaConfig &c = hcas[i]->config();
-			char b[128];
-			std::snprintf(b, sizeof b, "hca %zu device 0x%04x node_guid 0x%016llx lid %u", i, c.device_id,
-				      static_cast<unsigned long long>(hcas[i]->impl().port().node_guid),
-				      hcas[i]->impl().port().lid);
-			lines.push_back(b);
-		}
-		return block("hcas " + std::to_string(hcas.size()), lines);
-	}
-	if (w[0] == "die" && w.size() == 1)
-		return ok("dying"); // the control server kills the process after sending it
+	Call c{hcas, w};
 	if (w[0] == "link") {
 		if (hcas.empty() || !hcas[0])
 			return error("no hca");
-		Fabric &f = hcas[0]->impl().fabric();
-		uint32_t n;
-		if (w.size() == 2 && w[1] == "stats")
-			return block("link stats", f.describe());
-		uint32_t skip = 0;
-		if ((w.size() == 3 || w.size() == 4) && w[1] == "drop" && parse_u32(w[2], &n) &&
-		    (w.size() == 3 || parse_u32(w[3], &skip))) {
-			f.drop_next(n, skip);
-			return ok();
-		}
-		if (w.size() == 3 && w[1] == "delay" && parse_u32(w[2], &n) && n <= 60000) {
-			f.set_delay_ms(n);
-			return ok();
-		}
-		return error("usage: link stats | link drop N [SKIP] | link delay MS");
+		c.first = 2;
+		const CtlSpec *s = w.size() >= 2 ? find(Scope::Link, w[1], c.argc()) : nullptr;
+		std::string answer = s ? s->handler(c) : std::string();
+		return answer.empty() ? error("usage: link stats | link drop N [SKIP] | link delay MS") : answer;
 	}
 	if (w[0] == "hca") {
 		uint32_t n;
@@ -390,9 +572,17 @@ std::string execute_control_command(const std::vector<Hca *> &hcas, const std::s
 			return error("usage: hca N COMMAND ...");
 		if (n >= hcas.size() || !hcas[n])
 			return error("no hca " + w[1]);
-		return hca_command(*hcas[n], n, w);
+		c.first = 3;
+		c.hca = hcas[n];
+		c.n = n;
+		const CtlSpec *s = find(Scope::Hca, w[2], c.argc());
+		std::string answer = s ? s->handler(c) : std::string();
+		return answer.empty() ? error("unknown or malformed command '" + w[2] + "' (try help)") : answer;
 	}
-	return error("unknown command '" + w[0] + "' (try help)");
+	const CtlSpec *s = find(Scope::Top, w[0], c.argc());
+	if (!s)
+		return error("unknown command '" + w[0] + "' (try help)");
+	return s->handler(c);
 }
 
 } // namespace mlx5emu

@@ -12,22 +12,22 @@
 
 namespace mlx5emu {
 
-uint64_t DataPath::now_us() const
+uint64_t Completer::now_us() const
 {
 	return static_cast<uint64_t>(
 		std::chrono::duration_cast<std::chrono::microseconds>(Engine::Clock::now().time_since_epoch()).count());
 }
 
-void DataPath::comp_event(Cq &cq)
+void Completer::comp_event(Cq &cq)
 {
 	// A period still running belongs to the CQEs this event reports.
-	stop_timer(&cq.moderation_timer());
+	dp_.stop_timer(&cq.moderation_timer());
 	cq.last_event_us() = now_us();
-	++c_.comp_events;
-	events_.completion_event(cq.config().c_eqn, cq.cqn());
+	++dp_.c_.comp_events;
+	dp_.events_.completion_event(cq.config().c_eqn, cq.cqn());
 }
 
-void DataPath::moderation_start(Cq &cq)
+void Completer::moderation_start(Cq &cq)
 {
 	const CqConfig &f = cq.config();
 	uint64_t wait = f.period;
@@ -43,16 +43,16 @@ void DataPath::moderation_start(Cq &cq)
 	// No period: only max_count CQEs fire the event.
 	if (!wait || cq.moderation_timer())
 		return;
-	cq.moderation_timer() = start_timer(wait, cq.cqn(), TimerKind::CqModeration);
+	cq.moderation_timer() = dp_.start_timer(wait, cq.cqn(), DataPath::TimerKind::CqModeration);
 }
 
-void DataPath::moderation_timeout(uint32_t cqn, uint64_t id)
+void Completer::moderation_timeout(uint32_t cqn, uint64_t id)
 {
-	Cq *cq = res_.cq(cqn);
+	Cq *cq = dp_.res_.cq(cqn);
 	if (!cq || cq->moderation_timer() != id)
 		return;
 	cq->moderation_timer() = 0;
-	++c_.moderation_timeouts;
+	++dp_.c_.moderation_timeouts;
 	if (cq->moderation_expired())
 		comp_event(*cq);
 }

@@ -19,7 +19,7 @@ namespace op = prm::cqe_opcode;
 using bits::store_be16;
 using bits::store_be32;
 
-void DataPath::build_cqe(const CqeInfo &in, uint8_t *o)
+void Completer::build_cqe(const CqeInfo &in, uint8_t *o)
 {
 	std::memset(o, 0, cq::kSize);
 	bool error = in.opcode == op::REQ_ERR || in.opcode == op::RESP_ERR;
@@ -44,18 +44,18 @@ void DataPath::build_cqe(const CqeInfo &in, uint8_t *o)
 	o[cq::kOpOwn] = static_cast<uint8_t>(in.opcode << 4);
 }
 
-bool DataPath::complete(uint32_t cqn, const CqeInfo &info, bool solicited)
+bool Completer::complete(uint32_t cqn, const CqeInfo &info, bool solicited)
 {
 	uint8_t cqe[cq::kSize];
 	build_cqe(info, cqe);
 	return push_cqe(cqn, cqe, solicited, info.qpn);
 }
 
-bool DataPath::push_cqe(uint32_t cqn, const uint8_t *in, bool solicited, uint32_t qpn)
+bool Completer::push_cqe(uint32_t cqn, const uint8_t *in, bool solicited, uint32_t qpn)
 {
-	Cq *cq = res_.cq(cqn);
+	Cq *cq = dp_.res_.cq(cqn);
 	if (!cq) {
-		++c_.cqe_drops;
+		++dp_.c_.cqe_drops;
 		return false;
 	}
 	// A successful CQE carries the device clock of the moment it is
@@ -67,25 +67,25 @@ bool DataPath::push_cqe(uint32_t cqn, const uint8_t *in, bool solicited, uint32_
 		bits::store_be64(cqe + cq::kTimestampH, device_clock_ns());
 	// A device that misbehaves on purpose (control channel): the CQE
 	// corrupted, or written twice.
-	int copies = faults_ && faults_->apply_cqe(cqe) ? 2 : 1;
+	int copies = dp_.faults_ && dp_.faults_->apply_cqe(cqe) ? 2 : 1;
 	for (int copy = 0; copy < copies; ++copy) {
-		Cq::Push r = cq->push(mem_, cqe, solicited);
+		Cq::Push r = cq->push(dp_.mem_, cqe, solicited);
 		if (r.overrun) {
-			++c_.cq_overruns;
+			++dp_.c_.cq_overruns;
 			uint8_t eqe[prm::eqe::kSize] = {};
 			eqe[prm::eqe::kType] = prm::async_event::CQ_ERROR;
 			store_be32(eqe + prm::async_event::kCqErrCqn, cqn);
 			eqe[prm::async_event::kCqErrSyndrome] = prm::async_event::CQ_ERR_OVERRUN;
-			++c_.async_events;
-			events_.async_event(eqe);
+			++dp_.c_.async_events;
+			dp_.events_.async_event(eqe);
 		}
 		if (!r.written) {
-			++c_.cqe_drops;
+			++dp_.c_.cqe_drops;
 			if (cq->overrun())
 				cq_error_fatal(qpn);
 			return copy > 0;
 		}
-		++c_.cqes;
+		++dp_.c_.cqes;
 		if (r.notify)
 			comp_event(*cq);
 		else if (r.hold_started)
@@ -94,33 +94,33 @@ bool DataPath::push_cqe(uint32_t cqn, const uint8_t *in, bool solicited, uint32_
 	return true;
 }
 
-void DataPath::cq_error_fatal(uint32_t qpn)
+void Completer::cq_error_fatal(uint32_t qpn)
 {
 	// IBA 11.6.3.1: a work queue that tries to post a CQE to a CQ in the
 	// error state gets a local work queue catastrophic error; the QP goes
 	// to ERR and what it had outstanding is flushed. Deferred to its own
 	// engine task because complete() runs in the middle of queue walks
 	// (rc_complete, flush_sq) that enter_error would invalidate.
-	Qp *qp = res_.qp(qpn);
+	Qp *qp = dp_.res_.qp(qpn);
 	if (!qp || qp->catas_pending || qp->state == prm::qp_state::ERR || qp->state == prm::qp_state::RST)
 		return;
 	qp->catas_pending = true;
-	post_task([this, qpn] {
-		guarded(qpn, [&] {
-			Qp *q = res_.qp(qpn);
+	dp_.post_task([this, qpn] {
+		dp_.guarded(qpn, [&] {
+			Qp *q = dp_.res_.qp(qpn);
 			if (!q || !q->catas_pending)
 				return;
 			q->catas_pending = false;
 			if (q->state == prm::qp_state::ERR || q->state == prm::qp_state::RST)
 				return;
 			++q->ctr.errors;
-			post_qp_event(prm::async_event::WQ_CATAS_ERROR, qpn);
+			dp_.post_qp_event(prm::async_event::WQ_CATAS_ERROR, qpn);
 			enter_error(*q);
 		});
 	});
 }
 
-uint32_t DataPath::cqe_srqn_uidx(const Qp &qp, const Srq *srq) const
+uint32_t Completer::cqe_srqn_uidx(const Qp &qp, const Srq *srq) const
 {
 	// cqe_version 1: the user index names the resource; software that
 	// does not use it (0xffffff) gets the SRQ number of SRQ receives.
@@ -131,7 +131,7 @@ uint32_t DataPath::cqe_srqn_uidx(const Qp &qp, const Srq *srq) const
 	return srq ? srq->number : 0xffffff;
 }
 
-CqeInfo DataPath::req_cqe(const Qp &qp, const SendWr &wr) const
+CqeInfo Completer::req_cqe(const Qp &qp, const SendWr &wr) const
 {
 	CqeInfo ci;
 	ci.qpn = qp.qpn;
@@ -141,16 +141,16 @@ CqeInfo DataPath::req_cqe(const Qp &qp, const SendWr &wr) const
 	return ci;
 }
 
-CqeInfo DataPath::resp_cqe(const Qp &qp, const RecvWqe &rw) const
+CqeInfo Completer::resp_cqe(const Qp &qp, const RecvWqe &rw) const
 {
 	CqeInfo ci;
 	ci.qpn = qp.qpn;
 	ci.wqe_counter = rw.counter;
-	ci.srqn_uidx = cqe_srqn_uidx(qp, rw.from_srq ? res_.srq(rw.srqn) : nullptr);
+	ci.srqn_uidx = cqe_srqn_uidx(qp, rw.from_srq ? dp_.res_.srq(rw.srqn) : nullptr);
 	return ci;
 }
 
-void DataPath::complete_send_error(Qp &qp, const SendWr &wr, uint8_t syndrome)
+void Completer::complete_send_error(Qp &qp, const SendWr &wr, uint8_t syndrome)
 {
 	CqeInfo ci = req_cqe(qp, wr);
 	ci.opcode = op::REQ_ERR;
@@ -159,7 +159,7 @@ void DataPath::complete_send_error(Qp &qp, const SendWr &wr, uint8_t syndrome)
 	complete(qp.cfg.cqn_snd, ci, true);
 }
 
-void DataPath::complete_send(Qp &qp, const SendWr &wr, uint32_t byte_cnt)
+void Completer::complete_send(Qp &qp, const SendWr &wr, uint32_t byte_cnt)
 {
 	if (!wr.signaled)
 		return;

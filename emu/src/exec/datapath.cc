@@ -38,7 +38,7 @@ DataPath::DataPath(const Config &cfg, GuestMemory &mem, Fabric &fabric, EventSin
 	  events_(events)
 {
 	if (cfg_.eth) {
-		eth_port_ = fabric_.attach_eth(this);
+		eth_path_.eth_port_ = fabric_.attach_eth(this);
 	} else {
 		fabric_.attach(cfg_.hca_index, this);
 		auto lk = lock();
@@ -48,8 +48,8 @@ DataPath::DataPath(const Config &cfg, GuestMemory &mem, Fabric &fabric, EventSin
 
 DataPath::~DataPath()
 {
-	if (eth_port_)
-		fabric_.detach_eth(eth_port_);
+	if (eth_path_.eth_port_)
+		fabric_.detach_eth(eth_path_.eth_port_);
 	else
 		fabric_.detach(this);
 	{
@@ -113,7 +113,7 @@ void DataPath::sq_doorbell_task(uint32_t qpn, uint32_t d0, uint32_t d1)
 	Qp *qp = res_.qp(qpn);
 	if (!qp) {
 		if (NicSq *sq = res_.sq(qpn)) {
-			nic_sq_doorbell(*sq, d0, d1);
+			eth_path_.nic_sq_doorbell(*sq, d0, d1);
 			return;
 		}
 	}
@@ -160,9 +160,9 @@ void DataPath::arm_cq(Cq &cq, uint32_t dw0)
 	// ones held (Cq::arm).
 	stop_timer(&cq.moderation_timer());
 	if (cq.arm(dw0))
-		comp_event(cq);
+		completer_.comp_event(cq);
 	else if (cq.held())
-		moderation_start(cq);
+		completer_.moderation_start(cq);
 }
 
 void DataPath::run_sq(Qp &qp)
@@ -170,15 +170,15 @@ void DataPath::run_sq(Qp &qp)
 	switch (qp.state) {
 	case prm::qp_state::RTS:
 		if (qp.cfg.is_ud())
-			ud_send(qp);
+			requester_.ud_send(qp);
 		else if (qp.cfg.is_connected())
-			rc_take_wqes(qp);
+			requester_.rc_take_wqes(qp);
 		else
-			local_send(qp);
+			requester_.local_send(qp);
 		break;
 	case prm::qp_state::SQER:
 	case prm::qp_state::ERR:
-		flush_sq(qp);
+		completer_.flush_sq(qp);
 		break;
 	default:
 		break; // RST .. RTR, SQD: WQEs wait
@@ -230,7 +230,7 @@ void DataPath::receive_packet(const Packet &p)
 	if (is_multicast_lid(p.dlid))
 		++traffic_.rcv_mcast;
 	if (is_multicast_lid(p.dlid)) {
-		multicast_receive(p, nullptr);
+		responder_.multicast_receive(p, nullptr);
 		return;
 	}
 	deliver(p);
@@ -252,17 +252,17 @@ void DataPath::deliver_to(Qp &qp, const Packet &p)
 	qp.ctr.rx_bytes += p.payload_len();
 	if (p.opcode == ibop::UD_SEND_ONLY || p.opcode == ibop::UD_SEND_ONLY_IMM) {
 		if (qp.cfg.is_ud())
-			ud_receive(qp, p);
+			responder_.ud_receive(qp, p);
 		else
 			++c_.dropped_packets;
 		return;
 	}
 	if (qp.cfg.is_uc() && is_uc_request(p.opcode)) {
-		uc_request(qp, p);
+		responder_.uc_request(qp, p);
 		return;
 	}
 	if (qp.cfg.is_xrc()) {
-		xrc_receive(qp, p);
+		responder_.xrc_receive(qp, p);
 		return;
 	}
 	if (!qp.cfg.is_rc()) {
@@ -270,9 +270,9 @@ void DataPath::deliver_to(Qp &qp, const Packet &p)
 		return;
 	}
 	if (is_rc_response(p.opcode))
-		rc_response(qp, p);
+		requester_.rc_response(qp, p);
 	else
-		rc_request(qp, p);
+		responder_.rc_request(qp, p);
 }
 
 void DataPath::transmit(Qp &qp, Packet &&p)
@@ -292,7 +292,7 @@ void DataPath::transmit(Qp &qp, Packet &&p)
 	if (qp.cfg.is_xrc())
 		p.opcode = static_cast<uint8_t>(ibop::XRC_BASE | p.opcode);
 	if (cfg_.eth)
-		roce_transmit(std::move(p));
+		eth_path_.roce_transmit(std::move(p));
 	else
 		fabric_.transmit(this, std::move(p));
 }
@@ -315,7 +315,7 @@ Grh DataPath::path_grh(const Qp &qp) const
 	g.tclass = pc.tclass;
 	g.flow_label = pc.flow_label;
 	g.hop_limit = pc.hop_limit;
-	g.sgid = source_gid(pc.sgid_index);
+	g.sgid = eth_path_.source_gid(pc.sgid_index);
 	g.dgid = pc.rgid;
 	if (cfg_.eth && (pc.dscp || pc.ecn))
 		g.tclass = static_cast<uint8_t>(pc.dscp << 2 | pc.ecn);
@@ -370,16 +370,16 @@ void DataPath::timer_fired(TimerKind kind, uint32_t num, uint64_t id)
 	guarded(kind == TimerKind::CqModeration ? 0 : num, [&] {
 		switch (kind) {
 		case TimerKind::RcTimeout:
-			rc_timeout(num, id);
+			requester_.rc_timeout(num, id);
 			break;
 		case TimerKind::RcRnrResume:
-			rc_rnr_resume(num, id);
+			requester_.rc_rnr_resume(num, id);
 			break;
 		case TimerKind::FlushPoll:
-			flush_poll(num, id);
+			completer_.flush_poll(num, id);
 			break;
 		case TimerKind::CqModeration:
-			moderation_timeout(num, id);
+			completer_.moderation_timeout(num, id);
 			break;
 		}
 	});
@@ -404,10 +404,10 @@ void DataPath::task_failed(uint32_t qpn, std::exception_ptr e) noexcept
 			++qp->ctr.errors;
 			post_qp_event(prm::async_event::WQ_CATAS_ERROR, qpn);
 			if (qp->state != prm::qp_state::ERR)
-				enter_error(*qp);
+				completer_.enter_error(*qp);
 		} else if (sq) {
 			++sq->ctr.errors;
-			nic_sq_state(*sq, prm::wq_state::ERR);
+			eth_path_.nic_sq_state(*sq, prm::wq_state::ERR);
 		} else {
 			events_.internal_error();
 		}
@@ -462,7 +462,7 @@ void DataPath::qp_state_changed(Qp &qp, uint8_t from)
 	}
 	if (qp.state == qs::ERR) {
 		if (from != qs::ERR)
-			enter_error(qp);
+			completer_.enter_error(qp);
 		return;
 	}
 	if (from == qs::INIT && qp.state == qs::RTR) {
@@ -494,7 +494,7 @@ void DataPath::qp_retired(Qp &qp)
 
 void DataPath::qp_destroying(Qp &qp)
 {
-	rc_timer_stop(qp);
+	requester_.rc_timer_stop(qp);
 	stop_timer(&qp.req.rnr_timer);
 	stop_timer(&qp.flush_timer);
 }
@@ -506,8 +506,8 @@ void DataPath::clear()
 	res_.clear();
 	owners_.clear();
 	mc_local_lb_disabled_ = false;
-	gids_ = {};
-	roce_en_ = uc_local_lb_disabled_ = false;
+	eth_path_.gids_ = {};
+	eth_path_.roce_en_ = eth_path_.uc_local_lb_disabled_ = false;
 }
 
 // ---------------------------------------------------------------------------

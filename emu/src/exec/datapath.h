@@ -6,10 +6,16 @@
 // Threads: doorbells arrive on the BAR path and are queued to the fabric's
 // engine; everything else runs on the engine thread with the engine's
 // state lock held. Commands take that lock (lock()) to change objects.
-// The implementation is split by mechanism: datapath.cc (doorbells,
-// dispatch, lifetime), cqe.cc, recv_wqe.cc, send_wqe.cc, requester.cc,
-// requester_ack.cc, responder.cc, uc.cc, xrc.cc, ud.cc, local_qp.cc, umr.cc,
-// flush.cc.
+// The work is split by role, each a class of its own that DataPath owns:
+// RdmaRequester (requester.h: the send queues, RC/UC/UD/UMR), RdmaResponder
+// (responder.h: receive WQEs, requests in, responses), EthPath
+// (eth_path.h: NIC send and receive, RoCE frames) and Completer
+// (completer.h: CQEs, completion events and moderation, errors and
+// flushes). DataPath keeps the entry points (doorbells, packets and
+// frames from the fabric, commands' hooks), the engine tasks and timers,
+// the dispatch of packets to QPs, and what the roles share: WQE parsing
+// and local data through keys (send_wqe.cc), packet headers and the
+// port's transmit (datapath.cc).
 #pragma once
 
 #include <atomic>
@@ -19,6 +25,10 @@
 #include <string>
 #include <vector>
 
+#include "exec/completer.h"
+#include "exec/eth_path.h"
+#include "exec/requester.h"
+#include "exec/responder.h"
 #include "exec/roce_wire.h"
 #include "fabric/fabric.h"
 #include "steer/headers.h"
@@ -47,51 +57,6 @@ public:
 	virtual void internal_error() {}
 };
 
-// What a CQE says (exec/cqe.cc builds the 64 bytes).
-struct CqeInfo {
-	uint8_t opcode = 0;     // prm::cqe_opcode
-	uint8_t wqe_opcode = 0; // requester: the WQE opcode (sop_drop_qpn[31:24])
-	uint32_t qpn = 0;
-	uint16_t wqe_counter = 0;
-	uint32_t byte_cnt = 0;
-	uint32_t imm = 0;       // raw big-endian bytes (immediate / rkey / pkey)
-	bool has_imm = false;
-	uint32_t srqn_uidx = 0;
-	uint32_t flags_rqpn = 0;
-	uint16_t slid = 0;
-	uint8_t ml_path = 0;
-	uint8_t syndrome = 0;   // error CQEs
-	uint8_t vendor_syndrome = 0;
-	uint8_t l4_l3_hdr_type = 0; // Ethernet: [0] a VLAN tag was stripped
-	uint16_t vlan_info = 0;
-};
-
-// RoCE traffic of an Ethernet port (roce.cc).
-struct RoceCounters {
-	uint64_t tx = 0, rx = 0;
-	uint64_t tx_no_gid = 0;     // the source GID entry is empty, RoCE off or the link down
-	uint64_t loopback = 0;      // frames that went back to this function
-	uint64_t lb_blocked = 0;    // kept back by disable_uc/mc_local_lb
-	uint64_t lb_full = 0;       // dropped: kLoopbackCap frames already waiting
-	uint64_t rx_bad = 0;        // malformed, bad ICRC
-	uint64_t rx_no_gid = 0;     // to our MAC, but no GID entry of that address and version
-};
-
-// Ethernet vport traffic counters (QUERY_VPORT_COUNTER, PPCNT).
-struct EthCounters {
-	enum Cast { Ucast, Mcast, Bcast };
-	struct Pair {
-		uint64_t packets = 0, bytes = 0;
-	};
-	Pair tx[3], rx[3];
-	uint64_t rx_dropped = 0;     // no rule, a DROP rule, the port down
-	uint64_t rx_no_wqe = 0;      // the RQ had no WQE (out of buffer)
-	uint64_t rx_too_long = 0;    // longer than the port MTU or the WQE
-	uint64_t rx_errors = 0, tx_errors = 0;
-	uint64_t tx_link_down = 0;   // sent while the port was down: dropped
-	uint64_t lso_segments = 0;
-};
-
 class DataPath : public FabricPort {
 public:
 	struct Config {
@@ -112,10 +77,10 @@ public:
 	DataPath &operator=(const DataPath &) = delete;
 
 	// --- BAR path (any thread, never blocks on the state lock) -----------
-	// 8 bytes written at a send doorbell / BlueFlame register offset 0:
-	// dword0 = opmod/index/opcode, dword1 = qpn/ds (host-order values).
-	// Dropped (sq_doorbells_dropped) unless UAR page `uar` is the one in
-	// the QP's context.
+	// datapath.cc: 8 bytes written at a send doorbell / BlueFlame register
+	// offset 0: dword0 = opmod/index/opcode, dword1 = qpn/ds (host-order
+	// values). Dropped (sq_doorbells_dropped) unless UAR page `uar` is the
+	// one in the QP's context.
 	void sq_doorbell(uint32_t uar, uint32_t dw0, uint32_t dw1);
 	// The CQ arm doorbell at UAR + 0x20; dropped (cq_doorbells_dropped)
 	// unless `uar` is the CQ's UAR page.
@@ -147,38 +112,36 @@ public:
 	void set_mc_local_lb_disabled(bool off) { mc_local_lb_disabled_ = off; }
 	bool mc_local_lb_disabled() const { return mc_local_lb_disabled_; }
 	bool atomic_le() const { return atomic_le_; }
-	// After a QP command changed `qp` from state `from`: start the queues
-	// (RTS), flush (ERR) or forget the run-time state (RST).
+	// datapath.cc: after a QP command changed `qp` from state `from`:
+	// start the queues (RTS), flush (ERR) or forget the run-time state
+	// (RST).
 	void qp_state_changed(Qp &qp, uint8_t from);
 	// Before DESTROY_QP: drop timers, keep the counters in the totals.
 	void qp_retired(Qp &qp);
 	void qp_destroying(Qp &qp);
 	// Drop every object (function reset).
 	void clear();
-	// Ethernet (nic.cc): the port's operational state and hardware MTU,
-	// SQ/RQ state changes from MODIFY_SQ/RQ, counters.
-	void set_eth_link(bool up, uint16_t hw_mtu);
-	void nic_sq_state(NicSq &sq, uint8_t next);
-	void nic_rq_state(NicRq &rq, uint8_t next);
-	const EthCounters &eth_counters() const { return eth_; }
-	// RoCE (roce.cc), state lock held: the GID table (SET_ROCE_ADDRESS),
-	// RoCE on in the NIC vport context (roce_en), and unicast local
-	// loopback off (disable_uc_local_lb).
-	static constexpr unsigned kRoceGids = 128;
-	static constexpr uint32_t kLoopbackCap = 1024; // looped-back frames waiting
-	static constexpr uint16_t kUdpSportMin = 0xc000, kUdpSportMax = 0xffff;
-	void set_roce_gid(unsigned index, const RoceGid &g) { gids_.at(index) = g; }
-	const RoceGid &roce_gid(unsigned index) const { return gids_.at(index); }
-	void set_roce(bool enabled, bool uc_local_lb_disabled)
-	{
-		roce_en_ = enabled;
-		uc_local_lb_disabled_ = uc_local_lb_disabled;
-	}
-	const RoceCounters &roce_counters() const { return roce_; }
-	std::vector<std::string> nic_lines();
-	// State lock held: the port's LID range, state and GID prefix as the SM set them
-	// (IBA PortState: data moves only on an ACTIVE port; SMPs on QP0
-	// always, an ARMED port also receives).
+	// Ethernet (eth_path.h, nic.cc): the port's operational state and
+	// hardware MTU, SQ/RQ state changes from MODIFY_SQ/RQ, counters.
+	void set_eth_link(bool up, uint16_t hw_mtu) { eth_path_.set_eth_link(up, hw_mtu); }
+	void nic_sq_state(NicSq &sq, uint8_t next) { eth_path_.nic_sq_state(sq, next); }
+	void nic_rq_state(NicRq &rq, uint8_t next) { eth_path_.nic_rq_state(rq, next); }
+	const EthCounters &eth_counters() const { return eth_path_.eth_counters(); }
+	// RoCE (eth_path.h, roce.cc), state lock held: the GID table
+	// (SET_ROCE_ADDRESS), RoCE on in the NIC vport context (roce_en), and
+	// unicast local loopback off (disable_uc_local_lb).
+	static constexpr unsigned kRoceGids = EthPath::kRoceGids;
+	static constexpr uint32_t kLoopbackCap = EthPath::kLoopbackCap;
+	static constexpr uint16_t kUdpSportMin = EthPath::kUdpSportMin, kUdpSportMax = EthPath::kUdpSportMax;
+	void set_roce_gid(unsigned index, const RoceGid &g) { eth_path_.set_roce_gid(index, g); }
+	const RoceGid &roce_gid(unsigned index) const { return eth_path_.roce_gid(index); }
+	void set_roce(bool enabled, bool uc_local_lb_disabled) { eth_path_.set_roce(enabled, uc_local_lb_disabled); }
+	const RoceCounters &roce_counters() const { return eth_path_.roce_counters(); }
+	// The control channel's Ethernet lines (nic.cc).
+	std::vector<std::string> nic_lines() { return eth_path_.nic_lines(); }
+	// datapath.cc, state lock held: the port's LID range, state and GID
+	// prefix as the SM set them (IBA PortState: data moves only on an
+	// ACTIVE port; SMPs on QP0 always, an ARMED port also receives).
 	void set_port(uint16_t lid, uint8_t lmc, uint8_t state, uint64_t gid_prefix);
 	uint16_t port_lid() const { return lid_; }
 	// The port's traffic as the PMA counts it (state lock held): data in
@@ -189,7 +152,7 @@ public:
 	};
 	const PortTraffic &port_traffic() const { return traffic_; }
 	void clear_port_traffic() { traffic_ = PortTraffic{}; }
-	// Per-QP lines for the control channel.
+	// datapath.cc: per-QP lines for the control channel.
 	std::vector<std::string> qp_lines();
 	std::vector<std::string> stats_lines();
 
@@ -211,12 +174,17 @@ public:
 	// PAGE_FAULT_RESUME (exec/odp.cc, state lock held): the fault of
 	// token `token` (an RDMA fault: the responder QP's number, also in
 	// `wq`) is resolved, or failed (`error`); false if no such fault.
-	bool page_fault_resume(uint32_t token, uint32_t wq, uint8_t type, bool error);
+	bool page_fault_resume(uint32_t token, uint32_t wq, uint8_t type, bool error)
+	{
+		return responder_.page_fault_resume(token, wq, type, error);
+	}
 
 	// --- engine thread, state lock held ---------------------------------
+	// datapath.cc: a packet from the fabric.
 	void receive(const Packet &p) override;
 	GuestMemory *burst_memory() override { return mem_.source(); }
-	void receive_frame(const std::vector<uint8_t> &frame) override;
+	// A frame from the L2 switch (nic_recv.cc).
+	void receive_frame(const std::vector<uint8_t> &frame) override { eth_path_.receive_frame(frame); }
 
 	struct Counters {
 		std::atomic<uint64_t> sq_doorbells{0}, cq_doorbells{0};
@@ -250,52 +218,38 @@ public:
 	};
 	const Counters &counters() const { return c_; }
 
-	// Completion helpers (cqe.cc).
-	static void build_cqe(const CqeInfo &info, uint8_t *out64);
-	// Writes a CQE to `cqn` and posts the completion / overrun events.
-	bool complete(uint32_t cqn, const CqeInfo &info, bool solicited);
-	// Writes a built 64-byte CQE to `cqn`: overrun and completion events;
-	// `qpn` is the queue that gets the error when the CQ refuses it.
-	bool push_cqe(uint32_t cqn, const uint8_t *cqe, bool solicited, uint32_t qpn);
-	// cq_moderation.cc: the completion event of `cq` (EQE, counted, its
-	// time kept), and the moderation period held back by Cq::push.
-	void comp_event(Cq &cq);
-	void moderation_start(Cq &cq);
-	void moderation_timeout(uint32_t cqn, uint64_t id);
-	uint64_t now_us() const;
-	// QP `qpn` could not post a CQE to a CQ in error: WQ_CATAS_ERROR event
-	// and the error state (on a later engine task).
-	void cq_error_fatal(uint32_t qpn);
-	// The srqn/user-index field of a CQE for `qp` (and the SRQ it used).
-	uint32_t cqe_srqn_uidx(const Qp &qp, const Srq *srq) const;
-	// The requester CQE of send WR `wr` taken from `qp`'s SQ: QP, WQE
-	// counter and opcode, user index; the caller sets the rest.
-	CqeInfo req_cqe(const Qp &qp, const SendWr &wr) const;
-	// The responder CQE of receive WQE `rw` of `qp`: QP, WQE counter, SRQ
-	// number or user index.
-	CqeInfo resp_cqe(const Qp &qp, const RecvWqe &rw) const;
-	// A REQ_ERR CQE for `wr` with `syndrome` on the send CQ (solicited).
-	void complete_send_error(Qp &qp, const SendWr &wr, uint8_t syndrome);
-	// A REQ CQE with `byte_cnt` on the send CQ, if `wr` is signaled.
-	void complete_send(Qp &qp, const SendWr &wr, uint32_t byte_cnt);
-
 private:
+	// The roles reach the shared state and services below.
+	friend class RdmaRequester;
+	friend class RdmaResponder;
+	friend class EthPath;
+	friend class Completer;
+
 	// datapath.cc: what guarded() does with an exception.
 	void task_failed(uint32_t qpn, std::exception_ptr e) noexcept;
 
-	// doorbell_sweep.cc
-	void run_sweeps();
-	// The CQ arm doorbell's work (engine): arm, event or moderation.
-	void arm_cq(Cq &cq, uint32_t dw0);
+	// datapath.cc: the shared part of sq_doorbell and cq_doorbell, and
+	// what their engine tasks run (object number, doorbell words).
+	template <void (DataPath::*Run)(uint32_t, uint32_t, uint32_t)>
+	void ring_doorbell(DoorbellOwners::Kind k, uint32_t num, uint32_t uar, uint32_t dw0, uint32_t dw1,
+			   std::atomic<uint64_t> &rung, std::atomic<uint64_t> &dropped);
+	void sq_doorbell_task(uint32_t qpn, uint32_t dw0, uint32_t dw1);
+	void cq_doorbell_task(uint32_t cqn, uint32_t dw0, uint32_t dw1);
 	// Moves qp's producer to `end` when that is forward and within one
 	// queue length; true if it moved.
 	static bool advance_sq(Qp &qp, uint16_t end);
-	std::mutex sweep_mu_;
-	std::vector<uint32_t> sweep_pages_;
-	bool sweep_queued_ = false;
-
-	// datapath.cc
+	// The CQ arm doorbell's work (engine): arm, event or moderation.
+	void arm_cq(Cq &cq, uint32_t dw0);
+	// A send queue's doorbell: to the role of its QP type.
 	void run_sq(Qp &qp);
+
+	// datapath.cc: receive() without its guard; a packet accepted by
+	// the port, to its QP.
+	void receive_packet(const Packet &p);
+	void deliver(const Packet &p);
+	void deliver_to(Qp &qp, const Packet &p);
+
+	// datapath.cc: engine tasks and timers.
 	// What a timer does when it fires: the handler, called with the QP or
 	// CQ number and the timer's id.
 	enum class TimerKind : uint8_t { RcTimeout, RcRnrResume, FlushPoll, CqModeration };
@@ -304,11 +258,34 @@ private:
 	// timer pool is warm (the task is two words).
 	uint64_t start_timer(uint64_t usec, uint32_t num, TimerKind kind);
 	void timer_fired(TimerKind kind, uint32_t num, uint64_t id);
+	void stop_timer(uint64_t *id);
 	// Queues `fn` (which names this object) on the engine; dropped once
 	// the destructor started. State lock held (engine task or command).
 	void post_task(Engine::Task fn);
-	void stop_timer(uint64_t *id);
+	// Queue run(qp) as one engine task: flag(qp) says one is queued, so
+	// repeated kicks fold into it; the task finds the QP again by number
+	// and does nothing when it is gone or the flag was cleared.
+	template <typename Flag, typename Run>
+	void post_once(Qp &qp, Flag flag, Run run)
+	{
+		if (flag(qp))
+			return;
+		flag(qp) = true;
+		uint32_t qpn = qp.qpn;
+		fabric_.engine().post([this, qpn, flag, run] {
+			guarded(qpn, [&] {
+				Qp *q = res_.qp(qpn);
+				if (!q || !flag(*q))
+					return;
+				flag(*q) = false;
+				run(*q);
+			});
+		});
+	}
 	void post_qp_event(uint8_t type, uint32_t qpn);
+
+	// datapath.cc: packets out. The port's transmit (the fabric, or RoCE
+	// frames on an Ethernet port).
 	void transmit(Qp &qp, Packet &&p);
 	// GID[0] of the port.
 	Gid port_gid() const;
@@ -317,6 +294,13 @@ private:
 	Packet rc_packet(const Qp &qp, uint8_t opcode, uint32_t psn) const;
 	// A request packet of `wr` (carries the XRC SRQ of an XRC initiator).
 	Packet rc_request_packet(const Qp &qp, const SendWr &wr, uint8_t opcode, uint32_t psn) const;
+	uint32_t mtu(const Qp &qp) const;
+
+	// doorbell_sweep.cc
+	void run_sweeps();
+	std::mutex sweep_mu_;
+	std::vector<uint32_t> sweep_pages_;
+	bool sweep_queued_ = false;
 
 	// send_wqe.cc: take the WQE at sq_ci. False: no more WQEs; *bad set
 	// when the WQE could not be parsed.
@@ -351,162 +335,6 @@ private:
 	GuestMemory::Copy scatter_payload(uint32_t pd, bool rlky, const std::vector<Sge> &sgl, uint64_t off,
 					  const Packet &p, size_t len);
 
-	// recv_wqe.cc
-	bool take_recv_wqe(Qp &qp, RecvWqe *out);
-	// Lost: the sender's memory could not be read (the packet is dropped).
-	enum class Scatter { Ok, Length, Protection, Lost };
-	Scatter scatter(const Qp &qp, const RecvWqe &r, uint64_t off, const uint8_t *src, size_t len);
-	Scatter scatter(const Qp &qp, const RecvWqe &r, uint64_t off, const Packet &p);
-	uint16_t rq_producer(const Qp &qp);
-	void flush_rq(Qp &qp);
-
-	// datapath.cc: the shared part of sq_doorbell and cq_doorbell, and
-	// what their engine tasks run (object number, doorbell words).
-	template <void (DataPath::*Run)(uint32_t, uint32_t, uint32_t)>
-	void ring_doorbell(DoorbellOwners::Kind k, uint32_t num, uint32_t uar, uint32_t dw0, uint32_t dw1,
-			   std::atomic<uint64_t> &rung, std::atomic<uint64_t> &dropped);
-	void sq_doorbell_task(uint32_t qpn, uint32_t dw0, uint32_t dw1);
-	void cq_doorbell_task(uint32_t cqn, uint32_t dw0, uint32_t dw1);
-
-	// Queue run(qp) as one engine task: flag(qp) says one is queued, so
-	// repeated kicks fold into it; the task finds the QP again by number
-	// and does nothing when it is gone or the flag was cleared.
-	template <typename Flag, typename Run>
-	void post_once(Qp &qp, Flag flag, Run run)
-	{
-		if (flag(qp))
-			return;
-		flag(qp) = true;
-		uint32_t qpn = qp.qpn;
-		fabric_.engine().post([this, qpn, flag, run] {
-			guarded(qpn, [&] {
-				Qp *q = res_.qp(qpn);
-				if (!q || !flag(*q))
-					return;
-				flag(*q) = false;
-				run(*q);
-			});
-		});
-	}
-
-	// requester.cc
-	void rc_take_wqes(Qp &qp);
-	void rc_transmit(Qp &qp);
-	// SEND/WRITE payloads by reference into this HCA's memory when
-	// `by_ref` (first transmissions), else as bytes read now.
-	void rc_send_packets(Qp &qp, SendWr &wr, uint32_t from_psn, uint32_t end, bool by_ref);
-	void rc_kick(Qp &qp);
-	void rc_retransmit(Qp &qp, uint32_t from_psn);
-	void rc_complete(Qp &qp);
-	void rc_arm_timer(Qp &qp);
-	// Progress (or nothing left to wait for): the retransmission timer
-	// stops; rc_arm_timer starts it again with a full timeout.
-	void rc_timer_restart(Qp &qp) { qp.req.timer_due = {}; }
-	// The QP leaves the states that send: its engine timer goes too.
-	void rc_timer_stop(Qp &qp)
-	{
-		stop_timer(&qp.req.timer);
-		qp.req.timer_due = {};
-	}
-	void rc_timeout(uint32_t qpn, uint64_t id);
-	void rc_rnr_resume(uint32_t qpn, uint64_t id);
-	uint32_t mtu(const Qp &qp) const;
-
-	// requester_ack.cc
-	void rc_response(Qp &qp, const Packet &p);
-	void rc_ack_upto(Qp &qp, uint32_t psn);
-	void rc_nak(Qp &qp, const Packet &p);
-	void rc_read_response(Qp &qp, const Packet &p);
-	void rc_atomic_ack(Qp &qp, const Packet &p);
-	void rc_fail_at(Qp &qp, uint32_t psn, uint8_t syndrome);
-
-	// responder.cc
-	bool responder_accepts(Qp &qp);
-	void no_recv_wqe(Qp &qp, const Packet &p);
-	// RNR NAK for `p`: the requester sends it again after the timer.
-	void rnr_nak(Qp &qp, const Packet &p);
-	// odp.cc: true when request `p` must wait for a page fault (raised
-	// now or still pending: RNR NAK sent) or failed on one (remote access
-	// error sent), given the `len` bytes at `va` of `rkey` it touches
-	// next (`op_len`: the rest of the message, `need`: the access).
-	bool odp_hold(Qp &qp, const Packet &p, uint32_t rkey, uint64_t va, uint64_t len, uint64_t op_len,
-		      unsigned need, bool consume_recv);
-	void complete_recv(Qp &qp, const Packet &p, CqeInfo &ci, uint64_t byte_cnt);
-	void rc_request(Qp &qp, const Packet &p);
-	// uc.cc
-	void uc_request(Qp &qp, const Packet &p);
-	void uc_drop_message(Qp &qp);
-	// xrc.cc: XRC packets reach the RC requester (initiator) and
-	// responder (target); receives go to the XRC SRQ the request names.
-	void xrc_receive(Qp &qp, const Packet &p);
-	bool xrc_target_srq(Qp &qp);
-	uint32_t recv_srqn(const Qp &qp) const;
-	uint32_t resp_pd(const Qp &qp) const;
-	uint32_t recv_cqn(const Qp &qp, const RecvWqe &rw) const;
-	void rc_duplicate(Qp &qp, const Packet &p);
-	void rc_send_request(Qp &qp, const Packet &p);
-	void rc_write_request(Qp &qp, const Packet &p);
-	void rc_read_request(Qp &qp, const Packet &p, bool duplicate);
-	void rc_atomic_request(Qp &qp, const Packet &p, bool duplicate);
-	void send_ack(Qp &qp, const Packet &req, uint8_t syndrome, uint32_t psn);
-	// responses.cc: responses in PSN order, READs a burst per task.
-	void respond(Qp &qp, Packet p, bool rd_slot);
-	bool respond_read(Qp &qp, const ReadJob &job);
-	void responses_pump(Qp &qp);
-	void responses_kick(Qp &qp);
-	unsigned max_rd_queued(const Qp &qp) const;
-	void responder_error(Qp &qp, const Packet &req, uint8_t nak_code, uint8_t cqe_syndrome, bool consume_recv);
-	bool check_rkey(Qp &qp, uint32_t rkey, uint64_t va, uint64_t len, unsigned need, const Mkey **out);
-
-	// nic_send.cc: the Ethernet send path of an SQ.
-	void receive_frame_now(const std::vector<uint8_t> &frame);
-	void nic_sq_doorbell(NicSq &sq, uint32_t dw0, uint32_t dw1);
-	void nic_run_sq(NicSq &sq);
-	bool nic_send_wqe(NicSq &sq, uint16_t *nbb);
-	void nic_transmit(const std::vector<uint8_t> &frame);
-	void nic_complete_sq(NicSq &sq, uint16_t wqe_counter, uint8_t opcode, uint8_t syndrome);
-	// nic_recv.cc: a frame through flow steering into an RQ.
-	void nic_deliver(uint32_t tirn, const std::vector<uint8_t> &frame, const struct steer::Headers &h,
-			 uint32_t flow_tag);
-	bool nic_fill_rq(NicRq &rq, const std::vector<uint8_t> &frame, const struct steer::Headers &h,
-			 uint32_t rss_hash, uint8_t hash_type, uint32_t flow_tag);
-
-	// roce.cc: packets of an Ethernet port as RoCE frames.
-	void roce_transmit(Packet p);
-	bool roce_receive(const std::vector<uint8_t> &frame);
-	void roce_loopback(const std::vector<uint8_t> &frame);
-	bool roce_own_mac(const std::array<uint8_t, 6> &mac) const;
-	// The source GID of packets from `sgid_index` (IB: GID[0]).
-	Gid source_gid(uint8_t sgid_index) const;
-
-	// datapath.cc: receive() without its guard; a packet accepted by
-	// the port, to its QP.
-	void receive_packet(const Packet &p);
-	void deliver(const Packet &p);
-	void deliver_to(Qp &qp, const Packet &p);
-
-	// ud.cc
-	void ud_send(Qp &qp);
-	void ud_receive(Qp &qp, const Packet &p);
-
-	// multicast.cc
-	void multicast_send(Qp &qp, Packet p);
-	void multicast_receive(const Packet &p, const Qp *sender);
-
-	// local_qp.cc
-	void local_send(Qp &qp);
-
-	// umr.cc: executes the UMR WQE `wr` of `qp`; 0 or a CQE syndrome.
-	uint8_t execute_umr(Qp &qp, const SendWr &wr);
-	uint8_t check_window(const Qp &qp, const Mkey &k) const;
-
-	// flush.cc
-	void enter_error(Qp &qp);
-	void enter_sq_error(Qp &qp);
-	void flush_sq(Qp &qp);
-	void flush_wr(Qp &qp, const SendWr &wr, uint8_t syndrome);
-	void flush_poll(uint32_t qpn, uint64_t id);
-
 	Config cfg_;
 	uint16_t lid_ = 0;
 	uint8_t lmc_ = 0;
@@ -528,19 +356,15 @@ private:
 	bool closing_ = false;
 	Counters c_;
 	QpCounters retired_; // counters of destroyed QPs
-	// Ethernet
-	uint32_t eth_port_ = 0; // switch port number (0: not on the switch)
-	bool eth_up_ = false;
-	uint16_t eth_hw_mtu_ = 1500 + 26;
-	EthCounters eth_;
-	// RoCE
-	std::array<RoceGid, kRoceGids> gids_{};
-	bool roce_en_ = false;
-	bool uc_local_lb_disabled_ = false;
-	uint32_t lb_queued_ = 0;
-	RoceCounters roce_;
+
+	// The roles (each holds a reference back to this object).
+	Completer completer_{*this};
+	RdmaRequester requester_{*this};
+	RdmaResponder responder_{*this};
+	EthPath eth_path_{*this};
 };
 
+// datapath.cc
 // IB RNR NAK timer (IBA table 45): microseconds for a 5-bit code.
 uint64_t rnr_timer_usec(uint8_t code);
 // Local ACK timeout: 4.096 us << code (0 = infinite).

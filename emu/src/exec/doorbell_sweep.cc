@@ -79,7 +79,7 @@ void DataPath::run_sweeps()
 		if (ahead <= sq->wq.entries() && ahead > cur) {
 			sq->pi = end;
 			++c_.doorbells_recovered;
-			nic_run_sq(*sq);
+			eth_path_.nic_run_sq(*sq);
 		}
 	}
 	for (auto &[n, cq] : res_.cqs) {

@@ -12,13 +12,13 @@ namespace {
 constexpr uint64_t kFlushPollUsec = 10000; // RQ doorbell records have no MMIO doorbell
 }
 
-void DataPath::flush_wr(Qp &qp, const SendWr &wr, uint8_t syndrome)
+void Completer::flush_wr(Qp &qp, const SendWr &wr, uint8_t syndrome)
 {
 	++qp.ctr.flushed;
 	complete_send_error(qp, wr, syndrome);
 }
 
-void DataPath::flush_sq(Qp &qp)
+void Completer::flush_sq(Qp &qp)
 {
 	Requester &r = qp.req;
 	for (const SendWr &wr : r.wrs)
@@ -26,42 +26,42 @@ void DataPath::flush_sq(Qp &qp)
 	r.wrs.clear();
 	r.rd_atomic_outstanding = 0;
 	SendWr wr;
-	UdAddress av;
+	DataPath::UdAddress av;
 	uint8_t s;
-	while (take_send_wqe(qp, &wr, &av, &s))
+	while (dp_.take_send_wqe(qp, &wr, &av, &s))
 		flush_wr(qp, wr, prm::cqe_syndrome::WR_FLUSH);
 }
 
-void DataPath::enter_sq_error(Qp &qp)
+void Completer::enter_sq_error(Qp &qp)
 {
 	qp.state = prm::qp_state::SQER;
 	flush_sq(qp);
 }
 
-void DataPath::enter_error(Qp &qp)
+void Completer::enter_error(Qp &qp)
 {
 	qp.state = prm::qp_state::ERR;
-	rc_timer_stop(qp);
-	stop_timer(&qp.req.rnr_timer);
+	dp_.requester_.rc_timer_stop(qp);
+	dp_.stop_timer(&qp.req.rnr_timer);
 	qp.req.rnr_wait = false;
 	flush_sq(qp);
-	flush_rq(qp);
+	dp_.responder_.flush_rq(qp);
 	if (qp.cfg.rq_type == prm::rq_type::SRQ)
-		post_qp_event(prm::async_event::SRQ_LAST_WQE, qp.qpn);
+		dp_.post_qp_event(prm::async_event::SRQ_LAST_WQE, qp.qpn);
 	if (qp.cfg.has_rq() && !qp.flush_timer)
-		qp.flush_timer = start_timer(kFlushPollUsec, qp.qpn, TimerKind::FlushPoll);
+		qp.flush_timer = dp_.start_timer(kFlushPollUsec, qp.qpn, DataPath::TimerKind::FlushPoll);
 }
 
-void DataPath::flush_poll(uint32_t qpn, uint64_t id)
+void Completer::flush_poll(uint32_t qpn, uint64_t id)
 {
-	Qp *qp = res_.qp(qpn);
+	Qp *qp = dp_.res_.qp(qpn);
 	if (!qp || qp->flush_timer != id)
 		return;
 	qp->flush_timer = 0;
 	if (qp->state != prm::qp_state::ERR)
 		return;
-	flush_rq(*qp);
-	qp->flush_timer = start_timer(kFlushPollUsec, qpn, TimerKind::FlushPoll);
+	dp_.responder_.flush_rq(*qp);
+	qp->flush_timer = dp_.start_timer(kFlushPollUsec, qpn, DataPath::TimerKind::FlushPoll);
 }
 
 } // namespace mlx5emu

@@ -10,23 +10,23 @@
 
 namespace mlx5emu {
 
-void DataPath::local_send(Qp &qp)
+void RdmaRequester::local_send(Qp &qp)
 {
 	SendWr wr;
-	UdAddress av;
+	DataPath::UdAddress av;
 	uint8_t s;
-	while (qp.state == prm::qp_state::RTS && take_send_wqe(qp, &wr, &av, &s)) {
+	while (qp.state == prm::qp_state::RTS && dp_.take_send_wqe(qp, &wr, &av, &s)) {
 		if (!s && wr.opcode == prm::wqe::OP_UMR)
 			s = execute_umr(qp, wr);
 		else if (!s && wr.opcode != prm::wqe::OP_NOP)
 			s = prm::cqe_syndrome::LOCAL_QP_OP;
 		if (s) {
 			++qp.ctr.errors;
-			complete_send_error(qp, wr, s);
-			enter_error(qp);
+			dp_.completer_.complete_send_error(qp, wr, s);
+			dp_.completer_.enter_error(qp);
 			return;
 		}
-		complete_send(qp, wr, 0);
+		dp_.completer_.complete_send(qp, wr, 0);
 	}
 }
 

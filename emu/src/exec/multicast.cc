@@ -11,38 +11,38 @@
 
 namespace mlx5emu {
 
-void DataPath::multicast_send(Qp &qp, Packet p)
+void RdmaRequester::multicast_send(Qp &qp, Packet p)
 {
-	multicast_receive(p, &qp);
-	transmit(qp, std::move(p));
+	dp_.responder_.multicast_receive(p, &qp);
+	dp_.transmit(qp, std::move(p));
 }
 
-void DataPath::multicast_receive(const Packet &p, const Qp *sender)
+void RdmaResponder::multicast_receive(const Packet &p, const Qp *sender)
 {
-	++c_.mcast_packets;
+	++dp_.c_.mcast_packets;
 	if (!p.grh.present) {
-		++c_.mcast_no_grh; // no MGID to match
+		++dp_.c_.mcast_no_grh; // no MGID to match
 		return;
 	}
-	const std::vector<uint32_t> *m = res_.mcgs.members(p.grh.dgid);
+	const std::vector<uint32_t> *m = dp_.res_.mcgs.members(p.grh.dgid);
 	if (!m) {
-		++c_.mcast_no_group;
+		++dp_.c_.mcast_no_group;
 		return;
 	}
-	if (sender && mc_local_lb_disabled_) {
-		c_.mcast_lb_blocked += m->size();
+	if (sender && dp_.mc_local_lb_disabled_) {
+		dp_.c_.mcast_lb_blocked += m->size();
 		return;
 	}
 	// ud_receive never changes the membership: the list stays valid.
 	for (uint32_t qpn : *m) {
-		Qp *qp = res_.qp(qpn);
+		Qp *qp = dp_.res_.qp(qpn);
 		if (!qp || !qp->cfg.is_ud())
 			continue;
 		if (qp == sender && qp->cfg.block_lb_mc) {
-			++c_.mcast_lb_blocked;
+			++dp_.c_.mcast_lb_blocked;
 			continue;
 		}
-		++c_.mcast_copies;
+		++dp_.c_.mcast_copies;
 		++qp->ctr.rx_packets;
 		qp->ctr.rx_bytes += p.payload_len();
 		ud_receive(*qp, p);

@@ -10,13 +10,13 @@
 
 namespace mlx5emu {
 
-void DataPath::set_eth_link(bool up, uint16_t hw_mtu)
+void EthPath::set_eth_link(bool up, uint16_t hw_mtu)
 {
 	eth_up_ = up;
 	eth_hw_mtu_ = hw_mtu;
 }
 
-void DataPath::nic_sq_state(NicSq &sq, uint8_t next)
+void EthPath::nic_sq_state(NicSq &sq, uint8_t next)
 {
 	namespace ws = prm::wq_state;
 	if (next == ws::RST) {
@@ -30,23 +30,23 @@ void DataPath::nic_sq_state(NicSq &sq, uint8_t next)
 		return;
 	if (next == ws::RDY && sq.pi != sq.ci) {
 		uint32_t n = sq.sqn;
-		post_task([this, n] {
-			guarded(n, [&] {
-				if (NicSq *s = res_.sq(n))
+		dp_.post_task([this, n] {
+			dp_.guarded(n, [&] {
+				if (NicSq *s = dp_.res_.sq(n))
 					nic_run_sq(*s);
 			});
 		});
 	}
 }
 
-void DataPath::nic_rq_state(NicRq &rq, uint8_t next)
+void EthPath::nic_rq_state(NicRq &rq, uint8_t next)
 {
 	if (next == prm::wq_state::RST)
 		rq.ci = rq.next = 0;
 	rq.state = next;
 }
 
-std::vector<std::string> DataPath::nic_lines()
+std::vector<std::string> EthPath::nic_lines()
 {
 	auto u = [](uint64_t x) { return static_cast<unsigned long long>(x); };
 	std::vector<std::string> v;
@@ -73,15 +73,15 @@ std::vector<std::string> DataPath::nic_lines()
 				g.version == roce::VERSION_1 ? "v1" : g.ipv4() ? "v2-ipv4" : "v2-ipv6", g.mac[0], g.mac[1],
 				g.mac[2], g.mac[3], g.mac[4], g.mac[5], g.vlan_valid ? g.vlan_id : -1));
 	}
-	for (const auto &[n, sq] : res_.sqs)
+	for (const auto &[n, sq] : dp_.res_.sqs)
 		v.push_back(fmt("sq 0x%x state %u cqn 0x%x pi %u ci %u packets %llu bytes %llu errors %llu", n,
 				sq->state, sq->cqn, sq->pi, sq->ci, u(sq->ctr.packets), u(sq->ctr.bytes),
 				u(sq->ctr.errors)));
-	for (const auto &[n, rq] : res_.rqs)
+	for (const auto &[n, rq] : dp_.res_.rqs)
 		v.push_back(fmt("rq 0x%x state %u cqn 0x%x ci %u packets %llu bytes %llu out_of_buffer %llu", n,
 				rq->state, rq->cqn, rq->ci, u(rq->ctr.packets), u(rq->ctr.bytes),
 				u(rq->out_of_buffer)));
-	for (const std::string &s : res_.steering.describe())
+	for (const std::string &s : dp_.res_.steering.describe())
 		v.push_back(s);
 	return v;
 }

@@ -36,14 +36,14 @@ constexpr uint8_t kL4TcpNoAck = 1, kL4Udp = 2, kL4TcpAckNoData = 3, kL4TcpAckAnd
 
 } // namespace
 
-void DataPath::receive_frame(const std::vector<uint8_t> &frame)
+void EthPath::receive_frame(const std::vector<uint8_t> &frame)
 {
-	guarded(0, [&] { receive_frame_now(frame); });
+	dp_.guarded(0, [&] { receive_frame_now(frame); });
 }
 
-void DataPath::receive_frame_now(const std::vector<uint8_t> &frame)
+void EthPath::receive_frame_now(const std::vector<uint8_t> &frame)
 {
-	if (unplugged_.load(std::memory_order_acquire)) {
+	if (dp_.unplugged_.load(std::memory_order_acquire)) {
 		++eth_.rx_dropped;
 		return;
 	}
@@ -57,7 +57,7 @@ void DataPath::receive_frame_now(const std::vector<uint8_t> &frame)
 	int cast = h.broadcast() ? EthCounters::Bcast : h.multicast() ? EthCounters::Mcast : EthCounters::Ucast;
 	++eth_.rx[cast].packets;
 	eth_.rx[cast].bytes += frame.size();
-	steer::Verdict v = res_.steering.classify(steer::match_image(h), static_cast<uint32_t>(frame.size()));
+	steer::Verdict v = dp_.res_.steering.classify(steer::match_image(h), static_cast<uint32_t>(frame.size()));
 	if (v.tirs.empty()) {
 		++eth_.rx_dropped;
 		return;
@@ -66,11 +66,11 @@ void DataPath::receive_frame_now(const std::vector<uint8_t> &frame)
 		nic_deliver(tirn, frame, h, v.flow_tag);
 }
 
-void DataPath::nic_deliver(uint32_t tirn, const std::vector<uint8_t> &frame, const steer::Headers &h,
+void EthPath::nic_deliver(uint32_t tirn, const std::vector<uint8_t> &frame, const steer::Headers &h,
 			   uint32_t flow_tag)
 {
-	auto it = res_.tirs.find(tirn);
-	if (it == res_.tirs.end()) {
+	auto it = dp_.res_.tirs.find(tirn);
+	if (it == dp_.res_.tirs.end()) {
 		++eth_.rx_dropped;
 		return;
 	}
@@ -86,14 +86,14 @@ void DataPath::nic_deliver(uint32_t tirn, const std::vector<uint8_t> &frame, con
 	uint32_t hash = rss_hash(rc, h, &hash_type);
 	uint32_t rqn = t.inline_rqn;
 	if (t.disp_type == prm::tirc::DISP_INDIRECT) {
-		auto q = res_.rqts.find(t.rqtn);
-		if (q == res_.rqts.end() || q->second.rqns.empty()) {
+		auto q = dp_.res_.rqts.find(t.rqtn);
+		if (q == dp_.res_.rqts.end() || q->second.rqns.empty()) {
 			++eth_.rx_dropped;
 			return;
 		}
 		rqn = q->second.rqns[hash % q->second.rqns.size()];
 	}
-	NicRq *rq = res_.rq(rqn);
+	NicRq *rq = dp_.res_.rq(rqn);
 	if (!rq || rq->state != prm::wq_state::RDY) {
 		++eth_.rx_dropped;
 		return;
@@ -101,12 +101,12 @@ void DataPath::nic_deliver(uint32_t tirn, const std::vector<uint8_t> &frame, con
 	nic_fill_rq(*rq, frame, h, hash, hash_type, flow_tag);
 }
 
-bool DataPath::nic_fill_rq(NicRq &rq, const std::vector<uint8_t> &in, const steer::Headers &hin, uint32_t rss_hash,
+bool EthPath::nic_fill_rq(NicRq &rq, const std::vector<uint8_t> &in, const steer::Headers &hin, uint32_t rss_hash,
 			   uint8_t hash_type, uint32_t flow_tag)
 {
 	// The producer counter is in the doorbell record's first dword.
 	uint8_t db[4];
-	if (!mem_.read(rq.wq.dbr_addr, db, 4)) {
+	if (!dp_.mem_.read(rq.wq.dbr_addr, db, 4)) {
 		++eth_.rx_dropped;
 		return false;
 	}
@@ -131,7 +131,7 @@ bool DataPath::nic_fill_rq(NicRq &rq, const std::vector<uint8_t> &in, const stee
 	// The WQE: data pointers filling the stride (cyclic RQ).
 	uint32_t idx = rq.ci & (rq.wq.entries() - 1);
 	std::vector<uint8_t> wqe(rq.wq.stride());
-	if (!rq.wq.buf.read(mem_, static_cast<uint64_t>(idx) * rq.wq.stride(), wqe.data(), wqe.size())) {
+	if (!rq.wq.buf.read(dp_.mem_, static_cast<uint64_t>(idx) * rq.wq.stride(), wqe.data(), wqe.size())) {
 		++eth_.rx_errors;
 		return false;
 	}
@@ -154,9 +154,9 @@ bool DataPath::nic_fill_rq(NicRq &rq, const std::vector<uint8_t> &in, const stee
 	}
 	bool ok = walk_sgl(sgl, 0, f->size(), [&](const Sge &s, uint64_t off, size_t at, size_t n) {
 		const Mkey *mk = nullptr;
-		return res_.mkeys.check(s.lkey, rq.wq.pd, s.addr + off, n, ACC_LOCAL_WRITE, &mk, Mkey::kNoQp, rq.rlky) ==
+		return dp_.res_.mkeys.check(s.lkey, rq.wq.pd, s.addr + off, n, ACC_LOCAL_WRITE, &mk, Mkey::kNoQp, rq.rlky) ==
 			       KeyStatus::Ok &&
-		       res_.mkeys.write(mem_, *mk, s.addr + off, f->data() + at, n);
+		       dp_.res_.mkeys.write(dp_.mem_, *mk, s.addr + off, f->data() + at, n);
 	});
 	uint16_t counter = rq.ci;
 	rq.ci = static_cast<uint16_t>(rq.ci + 1);
@@ -168,7 +168,7 @@ bool DataPath::nic_fill_rq(NicRq &rq, const std::vector<uint8_t> &in, const stee
 		ci.srqn_uidx = rq.user_index;
 		ci.opcode = prm::cqe_opcode::RESP_ERR;
 		ci.syndrome = 0x04; // local protection
-		complete(rq.cqn, ci, true);
+		dp_.completer_.complete(rq.cqn, ci, true);
 		rq.state = prm::wq_state::ERR;
 		return false;
 	}
@@ -210,7 +210,7 @@ bool DataPath::nic_fill_rq(NicRq &rq, const std::vector<uint8_t> &in, const stee
 	}
 	o[cq::kOpOwn] = static_cast<uint8_t>(prm::cqe_opcode::RESP_SEND << 4);
 	++rq.ctr.cqes;
-	return push_cqe(rq.cqn, o, false, rq.rqn);
+	return dp_.completer_.push_cqe(rq.cqn, o, false, rq.rqn);
 }
 
 } // namespace mlx5emu

@@ -110,7 +110,7 @@ bool lso_segments(const std::vector<uint8_t> &f, unsigned mss, std::vector<std::
 
 } // namespace
 
-void DataPath::nic_sq_doorbell(NicSq &sq, uint32_t d0, uint32_t d1)
+void EthPath::nic_sq_doorbell(NicSq &sq, uint32_t d0, uint32_t d1)
 {
 	++sq.ctr.doorbells;
 	uint16_t end = static_cast<uint16_t>(((d0 >> 8) & 0xffff) + ((d1 & 0x3f) + 3) / 4);
@@ -121,16 +121,16 @@ void DataPath::nic_sq_doorbell(NicSq &sq, uint32_t d0, uint32_t d1)
 	nic_run_sq(sq);
 }
 
-void DataPath::nic_run_sq(NicSq &sq)
+void EthPath::nic_run_sq(NicSq &sq)
 {
 	unsigned done = 0;
 	while (sq.state == prm::wq_state::RDY && sq.ci != sq.pi) {
 		if (done++ == kWqesPerTask) {
 			// Let the other queues run; continue in a later task.
 			uint32_t n = sq.sqn;
-			post_task([this, n] {
-				guarded(n, [&] {
-					if (NicSq *s = res_.sq(n))
+			dp_.post_task([this, n] {
+				dp_.guarded(n, [&] {
+					if (NicSq *s = dp_.res_.sq(n))
 						nic_run_sq(*s);
 				});
 			});
@@ -143,7 +143,7 @@ void DataPath::nic_run_sq(NicSq &sq)
 	}
 }
 
-void DataPath::nic_complete_sq(NicSq &sq, uint16_t wqe_counter, uint8_t opcode, uint8_t syndrome)
+void EthPath::nic_complete_sq(NicSq &sq, uint16_t wqe_counter, uint8_t opcode, uint8_t syndrome)
 {
 	CqeInfo ci;
 	ci.qpn = sq.sqn;
@@ -153,14 +153,14 @@ void DataPath::nic_complete_sq(NicSq &sq, uint16_t wqe_counter, uint8_t opcode, 
 	ci.opcode = syndrome ? prm::cqe_opcode::REQ_ERR : prm::cqe_opcode::REQ;
 	ci.syndrome = syndrome;
 	++sq.ctr.cqes;
-	complete(sq.cqn, ci, syndrome != 0);
+	dp_.completer_.complete(sq.cqn, ci, syndrome != 0);
 }
 
-bool DataPath::nic_send_wqe(NicSq &sq, uint16_t *nbb)
+bool EthPath::nic_send_wqe(NicSq &sq, uint16_t *nbb)
 {
 	const uint32_t mask = sq.wq.entries() - 1;
 	auto read_bb = [&](uint16_t k, uint8_t *dst) {
-		return sq.wq.buf.read(mem_, static_cast<uint64_t>((sq.ci + k) & mask) * w::kBasicBlock, dst,
+		return sq.wq.buf.read(dp_.mem_, static_cast<uint64_t>((sq.ci + k) & mask) * w::kBasicBlock, dst,
 				      w::kBasicBlock);
 	};
 	auto fail = [&](uint8_t opcode, uint8_t synd) {
@@ -220,10 +220,10 @@ bool DataPath::nic_send_wqe(NicSq &sq, uint16_t *nbb)
 		size_t old = frame.size();
 		frame.resize(old + len);
 		uint32_t lkey = bits::load_be32(d + w::kDataLkey);
-		if (res_.mkeys.check(lkey, sq.wq.pd, addr, len, ACC_LOCAL_READ, &mk, Mkey::kNoQp, sq.rlky) != KeyStatus::Ok ||
-		    !res_.mkeys.read(mem_, *mk, addr, frame.data() + old, len)) {
+		if (dp_.res_.mkeys.check(lkey, sq.wq.pd, addr, len, ACC_LOCAL_READ, &mk, Mkey::kNoQp, sq.rlky) != KeyStatus::Ok ||
+		    !dp_.res_.mkeys.read(dp_.mem_, *mk, addr, frame.data() + old, len)) {
 			if (lkey == MkeyTable::kReservedLkey && !sq.rlky)
-				++c_.resd_lkey_refused;
+				++dp_.c_.resd_lkey_refused;
 			return fail(opcode, kSyndLocalProt);
 		}
 	}
@@ -252,7 +252,7 @@ bool DataPath::nic_send_wqe(NicSq &sq, uint16_t *nbb)
 	return true;
 }
 
-void DataPath::nic_transmit(const std::vector<uint8_t> &frame)
+void EthPath::nic_transmit(const std::vector<uint8_t> &frame)
 {
 	if (!eth_up_) {
 		++eth_.tx_link_down;
@@ -262,7 +262,7 @@ void DataPath::nic_transmit(const std::vector<uint8_t> &frame)
 	int cast = h.broadcast() ? EthCounters::Bcast : h.multicast() ? EthCounters::Mcast : EthCounters::Ucast;
 	++eth_.tx[cast].packets;
 	eth_.tx[cast].bytes += frame.size();
-	fabric_.transmit_frame(eth_port_, frame);
+	dp_.fabric_.transmit_frame(eth_port_, frame);
 }
 
 } // namespace mlx5emu

@@ -21,7 +21,7 @@
 
 namespace mlx5emu {
 
-bool DataPath::odp_hold(Qp &qp, const Packet &p, uint32_t rkey, uint64_t va, uint64_t len, uint64_t op_len,
+bool RdmaResponder::odp_hold(Qp &qp, const Packet &p, uint32_t rkey, uint64_t va, uint64_t len, uint64_t op_len,
 			unsigned need, bool consume_recv)
 {
 	namespace o = prm::odp;
@@ -31,15 +31,15 @@ bool DataPath::odp_hold(Qp &qp, const Packet &p, uint32_t rkey, uint64_t va, uin
 		responder_error(qp, p, aeth::NAK_REMOTE_ACCESS, prm::cqe_syndrome::REMOTE_ACCESS, consume_recv);
 		return true;
 	}
-	if (qp.cfg.is_uc() || !events_.listens(o::kEventPageFault))
+	if (qp.cfg.is_uc() || !dp_.events_.listens(o::kEventPageFault))
 		return false;
 	if (r.fault_pending) {
-		++c_.fault_naks;
+		++dp_.c_.fault_naks;
 		rnr_nak(qp, p);
 		return true;
 	}
 	const Mkey *mk = nullptr;
-	if (!check_rkey(qp, rkey, va, len, need, &mk) || res_.mkeys.present(*mk, va, static_cast<size_t>(len)))
+	if (!check_rkey(qp, rkey, va, len, need, &mk) || dp_.res_.mkeys.present(*mk, va, static_cast<size_t>(len)))
 		return false;
 
 	uint8_t type = o::TYPE_RDMA | (need == ACC_REMOTE_WRITE ? o::TYPE_WRITE : 0);
@@ -55,22 +55,22 @@ bool DataPath::odp_hold(Qp &qp, const Packet &p, uint32_t rkey, uint64_t va, uin
 	bits::store_be32(eqe + o::kPftypeToken, static_cast<uint32_t>(type) << 24 | (qp.qpn & 0xffffff));
 	r.fault_pending = true;
 	r.fault_type = type;
-	++c_.page_faults;
-	events_.async_event(eqe);
+	++dp_.c_.page_faults;
+	dp_.events_.async_event(eqe);
 	rnr_nak(qp, p);
 	return true;
 }
 
-bool DataPath::page_fault_resume(uint32_t token, uint32_t wq, uint8_t type, bool error)
+bool RdmaResponder::page_fault_resume(uint32_t token, uint32_t wq, uint8_t type, bool error)
 {
-	Qp *qp = res_.qp(token);
+	Qp *qp = dp_.res_.qp(token);
 	if (!qp || wq != token || !qp->resp.fault_pending || qp->resp.fault_type != type)
 		return false;
 	qp->resp.fault_pending = false;
 	qp->resp.fault_failed = error;
-	++c_.fault_resumes;
+	++dp_.c_.fault_resumes;
 	if (error)
-		++c_.fault_errors;
+		++dp_.c_.fault_errors;
 	return true;
 }
 

@@ -48,24 +48,24 @@ uint16_t read_counter(GuestMemory &mem, uint64_t addr)
 
 } // namespace
 
-uint16_t DataPath::rq_producer(const Qp &qp) { return read_counter(mem_, qp.cfg.dbr_addr); }
+uint16_t RdmaResponder::rq_producer(const Qp &qp) { return read_counter(dp_.mem_, qp.cfg.dbr_addr); }
 
-bool DataPath::take_recv_wqe(Qp &qp, RecvWqe *out)
+bool RdmaResponder::take_recv_wqe(Qp &qp, RecvWqe *out)
 {
 	out->valid = false;
 	if (qp.cfg.rq_type == prm::rq_type::SRQ) {
-		Srq *srq = res_.srq(recv_srqn(qp));
+		Srq *srq = dp_.res_.srq(recv_srqn(qp));
 		if (!srq || srq->error)
 			return false;
 		const SrqConfig &s = srq->cfg;
-		uint16_t posted = read_counter(mem_, s.dbr_addr);
+		uint16_t posted = read_counter(dp_.mem_, s.dbr_addr);
 		uint16_t avail = static_cast<uint16_t>(posted - srq->consumed);
 		if (!avail || avail > s.nwqes())
 			return false;
 		uint8_t wqe[kMaxRecvWqe];
 		uint16_t index = static_cast<uint16_t>(srq->head & (s.nwqes() - 1));
 		if (s.stride() > sizeof(wqe) ||
-		    !s.buf.read(mem_, static_cast<uint64_t>(index) * s.stride(), wqe, s.stride()))
+		    !s.buf.read(dp_.mem_, static_cast<uint64_t>(index) * s.stride(), wqe, s.stride()))
 			return false;
 		size_t first = w::kSrqNextSize + (s.wq_signature ? w::kDataSize : 0);
 		parse_sgl(wqe + first, s.stride() - first, out);
@@ -82,7 +82,7 @@ bool DataPath::take_recv_wqe(Qp &qp, RecvWqe *out)
 			srq->limit_armed = false;
 			srq->cfg.lwm = 0;
 			++srq->limit_events;
-			post_qp_event(prm::async_event::SRQ_RQ_LIMIT, srq->number);
+			dp_.post_qp_event(prm::async_event::SRQ_RQ_LIMIT, srq->number);
 		}
 		++qp.ctr.recv_wqes;
 		return true;
@@ -95,7 +95,7 @@ bool DataPath::take_recv_wqe(Qp &qp, RecvWqe *out)
 	uint8_t wqe[kMaxRecvWqe];
 	uint32_t index = qp.resp.rq_ci & (qp.cfg.rq_wqes() - 1);
 	if (qp.cfg.rq_stride() > sizeof(wqe) ||
-	    !qp.cfg.buf.read(mem_, static_cast<uint64_t>(index) * qp.cfg.rq_stride(), wqe, qp.cfg.rq_stride()))
+	    !qp.cfg.buf.read(dp_.mem_, static_cast<uint64_t>(index) * qp.cfg.rq_stride(), wqe, qp.cfg.rq_stride()))
 		return false;
 	size_t first = qp.cfg.wq_signature ? w::kDataSize : 0;
 	parse_sgl(wqe + first, qp.cfg.rq_stride() - first, out);
@@ -107,19 +107,19 @@ bool DataPath::take_recv_wqe(Qp &qp, RecvWqe *out)
 	return true;
 }
 
-DataPath::Scatter DataPath::scatter(const Qp &qp, const RecvWqe &r, uint64_t off, const uint8_t *src, size_t len)
+RdmaResponder::Scatter RdmaResponder::scatter(const Qp &qp, const RecvWqe &r, uint64_t off, const uint8_t *src, size_t len)
 {
 	if (off + len > r.capacity)
 		return Scatter::Length;
-	return scatter_local(resp_pd(qp), false, r.sgl, off, src, len) ? Scatter::Ok : Scatter::Protection;
+	return dp_.scatter_local(resp_pd(qp), false, r.sgl, off, src, len) ? Scatter::Ok : Scatter::Protection;
 }
 
-DataPath::Scatter DataPath::scatter(const Qp &qp, const RecvWqe &r, uint64_t off, const Packet &p)
+RdmaResponder::Scatter RdmaResponder::scatter(const Qp &qp, const RecvWqe &r, uint64_t off, const Packet &p)
 {
 	size_t len = p.payload_len();
 	if (off + len > r.capacity)
 		return Scatter::Length;
-	switch (scatter_payload(resp_pd(qp), false, r.sgl, off, p, len)) {
+	switch (dp_.scatter_payload(resp_pd(qp), false, r.sgl, off, p, len)) {
 	case GuestMemory::Copy::Ok:
 		return Scatter::Ok;
 	case GuestMemory::Copy::BadSource:
@@ -129,13 +129,13 @@ DataPath::Scatter DataPath::scatter(const Qp &qp, const RecvWqe &r, uint64_t off
 	}
 }
 
-void DataPath::flush_rq(Qp &qp)
+void RdmaResponder::flush_rq(Qp &qp)
 {
 	auto flush = [&](const RecvWqe &rw) {
-		CqeInfo ci = resp_cqe(qp, rw);
+		CqeInfo ci = dp_.completer_.resp_cqe(qp, rw);
 		ci.opcode = prm::cqe_opcode::RESP_ERR;
 		ci.syndrome = prm::cqe_syndrome::WR_FLUSH;
-		complete(recv_cqn(qp, rw), ci, true);
+		dp_.completer_.complete(recv_cqn(qp, rw), ci, true);
 		++qp.ctr.flushed;
 	};
 	// A receive WQE taken by a message that will never finish.

@@ -58,9 +58,9 @@ uint32_t packets_for(uint64_t len, uint32_t mtu) { return len ? static_cast<uint
 
 } // namespace
 
-void DataPath::rc_take_wqes(Qp &qp)
+void RdmaRequester::rc_take_wqes(Qp &qp)
 {
-	UdAddress av;
+	DataPath::UdAddress av;
 	uint8_t syndrome;
 	// A WQE stays in the SQ until it completes: never take one beyond a
 	// queue length past the oldest outstanding WQE, whatever producer
@@ -73,7 +73,7 @@ void DataPath::rc_take_wqes(Qp &qp)
 		// Taken straight into the queue's next slot, whose lists keep
 		// the allocations of the WQE that used it before.
 		SendWr &wr = qp.req.wrs.next();
-		if (!take_send_wqe(qp, &wr, &av, &syndrome))
+		if (!dp_.take_send_wqe(qp, &wr, &av, &syndrome))
 			break;
 		wr.error = syndrome;
 		if (wr.opcode == w::OP_NOP) {
@@ -88,14 +88,14 @@ void DataPath::rc_take_wqes(Qp &qp)
 	rc_complete(qp);
 }
 
-void DataPath::rc_transmit(Qp &qp)
+void RdmaRequester::rc_transmit(Qp &qp)
 {
 	Requester &r = qp.req;
 	if (qp.state != prm::qp_state::RTS || r.rnr_wait)
 		return;
 	r.stalled = false;
 	bool rd_pending = false;
-	uint32_t m = mtu(qp);
+	uint32_t m = dp_.mtu(qp);
 	uint32_t budget = kUcBurst;
 	bool all_done = true; // every WQE before this one completed
 	for (SendWr &wr : r.wrs) {
@@ -122,7 +122,7 @@ void DataPath::rc_transmit(Qp &qp)
 			}
 			// The local keys as they are now (a UMR before may have
 			// changed them).
-			wr.error = check_local_sgl(qp, wr);
+			wr.error = dp_.check_local_sgl(qp, wr);
 			if (wr.error)
 				break;
 			wr.first_psn = r.next_psn;
@@ -168,40 +168,40 @@ void DataPath::rc_transmit(Qp &qp)
 	rc_arm_timer(qp);
 }
 
-void DataPath::rc_kick(Qp &qp)
+void RdmaRequester::rc_kick(Qp &qp)
 {
-	post_once(qp, [](Qp &q) -> bool & { return q.req.tx_kick; },
+	dp_.post_once(qp, [](Qp &q) -> bool & { return q.req.tx_kick; },
 		  [this](Qp &q) {
 			  rc_transmit(q);
 			  rc_complete(q);
 		  });
 }
 
-void DataPath::rc_send_packets(Qp &qp, SendWr &wr, uint32_t from_psn, uint32_t end, bool by_ref)
+void RdmaRequester::rc_send_packets(Qp &qp, SendWr &wr, uint32_t from_psn, uint32_t end, bool by_ref)
 {
-	uint32_t m = mtu(qp);
+	uint32_t m = dp_.mtu(qp);
 	uint32_t k0 = static_cast<uint32_t>(psn_diff(from_psn, wr.first_psn));
 	switch (wr.opcode) {
 	case w::OP_RDMA_READ: {
 		uint64_t off = std::min<uint64_t>(static_cast<uint64_t>(k0) * m, wr.length);
-		Packet p = rc_request_packet(qp, wr, ibop::RC_READ_REQUEST, from_psn);
+		Packet p = dp_.rc_request_packet(qp, wr, ibop::RC_READ_REQUEST, from_psn);
 		p.va = wr.remote_va + off;
 		p.rkey = wr.rkey;
 		p.dma_len = static_cast<uint32_t>(wr.length - off);
 		p.ack_req = true;
-		transmit(qp, std::move(p));
+		dp_.transmit(qp, std::move(p));
 		return;
 	}
 	case w::OP_ATOMIC_CS:
 	case w::OP_ATOMIC_FA: {
-		Packet p = rc_request_packet(qp, wr, wr.opcode == w::OP_ATOMIC_CS ? ibop::RC_CMP_SWAP : ibop::RC_FETCH_ADD,
+		Packet p = dp_.rc_request_packet(qp, wr, wr.opcode == w::OP_ATOMIC_CS ? ibop::RC_CMP_SWAP : ibop::RC_FETCH_ADD,
 					     wr.first_psn);
 		p.va = wr.remote_va;
 		p.rkey = wr.rkey;
 		p.swap_add = wr.swap_add;
 		p.compare = wr.compare;
 		p.ack_req = true;
-		transmit(qp, std::move(p));
+		dp_.transmit(qp, std::move(p));
 		return;
 	}
 	default:
@@ -209,7 +209,7 @@ void DataPath::rc_send_packets(Qp &qp, SendWr &wr, uint32_t from_psn, uint32_t e
 	}
 	bool write = wr.opcode == w::OP_RDMA_WRITE || wr.opcode == w::OP_RDMA_WRITE_IMM;
 	// The headers every packet of the message shares, built once.
-	const Packet base = rc_request_packet(qp, wr, 0, 0);
+	const Packet base = dp_.rc_request_packet(qp, wr, 0, 0);
 	for (uint32_t k = k0; k < std::min(end, wr.npsn); ++k) {
 		bool first = k == 0, last = k + 1 == wr.npsn;
 		uint64_t off = static_cast<uint64_t>(k) * m;
@@ -218,9 +218,9 @@ void DataPath::rc_send_packets(Qp &qp, SendWr &wr, uint32_t from_psn, uint32_t e
 		Packet p = base;
 		p.opcode = qp.cfg.is_uc() ? ibop::UC_BASE | op : op;
 		p.psn = psn_add(wr.first_psn, k);
-		if (n && !(by_ref && payload_ref(qp, wr, off, n, &p.ref))) {
+		if (n && !(by_ref && dp_.payload_ref(qp, wr, off, n, &p.ref))) {
 			p.payload.resize(n);
-			if (!gather(qp, wr, off, p.payload.data(), n)) {
+			if (!dp_.gather(qp, wr, off, p.payload.data(), n)) {
 				wr.error = syn::LOCAL_PROT;
 				return;
 			}
@@ -240,13 +240,13 @@ void DataPath::rc_send_packets(Qp &qp, SendWr &wr, uint32_t from_psn, uint32_t e
 			else
 				p.imm = wr.imm;
 		}
-		transmit(qp, std::move(p));
+		dp_.transmit(qp, std::move(p));
 	}
 }
 
-void DataPath::rc_retransmit(Qp &qp, uint32_t from_psn)
+void RdmaRequester::rc_retransmit(Qp &qp, uint32_t from_psn)
 {
-	uint32_t m = mtu(qp);
+	uint32_t m = dp_.mtu(qp);
 	for (SendWr &wr : qp.req.wrs) {
 		if (!wr.sent)
 			break;
@@ -277,7 +277,7 @@ void DataPath::rc_retransmit(Qp &qp, uint32_t from_psn)
 	rc_arm_timer(qp);
 }
 
-void DataPath::rc_complete(Qp &qp)
+void RdmaRequester::rc_complete(Qp &qp)
 {
 	Requester &r = qp.req;
 	for (;;) {
@@ -286,14 +286,14 @@ void DataPath::rc_complete(Qp &qp)
 			SendWr &wr = r.wrs.front();
 			if (wr.error) {
 				++qp.ctr.errors;
-				complete_send_error(qp, wr, static_cast<uint8_t>(wr.error));
+				dp_.completer_.complete_send_error(qp, wr, static_cast<uint8_t>(wr.error));
 				r.wrs.pop_front();
-				enter_error(qp);
+				dp_.completer_.enter_error(qp);
 				return;
 			}
 			if (!wr.done)
 				break;
-			complete_send(qp, wr, static_cast<uint32_t>(wr.length));
+			dp_.completer_.complete_send(qp, wr, static_cast<uint32_t>(wr.length));
 			if (is_rd_atomic(wr.opcode))
 				--r.rd_atomic_outstanding;
 			r.wrs.pop_front();
@@ -310,7 +310,7 @@ void DataPath::rc_complete(Qp &qp)
 	rc_arm_timer(qp);
 }
 
-void DataPath::rc_arm_timer(Qp &qp)
+void RdmaRequester::rc_arm_timer(Qp &qp)
 {
 	Requester &r = qp.req;
 	bool waiting = false;
@@ -346,14 +346,20 @@ void DataPath::rc_arm_timer(Qp &qp)
 	// it (the QP's timeout got shorter) is replaced.
 	if (r.timer && r.timer_fires <= r.timer_due)
 		return;
-	stop_timer(&r.timer);
+	dp_.stop_timer(&r.timer);
 	r.timer_fires = r.timer_due;
-	r.timer = start_timer(static_cast<uint64_t>(period.count()), qp.qpn, TimerKind::RcTimeout);
+	r.timer = dp_.start_timer(static_cast<uint64_t>(period.count()), qp.qpn, DataPath::TimerKind::RcTimeout);
 }
 
-void DataPath::rc_timeout(uint32_t qpn, uint64_t id)
+void RdmaRequester::rc_timer_stop(Qp &qp)
 {
-	Qp *qp = res_.qp(qpn);
+	dp_.stop_timer(&qp.req.timer);
+	qp.req.timer_due = {};
+}
+
+void RdmaRequester::rc_timeout(uint32_t qpn, uint64_t id)
+{
+	Qp *qp = dp_.res_.qp(qpn);
 	if (!qp || qp->req.timer != id)
 		return;
 	Requester &r = qp->req;
@@ -365,7 +371,7 @@ void DataPath::rc_timeout(uint32_t qpn, uint64_t id)
 		// Progress moved the deadline: wait for the rest of it.
 		auto left = std::chrono::duration_cast<std::chrono::microseconds>(r.timer_due - now).count() + 1;
 		r.timer_fires = r.timer_due;
-		r.timer = start_timer(static_cast<uint64_t>(left), qpn, TimerKind::RcTimeout);
+		r.timer = dp_.start_timer(static_cast<uint64_t>(left), qpn, DataPath::TimerKind::RcTimeout);
 		return;
 	}
 	r.timer_due = {};
@@ -384,9 +390,9 @@ void DataPath::rc_timeout(uint32_t qpn, uint64_t id)
 	rc_retransmit(*qp, front.first_psn);
 }
 
-void DataPath::rc_rnr_resume(uint32_t qpn, uint64_t id)
+void RdmaRequester::rc_rnr_resume(uint32_t qpn, uint64_t id)
 {
-	Qp *qp = res_.qp(qpn);
+	Qp *qp = dp_.res_.qp(qpn);
 	if (!qp || qp->req.rnr_timer != id)
 		return;
 	qp->req.rnr_timer = 0;

@@ -58,7 +58,7 @@ bool advance_una(Requester &r, uint32_t psn)
 
 } // namespace
 
-void DataPath::rc_response(Qp &qp, const Packet &p)
+void RdmaRequester::rc_response(Qp &qp, const Packet &p)
 {
 	namespace qs = prm::qp_state;
 	if (qp.state != qs::RTS && qp.state != qs::SQD)
@@ -85,7 +85,7 @@ void DataPath::rc_response(Qp &qp, const Packet &p)
 			r.rnr_wait = true;
 			r.rnr_psn = p.psn;
 			rc_timer_restart(qp);
-			r.rnr_timer = start_timer(rnr_timer_usec(p.syndrome & aeth::kValueMask), qp.qpn, TimerKind::RcRnrResume);
+			r.rnr_timer = dp_.start_timer(rnr_timer_usec(p.syndrome & aeth::kValueMask), qp.qpn, DataPath::TimerKind::RcRnrResume);
 			break;
 		default:
 			rc_nak(qp, p);
@@ -111,7 +111,7 @@ void DataPath::rc_response(Qp &qp, const Packet &p)
 
 // Every PSN up to `psn` acknowledged: moves the window, completes the WRs
 // it covers.
-void DataPath::rc_ack_upto(Qp &qp, uint32_t psn)
+void RdmaRequester::rc_ack_upto(Qp &qp, uint32_t psn)
 {
 	Requester &r = qp.req;
 	bool progress = advance_una(r, psn);
@@ -137,7 +137,7 @@ void DataPath::rc_ack_upto(Qp &qp, uint32_t psn)
 	}
 }
 
-void DataPath::rc_nak(Qp &qp, const Packet &p)
+void RdmaRequester::rc_nak(Qp &qp, const Packet &p)
 {
 	Requester &r = qp.req;
 	rc_ack_upto(qp, psn_add(p.psn, 0xffffff));
@@ -161,7 +161,7 @@ void DataPath::rc_nak(Qp &qp, const Packet &p)
 	rc_fail_at(qp, p.psn, s);
 }
 
-void DataPath::rc_fail_at(Qp &qp, uint32_t psn, uint8_t syndrome)
+void RdmaRequester::rc_fail_at(Qp &qp, uint32_t psn, uint8_t syndrome)
 {
 	for (SendWr &wr : qp.req.wrs) {
 		if (wr.done || wr.error)
@@ -173,7 +173,7 @@ void DataPath::rc_fail_at(Qp &qp, uint32_t psn, uint8_t syndrome)
 	}
 }
 
-void DataPath::rc_read_response(Qp &qp, const Packet &p)
+void RdmaRequester::rc_read_response(Qp &qp, const Packet &p)
 {
 	SendWr *found = responded_wr(qp.req, p.psn);
 	if (!found)
@@ -183,7 +183,7 @@ void DataPath::rc_read_response(Qp &qp, const Packet &p)
 		wr.error = syn::BAD_RESP;
 		return;
 	}
-	uint32_t m = mtu(qp);
+	uint32_t m = dp_.mtu(qp);
 	uint32_t expected = psn_add(wr.first_psn, static_cast<uint32_t>(wr.read_done / m));
 	if (p.psn != expected)
 		return; // duplicate, or a gap the retransmission timer repairs
@@ -194,9 +194,9 @@ void DataPath::rc_read_response(Qp &qp, const Packet &p)
 		return;
 	}
 	if (n) {
-		GuestMemory::Copy c = scatter_payload(qp.cfg.pd, qp.rlky, wr.sgl, wr.read_done, p, n);
+		GuestMemory::Copy c = dp_.scatter_payload(qp.cfg.pd, qp.rlky, wr.sgl, wr.read_done, p, n);
 		if (c == GuestMemory::Copy::BadSource) {
-			++c_.dropped_packets; // the responder's memory could not be read: lost
+			++dp_.c_.dropped_packets; // the responder's memory could not be read: lost
 			return;
 		}
 		if (c != GuestMemory::Copy::Ok) {
@@ -216,7 +216,7 @@ void DataPath::rc_read_response(Qp &qp, const Packet &p)
 	}
 }
 
-void DataPath::rc_atomic_ack(Qp &qp, const Packet &p)
+void RdmaRequester::rc_atomic_ack(Qp &qp, const Packet &p)
 {
 	SendWr *found = responded_wr(qp.req, p.psn);
 	if (!found)
@@ -228,10 +228,10 @@ void DataPath::rc_atomic_ack(Qp &qp, const Packet &p)
 	}
 	uint8_t v[8];
 	for (int i = 0; i < 8; ++i) {
-		int shift = atomic_le_ ? 8 * i : 56 - 8 * i;
+		int shift = dp_.atomic_le_ ? 8 * i : 56 - 8 * i;
 		v[i] = static_cast<uint8_t>(p.orig >> shift);
 	}
-	if (!scatter_local(qp.cfg.pd, qp.rlky, wr.sgl, 0, v, sizeof v)) {
+	if (!dp_.scatter_local(qp.cfg.pd, qp.rlky, wr.sgl, 0, v, sizeof v)) {
 		wr.error = syn::LOCAL_PROT;
 		return;
 	}

@@ -33,22 +33,22 @@ constexpr size_t kAtomicReplayDepth = 16;
 
 // Whether the QP's receive side takes requests now (RTR and later); the
 // first one in RTR raises the communication-established event.
-bool DataPath::responder_accepts(Qp &qp)
+bool RdmaResponder::responder_accepts(Qp &qp)
 {
 	if (qp.state != qs::RTR && qp.state != qs::RTS && qp.state != qs::SQD && qp.state != qs::SQER) {
-		++c_.dropped_packets;
+		++dp_.c_.dropped_packets;
 		return false;
 	}
 	if (!qp.resp.comm_est && qp.state == qs::RTR) {
 		qp.resp.comm_est = true;
-		post_qp_event(prm::async_event::COMM_EST, qp.qpn);
+		dp_.post_qp_event(prm::async_event::COMM_EST, qp.qpn);
 	}
 	return true;
 }
 
 // No receive WQE for an incoming SEND or WRITE with immediate: RC answers
 // with an RNR NAK (the requester retries the packet), UC drops the message.
-void DataPath::no_recv_wqe(Qp &qp, const Packet &p)
+void RdmaResponder::no_recv_wqe(Qp &qp, const Packet &p)
 {
 	++qp.ctr.out_of_buffer;
 	if (qp.cfg.is_uc())
@@ -56,13 +56,13 @@ void DataPath::no_recv_wqe(Qp &qp, const Packet &p)
 	rnr_nak(qp, p);
 }
 
-void DataPath::rnr_nak(Qp &qp, const Packet &p)
+void RdmaResponder::rnr_nak(Qp &qp, const Packet &p)
 {
 	++qp.ctr.rnr_naks_sent;
 	send_ack(qp, p, static_cast<uint8_t>(aeth::RNR_NAK | (qp.cfg.min_rnr_nak & aeth::kValueMask)), p.psn);
 }
 
-void DataPath::rc_request(Qp &qp, const Packet &p)
+void RdmaResponder::rc_request(Qp &qp, const Packet &p)
 {
 	if (!responder_accepts(qp))
 		return;
@@ -95,7 +95,7 @@ void DataPath::rc_request(Qp &qp, const Packet &p)
 		responder_error(qp, p, aeth::NAK_INVALID_REQUEST, 0, false);
 }
 
-void DataPath::rc_duplicate(Qp &qp, const Packet &p)
+void RdmaResponder::rc_duplicate(Qp &qp, const Packet &p)
 {
 	++qp.ctr.duplicates;
 	if (p.opcode == ibop::RC_READ_REQUEST)
@@ -106,11 +106,11 @@ void DataPath::rc_duplicate(Qp &qp, const Packet &p)
 		send_ack(qp, p, aeth::ACK, psn_add(qp.resp.epsn, 0xffffff));
 }
 
-void DataPath::send_ack(Qp &qp, const Packet &req, uint8_t syndrome, uint32_t psn)
+void RdmaResponder::send_ack(Qp &qp, const Packet &req, uint8_t syndrome, uint32_t psn)
 {
 	if (qp.cfg.is_uc())
 		return; // nothing acknowledges on UC
-	Packet a = rc_packet(qp, ibop::RC_ACK, psn);
+	Packet a = dp_.rc_packet(qp, ibop::RC_ACK, psn);
 	a.dlid = req.slid;
 	a.dqpn = req.sqpn;
 	a.syndrome = syndrome;
@@ -118,7 +118,7 @@ void DataPath::send_ack(Qp &qp, const Packet &req, uint8_t syndrome, uint32_t ps
 	respond(qp, std::move(a), false);
 }
 
-void DataPath::responder_error(Qp &qp, const Packet &req, uint8_t nak_code, uint8_t cqe_syndrome, bool consume_recv)
+void RdmaResponder::responder_error(Qp &qp, const Packet &req, uint8_t nak_code, uint8_t cqe_syndrome, bool consume_recv)
 {
 	Responder &r = qp.resp;
 	// UC: a remote error only costs the message; errors on the receive
@@ -128,38 +128,38 @@ void DataPath::responder_error(Qp &qp, const Packet &req, uint8_t nak_code, uint
 	send_ack(qp, req, aeth::NAK | nak_code, req.psn);
 	++qp.ctr.errors;
 	if (consume_recv && r.recv.valid) {
-		CqeInfo ci = resp_cqe(qp, r.recv);
+		CqeInfo ci = dp_.completer_.resp_cqe(qp, r.recv);
 		ci.opcode = prm::cqe_opcode::RESP_ERR;
 		ci.syndrome = cqe_syndrome;
 		++qp.ctr.cqes;
-		complete(recv_cqn(qp, r.recv), ci, true);
+		dp_.completer_.complete(recv_cqn(qp, r.recv), ci, true);
 		r.recv.valid = false;
 	}
-	post_qp_event(nak_code == aeth::NAK_REMOTE_ACCESS ? prm::async_event::WQ_ACCESS_ERROR
+	dp_.post_qp_event(nak_code == aeth::NAK_REMOTE_ACCESS ? prm::async_event::WQ_ACCESS_ERROR
 							   : prm::async_event::WQ_INVAL_REQ_ERROR,
 		      qp.qpn);
-	enter_error(qp);
+	dp_.completer_.enter_error(qp);
 }
 
-bool DataPath::check_rkey(Qp &qp, uint32_t rkey, uint64_t va, uint64_t len, unsigned need, const Mkey **out)
+bool RdmaResponder::check_rkey(Qp &qp, uint32_t rkey, uint64_t va, uint64_t len, unsigned need, const Mkey **out)
 {
-	return res_.mkeys.check(rkey, resp_pd(qp), va, len, need, out, qp.qpn) == KeyStatus::Ok;
+	return dp_.res_.mkeys.check(rkey, resp_pd(qp), va, len, need, out, qp.qpn) == KeyStatus::Ok;
 }
 
 // The receive WQE in use completes: `ci` (from resp_cqe) has the opcode
 // and immediate.
-void DataPath::complete_recv(Qp &qp, const Packet &p, CqeInfo &ci, uint64_t byte_cnt)
+void RdmaResponder::complete_recv(Qp &qp, const Packet &p, CqeInfo &ci, uint64_t byte_cnt)
 {
 	Responder &r = qp.resp;
 	ci.byte_cnt = static_cast<uint32_t>(byte_cnt);
 	ci.flags_rqpn = p.sqpn & 0xffffff;
 	ci.slid = p.slid;
 	++qp.ctr.cqes;
-	complete(recv_cqn(qp, r.recv), ci, p.solicited);
+	dp_.completer_.complete(recv_cqn(qp, r.recv), ci, p.solicited);
 	r.recv.valid = false;
 }
 
-void DataPath::rc_send_request(Qp &qp, const Packet &p)
+void RdmaResponder::rc_send_request(Qp &qp, const Packet &p)
 {
 	Responder &r = qp.resp;
 	bool first = op_in(p.opcode, {ibop::RC_SEND_FIRST, ibop::RC_SEND_ONLY, ibop::RC_SEND_ONLY_IMM, ibop::RC_SEND_ONLY_INV});
@@ -181,7 +181,7 @@ void DataPath::rc_send_request(Qp &qp, const Packet &p)
 		// The receive WQE stays taken for the retransmission.
 		if (first)
 			r.in_progress = 0;
-		++c_.dropped_packets;
+		++dp_.c_.dropped_packets;
 		return;
 	}
 	if (s == Scatter::Length)
@@ -191,14 +191,14 @@ void DataPath::rc_send_request(Qp &qp, const Packet &p)
 	r.recv_off += p.payload_len();
 	r.epsn = psn_add(r.epsn, 1);
 	if (last) {
-		CqeInfo ci = resp_cqe(qp, r.recv);
+		CqeInfo ci = dp_.completer_.resp_cqe(qp, r.recv);
 		ci.opcode = prm::cqe_opcode::RESP_SEND;
 		if (p.opcode == ibop::RC_SEND_LAST_IMM || p.opcode == ibop::RC_SEND_ONLY_IMM) {
 			ci.opcode = prm::cqe_opcode::RESP_SEND_IMM;
 			ci.imm = p.imm;
 			ci.has_imm = true;
 		} else if (p.opcode == ibop::RC_SEND_LAST_INV || p.opcode == ibop::RC_SEND_ONLY_INV) {
-			Mkey *mk = res_.mkeys.find_index(p.inv_rkey >> 8);
+			Mkey *mk = dp_.res_.mkeys.find_index(p.inv_rkey >> 8);
 			// Keys that allow remote invalidation (fast-registered MRs,
 			// type 2 windows: only through the QP they are bound to).
 			if (!mk || mk->variant != (p.inv_rkey & 0xff) || !mk->en_rinval || mk->pd != resp_pd(qp) ||
@@ -219,7 +219,7 @@ void DataPath::rc_send_request(Qp &qp, const Packet &p)
 		send_ack(qp, p, aeth::ACK, p.psn);
 }
 
-void DataPath::rc_write_request(Qp &qp, const Packet &p)
+void RdmaResponder::rc_write_request(Qp &qp, const Packet &p)
 {
 	Responder &r = qp.resp;
 	bool first = op_in(p.opcode, {ibop::RC_WRITE_FIRST, ibop::RC_WRITE_ONLY, ibop::RC_WRITE_ONLY_IMM});
@@ -260,13 +260,13 @@ void DataPath::rc_write_request(Qp &qp, const Packet &p)
 		uint64_t va = r.write_va + r.write_done;
 		if (!check_rkey(qp, r.write_rkey, va, n, ACC_REMOTE_WRITE, &mk))
 			return responder_error(qp, p, aeth::NAK_REMOTE_ACCESS, syn::REMOTE_ACCESS, imm);
-		GuestMemory::Copy c = put_payload(*mk, va, p, 0, n);
+		GuestMemory::Copy c = dp_.put_payload(*mk, va, p, 0, n);
 		if (c == GuestMemory::Copy::BadSource) {
 			// The sender's memory could not be read: the packet never
 			// came (its retransmission starts the message again).
 			if (first)
 				r.in_progress = 0;
-			++c_.dropped_packets;
+			++dp_.c_.dropped_packets;
 			return;
 		}
 		if (c != GuestMemory::Copy::Ok)
@@ -278,7 +278,7 @@ void DataPath::rc_write_request(Qp &qp, const Packet &p)
 		if (r.write_done != r.write_len)
 			return responder_error(qp, p, aeth::NAK_INVALID_REQUEST, syn::REMOTE_INVAL_REQ, imm);
 		if (imm) {
-			CqeInfo ci = resp_cqe(qp, r.recv);
+			CqeInfo ci = dp_.completer_.resp_cqe(qp, r.recv);
 			ci.opcode = prm::cqe_opcode::RESP_WR_IMM;
 			ci.imm = p.imm;
 			ci.has_imm = true;
@@ -292,7 +292,7 @@ void DataPath::rc_write_request(Qp &qp, const Packet &p)
 		send_ack(qp, p, aeth::ACK, p.psn);
 }
 
-void DataPath::rc_read_request(Qp &qp, const Packet &p, bool duplicate)
+void RdmaResponder::rc_read_request(Qp &qp, const Packet &p, bool duplicate)
 {
 	Responder &r = qp.resp;
 	const Mkey *mk = nullptr;
@@ -303,7 +303,7 @@ void DataPath::rc_read_request(Qp &qp, const Packet &p, bool duplicate)
 	}
 	if (!duplicate && odp_hold(qp, p, p.rkey, p.va, p.dma_len, p.dma_len, ACC_REMOTE_READ, false))
 		return;
-	uint32_t m = mtu(qp);
+	uint32_t m = dp_.mtu(qp);
 	uint32_t n = p.dma_len ? (p.dma_len + m - 1) / m : 1;
 	if (duplicate) {
 		// The requester goes back to this PSN: the READs still being
@@ -334,12 +334,12 @@ void DataPath::rc_read_request(Qp &qp, const Packet &p, bool duplicate)
 		if (duplicate)
 			return; // asked again later
 		// More READs/atomics than the responder resources (rra).
-		++c_.rd_limit_naks;
+		++dp_.c_.rd_limit_naks;
 		return responder_error(qp, p, aeth::NAK_INVALID_REQUEST, 0, false);
 	}
 }
 
-void DataPath::rc_atomic_request(Qp &qp, const Packet &p, bool duplicate)
+void RdmaResponder::rc_atomic_request(Qp &qp, const Packet &p, bool duplicate)
 {
 	Responder &r = qp.resp;
 	uint64_t orig;
@@ -351,7 +351,7 @@ void DataPath::rc_atomic_request(Qp &qp, const Packet &p, bool duplicate)
 	} else {
 		const Mkey *mk = nullptr;
 		if (r.rd_queued >= max_rd_queued(qp)) {
-			++c_.rd_limit_naks;
+			++dp_.c_.rd_limit_naks;
 			return responder_error(qp, p, aeth::NAK_INVALID_REQUEST, 0, false);
 		}
 		if (p.va & 7)
@@ -359,16 +359,16 @@ void DataPath::rc_atomic_request(Qp &qp, const Packet &p, bool duplicate)
 		if (!qp.cfg.rae || !check_rkey(qp, p.rkey, p.va, 8, ACC_ATOMIC, &mk))
 			return responder_error(qp, p, aeth::NAK_REMOTE_ACCESS, 0, false);
 		uint8_t b[8];
-		if (!res_.mkeys.read(mem_, *mk, p.va, b, 8))
+		if (!dp_.res_.mkeys.read(dp_.mem_, *mk, p.va, b, 8))
 			return responder_error(qp, p, aeth::NAK_REMOTE_ACCESS, 0, false);
 		orig = 0;
 		for (int i = 0; i < 8; ++i)
-			orig |= static_cast<uint64_t>(b[i]) << (atomic_le_ ? 8 * i : 56 - 8 * i);
+			orig |= static_cast<uint64_t>(b[i]) << (dp_.atomic_le_ ? 8 * i : 56 - 8 * i);
 		uint64_t next = p.opcode == ibop::RC_CMP_SWAP ? (orig == p.compare ? p.swap_add : orig) : orig + p.swap_add;
 		if (next != orig) {
 			for (int i = 0; i < 8; ++i)
-				b[i] = static_cast<uint8_t>(next >> (atomic_le_ ? 8 * i : 56 - 8 * i));
-			if (!res_.mkeys.write(mem_, *mk, p.va, b, 8))
+				b[i] = static_cast<uint8_t>(next >> (dp_.atomic_le_ ? 8 * i : 56 - 8 * i));
+			if (!dp_.res_.mkeys.write(dp_.mem_, *mk, p.va, b, 8))
 				return responder_error(qp, p, aeth::NAK_REMOTE_ACCESS, 0, false);
 		}
 		r.atomic_replay[p.psn] = orig;
@@ -378,7 +378,7 @@ void DataPath::rc_atomic_request(Qp &qp, const Packet &p, bool duplicate)
 		r.msn = psn_add(r.msn, 1);
 		++qp.ctr.rx_atomic_requests;
 	}
-	Packet a = rc_packet(qp, ibop::RC_ATOMIC_ACK, p.psn);
+	Packet a = dp_.rc_packet(qp, ibop::RC_ATOMIC_ACK, p.psn);
 	a.dlid = p.slid;
 	a.dqpn = p.sqpn;
 	a.syndrome = aeth::ACK;

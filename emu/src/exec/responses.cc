@@ -25,20 +25,20 @@ bool plain_ack(const Packet &p) { return p.opcode == ibop::RC_ACK && (p.syndrome
 
 } // namespace
 
-unsigned DataPath::max_rd_queued(const Qp &qp) const { return 1u << qp.cfg.log_rra_max; }
+unsigned RdmaResponder::max_rd_queued(const Qp &qp) const { return 1u << qp.cfg.log_rra_max; }
 
-void DataPath::respond(Qp &qp, Packet p, bool rd_slot)
+void RdmaResponder::respond(Qp &qp, Packet p, bool rd_slot)
 {
 	Responder &r = qp.resp;
 	if (r.responses.empty()) {
-		transmit(qp, std::move(p));
+		dp_.transmit(qp, std::move(p));
 		return;
 	}
 	if (!rd_slot && plain_ack(p)) {
 		Response &t = r.responses.back();
 		if (!t.is_read && !t.rd_slot && plain_ack(t.pkt)) {
 			t.pkt = std::move(p);
-			++c_.acks_merged;
+			++dp_.c_.acks_merged;
 			return;
 		}
 	}
@@ -50,7 +50,7 @@ void DataPath::respond(Qp &qp, Packet p, bool rd_slot)
 	r.responses.push();
 }
 
-bool DataPath::respond_read(Qp &qp, const ReadJob &job)
+bool RdmaResponder::respond_read(Qp &qp, const ReadJob &job)
 {
 	Responder &r = qp.resp;
 	if (r.rd_queued >= max_rd_queued(qp))
@@ -66,7 +66,7 @@ bool DataPath::respond_read(Qp &qp, const ReadJob &job)
 	return true;
 }
 
-void DataPath::responses_pump(Qp &qp)
+void RdmaResponder::responses_pump(Qp &qp)
 {
 	Responder &r = qp.resp;
 	if (!accepting(qp.state)) {
@@ -75,14 +75,14 @@ void DataPath::responses_pump(Qp &qp)
 		return;
 	}
 	uint32_t budget = kReadBurst;
-	uint32_t m = mtu(qp);
+	uint32_t m = dp_.mtu(qp);
 	while (!r.responses.empty() && budget) {
 		Response &x = r.responses.front();
 		if (!x.is_read) {
 			Packet p = std::move(x.pkt);
 			r.rd_queued -= x.rd_slot;
 			r.responses.pop_front();
-			transmit(qp, std::move(p));
+			dp_.transmit(qp, std::move(p));
 			--budget;
 			continue;
 		}
@@ -94,7 +94,7 @@ void DataPath::responses_pump(Qp &qp)
 				     : last        ? ibop::RC_READ_RESPONSE_LAST
 						   : ibop::RC_READ_RESPONSE_MIDDLE;
 			uint32_t psn = psn_add(j.first_psn, j.k);
-			Packet rsp = rc_packet(qp, op, psn);
+			Packet rsp = dp_.rc_packet(qp, op, psn);
 			rsp.dlid = j.dlid;
 			rsp.dqpn = j.dqpn;
 			rsp.syndrome = aeth::ACK;
@@ -108,11 +108,11 @@ void DataPath::responses_pump(Qp &qp)
 			// READ asked again, see ReadJob::bytes).
 			bool ok = !len || check_rkey(qp, j.rkey, j.va + off, len, ACC_REMOTE_READ, &mk);
 			if (ok && len) {
-				rsp.ref.mem = &mem_;
-				if (j.bytes || !key_ref(*mk, j.va + off, len, &rsp.ref)) {
+				rsp.ref.mem = &dp_.mem_;
+				if (j.bytes || !dp_.key_ref(*mk, j.va + off, len, &rsp.ref)) {
 					rsp.ref = PayloadRef{};
 					rsp.payload.resize(len);
-					ok = res_.mkeys.read(mem_, *mk, j.va + off, rsp.payload.data(), len);
+					ok = dp_.res_.mkeys.read(dp_.mem_, *mk, j.va + off, rsp.payload.data(), len);
 				}
 			}
 			if (!ok) {
@@ -126,7 +126,7 @@ void DataPath::responses_pump(Qp &qp)
 			}
 			++j.k;
 			--budget;
-			transmit(qp, std::move(rsp));
+			dp_.transmit(qp, std::move(rsp));
 		}
 		if (j.k == j.npkt) {
 			r.responses.pop_front();
@@ -137,9 +137,9 @@ void DataPath::responses_pump(Qp &qp)
 		responses_kick(qp);
 }
 
-void DataPath::responses_kick(Qp &qp)
+void RdmaResponder::responses_kick(Qp &qp)
 {
-	post_once(qp, [](Qp &q) -> bool & { return q.resp.resp_kick; },
+	dp_.post_once(qp, [](Qp &q) -> bool & { return q.resp.resp_kick; },
 		  [this](Qp &q) { responses_pump(q); });
 }
 

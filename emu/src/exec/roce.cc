@@ -14,12 +14,12 @@
 
 namespace mlx5emu {
 
-Gid DataPath::source_gid(uint8_t sgid_index) const
+Gid EthPath::source_gid(uint8_t sgid_index) const
 {
-	return cfg_.eth ? gids_[sgid_index % kRoceGids].gid : port_gid();
+	return dp_.cfg_.eth ? gids_[sgid_index % kRoceGids].gid : dp_.port_gid();
 }
 
-bool DataPath::roce_own_mac(const std::array<uint8_t, 6> &mac) const
+bool EthPath::roce_own_mac(const std::array<uint8_t, 6> &mac) const
 {
 	for (const RoceGid &g : gids_)
 		if (g.valid() && g.mac == mac)
@@ -27,7 +27,7 @@ bool DataPath::roce_own_mac(const std::array<uint8_t, 6> &mac) const
 	return false;
 }
 
-void DataPath::roce_transmit(Packet p)
+void EthPath::roce_transmit(Packet p)
 {
 	const RoceGid &src = gids_[p.roce.sgid_index % kRoceGids];
 	if (!eth_up_ || !roce_en_ || !src.valid()) {
@@ -54,7 +54,7 @@ void DataPath::roce_transmit(Packet p)
 	nic_transmit(frame);
 }
 
-void DataPath::roce_loopback(const std::vector<uint8_t> &frame)
+void EthPath::roce_loopback(const std::vector<uint8_t> &frame)
 {
 	if (lb_queued_ >= kLoopbackCap) {
 		++roce_.lb_full;
@@ -65,16 +65,16 @@ void DataPath::roce_loopback(const std::vector<uint8_t> &frame)
 	// On a later engine task, as a frame from the wire would come: the
 	// requester's state is consistent before its packet is answered.
 	auto f = std::make_shared<std::vector<uint8_t>>(frame);
-	post_task([this, f] {
+	dp_.post_task([this, f] {
 		--lb_queued_;
-		guarded(0, [&] {
+		dp_.guarded(0, [&] {
 			if (!roce_receive(*f))
 				++roce_.rx_no_gid;
 		});
 	});
 }
 
-bool DataPath::roce_receive(const std::vector<uint8_t> &frame)
+bool EthPath::roce_receive(const std::vector<uint8_t> &frame)
 {
 	if (!eth_up_ || !roce_en_)
 		return false; // the NIC's: a frame like any other
@@ -114,17 +114,17 @@ bool DataPath::roce_receive(const std::vector<uint8_t> &frame)
 	int cast = mcast ? EthCounters::Mcast : EthCounters::Ucast;
 	++eth_.rx[cast].packets;
 	eth_.rx[cast].bytes += frame.size();
-	++traffic_.rcv_pkts;
-	traffic_.rcv_bytes += p.payload.size();
+	++dp_.traffic_.rcv_pkts;
+	dp_.traffic_.rcv_bytes += p.payload.size();
 	if (mcast) {
-		multicast_receive(p, nullptr);
+		dp_.responder_.multicast_receive(p, nullptr);
 		return true;
 	}
 	// RC/UC: the wire carries no source QP; the connection names it.
-	Qp *qp = res_.qp_for_packet(p.dqpn);
+	Qp *qp = dp_.res_.qp_for_packet(p.dqpn);
 	if (qp && qp->cfg.is_connected())
 		p.sqpn = qp->cfg.remote_qpn;
-	deliver(p);
+	dp_.deliver(p);
 	return true;
 }
 

@@ -30,14 +30,14 @@ bool is_send_op(uint8_t rc_op) { return rc_op <= ibop::RC_SEND_ONLY_IMM; }
 
 } // namespace
 
-void DataPath::uc_drop_message(Qp &qp)
+void RdmaResponder::uc_drop_message(Qp &qp)
 {
 	if (qp.resp.in_progress != 'd')
 		++qp.ctr.uc_dropped_msgs;
 	qp.resp.in_progress = 'd';
 }
 
-void DataPath::uc_request(Qp &qp, const Packet &in)
+void RdmaResponder::uc_request(Qp &qp, const Packet &in)
 {
 	if (!responder_accepts(qp))
 		return;

@@ -40,22 +40,22 @@ uint16_t ud_paylen(const Packet &p)
 }
 } // namespace
 
-void DataPath::ud_send(Qp &qp)
+void RdmaRequester::ud_send(Qp &qp)
 {
 	SendWr wr;
-	UdAddress av;
+	DataPath::UdAddress av;
 	uint8_t s;
-	while (qp.state == prm::qp_state::RTS && take_send_wqe(qp, &wr, &av, &s)) {
+	while (qp.state == prm::qp_state::RTS && dp_.take_send_wqe(qp, &wr, &av, &s)) {
 		if (!s)
-			s = check_local_sgl(qp, wr);
-		if (!s && wr.length > prm::mtu_bytes(cfg_.port_mtu))
+			s = dp_.check_local_sgl(qp, wr);
+		if (!s && wr.length > prm::mtu_bytes(dp_.cfg_.port_mtu))
 			s = syn::LOCAL_LENGTH;
 		Packet p;
 		if (!s && wr.opcode != w::OP_NOP) {
 			p.dlid = av.dlid;
 			// Directed-route SMPs carry the permissive LID both ways
 			// (IBA 14.2.2): the answer comes back across the same link.
-			p.slid = p.dlid == mad::kPermissiveLid && qp.cfg.st == prm::qp_st::QP0 ? mad::kPermissiveLid : lid_;
+			p.slid = p.dlid == mad::kPermissiveLid && qp.cfg.st == prm::qp_st::QP0 ? mad::kPermissiveLid : dp_.lid_;
 			p.sl = av.sl;
 			// QP0 sends on VL15; any other QP on a data VL, even to
 			// QPN 0: the packet leaves and completes, and the
@@ -69,35 +69,35 @@ void DataPath::ud_send(Qp &qp)
 			p.imm = wr.imm;
 			p.grh = av.grh;
 			if (p.grh.present)
-				p.grh.sgid = source_gid(av.roce.sgid_index);
-			if (cfg_.eth) {
+				p.grh.sgid = dp_.eth_path_.source_gid(av.roce.sgid_index);
+			if (dp_.cfg_.eth) {
 				p.roce = av.roce;
 				p.dlid = 0;
 			}
 			p.payload.resize(static_cast<size_t>(wr.length));
-			if (wr.length && !gather(qp, wr, 0, p.payload.data(), p.payload.size()))
+			if (wr.length && !dp_.gather(qp, wr, 0, p.payload.data(), p.payload.size()))
 				s = syn::LOCAL_PROT;
 		}
 		if (s) {
 			++qp.ctr.errors;
-			complete_send_error(qp, wr, s);
-			enter_sq_error(qp);
+			dp_.completer_.complete_send_error(qp, wr, s);
+			dp_.completer_.enter_sq_error(qp);
 			return;
 		}
-		bool mcast = cfg_.eth ? p.grh.present && p.grh.dgid[0] == 0xff : is_multicast_lid(p.dlid);
+		bool mcast = dp_.cfg_.eth ? p.grh.present && p.grh.dgid[0] == 0xff : is_multicast_lid(p.dlid);
 		if (wr.opcode != w::OP_NOP && mcast)
 			multicast_send(qp, std::move(p));
 		else if (wr.opcode != w::OP_NOP)
-			transmit(qp, std::move(p));
-		complete_send(qp, wr, static_cast<uint32_t>(wr.length));
+			dp_.transmit(qp, std::move(p));
+		dp_.completer_.complete_send(qp, wr, static_cast<uint32_t>(wr.length));
 	}
 }
 
-void DataPath::ud_receive(Qp &qp, const Packet &p)
+void RdmaResponder::ud_receive(Qp &qp, const Packet &p)
 {
 	namespace qs = prm::qp_state;
 	if (qp.state != qs::RTR && qp.state != qs::RTS && qp.state != qs::SQD && qp.state != qs::SQER) {
-		++c_.dropped_packets;
+		++dp_.c_.dropped_packets;
 		return;
 	}
 	// QP0 checks no Q_Key; QP1 takes the GSI's well-known one only,
@@ -112,15 +112,15 @@ void DataPath::ud_receive(Qp &qp, const Packet &p)
 		++qp.ctr.out_of_buffer;
 		return;
 	}
-	CqeInfo ci = resp_cqe(qp, rw);
+	CqeInfo ci = dp_.completer_.resp_cqe(qp, rw);
 	Scatter s = rw.capacity < kGrhBytes ? Scatter::Length : Scatter::Ok;
 	if (s == Scatter::Ok && p.grh.present) {
 		uint8_t grh[kGrhBytes] = {};
-		if (cfg_.eth && p.roce.l3 == roce::CQE_IPV4) {
+		if (dp_.cfg_.eth && p.roce.l3 == roce::CQE_IPV4) {
 			// RoCEv2 over IPv4: the IPv4 header in the last 20 bytes.
 			std::memcpy(grh + kGrhBytes - p.roce.ipv4.size(), p.roce.ipv4.data(), p.roce.ipv4.size());
 		} else {
-			bool v2 = cfg_.eth && p.roce.l3 == roce::CQE_IPV6;
+			bool v2 = dp_.cfg_.eth && p.roce.l3 == roce::CQE_IPV6;
 			p.grh.encode(static_cast<uint16_t>(ud_paylen(p) + (v2 ? 8 : 0)), grh);
 			if (v2)
 				grh[6] = 17; // UDP
@@ -134,7 +134,7 @@ void DataPath::ud_receive(Qp &qp, const Packet &p)
 		ci.syndrome = s == Scatter::Length ? syn::LOCAL_LENGTH : syn::LOCAL_PROT;
 		++qp.ctr.errors;
 		++qp.ctr.cqes;
-		complete(qp.cfg.cqn_rcv, ci, true);
+		dp_.completer_.complete(qp.cfg.cqn_rcv, ci, true);
 		return;
 	}
 	ci.opcode = p.opcode == ibop::UD_SEND_ONLY_IMM ? prm::cqe_opcode::RESP_SEND_IMM : prm::cqe_opcode::RESP_SEND;
@@ -149,7 +149,7 @@ void DataPath::ud_receive(Qp &qp, const Packet &p)
 	}
 	ci.byte_cnt = static_cast<uint32_t>(p.payload.size() + kGrhBytes);
 	ci.flags_rqpn = (p.grh.present ? kGrhCqeFlag : 0) | (p.sqpn & 0xffffff);
-	if (cfg_.eth) {
+	if (dp_.cfg_.eth) {
 		// The network header type where IB has the SL; the VLAN.
 		ci.flags_rqpn |= static_cast<uint32_t>(p.roce.l3 & 3) << 24;
 		ci.l4_l3_hdr_type = p.roce.vlan ? 1 : 0;
@@ -159,7 +159,7 @@ void DataPath::ud_receive(Qp &qp, const Packet &p)
 		ci.slid = p.slid;
 	}
 	++qp.ctr.cqes;
-	complete(qp.cfg.cqn_rcv, ci, p.solicited);
+	dp_.completer_.complete(qp.cfg.cqn_rcv, ci, p.solicited);
 }
 
 } // namespace mlx5emu

@@ -80,7 +80,7 @@ void apply_mask(Mkey &k, uint64_t mask, const uint8_t *seg)
 
 // A window (KLM key) about to be put in use: every byte of its range must
 // land in a live direct key of its PD that allows what the window grants.
-uint8_t DataPath::check_window(const Qp &qp, const Mkey &k) const
+uint8_t RdmaRequester::check_window(const Qp &qp, const Mkey &k) const
 {
 	if (k.length64)
 		return syn::MW_BIND;
@@ -95,16 +95,16 @@ uint8_t DataPath::check_window(const Qp &qp, const Mkey &k) const
 		uint64_t n = std::min<uint64_t>(e.bcount, left);
 		if (!n)
 			continue;
-		const Mkey *t = res_.mkeys.find_index(e.key >> 8);
+		const Mkey *t = dp_.res_.mkeys.find_index(e.key >> 8);
 		if (!t || t->mode == mkc::MODE_KLM ||
-		    res_.mkeys.check(e.key, k.pd, e.va, n, needs_lw ? unsigned(ACC_LOCAL_WRITE) : 0u, &t) != KeyStatus::Ok)
+		    dp_.res_.mkeys.check(e.key, k.pd, e.va, n, needs_lw ? unsigned(ACC_LOCAL_WRITE) : 0u, &t) != KeyStatus::Ok)
 			return syn::MW_BIND;
 		left -= n;
 	}
 	return left ? syn::MW_BIND : 0;
 }
 
-uint8_t DataPath::execute_umr(Qp &qp, const SendWr &wr)
+uint8_t RdmaRequester::execute_umr(Qp &qp, const SendWr &wr)
 {
 	const std::vector<uint8_t> &b = wr.umr;
 	constexpr size_t kHead = w::kUmrCtrlSize + w::kUmrMkeySegSize;
@@ -119,7 +119,7 @@ uint8_t DataPath::execute_umr(Qp &qp, const SendWr &wr)
 		xoff = load_be16(b.data() + w::kUmrXltOffset) | static_cast<uint64_t>(load_be32(b.data() + w::kUmrXltOffset47_16)) << 16;
 	const uint8_t *seg = b.data() + w::kUmrCtrlSize;
 
-	Mkey *mk = res_.mkeys.find_index(load_be32(reinterpret_cast<const uint8_t *>(&wr.imm)) >> 8);
+	Mkey *mk = dp_.res_.mkeys.find_index(load_be32(reinterpret_cast<const uint8_t *>(&wr.imm)) >> 8);
 	if (!mk || !mk->umr_en)
 		return syn::LOCAL_PROT;
 	bool window = mk->mode == mkc::MODE_KLM;
@@ -142,7 +142,7 @@ uint8_t DataPath::execute_umr(Qp &qp, const SendWr &wr)
 		return syn::LOCAL_QP_OP; // no signature / crypto offload
 	if (mask & mm::PD) {
 		uint32_t pd = get(seg, mkc::pd);
-		if (!res_.pds.contains(pd) || (!umr_qp && pd != qp.cfg.pd))
+		if (!dp_.res_.pds.contains(pd) || (!umr_qp && pd != qp.cfg.pd))
 			return refuse;
 	}
 	if ((mask & mm::QPN) && !umr_qp) {
@@ -181,14 +181,14 @@ uint8_t DataPath::execute_umr(Qp &qp, const SendWr &wr)
 			// key of any PD, e.g. its PD's DMA key; others through keys
 			// of their PD.
 			uint32_t pd = qp.cfg.pd;
-			if (const Mkey *own = res_.mkeys.find_index(lkey >> 8); umr_qp && own)
+			if (const Mkey *own = dp_.res_.mkeys.find_index(lkey >> 8); umr_qp && own)
 				pd = own->pd;
 			const Mkey *lk = nullptr;
-			if (res_.mkeys.check(lkey, pd, addr, bytes, ACC_LOCAL_READ, &lk, Mkey::kNoQp, qp.rlky) !=
+			if (dp_.res_.mkeys.check(lkey, pd, addr, bytes, ACC_LOCAL_READ, &lk, Mkey::kNoQp, qp.rlky) !=
 				    KeyStatus::Ok ||
-			    !res_.mkeys.read(mem_, *lk, addr, xlt.data(), bytes)) {
+			    !dp_.res_.mkeys.read(dp_.mem_, *lk, addr, xlt.data(), bytes)) {
 				if (lkey == MkeyTable::kReservedLkey && !qp.rlky)
-					++c_.resd_lkey_refused;
+					++dp_.c_.resd_lkey_refused;
 				return syn::LOCAL_PROT;
 			}
 		}
@@ -197,7 +197,7 @@ uint8_t DataPath::execute_umr(Qp &qp, const SendWr &wr)
 	uint64_t count = klm ? octo : octo * 2;
 	uint64_t first = klm ? xoff : xoff * 2;
 	if (count && (first > mk->xlt_capacity() || count > mk->xlt_capacity() - first)) {
-		++c_.umr_xlt_refused;
+		++dp_.c_.umr_xlt_refused;
 		return syn::LOCAL_LENGTH;
 	}
 	// The advertised list length (log_max_klm_list_size) bounds a KLM
@@ -207,15 +207,15 @@ uint8_t DataPath::execute_umr(Qp &qp, const SendWr &wr)
 	// at an offset) only the key's room and the function's budget.
 	// Checked before anything is allocated.
 	if (count && (klm || !umr_qp) && !Mkey::xlt_list_fits(first, count, Mkey::kLogMaxFastRegList)) {
-		++c_.umr_xlt_refused;
+		++dp_.c_.umr_xlt_refused;
 		return syn::LOCAL_LENGTH;
 	}
 	size_t before = mk->xlt_entries();
 	size_t after = std::max<uint64_t>(klm ? mk->klm.size() : mk->mtt.size(), count ? first + count : 0);
 	if (!count)
 		after = before;
-	if (!res_.mkeys.xlt_resized(before, after)) {
-		++c_.umr_xlt_refused;
+	if (!dp_.res_.mkeys.xlt_resized(before, after)) {
+		++dp_.c_.umr_xlt_refused;
 		return syn::LOCAL_LENGTH;
 	}
 
@@ -243,7 +243,7 @@ uint8_t DataPath::execute_umr(Qp &qp, const SendWr &wr)
 		write_xlt(n);
 		uint8_t s = n.free ? 0 : check_window(qp, n);
 		if (s) {
-			res_.mkeys.xlt_resized(after, before);
+			dp_.res_.mkeys.xlt_resized(after, before);
 			return s;
 		}
 		*mk = std::move(n);
@@ -251,7 +251,7 @@ uint8_t DataPath::execute_umr(Qp &qp, const SendWr &wr)
 		apply_mask(*mk, mask, seg);
 		write_xlt(*mk);
 	}
-	++c_.umr_wqes;
+	++dp_.c_.umr_wqes;
 	return 0;
 }
 

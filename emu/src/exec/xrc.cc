@@ -19,49 +19,49 @@ constexpr uint32_t kNoPd = 0xffffffffu;
 
 } // namespace
 
-void DataPath::xrc_receive(Qp &qp, const Packet &in)
+void RdmaResponder::xrc_receive(Qp &qp, const Packet &in)
 {
 	if (!is_xrc_op(in.opcode)) {
-		++c_.dropped_packets;
+		++dp_.c_.dropped_packets;
 		return;
 	}
 	Packet p = in;
 	p.opcode = static_cast<uint8_t>(in.opcode & ~ibop::XRC_BASE);
 	// Responses reach initiators only, requests targets only.
 	if (is_rc_response(p.opcode) == qp.cfg.is_xrc_tgt()) {
-		++c_.dropped_packets;
+		++dp_.c_.dropped_packets;
 		return;
 	}
 	if (!qp.cfg.is_xrc_tgt())
-		return rc_response(qp, p);
+		return dp_.requester_.rc_response(qp, p);
 	qp.resp.xrc_srqn = p.xrc_srqn;
 	rc_request(qp, p);
 }
 
 // The request in sequence names an XRC SRQ of the target's XRC domain.
-bool DataPath::xrc_target_srq(Qp &qp)
+bool RdmaResponder::xrc_target_srq(Qp &qp)
 {
-	const Srq *s = res_.srq(qp.resp.xrc_srqn);
+	const Srq *s = dp_.res_.srq(qp.resp.xrc_srqn);
 	if (s && s->cfg.kind == SrqConfig::Kind::XrcSrq && s->cfg.xrcd == qp.cfg.xrcd)
 		return true;
 	++qp.ctr.xrc_bad_srq;
 	return false;
 }
 
-uint32_t DataPath::recv_srqn(const Qp &qp) const { return qp.cfg.is_xrc_tgt() ? qp.resp.xrc_srqn : qp.cfg.srqn; }
+uint32_t RdmaResponder::recv_srqn(const Qp &qp) const { return qp.cfg.is_xrc_tgt() ? qp.resp.xrc_srqn : qp.cfg.srqn; }
 
-uint32_t DataPath::resp_pd(const Qp &qp) const
+uint32_t RdmaResponder::resp_pd(const Qp &qp) const
 {
 	if (!qp.cfg.is_xrc_tgt())
 		return qp.cfg.pd;
-	const Srq *s = res_.srq(qp.resp.xrc_srqn);
+	const Srq *s = dp_.res_.srq(qp.resp.xrc_srqn);
 	return s && s->cfg.kind == SrqConfig::Kind::XrcSrq ? s->cfg.pd : kNoPd;
 }
 
-uint32_t DataPath::recv_cqn(const Qp &qp, const RecvWqe &rw) const
+uint32_t RdmaResponder::recv_cqn(const Qp &qp, const RecvWqe &rw) const
 {
 	if (rw.from_srq)
-		if (const Srq *s = res_.srq(rw.srqn); s && s->cfg.kind == SrqConfig::Kind::XrcSrq)
+		if (const Srq *s = dp_.res_.srq(rw.srqn); s && s->cfg.kind == SrqConfig::Kind::XrcSrq)
 			return s->cfg.cqn;
 	return qp.cfg.cqn_rcv;
 }
