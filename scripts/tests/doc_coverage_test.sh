@@ -8,6 +8,8 @@
 #   core/en/, ib/, include/mlx5c/: *.c, *.h);
 # - Documentation/emulator.md names every emulator source file (emu/src/:
 #   *.cc, *.h) and every control-channel command;
+# - Documentation/testing.md names every file of scripts/ (but the probes
+#   of scripts/kcompat/probes/, named by their macro);
 # - every relative link and repository path in README.md exists, and none
 #   leaves the repository (../).
 # A file counts as named when the document holds its file name as a word,
@@ -51,15 +53,16 @@ ctl_commands() {
 		}' "$1" | sort -u
 }
 
-# sources ROOT ERE: the files of ROOT's git tree (tracked, or new and not
-# ignored) whose path matches ERE, one a line.
+# sources ROOT ERE [EXCLUDE]: the files of ROOT's git tree (tracked, or
+# new and not ignored) whose path matches ERE and not EXCLUDE, one a line.
 sources() {
 	git -C "$1" ls-files --cached --others --exclude-standard |
-		grep -E "$2" | sort -u |
+		grep -E "$2" | grep -vE "${3:-^$}" | sort -u |
 		while IFS= read -r f; do [ -f "$1/$f" ] && echo "$f"; done
 }
 kernel_ere='^(core|ib|include/mlx5c)/.*\.[ch]$'
 emu_ere='^emu/src/.*\.(cc|h)$'
+scripts_ere='^scripts/' scripts_skip='^scripts/kcompat/probes/'
 
 # ere_quote STRING: STRING as a literal in an extended regular expression.
 ere_quote() { printf '%s' "$1" | sed 's/[][\.*^$+?(){}|/]/\\&/g'; }
@@ -131,19 +134,23 @@ report_missing() {
 }
 
 echo "TAP version 13"
-echo "1..6"
+echo "1..7"
 
 arch=Documentation/architecture.md emu_doc=Documentation/emulator.md
+test_doc=Documentation/testing.md
 ctl=emu/src/ctl/ctl_commands.cc
 
 # The check can fail: a tree with a kernel file, an emulator file and a
 # control command that no document names, a README link that does not
 # exist and one that leaves the tree. Exactly those must be reported.
 t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
-mkdir -p "$t/core/en" "$t/ib" "$t/emu/src/fw" "$t/emu/src/ctl" "$t/Documentation" "$t/docs"
+mkdir -p "$t/core/en" "$t/ib" "$t/emu/src/fw" "$t/emu/src/ctl" "$t/Documentation" "$t/docs" \
+	"$t/scripts/lib" "$t/scripts/tests" "$t/scripts/kcompat/probes"
 git -C "$t" init -q
 touch "$t/core/main.c" "$t/core/en/main.c" "$t/ib/main.c" "$t/core/planted.c" \
-	"$t/emu/src/fw/eq.cc" "$t/emu/src/fw/planted.h" "$t/docs/real.md"
+	"$t/emu/src/fw/eq.cc" "$t/emu/src/fw/planted.h" "$t/docs/real.md" \
+	"$t/scripts/lib/lib.sh" "$t/scripts/tests/lib.sh" "$t/scripts/kcompat/probes/HAVE_X.c"
+printf '`scripts/lib/lib.sh` and a lib.sh\n' >"$t/$test_doc"
 printf 'core/main.c en/main.c ib/main.c\n' >"$t/$arch"
 printf '`fw/eq.cc`, `ctl/ctl_commands.cc`\n`list`, `hca N stats`\n' >"$t/$emu_doc"
 printf '\tif (w[0] == "list" && w.size() == 1)\n\tif (cmd == "stats" && argc == 0)\n\tif ((cmd == "planted" || cmd == "stats") && argc == 0)\n' \
@@ -152,26 +159,30 @@ printf '[a](docs/real.md) [b](docs/gone.md) `../shared/x.md` `scripts/gone` [c](
 got=$(
 	sources "$t" "$kernel_ere" | missing_files "$t/$arch" ""
 	sources "$t" "$emu_ere" | missing_files "$t/$emu_doc" emu/src/
+	sources "$t" "$scripts_ere" "$scripts_skip" | missing_files "$t/$test_doc" ""
 	ctl_commands "$t/$ctl" | missing_commands "$t/$emu_doc"
 	bad_readme_paths "$t"
 )
-want=$(printf '%s\n' core/planted.c emu/src/fw/planted.h "hca N planted" \
+want=$(printf '%s\n' core/planted.c emu/src/fw/planted.h scripts/tests/lib.sh "hca N planted" \
 	"../shared/x.md (outside the repository)" docs/gone.md scripts/gone)
 [ "$got" = "$want" ] || { echo "# got:"; printf '%s\n' "$got" | sed 's/^/#   /'; }
 [ "$got" = "$want" ]
-report $? "a planted undocumented file, command and README path are each reported, nothing else"
+report $? "a planted undocumented file of each side, command and README path are each reported, nothing else"
 
 cmds=$(ctl_commands "$top/$ctl")
 kfiles=$(sources "$top" "$kernel_ere")
 efiles=$(sources "$top" "$emu_ere")
+sfiles=$(sources "$top" "$scripts_ere" "$scripts_skip")
 [ "$(printf '%s\n' "$cmds" | grep -c .)" -ge 20 ] && [ "$(printf '%s\n' "$kfiles" | grep -c .)" -ge 20 ] &&
-	[ "$(printf '%s\n' "$efiles" | grep -c .)" -ge 100 ]
-report $? "sources found: $(printf '%s\n' "$kfiles" | grep -c .) kernel, $(printf '%s\n' "$efiles" | grep -c .) emulator files, $(printf '%s\n' "$cmds" | grep -c .) control commands"
+	[ "$(printf '%s\n' "$efiles" | grep -c .)" -ge 100 ] && [ "$(printf '%s\n' "$sfiles" | grep -c .)" -ge 20 ]
+report $? "sources found: $(printf '%s\n' "$kfiles" | grep -c .) kernel, $(printf '%s\n' "$efiles" | grep -c .) emulator files, $(printf '%s\n' "$sfiles" | grep -c .) scripts, $(printf '%s\n' "$cmds" | grep -c .) control commands"
 
 report_missing "$arch names every kernel source file" "$arch" \
 	"$(printf '%s\n' "$kfiles" | missing_files "$top/$arch" "")"
 report_missing "$emu_doc names every emulator source file" "$emu_doc" \
 	"$(printf '%s\n' "$efiles" | missing_files "$top/$emu_doc" emu/src/)"
+report_missing "$test_doc names every script" "$test_doc" \
+	"$(printf '%s\n' "$sfiles" | missing_files "$top/$test_doc" "")"
 report_missing "$emu_doc names every control command" "$emu_doc" \
 	"$(printf '%s\n' "$cmds" | missing_commands "$top/$emu_doc")"
 report_missing "README.md points only at files of the repository" README.md \
