@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # scripts/tests/doc_coverage_test.sh [OUT] - the documents name every
-# source file and every control command, and the README points only into
+# source file, script and control command, and the README points only into
 # the repository (KTAP).
 #
 # - Documentation/architecture.md names every kernel source file (core/,
