@@ -99,7 +99,7 @@ emu-test: emu
 # The library and the program are instrumented (-O1 -g1); the test files
 # are compiled as make emu compiles them (same build type and flags), so
 # that ccache serves them from make emu's objects: a cold build compiles
-# about 100 library files (Documentation/testing.md has the figures).
+# about 100 library files (Documentation/measurements.md has the figures).
 # EMU_ASAN_TESTS=ON instruments every file, the test files too, at the
 # build type's -O2 -g (several times the cold cost, no ccache hits).
 EMU_ASAN_TESTS ?= OFF
