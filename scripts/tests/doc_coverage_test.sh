@@ -23,34 +23,15 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 top=$(cd "$here/.." && pwd)
 
-# ctl_commands FILE: the control commands that FILE's dispatch knows, one
-# a line, as the documents write them: "help", "hca N stats", "link drop".
-# Read today from the dispatch's comparisons in emu/src/ctl/ctl_commands.cc
-# (w[0] == "list", cmd == "stats" under "hca N", w[1] == "drop" under
-# "link"). When the commands become one table that mlx5-emu can print, this
-# is the one function to change: read the names from that output instead.
+# ctl_commands FILE: the control commands of FILE's command table, one a
+# line, as the documents write them: "help", "hca N stats", "link drop".
+# Read from the rows of kCommands in emu/src/ctl/ctl_commands.cc
+# ({Scope::Top, "list", ...}, {Scope::Hca, "stats", ...},
+# {Scope::Link, "drop", ...}); the table's own Markdown output is compared
+# with emulator.md word for word by the emulator's ctest ctl_commands_doc.
 ctl_commands() {
-	awk '
-		/w\[0\] == "/ { link = ($0 ~ /w\[0\] == "link"/) }
-		{
-			line = $0
-			while (match(line, /(w\[0\]|w\[1\]|cmd) == "[a-z][a-z-]*"/)) {
-				tok = substr(line, RSTART, RLENGTH)
-				line = substr(line, RSTART + RLENGTH)
-				word = tok
-				sub(/^[^"]*"/, "", word)
-				sub(/"$/, "", word)
-				if (tok ~ /^w\[0\]/) {
-					if (word != "hca" && word != "link")
-						print word
-				} else if (tok ~ /^w\[1\]/) {
-					if (link)
-						print "link " word
-				} else {
-					print "hca N " word
-				}
-			}
-		}' "$1" | sort -u
+	sed -n 's/^[[:space:]]*{Scope::\(Top\|Hca\|Link\), "\([a-z][a-z-]*\)".*/\1 \2/p' "$1" |
+		sed 's/^Top //; s/^Hca /hca N /; s/^Link /link /' | sort -u
 }
 
 # sources ROOT ERE [EXCLUDE]: the files of ROOT's git tree (tracked, or
@@ -153,7 +134,7 @@ touch "$t/core/main.c" "$t/core/en/main.c" "$t/ib/main.c" "$t/core/planted.c" \
 printf '`scripts/lib/lib.sh` and a lib.sh\n' >"$t/$test_doc"
 printf 'core/main.c en/main.c ib/main.c\n' >"$t/$arch"
 printf '`fw/eq.cc`, `ctl/ctl_commands.cc`\n`list`, `hca N stats`\n' >"$t/$emu_doc"
-printf '\tif (w[0] == "list" && w.size() == 1)\n\tif (cmd == "stats" && argc == 0)\n\tif ((cmd == "planted" || cmd == "stats") && argc == 0)\n' \
+printf '\t{Scope::Top, "list", nullptr, 0, 0,\n\t{Scope::Hca, "stats", nullptr, 0, 0,\n\t{Scope::Hca, "planted", nullptr, 0, 0,\n' \
 	>"$t/$ctl"
 printf '[a](docs/real.md) [b](docs/gone.md) `../shared/x.md` `scripts/gone` [c](https://example.org/)\n' >"$t/README.md"
 got=$(
