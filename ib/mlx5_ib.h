@@ -47,7 +47,6 @@
 #define MLX5C_IB_RADDR_SEG		16
 /* Bits 0 (read) and 1 (write) of an MTT entry. */
 #define MLX5C_IB_MTT_RW			3ULL
-#define MLX5C_IB_INVALID_LKEY		0x100
 
 /* rq_type of the QP context. */
 #define MLX5C_QP_RQ_REGULAR		0

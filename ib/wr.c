@@ -312,7 +312,7 @@ static void mlx5c_ib_set_scatter(struct mlx5_wqe_data_seg *dseg,
 	}
 	if (i < max) {
 		dseg[i].byte_count = 0;
-		dseg[i].lkey = cpu_to_be32(MLX5C_IB_INVALID_LKEY);
+		dseg[i].lkey = cpu_to_be32(MLX5C_INVALID_LKEY);
 		dseg[i].addr = 0;
 	}
 }

@@ -42,13 +42,8 @@
  * the control segment) are <linux/mlx5/qp.h>'s.
  */
 #define MLX5C_TX_MAX_INLINE	256
-#define MLX5C_INVALID_LKEY	0x100
-#define MLX5C_UAR_SEND_DB	0x800
 
-/* Port access registers. */
-#define MLX5C_REG_PMTU		0x5003
-#define MLX5C_REG_PTYS		0x5004
-#define MLX5C_REG_PAOS		0x5006
+/* PAOS admin and operational status. */
 #define MLX5C_PORT_UP		1
 #define MLX5C_PORT_DOWN		2
 

@@ -71,7 +71,7 @@ static void ring_doorbell(struct mlx5c_en_sq *sq, const struct mlx5_wqe_ctrl_seg
 	sq->buf.db[1] = cpu_to_be32(sq->pc);
 	/* The record is written before the doorbell rings. */
 	wmb();
-	__raw_writeq(*(const u64 *)ctrl, sq->uar + MLX5C_UAR_SEND_DB);
+	__raw_writeq(*(const u64 *)ctrl, sq->uar + MLX5_BF_OFFSET);
 	sq->rung_pc = sq->pc;
 }
 

@@ -94,6 +94,13 @@ static inline unsigned int mlx5c_iseg_timeout_ms(u32 reg)
 #define MLX5C_REG_PAOS			0x5006
 #define MLX5C_REG_NODE_DESC		0x6001
 
+/*
+ * The lkey that ends a receive scatter list shorter than the WQE's room
+ * (and the reserved lkey's value: a data segment carrying it on a queue
+ * without rlky is never used for data).
+ */
+#define MLX5C_INVALID_LKEY		0x100
+
 /* ---- Memory key context ----------------------------------------------- */
 
 /* Rights for mlx5c_mkc_fill(); local read is always granted. */
