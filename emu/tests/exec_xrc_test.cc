@@ -230,7 +230,11 @@ TEST(ExecXrc, LostPacketsAndRnrUseTheRcReliability)
 
 TEST(ExecXrc, TargetErrorFlushesTheTakenWqeToTheSrqCq)
 {
-	XrcSetup x;
+	// No retransmission (ack_timeout 0 is infinite): a retry landing
+	// before the modify below would complete the SEND instead.
+	DpHca::RcParams pa;
+	pa.ack_timeout = 0;
+	XrcSetup x(pa);
 	auto src = x.a.reg_mr(3 * 4096), dst = x.b.reg_mr(3 * 4096);
 	x.b.post_srq_recv(x.s1, {dst.addr, 3 * 4096, dst.key});
 	// The first packet of a 3-packet SEND takes the WQE; the rest never
