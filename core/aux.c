@@ -132,7 +132,7 @@ struct net_device *mlx5c_netdev_get(struct mlx5c_dev *mdev)
 	rcu_read_unlock();
 	return ndev;
 }
-MLX5C_EXPORT(mlx5c_netdev_get);
+EXPORT_SYMBOL_NS_GPL(mlx5c_netdev_get, MLX5C_NS);
 
 /**
  * mlx5c_netdev_set() - publish or withdraw the Ethernet netdev
@@ -149,7 +149,7 @@ void mlx5c_netdev_set(struct mlx5c_dev *mdev, struct net_device *netdev)
 	RCU_INIT_POINTER(mdev->netdev, NULL);
 	synchronize_rcu();
 }
-MLX5C_EXPORT(mlx5c_netdev_set);
+EXPORT_SYMBOL_NS_GPL(mlx5c_netdev_set, MLX5C_NS);
 
 /**
  * mlx5c_fw_version() - firmware version read from the initialization segment

@@ -77,6 +77,7 @@ void mlx5c_quarantine_coherent(struct mlx5c_dev *mdev, void *cpu,
 
 	q = kzalloc(sizeof(*q), GFP_KERNEL);
 	if (!q) {
+		/* The allocator's warning does not say what its failure costs. */
 		dev_err(&mdev->pdev->dev,
 			"no memory to track %zu bytes of DMA memory the device may write: leaked\n",
 			size);

@@ -48,6 +48,7 @@ static void mlx5c_ib_clock_refresh(struct mlx5c_ib_dev *dev)
 	ci->cycles = mlx5c_internal_timer(dev->mdev);
 	ci->nsec = ktime_get_real_ns();
 	ci->frac = 0;
+	/* the new values before the even sign that makes them valid */
 	smp_store_release(&ci->sign, sign + 1);
 }
 

@@ -10,23 +10,23 @@
 
 #include "mlx5_ib.h"
 
-/* The counters of QUERY_Q_COUNTER the device fills, under their in-tree names. */
-#define MLX5C_Q_CNTS(X)						\
-	X(rx_write_requests) X(rx_read_requests) X(rx_atomic_requests)	\
-	X(out_of_buffer) X(out_of_sequence) X(duplicate_request)	\
-	X(rnr_nak_retry_err) X(packet_seq_err) X(local_ack_timeout_err)	\
-	X(req_cqe_error) X(resp_cqe_error) X(req_cqe_flush_error)
+/*
+ * The counters of QUERY_Q_COUNTER the device fills, under their in-tree
+ * names: the initializer of an array of X(counter), one per counter, so
+ * that the names and the offsets below stay in the same order.
+ */
+#define MLX5C_Q_CNTS(X) {						\
+	X(rx_write_requests), X(rx_read_requests), X(rx_atomic_requests), \
+	X(out_of_buffer), X(out_of_sequence), X(duplicate_request),	\
+	X(rnr_nak_retry_err), X(packet_seq_err), X(local_ack_timeout_err), \
+	X(req_cqe_error), X(resp_cqe_error), X(req_cqe_flush_error)	\
+}
 
-#define MLX5C_Q_DESC(cnt)	{ .name = #cnt },
-#define MLX5C_Q_OFF(cnt)	MLX5_BYTE_OFF(query_q_counter_out, cnt),
+#define MLX5C_Q_DESC(cnt)	{ .name = #cnt }
+#define MLX5C_Q_OFF(cnt)	MLX5_BYTE_OFF(query_q_counter_out, cnt)
 
-static const struct rdma_stat_desc mlx5c_ib_q_descs[] = {
-	MLX5C_Q_CNTS(MLX5C_Q_DESC)
-};
-
-static const size_t mlx5c_ib_q_offs[] = {
-	MLX5C_Q_CNTS(MLX5C_Q_OFF)
-};
+static const struct rdma_stat_desc mlx5c_ib_q_descs[] = MLX5C_Q_CNTS(MLX5C_Q_DESC);
+static const size_t mlx5c_ib_q_offs[] = MLX5C_Q_CNTS(MLX5C_Q_OFF);
 
 /**
  * mlx5c_ib_counters_init() - allocate the device's Q counter set

@@ -158,6 +158,7 @@ int mlx5c_ib_dead_poll(struct mlx5c_ib_dev *dev, struct mlx5c_ib_cq *cq,
 		}
 		if (qp->ibqp.recv_cq == &cq->ibcq && qp->rq.wqe_cnt) {
 			head = READ_ONCE(qp->rq.head);
+			/* The WQE bookkeeping was written before the head. */
 			smp_rmb();
 			while (n < num && qp->rq.tail != head) {
 				idx = qp->rq.tail & (qp->rq.wqe_cnt - 1);

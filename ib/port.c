@@ -111,7 +111,7 @@ static int query_node_nic_vport(struct mlx5c_ib_dev *dev, __be64 *node_guid,
 	kfree(out);
 	if (err)
 		return err;
-	BUILD_BUG_ON(IB_DEVICE_NODE_DESC_MAX > sizeof(desc));
+	BUILD_BUG_ON(sizeof(desc) < IB_DEVICE_NODE_DESC_MAX);
 	err = mlx5c_access_reg(dev->mdev, MLX5C_REG_NODE_DESC, false, desc, desc, sizeof(desc));
 	if (err)
 		return err;

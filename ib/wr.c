@@ -416,6 +416,7 @@ int mlx5c_ib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		posted = true;
 	}
 	if (posted) {
+		/* The WQEs before the doorbell record the device reads. */
 		wmb();
 		srq->kbuf.db[0] = cpu_to_be32(srq->counter);
 	}

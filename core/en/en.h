@@ -22,7 +22,12 @@
 #include <mlx5c/core.h>
 #include <mlx5c/cq.h>
 #include <mlx5c/kcompat.h>
-#include MLX5C_PAGE_POOL_H
+/* The page pool's helpers moved to <net/page_pool/helpers.h> in v6.6. */
+#ifdef HAVE_PAGE_POOL_HELPERS_H
+#include <net/page_pool/helpers.h>
+#else
+#include <net/page_pool.h>
+#endif
 
 #define MLX5C_EN_DRV_NAME	"mlx5c_en"
 #define MLX5C_EN_MAX_CHANNELS	16

@@ -26,11 +26,9 @@
  */
 #if defined(HAVE_EXPORT_NS_STRING) && !defined(HAVE_EXPORT_NS_IDENT)
 #define MLX5C_NS		"MLX5_CLONE"
-#define MLX5C_EXPORT(sym)	EXPORT_SYMBOL_NS_GPL(sym, "MLX5_CLONE")
 #define MLX5C_IMPORT_NS()	MODULE_IMPORT_NS("MLX5_CLONE")
 #else
 #define MLX5C_NS		MLX5_CLONE
-#define MLX5C_EXPORT(sym)	EXPORT_SYMBOL_NS_GPL(sym, MLX5_CLONE)
 #define MLX5C_IMPORT_NS()	MODULE_IMPORT_NS(MLX5_CLONE)
 #endif
 
@@ -56,23 +54,23 @@ static inline void vm_flags_clear(struct vm_area_struct *vma, vm_flags_t flags)
 }
 #endif
 
-/* The page pool's helpers moved to <net/page_pool/helpers.h> in v6.6. */
-#ifdef HAVE_PAGE_POOL_HELPERS_H
-#define MLX5C_PAGE_POOL_H <net/page_pool/helpers.h>
-#else
-#define MLX5C_PAGE_POOL_H <net/page_pool.h>
-#endif
-
 /* ethtool_puts() appeared in v6.8. */
 #ifndef HAVE_ETHTOOL_PUTS
-#define ethtool_puts(data, str)	ethtool_sprintf(data, "%s", str)
+#include <linux/ethtool.h>
+static inline void ethtool_puts(u8 **data, const char *str)
+{
+	strscpy(*data, str, ETH_GSTRING_LEN);
+	*data += ETH_GSTRING_LEN;
+}
 #endif
 
 /*
  * TX queue stop/wake helpers with BQL, <net/netdev_queues.h> since v6.3.
  * Before: stop when fewer than @stop descriptors are free, re-check after
  * a barrier (a completion may have freed some meanwhile); wake from the
- * completion side when at least @start are free.
+ * completion side when at least @start are free. The two full barriers
+ * pair: either the stopping side sees the room freed, or the completion
+ * side sees the queue stopped.
  */
 #ifdef HAVE_NETDEV_QUEUES_H
 #include <net/netdev_queues.h>
@@ -85,6 +83,7 @@ static inline void vm_flags_clear(struct vm_area_struct *vma, vm_flags_t flags)
 		int _r = 1;						\
 		if (unlikely((free) < (stop))) {			\
 			netif_tx_stop_queue(txq);			\
+			/* the stop before @free is read again */	\
 			smp_mb__after_atomic();				\
 			_r = 0;						\
 			if ((free) >= (start)) {			\
@@ -99,6 +98,7 @@ static inline void vm_flags_clear(struct vm_area_struct *vma, vm_flags_t flags)
 		int _r = 1;						\
 		netdev_tx_completed_queue(txq, pkts, bytes);		\
 		if ((pkts) && (free) >= (start)) {			\
+			/* the room freed before the stop is read */	\
 			smp_mb();					\
 			if (netif_tx_queue_stopped(txq)) {		\
 				netif_tx_wake_queue(txq);		\

@@ -131,7 +131,7 @@ static void connect_qp(struct ibv_qp *qp, uint16_t dlid, uint32_t dqpn, int time
  * Polled pages: wait (at most 2 s) until the device took the doorbell
  * just written to the register at r (it reads something else again).
  */
-static void taken(volatile void *r, unsigned size, uint64_t v)
+static void taken(volatile void *r, unsigned int size, uint64_t v)
 {
 	double limit = now() + 2;
 
@@ -154,8 +154,8 @@ static int flood(char **v)
 {
 	struct ibv_context *c = open_dev(v[0]);
 	double end = now() + atof(v[1]);
-	unsigned cq_lo = strtoul(v[2], NULL, 0), cq_hi = strtoul(v[3], NULL, 0);
-	unsigned qp_lo = strtoul(v[4], NULL, 0), qp_hi = strtoul(v[5], NULL, 0);
+	unsigned int cq_lo = strtoul(v[2], NULL, 0), cq_hi = strtoul(v[3], NULL, 0);
+	unsigned int qp_lo = strtoul(v[4], NULL, 0), qp_hi = strtoul(v[5], NULL, 0);
 	struct ibv_pd *pd = ibv_alloc_pd(c);
 	struct ibv_cq *cq = pd ? ibv_create_cq(c, 16, NULL, NULL, 0) : NULL;
 	struct ibv_qp *qp = cq ? rc_qp(pd, cq, 1, 16) : NULL;
@@ -177,7 +177,7 @@ static int flood(char **v)
 	int polled = -1; /* known after the first CQ doorbell, written first */
 
 	signal(SIGTERM, flood_on_term);
-	for (unsigned ci = 0; now() < end && !flood_stop; ci++) {
+	for (unsigned int ci = 0; now() < end && !flood_stop; ci++) {
 		for (uint32_t n = cq_lo; n <= cq_hi; n++) {
 			if (n == dcq.cqn)
 				continue;

@@ -181,8 +181,10 @@ int case_mcast(void)
 		CHECK(ah, "ibv_create_ah(MLID 0x%x): %s", MC_LID, strerror(errno));
 	}
 
-	/* Every member gets a copy: the other device's two, the sender's own
-	 * device's other QP and the sender itself (no loopback block). */
+	/*
+	 * Every member gets a copy: the other device's two, the sender's own
+	 * device's other QP and the sender itself (no loopback block).
+	 */
 	CHECK(mc_send(&s, ah, 1), "multicast send");
 	CHECK(mc_got(&r1, &s, 0, 1) && mc_got(&r2, &s, 0, 1), "remote members");
 	CHECK(mc_got(&lb, &s, 0, 1), "the sender's device's other member (loopback)");

@@ -536,13 +536,27 @@ int verbs_main(int argc, char **argv, const struct verbs_case *cases, int ncases
 
 	while ((c = getopt(argc, argv, "d:D:p:g:t:q:xlh")) != -1) {
 		switch (c) {
-		case 'd': dev_name[0] = optarg; break;
-		case 'D': dev_name[1] = optarg; break;
-		case 'p': port_num = atoi(optarg); break;
-		case 'g': gid_index = atoi(optarg); break;
-		case 't': wait_ms = atoi(optarg); break;
-		case 'q': quiet_ms = atoi(optarg); break;
-		case 'x': cq_ext_required = 1; break;
+		case 'd':
+			dev_name[0] = optarg;
+			break;
+		case 'D':
+			dev_name[1] = optarg;
+			break;
+		case 'p':
+			port_num = atoi(optarg);
+			break;
+		case 'g':
+			gid_index = atoi(optarg);
+			break;
+		case 't':
+			wait_ms = atoi(optarg);
+			break;
+		case 'q':
+			quiet_ms = atoi(optarg);
+			break;
+		case 'x':
+			cq_ext_required = 1;
+			break;
 		case 'l':
 			for (i = 0; i < ncases; i++)
 				printf("%s\t%s\n", cases[i].name, cases[i].title);

@@ -149,15 +149,18 @@ static int pd_end_destroy(struct pd_end *pe)
 		r = -1;
 	}
 	mem_free(&pe->e.m);
-	if (pe->srq && (err = ibv_destroy_srq(pe->srq))) {
+	err = pe->srq ? ibv_destroy_srq(pe->srq) : 0;
+	if (err) {
 		diag("ibv_destroy_srq: %s", strerror(err));
 		r = -1;
 	}
-	if (pe->cq && (err = ibv_destroy_cq(ibv_cq_ex_to_cq(pe->cq)))) {
+	err = pe->cq ? ibv_destroy_cq(ibv_cq_ex_to_cq(pe->cq)) : 0;
+	if (err) {
 		diag("ibv_destroy_cq: %s", strerror(err));
 		r = -1;
 	}
-	if (pe->pdd && (err = ibv_dealloc_pd(pe->pdd))) {
+	err = pe->pdd ? ibv_dealloc_pd(pe->pdd) : 0;
+	if (err) {
 		diag("ibv_dealloc_pd(parent domain): %s", strerror(err));
 		r = -1;
 	}
