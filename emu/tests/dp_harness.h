@@ -220,7 +220,7 @@ public:
 	}
 
 	// Polls one CQE; false on timeout.
-	bool poll(Cq &q, Cqe *e, std::chrono::milliseconds timeout = 3000ms)
+	bool poll(Cq &q, Cqe *e, std::chrono::milliseconds timeout = kPatience)
 	{
 		auto end = std::chrono::steady_clock::now() + timeout;
 		uint64_t at = q.buf + (q.ci & ((1u << q.log) - 1)) * q.stride + q.stride - 64;
@@ -602,7 +602,7 @@ public:
 	}
 
 	// Waits for the engine to run out of queued work.
-	bool settle() { return h.fw().fabric().engine().wait_idle(2000ms); }
+	bool settle() { return h.fw().fabric().engine().wait_idle(kPatience); }
 
 	// The state of QP `q` (prm::qp_state).
 	uint8_t qp_state(const Qp &q)

@@ -6,6 +6,7 @@
 
 #include "fabric/fabric.h"
 #include "fabric/l2_switch.h"
+#include "poll_for.h"
 
 namespace mlx5emu::test {
 namespace {
@@ -70,7 +71,7 @@ TEST(EthFabric, CarriesFramesWithDropInjection)
 	Port a, b;
 	uint32_t pa = f.attach_eth(&a), pb = f.attach_eth(&b);
 	f.engine().post([&] { f.transmit_frame(pa, eth_frame(kBroadcast, mac(1))); });
-	ASSERT_TRUE(f.engine().wait_idle(2000ms));
+	ASSERT_TRUE(f.engine().wait_idle(kPatience));
 	EXPECT_EQ(b.frames.size(), 1u);
 	EXPECT_TRUE(a.frames.empty());
 	f.drop_next(1);
@@ -78,7 +79,7 @@ TEST(EthFabric, CarriesFramesWithDropInjection)
 		f.transmit_frame(pb, eth_frame(mac(1), mac(2)));
 		f.transmit_frame(pb, eth_frame(mac(1), mac(2)));
 	});
-	ASSERT_TRUE(f.engine().wait_idle(2000ms));
+	ASSERT_TRUE(f.engine().wait_idle(kPatience));
 	EXPECT_EQ(a.frames.size(), 1u) << "one of two dropped";
 	Fabric::Counters c = f.counters();
 	EXPECT_EQ(c.dropped, 1u);

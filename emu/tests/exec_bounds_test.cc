@@ -193,7 +193,7 @@ TEST(ExecBounds, EachPortQueuesAtMostTheCap)
 			f.transmit(&t, std::move(p));
 		}
 	});
-	ASSERT_TRUE(f.engine().wait_idle(std::chrono::seconds(5)));
+	ASSERT_TRUE(f.engine().wait_idle(kPatience));
 	Fabric::Counters c = f.counters();
 	EXPECT_EQ(s.n, Fabric::kLinkQueueCap);
 	EXPECT_EQ(c.dropped_full, 3000 - Fabric::kLinkQueueCap);

@@ -30,7 +30,8 @@ struct ResizeSetup : RcPair {
 	}
 	bool wait_producer(uint32_t n)
 	{
-		for (int i = 0; i < 3000 && producer() < n; ++i)
+		auto end = std::chrono::steady_clock::now() + kPatience;
+		while (producer() < n && std::chrono::steady_clock::now() < end)
 			std::this_thread::sleep_for(1ms);
 		return producer() >= n;
 	}

@@ -63,7 +63,7 @@ struct UdEnd {
 	bool recv(Cqe *e)
 	{
 		for (;;) {
-			if (!h.poll(cq, e, 1000ms))
+			if (!h.poll(cq, e))
 				return false;
 			if (e->opcode != 0)
 				return true;

@@ -80,7 +80,7 @@ struct OdpPair : RcPair {
 	// Waits until b answered at least `n` requests with an RNR NAK.
 	bool rnr_naks(uint64_t n)
 	{
-		auto end = std::chrono::steady_clock::now() + 5s;
+		auto end = std::chrono::steady_clock::now() + kPatience;
 		while (counters(b, bqp).rnr_naks_sent < n)
 			if (std::chrono::steady_clock::now() > end)
 				return false;

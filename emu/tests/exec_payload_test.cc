@@ -238,7 +238,7 @@ TEST(FabricInbox, KeepsOrderAcrossGrowthInOneTask)
 			f.transmit(&t, std::move(p));
 		}
 	});
-	ASSERT_TRUE(f.engine().wait_idle(std::chrono::seconds(5)));
+	ASSERT_TRUE(f.engine().wait_idle(kPatience));
 	ASSERT_EQ(s.psns.size(), 700u);
 	for (uint32_t i = 0; i < 700; ++i)
 		ASSERT_EQ(s.psns[i], i);

@@ -96,23 +96,29 @@ TEST(ExecRcError, LostAckMakesADuplicateThatIsAcknowledgedAgain)
 // The retransmission timer restarts at every acknowledgment that moves
 // the window, and no engine timer is set and cancelled per ACK: the one
 // set at the first send fires at its old deadline, finds the new one
-// later and waits for it. With the link delayed 24 ms each way and a
-// ~67 ms timeout: A goes at 0 (timer due 67), B at ~32, A's ACK at ~48
-// restarts the timer (due ~115), B's ACK comes at ~80: no timeout. A
-// timer that kept its first deadline would time B out at 67. (A test
-// thread or engine up to ~35 ms late changes nothing: at a tenth of
-// these times a loaded CI host could fake a timeout.)
+// later and waits for it. With the link delayed 96 ms each way and a
+// ~268 ms timeout: A goes at 0 (timer due 268) and lands at 96, B goes
+// once A has landed (polled for, no sleep), at 96 + d; A's ACK at 192
+// restarts the timer (due ~460), B's ACK comes at 288 + d: no timeout. A
+// timer that kept its first deadline would time B out at 268. This thread
+// late by d, or the engine running B's packets late, by up to ~170 ms in
+// all, changes nothing (the deadline moves with the engine's own lateness
+// at A's ACK). At a quarter of these times (67 ms, 24 ms, B after a 32 ms
+// sleep) ~35 ms sufficed: part one timed out in 4 runs of 100 at nice 10
+// beside three CPU hogs on two cores.
 TEST(ExecRcError, AckProgressDefersTheTimeout)
 {
 	DpHca::RcParams pa;
-	pa.ack_timeout = 14; // 4.096 us << 14: ~67 ms
+	pa.ack_timeout = 16; // 4.096 us << 16: ~268 ms
 	RcPair p(pa);
 	auto src = p.a.reg_mr(4096), dst = p.b.reg_mr(4096);
 	p.recv(dst, 64);
 	p.recv(dst, 64, 64);
-	p.fabric->set_delay_ms(24);
+	p.fabric->set_delay_ms(96);
 	p.send(DpHca::send_wr(src, 32));
-	std::this_thread::sleep_for(32ms);
+	Cqe r;
+	ASSERT_TRUE(p.b.poll(p.bcq, &r)) << "A landed";
+	EXPECT_EQ(r.opcode, kRespSend);
 	p.send(DpHca::send_wr(src, 32));
 	Cqe e;
 	ASSERT_TRUE(p.a.poll(p.acq, &e));

@@ -10,6 +10,7 @@
 
 #include "fabric/fabric.h"
 #include "fabric/ib_switch.h"
+#include "poll_for.h"
 #include "prm/bits.h"
 
 namespace mlx5emu::test {
@@ -184,7 +185,7 @@ TEST(IbSwitch, SmaProgramsForwarding)
 void on_engine(Fabric &f, std::function<void()> fn)
 {
 	f.engine().post(std::move(fn));
-	ASSERT_TRUE(f.engine().wait_idle(2000ms));
+	ASSERT_TRUE(f.engine().wait_idle(kPatience));
 }
 
 TEST(FabricTopology, BackToBackDirectedRouteCrossesOneLink)
@@ -194,7 +195,7 @@ TEST(FabricTopology, BackToBackDirectedRouteCrossesOneLink)
 	f.attach(0, &a);
 	f.attach(1, &b);
 	on_engine(f, [&] { f.transmit(&a, dr_smp(mad::METHOD_GET, mad::ATTR_NODE_INFO, 0, {0, 1})); });
-	ASSERT_TRUE(f.engine().wait_idle(2000ms));
+	ASSERT_TRUE(f.engine().wait_idle(kPatience));
 	EXPECT_EQ(b.got.size(), 1u);
 	EXPECT_TRUE(a.got.empty());
 	EXPECT_EQ(f.ib_switch(), nullptr);
@@ -208,7 +209,7 @@ TEST(FabricTopology, BackToBackDirectedRouteCrossesOneLink)
 		f.set_lid(&b, 4, 2); // LIDs 4..7
 		f.transmit(&a, Packet(p));
 	});
-	ASSERT_TRUE(f.engine().wait_idle(2000ms));
+	ASSERT_TRUE(f.engine().wait_idle(kPatience));
 	EXPECT_EQ(b.got.size(), 2u);
 }
 
@@ -226,7 +227,7 @@ TEST(FabricTopology, ThreeHcasGoThroughTheSwitch)
 		f.transmit(&a, dr_smp(mad::METHOD_GET, mad::ATTR_NODE_INFO, 0, {0, 1}));
 		f.transmit(&a, dr_smp(mad::METHOD_GET, mad::ATTR_NODE_INFO, 0, {0, 1, 3}));
 	});
-	ASSERT_TRUE(f.engine().wait_idle(2000ms));
+	ASSERT_TRUE(f.engine().wait_idle(kPatience));
 	ASSERT_EQ(a.got.size(), 1u);
 	EXPECT_EQ(a.got[0].payload[mad::kSmpData + 2], mad::NODE_SWITCH);
 	EXPECT_EQ(a.got[0].payload[mad::kSmpData + 36], 1) << "came in by switch port 1";
@@ -253,7 +254,7 @@ TEST(FabricTopology, InternalSmProgramsTheSwitch)
 		p.dlid = 2;
 		f.transmit(&c, Packet(p));
 	});
-	ASSERT_TRUE(f.engine().wait_idle(2000ms));
+	ASSERT_TRUE(f.engine().wait_idle(kPatience));
 	EXPECT_EQ(c.got.size(), 1u);
 	EXPECT_EQ(b.got.size(), 1u);
 	EXPECT_EQ(f.counters().switched, 2u);

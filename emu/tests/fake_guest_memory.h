@@ -16,6 +16,7 @@
 
 #include "dma/guest_memory.h"
 #include "irq/interrupt_sink.h"
+#include "poll_for.h"
 
 namespace mlx5emu::test {
 
@@ -230,13 +231,13 @@ public:
 		return n;
 	}
 	// Wait until at least `n` interrupts in total have been raised.
-	bool wait_for(size_t n, std::chrono::milliseconds timeout = std::chrono::seconds(5))
+	bool wait_for(size_t n, std::chrono::milliseconds timeout = kPatience)
 	{
 		std::unique_lock<std::mutex> lk(mu_);
 		return cv_.wait_for(lk, timeout, [&] { return raised_.size() >= n; });
 	}
 	// Wait until `vector` has been raised at least `n` times.
-	bool wait_for_vector(uint32_t vector, size_t n, std::chrono::milliseconds timeout = std::chrono::seconds(5))
+	bool wait_for_vector(uint32_t vector, size_t n, std::chrono::milliseconds timeout = kPatience)
 	{
 		std::unique_lock<std::mutex> lk(mu_);
 		return cv_.wait_for(lk, timeout, [&] {

@@ -128,7 +128,7 @@ TEST_F(FwEq, ArmAsTheEqeLandsLosesNoInterrupt)
 	ASSERT_TRUE(h.irq.wait_for_vector(5, 1));
 	h.gen_eqe(eq.eqn, 4, 2);
 	ASSERT_TRUE(h.wait_eqe(eq, 1));
-	EXPECT_TRUE(h.irq.wait_for_vector(5, 2, std::chrono::milliseconds(1000)))
+	EXPECT_TRUE(h.irq.wait_for_vector(5, 2))
 		<< "the EQ was armed past EQE 0, yet EQE 1 raised no interrupt";
 	EqSnapshot s;
 	ASSERT_TRUE(h.fw().eqs.query(eq.eqn, &s));
@@ -237,7 +237,11 @@ TEST_F(FwEq, DropAndDelayCmdEqeOfOneOpcode)
 	h.fw().faults.delay_cmd_eqe(op::NOP, 100);
 	auto t0 = std::chrono::steady_clock::now();
 	h.ok(Msg(op::NOP, 0, 16), 16); // completes at once, its EQE later
-	EXPECT_FALSE(h.eqe_ready(cq, 2));
+	// Not there yet, if looked at within the hold: a thread held up past
+	// it (a loaded host) rightly finds the EQE.
+	bool early = h.eqe_ready(cq, 2);
+	if (std::chrono::steady_clock::now() - t0 < 100ms)
+		EXPECT_FALSE(early) << "the EQE came before its delay";
 	ASSERT_TRUE(h.wait_eqe(cq, 2));
 	EXPECT_GE(std::chrono::steady_clock::now() - t0, 90ms);
 	h.fw().faults.delay_cmd_eqe(op::NOP, 0);

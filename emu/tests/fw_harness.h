@@ -183,7 +183,7 @@ public:
 	void ring(uint32_t mask) { wr32(0x18, mask); }
 
 	// Polls the ownership bit (no sleeping).
-	bool wait(const Pending &p, std::chrono::milliseconds timeout = 5000ms)
+	bool wait(const Pending &p, std::chrono::milliseconds timeout = kPatience)
 	{
 		auto end = std::chrono::steady_clock::now() + timeout;
 		while (mem.byte(p.entry + kEntStatusOwn) & 1) {
@@ -339,7 +339,7 @@ public:
 		return owner == ((ci >> e.log_size) & 1);
 	}
 
-	bool wait_eqe(const EqBuf &e, uint32_t ci, std::chrono::milliseconds timeout = 5000ms)
+	bool wait_eqe(const EqBuf &e, uint32_t ci, std::chrono::milliseconds timeout = kPatience)
 	{
 		auto end = std::chrono::steady_clock::now() + timeout;
 		while (!eqe_ready(e, ci)) {
@@ -361,7 +361,7 @@ public:
 	}
 
 	// Waits for the firmware worker to run out of work.
-	bool idle(std::chrono::milliseconds timeout = 5000ms)
+	bool idle(std::chrono::milliseconds timeout = kPatience)
 	{
 		auto end = std::chrono::steady_clock::now() + timeout;
 		while (!fw().idle()) {

@@ -143,14 +143,14 @@ TEST(FwIseg, ResetKeepsAControlChannelHang)
 	h.ring(1);
 	EXPECT_FALSE(h.wait(p, 200ms)) << "a hung firmware completed a command";
 	h.fw().hang(false);
-	EXPECT_TRUE(h.wait(p, 2s));
+	EXPECT_TRUE(h.wait(p));
 }
 
 TEST(FwIseg, HeartbeatTicksAndFreezes)
 {
 	FwHarness h;
 	uint32_t c0 = h.rd32(0x1010);
-	auto end = std::chrono::steady_clock::now() + 2s;
+	auto end = std::chrono::steady_clock::now() + kPatience;
 	while (h.rd32(0x1010) == c0 && std::chrono::steady_clock::now() < end)
 		std::this_thread::yield();
 	EXPECT_NE(h.rd32(0x1010), c0) << "health_counter must advance";
@@ -160,7 +160,7 @@ TEST(FwIseg, HeartbeatTicksAndFreezes)
 	while (std::chrono::steady_clock::now() < until)
 		ASSERT_EQ(h.rd32(0x1010), frozen);
 	h.fw().hang(false);
-	end = std::chrono::steady_clock::now() + 2s;
+	end = std::chrono::steady_clock::now() + kPatience;
 	while (h.rd32(0x1010) == frozen && std::chrono::steady_clock::now() < end)
 		std::this_thread::yield();
 	EXPECT_NE(h.rd32(0x1010), frozen);

@@ -15,11 +15,13 @@
 
 #include "vfio_user/protocol.h"
 #include "vfio_user/server.h"
+#include "poll_for.h"
 #include "vfio_user_fixture.h"
 
 namespace mlx5emu::vfio_user {
 namespace {
 
+using mlx5emu::test::kPatience;
 using testing::FunctionHarness;
 using testing::is_error;
 using testing::Session;
@@ -80,7 +82,7 @@ struct ServerTest : ::testing::Test {
 	Client connect_next()
 	{
 		auto done = [&] { return server->connections_served() >= accepted && !server->client_connected(); };
-		auto end = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+		auto end = std::chrono::steady_clock::now() + kPatience;
 		while (!done() && std::chrono::steady_clock::now() < end)
 			std::this_thread::sleep_for(std::chrono::milliseconds(1));
 		EXPECT_TRUE(done()) << "the previous connection never ended";
@@ -120,7 +122,7 @@ TEST_F(ServerTest, SizeSmallerThanHeaderDropsTheConnection)
 	ASSERT_EQ(c.receive(r), Got::reply);
 	EXPECT_TRUE(is_error(r, EINVAL));
 	EXPECT_EQ(r.header.msg_id, 7);
-	EXPECT_TRUE(c.wait_closed());
+	EXPECT_TRUE(c.wait_closed(static_cast<int>(kPatience.count())));
 	Client next = connect_next();
 	EXPECT_TRUE(version_works(next));
 }
@@ -133,7 +135,7 @@ TEST_F(ServerTest, HugeSizeDropsTheConnection)
 	Message r;
 	ASSERT_EQ(c.receive(r), Got::reply);
 	EXPECT_TRUE(is_error(r, EINVAL));
-	EXPECT_TRUE(c.wait_closed());
+	EXPECT_TRUE(c.wait_closed(static_cast<int>(kPatience.count())));
 	Client next = connect_next();
 	EXPECT_TRUE(version_works(next));
 }
@@ -144,7 +146,7 @@ TEST_F(ServerTest, SecondConcurrentClientIsTurnedAway)
 	ASSERT_TRUE(version_works(first));
 	Client second = connect();
 	--accepted; // turned away, never served
-	EXPECT_TRUE(second.wait_closed());
+	EXPECT_TRUE(second.wait_closed(static_cast<int>(kPatience.count())));
 	EXPECT_TRUE(version_works(first)) << "the first client is undisturbed";
 	first.close();
 	// Once the first is gone a new client is served (after the reset).
@@ -157,7 +159,7 @@ TEST_F(ServerTest, StopEndsTheConnectionAndUnlinksTheSocket)
 	Client c = connect();
 	ASSERT_TRUE(version_works(c));
 	server->stop();
-	EXPECT_TRUE(c.wait_closed());
+	EXPECT_TRUE(c.wait_closed(static_cast<int>(kPatience.count())));
 	struct stat st;
 	EXPECT_NE(::lstat(path.c_str(), &st), 0);
 	EXPECT_GE(f.bar.resets(), 1);
