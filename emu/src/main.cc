@@ -5,6 +5,7 @@
 //   mlx5-emu --socket PATH [--socket PATH ...] [--ctl PATH] [--device-id 0x1017]
 //            [--msix N] [--pidfile F] [-v]
 //   mlx5-emu --hca N --socket-dir DIR ...      sockets DIR/hca0.sock .. hca{N-1}.sock
+//   mlx5-emu ... --function vf                 each HCA a VF as a VM sees one
 //   mlx5-emu ctl ...                           control-channel client
 //   mlx5-emu --ctl-commands-markdown           the control commands as a Markdown table
 #include <signal.h>
@@ -45,6 +46,7 @@ struct Options {
 	uint32_t msix = 64;
 	bool verbose = false;
 	std::vector<LinkType> links; // one for all HCAs, or one per HCA
+	std::vector<pci::FunctionRole> roles; // the same
 	Fabric::Sm sm = Fabric::Sm::Internal;
 	bool poll_doorbells = false;
 };
@@ -65,6 +67,11 @@ void usage(FILE *out)
 		     "  --msix N           MSI-X vectors per HCA (default 64, 1..512)\n"
 		     "  --link ib|eth[,..] link layer of every HCA's port, or of each HCA in turn\n"
 		     "                     (default ib)\n"
+		     "  --function pf|vf[,..]\n"
+		     "                     every HCA a physical function (default), or a virtual\n"
+		     "                     function as a VM sees one (the VF device ID of\n"
+		     "                     --device-id's generation, VF caps and config space;\n"
+		     "                     manager commands refused), or each HCA in turn\n"
 		     "  --sm internal|external\n"
 		     "                     who configures the ports: the emulator (default: ACTIVE,\n"
 		     "                     LID = index + 1) or a subnet manager in the guest\n"
@@ -103,6 +110,26 @@ bool parse_links(const char *s, std::vector<LinkType> *out)
 			out->push_back(LinkType::Ib);
 		else if (w == "eth")
 			out->push_back(LinkType::Eth);
+		else
+			return false;
+		if (comma == std::string::npos)
+			return true;
+		at = comma + 1;
+	}
+}
+
+bool parse_roles(const char *s, std::vector<pci::FunctionRole> *out)
+{
+	out->clear();
+	std::string all = s;
+	size_t at = 0;
+	while (true) {
+		size_t comma = all.find(',', at);
+		std::string w = all.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+		if (w == "pf")
+			out->push_back(pci::FunctionRole::Pf);
+		else if (w == "vf")
+			out->push_back(pci::FunctionRole::Vf);
 		else
 			return false;
 		if (comma == std::string::npos)
@@ -189,6 +216,11 @@ int parse(int argc, char **argv, Options &o)
 				std::fprintf(stderr, "mlx5-emu: --link takes ib or eth, or a comma list of them\n");
 				return 1;
 			}
+		} else if (a == "--function") {
+			if (!value(&v) || !parse_roles(v, &o.roles)) {
+				std::fprintf(stderr, "mlx5-emu: --function takes pf or vf, or a comma list of them\n");
+				return 1;
+			}
 		} else if (a == "--msix") {
 			if (!value(&v) || !parse_number(v, pci::kMaxMsixVectors, &n) || n == 0) {
 				std::fprintf(stderr, "mlx5-emu: --msix takes 1..%u\n", pci::kMaxMsixVectors);
@@ -219,7 +251,22 @@ int parse(int argc, char **argv, Options &o)
 			     o.sockets.size());
 		return 1;
 	}
+	if (o.roles.size() > 1 && o.roles.size() != o.sockets.size()) {
+		std::fprintf(stderr, "mlx5-emu: --function lists %zu roles for %zu HCAs\n", o.roles.size(),
+			     o.sockets.size());
+		return 1;
+	}
 	return 0;
+}
+
+// The PCI device ID of a function of `role` on an adapter of --device-id
+// `id`: a VF takes the VF ID of that generation (or `id` itself when it
+// is a VF ID already); 0 when there is none.
+uint16_t function_device_id(uint16_t id, pci::FunctionRole role)
+{
+	if (role == pci::FunctionRole::Pf || pci::is_vf_device_id(id))
+		return id;
+	return pci::vf_device_id(id);
 }
 
 // Deterministic per-index seed for node/port GUIDs (splitmix64).
@@ -279,16 +326,27 @@ int run(const Options &o)
 		HcaConfig cfg;
 		cfg.fabric = fabric;
 		cfg.index = i;
-		cfg.device_id = o.device_id;
 		cfg.guid_seed = guid_seed_for(i);
 		cfg.msix_vectors = o.msix;
 		cfg.poll_doorbells = o.poll_doorbells;
 		if (!o.links.empty())
 			cfg.link = o.links[o.links.size() == 1 ? 0 : i];
+		if (!o.roles.empty())
+			cfg.role = o.roles[o.roles.size() == 1 ? 0 : i];
+		cfg.device_id = function_device_id(o.device_id, cfg.role);
+		if (!cfg.device_id) {
+			log_info("hca%u: no VF device ID is known for device 0x%04x", i, o.device_id);
+			return 1;
+		}
 		pci::FunctionConfig pcfg;
 		pcfg.device_id = cfg.device_id;
 		pcfg.msix_vectors = cfg.msix_vectors;
 		pcfg.bar0_size = cfg.bar0_size;
+		pcfg.role = cfg.role;
+		// A VF is an Ethernet controller on an Ethernet port. The PF
+		// keeps its InfiniBand class on both link types.
+		if (cfg.is_vf() && cfg.link == LinkType::Eth)
+			pcfg.class_code = pci::kClassEthernet;
 		if (const char *bad = pci::check_function_config(pcfg); *bad) {
 			log_info("hca%u: %s", i, bad);
 			return 1;
@@ -332,8 +390,9 @@ int run(const Options &o)
 				ctl->stop();
 			return 1;
 		}
-		log_info("listening on %s (hca%u, %04x:%04x, %u MSI-X vectors)", f->server.socket_path().c_str(),
-			 f->hca.config().index, pci::kMellanoxVendorId, o.device_id, o.msix);
+		log_info("listening on %s (hca%u, %04x:%04x%s, %u MSI-X vectors)", f->server.socket_path().c_str(),
+			 f->hca.config().index, pci::kMellanoxVendorId, f->hca.config().device_id,
+			 f->hca.config().is_vf() ? " VF" : "", o.msix);
 	}
 
 	if (!o.pidfile.empty()) {

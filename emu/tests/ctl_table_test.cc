@@ -122,5 +122,20 @@ TEST(CtlTable, MalformedCommandsAnswerAsBefore)
 	EXPECT_EQ(list.rfind("hcas 2\nhca 0 device 0x", 0), 0u) << list;
 }
 
+// list names each HCA's function: a PF, or a VF with its vhca_id.
+TEST(CtlTable, ListShowsTheFunction)
+{
+	HcaConfig pf_cfg, vf_cfg;
+	vf_cfg.index = 1;
+	vf_cfg.device_id = 0x1018;
+	vf_cfg.role = pci::FunctionRole::Vf;
+	FwHarness pf(pf_cfg), vf(vf_cfg);
+	std::vector<Hca *> hcas{pf.hca.get(), vf.hca.get()};
+	std::string list = execute_control_command(hcas, "list");
+	EXPECT_NE(list.find("\nhca 0 device 0x1017 function pf vhca_id 0 node_guid 0x"), std::string::npos) << list;
+	EXPECT_NE(list.find("\nhca 1 device 0x1018 function vf vhca_id 1 node_guid 0x"), std::string::npos) << list;
+	EXPECT_NE(list.find(" lid 2\n"), std::string::npos) << "the line still ends in the LID: " << list;
+}
+
 } // namespace
 } // namespace mlx5emu::test

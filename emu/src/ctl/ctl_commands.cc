@@ -134,10 +134,11 @@ std::string cmd_list(const Call &c)
 	std::vector<std::string> lines;
 	for (size_t i = 0; i < c.hcas.size(); ++i) {
 		const HcaConfig &cfg = c.hcas[i]->config();
-		char b[128];
-		std::snprintf(b, sizeof b, "hca %zu device 0x%04x node_guid 0x%016llx lid %u", i, cfg.device_id,
-			      static_cast<unsigned long long>(c.hcas[i]->impl().port().node_guid),
-			      c.hcas[i]->impl().port().lid);
+		const Firmware &fw = c.hcas[i]->impl();
+		char b[160];
+		std::snprintf(b, sizeof b, "hca %zu device 0x%04x function %s vhca_id %u node_guid 0x%016llx lid %u", i,
+			      cfg.device_id, cfg.is_vf() ? "vf" : "pf", fw.caps.gen(prm::cmd_hca_cap::vhca_id),
+			      static_cast<unsigned long long>(fw.port().node_guid), fw.port().lid);
 		lines.push_back(b);
 	}
 	return block("hcas " + std::to_string(c.hcas.size()), lines);
@@ -405,7 +406,7 @@ const CtlSpec kCommands[] = {
 	{Scope::Top, "help", nullptr, 0, 0, "help", "this text", "these commands, their arguments and effects",
 	 cmd_help},
 	{Scope::Top, "list", nullptr, 0, 0, "list", "HCAs served by this process",
-	 "the HCAs served by this process: device id, node GUID, LID", cmd_list},
+	 "the HCAs served by this process: device id, function (`pf`, `vf`), vhca_id, node GUID, LID", cmd_list},
 	{Scope::Hca, "stats", nullptr, 0, 0, "hca N stats", "counters, per-opcode totals, EQs, faults",
 	 "counters, per-opcode command totals, EQs, fault injections, the process's RSS", hca_stats},
 	{Scope::Hca, "trace", nullptr, 0, 1, "hca N trace [LAST]",

@@ -272,6 +272,18 @@ void Caps::build(const HcaConfig &cfg)
 
 	if (cfg.link == LinkType::Eth)
 		ethernet_caps(g, max_, cfg.caps_roce);
+
+	// A VF: its vhca_id is its vport number (VF n, 1-based, is n; the PF
+	// is 0 — the numbers are the emulator's choice, firmware picks them).
+	// No manager role: not the vport group manager or the e-switch manager,
+	// and no NIC_VPORT_CHANGE events (the manager's), so the driver builds
+	// no e-switch, MPFS or SR-IOV state on it.
+	if (cfg.is_vf()) {
+		put(g, gc::vhca_id, cfg.vf_index + 1u);
+		put(g, gc::vport_group_manager, 0);
+		put(g, gc::eswitch_manager, 0);
+		put(g, gc::nic_vport_change_event, 0);
+	}
 	max_[prm::cap_type::GENERAL] = g;
 
 	if (cfg.caps_atomic) {

@@ -30,10 +30,8 @@ enum Reason : uint32_t {
 // Our own vport's NIC receive tables only (no eswitch, no transmit tables).
 bool own_nic_rx(CmdCtx &c)
 {
-	if (c.get(ft_in::other_vport) || c.get(ft_in::vport_number)) {
-		c.fail(status::BAD_PARAM, kVport);
+	if (!own_vport(c, kVport))
 		return false;
-	}
 	if (c.get(ft_in::table_type) != flow_table_type::NIC_RX) {
 		c.fail(status::BAD_PARAM, kTableType);
 		return false;

@@ -27,16 +27,8 @@ enum Reason : uint32_t {
 	kUnsupported = 4,
 	kMtu = 5,
 	kState = 6,
+	kHostOwned = 7,
 };
-
-bool own_vport(CmdCtx &c)
-{
-	if (c.get(vport_in::other_vport) || c.get(vport_in::vport_number)) {
-		c.fail(status::BAD_PARAM, kVport);
-		return false;
-	}
-	return true;
-}
 
 void put_mac(uint8_t *entry, const MacAddr &m)
 {
@@ -54,7 +46,7 @@ MacAddr get_mac(const uint8_t *entry)
 
 void query_nic_vport_context(CmdCtx &c)
 {
-	if (!own_vport(c))
+	if (!own_vport(c, kVport))
 		return;
 	Firmware &fw = c.fw;
 	const PortAttrs &p = fw.port();
@@ -127,7 +119,7 @@ bool read_list(CmdCtx &c, const uint8_t *ctx, EthPort &e)
 
 void modify_nic_vport_context(CmdCtx &c)
 {
-	if (!own_vport(c))
+	if (!own_vport(c, kVport))
 		return;
 	uint32_t sel = c.get(nv::modify_field_select);
 	constexpr uint32_t kKnown = nv::SEL_ROCE_EN | nv::SEL_ADDRESSES_LIST | nv::SEL_PERMANENT_ADDRESS |
@@ -135,6 +127,12 @@ void modify_nic_vport_context(CmdCtx &c)
 				    nv::SEL_DISABLE_MC_LOCAL_LB | nv::SEL_DISABLE_UC_LOCAL_LB;
 	if (sel & ~kKnown || (!c.fw.is_eth() && sel & ~nv::SEL_DISABLE_MC_LOCAL_LB))
 		return c.fail(status::BAD_PARAM, kUnsupported); // GUIDs, affiliation; IB: all but mc loopback
+	if (sel & nv::SEL_PERMANENT_ADDRESS && c.fw.cfg.is_vf()) {
+		// A VF's MAC is its manager's to set (MODIFY_NIC_VPORT_CONTEXT
+		// other_vport from the PF, or the host side): the VF reads it.
+		++c.fw.refusals.vf_refused;
+		return c.fail(status::BAD_PARAM, kHostOwned);
+	}
 	const uint8_t *ctx = c.in + nv::kModifyAt;
 	if (sel & nv::SEL_DISABLE_MC_LOCAL_LB) {
 		auto lk = c.fw.dp().lock();
@@ -178,7 +176,7 @@ void modify_nic_vport_context(CmdCtx &c)
 
 void modify_vport_state(CmdCtx &c)
 {
-	if (!own_vport(c))
+	if (!own_vport(c, kVport))
 		return;
 	uint32_t admin = c.get(vport_state::modify_admin_state);
 	if (admin > vport_state::FOLLOW)
@@ -196,7 +194,7 @@ void put_counter(CmdCtx &c, unsigned at, uint64_t packets, uint64_t octets)
 
 void query_vport_counter(CmdCtx &c)
 {
-	if (!own_vport(c))
+	if (!own_vport(c, kVport))
 		return;
 	namespace vc = vport_counter;
 	auto lk = c.fw.dp().lock();
@@ -215,7 +213,9 @@ constexpr CmdSpec kCommands[] = {
 	{op::QUERY_NIC_VPORT_CONTEXT, query_nic_vport_context, 16, nic_vport_context::kOutSize, Need::Initialized},
 	{op::MODIFY_NIC_VPORT_CONTEXT, modify_nic_vport_context, nv::kModifyMinLen, hdr_out::kMinLen,
 	 Need::Initialized},
-	{nic_op::MODIFY_VPORT_STATE, modify_vport_state, 16, hdr_out::kMinLen, Need::EthInitialized},
+	// The vport's admin state is its manager's to set (the e-switch, or
+	// the host side of a VF), never a VF's own.
+	{nic_op::MODIFY_VPORT_STATE, modify_vport_state, 16, hdr_out::kMinLen, Need::EthInitialized, Who::Manager},
 	{nic_op::QUERY_VPORT_COUNTER, query_vport_counter, 32, vport_counter::kOutSize, Need::EthInitialized},
 };
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-// ACCESS_REG: the registers the emulated device implements.
+// ACCESS_REG: the registers the emulated device implements, and what a VF
+// may write of them.
 #include <algorithm>
 #include <cstring>
 #include <mutex>
@@ -8,6 +9,7 @@
 #include "fw/cmd_registry.h"
 #include "fw/firmware.h"
 #include "fw/port_regs.h"
+#include "prm/eth.h"
 #include "prm/prm.h"
 #include "util/log.h"
 
@@ -18,6 +20,48 @@ namespace {
 using namespace prm;
 
 constexpr uint32_t kHostEndiannessLen = 16;
+
+// A VF's ACCESS_REG writes, by register. Reads are every function's (a VF
+// sees the physical port). The physical port belongs to the PF: a VF may
+// not shape it, and a register not listed is refused on a VF.
+enum class VfWrite : uint8_t {
+	Allow,  // as on a PF
+	Ignore, // accepted, no effect: answered as a read
+	Refuse, // BAD_PARAM
+};
+
+struct VfRegRule {
+	uint16_t id;
+	VfWrite write;
+};
+
+constexpr VfRegRule kVfRegisterWrites[] = {
+	// mlx5_core's open writes PAOS (port up) on a VF too, unguarded,
+	// while it guards the other writes a VF may not make with
+	// mlx5_core_is_pf() (HOST_ENDIANNESS, MRTC): a ConnectX VF takes the
+	// write, and it leaves the physical port as it is.
+	{reg_eth::PAOS, VfWrite::Ignore},
+	// mlx5e's MTU change writes PMTU on a VF and fails on an error: the
+	// VF's own MTU (this function's, the NIC vport MTU bounds it).
+	{reg_eth::PMTU, VfWrite::Allow},
+	// InfiniBand: the function's capability mask and node description
+	// (ib_virt and the HCA vport context take the mask over later).
+	{reg::PCAP, VfWrite::Allow},
+	{reg::NODE_DESC, VfWrite::Allow},
+	// Port shaping and the PF's own settings.
+	{reg_eth::PTYS, VfWrite::Refuse},
+	{reg_eth::PFCC, VfWrite::Refuse},
+	{reg_eth::PPCNT, VfWrite::Refuse},
+	{reg::HOST_ENDIANNESS, VfWrite::Refuse},
+};
+
+VfWrite vf_write(uint16_t id)
+{
+	for (const VfRegRule &r : kVfRegisterWrites)
+		if (r.id == id)
+			return r.write;
+	return VfWrite::Refuse;
+}
 
 // Once per register and function: what the driver asked for.
 void log_unknown_register(const CmdCtx &c, uint16_t id)
@@ -36,6 +80,18 @@ void access_reg(CmdCtx &c)
 	uint16_t id = static_cast<uint16_t>(c.get(ar::register_id));
 	if (c.op_mod != ar::WRITE && c.op_mod != ar::READ)
 		return c.fail(status::BAD_PARAM, 1);
+	if (c.op_mod == ar::WRITE && c.fw.cfg.is_vf()) {
+		switch (vf_write(id)) {
+		case VfWrite::Allow:
+			break;
+		case VfWrite::Ignore:
+			c.op_mod = ar::READ;
+			break;
+		case VfWrite::Refuse:
+			++c.fw.refusals.vf_refused;
+			return c.fail(status::BAD_PARAM, 0x11);
+		}
+	}
 
 	switch (id) {
 	case reg::HOST_ENDIANNESS: {

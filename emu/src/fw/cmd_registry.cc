@@ -27,6 +27,7 @@ enum : uint32_t {
 	kReasonNotEth = 0xff05,
 	kReasonUid = 0xff06,
 	kReasonException = 0xff07,
+	kReasonManager = 0xff08,
 };
 
 const std::map<uint16_t, CmdSpec> &table()
@@ -90,6 +91,15 @@ bool state_ok(Need need, FnState st)
 
 } // namespace
 
+bool own_vport(CmdCtx &c, uint32_t reason)
+{
+	if (c.get(prm::vport_in::other_vport) || c.get(prm::vport_in::vport_number)) {
+		c.fail(prm::status::BAD_PARAM, reason);
+		return false;
+	}
+	return true;
+}
+
 const CmdSpec *find_command(uint16_t opcode)
 {
 	auto it = table().find(opcode);
@@ -102,6 +112,12 @@ void dispatch_command(CmdCtx &ctx)
 	if (!spec) {
 		ctx.fail(prm::status::BAD_OP, kReasonUnknownOpcode);
 		log_unknown_opcode(ctx);
+		return;
+	}
+	if (spec->who == Who::Manager && ctx.fw.cfg.is_vf()) {
+		// Not advertised to a VF: it is no manager (caps.cc).
+		++ctx.fw.refusals.vf_refused;
+		ctx.fail(prm::status::BAD_OP, kReasonManager);
 		return;
 	}
 	if (spec->need == Need::EthInitialized && !ctx.fw.is_eth()) {

@@ -47,13 +47,28 @@ struct CmdCtx {
 	bool ok() const { return status == 0; }
 };
 
+// Which functions may issue a command. The one place that says what a VF
+// may not: a Manager command from a VF fails BAD_OP, as a command its caps
+// do not advertise does (no vport_group_manager / eswitch_manager). A
+// command with no row at all is BAD_OP on every function.
+enum class Who : uint8_t {
+	Any,     // every function, PF or VF
+	Manager, // the vport group / e-switch manager (a PF), never a VF
+};
+
 struct CmdSpec {
 	uint16_t opcode;
 	void (*handler)(CmdCtx &);
 	uint32_t min_inlen;  // shorter input -> BAD_INPUT_LEN
 	uint32_t min_outlen; // shorter output -> BAD_OUTPUT_LEN
 	Need need;
+	Who who = Who::Any;
 };
+
+// The vport commands' common check: only the function's own vport
+// (other_vport 0, vport_number 0; dword 2 of every vport command's input).
+// False, with the command failed BAD_PARAM and `reason`, otherwise.
+bool own_vport(CmdCtx &c, uint32_t reason);
 
 // Per-group tables (cmd_*.cc).
 std::span<const CmdSpec> hca_commands();

@@ -14,12 +14,10 @@ namespace {
 using namespace prm;
 
 // Only our own vport of our only port can be queried.
-bool own_vport(CmdCtx &c, bool has_port)
+bool own_vport_port(CmdCtx &c, bool has_port)
 {
-	if (c.get(vport_in::other_vport) || c.get(vport_in::vport_number)) {
-		c.fail(status::BAD_PARAM, 1);
+	if (!own_vport(c, 1))
 		return false;
-	}
 	if (has_port && c.get(vport_in::port_num) > 1) {
 		c.fail(status::BAD_PARAM, 2);
 		return false;
@@ -48,7 +46,7 @@ bool table_entries(CmdCtx &c, unsigned len, uint32_t index, unsigned at, unsigne
 
 void query_vport_state(CmdCtx &c)
 {
-	if (!own_vport(c, false))
+	if (!own_vport_port(c, false))
 		return;
 	if (c.fw.is_eth()) {
 		// The vport follows the Ethernet port (PAOS).
@@ -65,7 +63,7 @@ void query_vport_state(CmdCtx &c)
 void query_hca_vport_context(CmdCtx &c)
 {
 	namespace hv = hca_vport_context;
-	if (!own_vport(c, true))
+	if (!own_vport_port(c, true))
 		return;
 	const PortAttrs &p = c.fw.port();
 	uint8_t *ctx = c.out + hv::kAt;
@@ -87,7 +85,7 @@ void query_hca_vport_context(CmdCtx &c)
 void query_hca_vport_gid(CmdCtx &c)
 {
 	namespace qg = query_hca_vport_gid;
-	if (!own_vport(c, true))
+	if (!own_vport_port(c, true))
 		return;
 	unsigned first, count;
 	if (!table_entries(c, c.fw.caps.gid_table_len(), c.get(qg::gid_index), qg::kGids, 16, &first, &count))
@@ -108,7 +106,7 @@ void query_hca_vport_gid(CmdCtx &c)
 void query_hca_vport_pkey(CmdCtx &c)
 {
 	namespace qp = query_hca_vport_pkey;
-	if (!own_vport(c, true))
+	if (!own_vport_port(c, true))
 		return;
 	unsigned first, count;
 	if (!table_entries(c, c.fw.caps.pkey_table_len(), c.get(qp::pkey_index), qp::kPkeys, 4, &first, &count))

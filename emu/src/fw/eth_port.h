@@ -24,7 +24,7 @@ struct EthPort {
 	std::vector<MacAddr> uc_list, mc_list;
 	std::vector<uint16_t> vlan_list;
 	// Port registers.
-	bool admin_up = false;         // PAOS admin status (the port starts down)
+	bool admin_up = false;         // PAOS admin status (a PF's port starts down; a VF's is up, see below)
 	bool vport_admin_up = true;    // MODIFY_VPORT_STATE admin state
 	bool cable_up = true;          // the control channel's `port down` pulls the cable
 	uint16_t admin_mtu = 1500 + 26; // PMTU: the hardware MTU (L2 header, VLAN tag and FCS included)

@@ -109,6 +109,9 @@ Firmware::Firmware(const HcaConfig &c, GuestMemory &m, InterruptSink &i)
 	dc.eth = is_eth();
 	dp_ = std::make_unique<DataPath>(dc, mem, *fabric_, *events_);
 	dp_->set_faults(&faults);
+	eth.admin_up = initial_port_admin_up();
+	if (is_eth() && eth.admin_up)
+		eth_port_changed(false); // the data path learns the link; no event while disabled
 	if (cfg.memic_size) {
 		memic = std::make_unique<DeviceMemory>(cfg.bar0_size - cfg.memic_size, cfg.memic_size);
 		dp_->res().mkeys.set_device_memory(memic.get());
@@ -249,6 +252,7 @@ void Firmware::function_reset(const char *why)
 		eth = EthPort{};
 		eth.perm_mac = mac;
 		eth.cable_up = cable;
+		eth.admin_up = initial_port_admin_up();
 		if (is_eth())
 			eth_port_changed(was_up);
 	}

@@ -136,6 +136,11 @@ public:
 	// path and, when the operational state changed, posts a port change
 	// event.
 	void eth_port_changed(bool was_up);
+	// PAOS admin status at power-on and after a function reset: a PF's
+	// port starts down until its driver opens it; a VF's physical port is
+	// its PF's, which the host side keeps up (a VF's PAOS write changes
+	// nothing, cmd_reg.cc).
+	bool initial_port_admin_up() const { return cfg.is_vf(); }
 	// The control channel's link flap: the cable is pulled (or plugged
 	// back); false on an InfiniBand port.
 	bool set_eth_cable(bool up);

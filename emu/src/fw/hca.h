@@ -10,6 +10,7 @@
 #include "dma/guest_memory.h"
 #include "irq/interrupt_sink.h"
 #include "pci/bar_handler.h"
+#include "pci/connectx_config.h"
 
 namespace mlx5emu {
 
@@ -21,6 +22,13 @@ enum class LinkType : uint8_t { Ib, Eth };
 struct HcaConfig {
 	unsigned index = 0;          // HCA number in this process (0, 1, ...)
 	uint16_t device_id = 0x1017; // PCI device id (ConnectX-5)
+	// A PF (the default), or a VF as a VM sees one (`--function vf`):
+	// VF caps (no manager bits, vhca_id), manager-only commands and
+	// port-shaping register writes refused (cmd_registry.h `Who`,
+	// cmd_reg.cc). vf_index: which VF of its adapter (0-based; its vport
+	// and vhca_id are vf_index + 1).
+	pci::FunctionRole role = pci::FunctionRole::Pf;
+	uint16_t vf_index = 0;
 	uint64_t guid_seed = 0;      // per-device seed for node/port GUIDs
 	uint16_t fw_major = 16, fw_minor = 35, fw_subminor = 4030;
 	uint32_t msix_vectors = 64;
@@ -58,6 +66,8 @@ struct HcaConfig {
 	// The fabric linking this HCA's port to the others of the process;
 	// null: a private fabric (loopback only).
 	std::shared_ptr<Fabric> fabric;
+
+	bool is_vf() const { return role == pci::FunctionRole::Vf; }
 };
 
 // BAR0 layout (all big-endian registers):

@@ -68,6 +68,7 @@ std::vector<std::string> RefusalCounters::lines() const
 		{"refused_parent_busy", &parent_busy},	{"refused_klm_list", &klm_list},
 		{"refused_mkey_budget", &mkey_budget},	{"refused_mkey_table", &mkey_table},
 		{"refused_privileged_qp", &privileged_qp}, {"command_exceptions", &command_exceptions},
+		{"refused_vf", &vf_refused},
 	};
 	std::vector<std::string> v;
 	for (const auto &[name, n] : all)

@@ -86,6 +86,7 @@ struct RefusalCounters {
 	std::atomic<uint64_t> mkey_table{0};    // CREATE_MKEY: every key index (log_max_mkey) in use
 	std::atomic<uint64_t> privileged_qp{0}; // CREATE_QP of QP0, QP1 or the UMR QP by a user uid
 	std::atomic<uint64_t> command_exceptions{0}; // a handler threw: INTERNAL_ERR (cmd_registry.cc)
+	std::atomic<uint64_t> vf_refused{0};    // a VF's manager command or port-register write
 
 	std::vector<std::string> lines() const;
 };

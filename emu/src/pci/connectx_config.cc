@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "pci/connectx_config.h"
 
+#include <utility>
+
 namespace mlx5emu::pci {
 
 namespace {
@@ -14,6 +16,23 @@ constexpr uint16_t kVscAt = 0xa0;
 // it at probe; only crdump and SW reset use the gateway, which this model
 // keeps as plain registers (semaphore free, reads of the space return 0).
 constexpr uint8_t kVscLength = 0x18;
+
+// PF device ID -> the device ID of its VFs (the IDs mlx5_core's PCI table
+// marks as VFs). From ConnectX-6 Dx on, every generation's VFs share the
+// "ConnectX Family mlx5Gen Virtual Function" ID.
+constexpr std::pair<uint16_t, uint16_t> kVfDeviceIds[] = {
+	{0x1011, 0x1012}, // Connect-IB
+	{0x1013, 0x1014}, // ConnectX-4
+	{0x1015, 0x1016}, // ConnectX-4 Lx
+	{0x1017, 0x1018}, // ConnectX-5
+	{0x1019, 0x101a}, // ConnectX-5 Ex
+	{0x101b, 0x101c}, // ConnectX-6
+	{0x101d, 0x101e}, // ConnectX-6 Dx
+	{0x101f, 0x101e}, // ConnectX-6 Lx
+	{0x1021, 0x101e}, // ConnectX-7
+	{0x1023, 0x101e}, // ConnectX-8
+	{0xa2d2, 0xa2d3}, // BlueField (integrated ConnectX-5)
+};
 
 // A 64-bit memory BAR of `size` at BARn/BARn+1: type bits, address mask.
 void add_bar64(ConfigSpace &cs, unsigned n, uint64_t size, bool prefetchable)
@@ -36,8 +55,8 @@ void add_header(ConfigSpace &cs, const FunctionConfig &cfg)
 	cs.set16(kStatus, kStatusCapList);
 	cs.set_w1c16(kStatus, kStatusErrorBits);
 	cs.set8(kRevisionId, 0);
-	cs.set8(kClassProgIf, uint8_t(kClassInfiniband));
-	cs.set16(kClassProgIf + 1, uint16_t(kClassInfiniband >> 8));
+	cs.set8(kClassProgIf, uint8_t(cfg.class_code));
+	cs.set16(kClassProgIf + 1, uint16_t(cfg.class_code >> 8));
 	cs.set8(kCacheLineSize, 0);
 	cs.set_writable16(kCacheLineSize, 0x00ff); // latency timer: 0, read-only on PCIe
 	cs.set8(kHeaderType, 0);
@@ -46,7 +65,8 @@ void add_header(ConfigSpace &cs, const FunctionConfig &cfg)
 	cs.set16(kSubsystemVendorId, kMellanoxVendorId);
 	cs.set16(kSubsystemId, kSubsystemDeviceId);
 	cs.set32(kRomBar, 0); // no expansion ROM
-	cs.set8(kCapabilityPointer, kPmAt);
+	// A VF has no PM capability (a ConnectX VF's list starts at MSI-X).
+	cs.set8(kCapabilityPointer, cfg.role == FunctionRole::Vf ? kMsixAt : kPmAt);
 	cs.set8(kInterruptLine, 0);
 	cs.set_writable16(kInterruptLine, 0x00ff); // line is scratch; pin 0 = no INTx
 	cs.set8(kInterruptPin, 0);
@@ -71,7 +91,7 @@ void add_msix(ConfigSpace &cs, uint16_t at, uint8_t next, uint32_t vectors)
 	cs.set32(at + kMsixPba, kMsixPbaOffset | kMsixBar);
 }
 
-void add_express(ConfigSpace &cs, uint16_t at, uint8_t next)
+void add_express(ConfigSpace &cs, uint16_t at, uint8_t next, FunctionRole role)
 {
 	cs.set8(at, kCapExp);
 	cs.set8(at + 1, next);
@@ -87,16 +107,23 @@ void add_express(ConfigSpace &cs, uint16_t at, uint8_t next)
 	cs.set_writable16(at + kExpDevCtl, 0x79ff);
 	cs.set_w1c16(at + kExpDevSta, 0x000f);
 
-	// LinkCap: 8 GT/s, x8, ASPM optionality compliance, port 0.
+	// LinkCap: 8 GT/s, x8, ASPM optionality compliance, port 0. A VF
+	// reports its PF's.
 	cs.set32(at + kExpLinkCap, 3u | 8u << 4 | 1u << 22);
-	cs.set_writable16(at + kExpLinkCtl, 0x00cb); // ASPM control, RCB, common clock, ext synch
-	// LinkSta: trained at 8 GT/s x8, slot clock.
-	cs.set16(at + kExpLinkSta, 3u | 8u << 4 | 1u << 12);
 
 	// DevCap2: completion timeout ranges A-D and disable supported.
 	cs.set32(at + kExpDevCap2, 0x1f);
 	// DevCtl2: completion timeout value/disable, AtomicOp requester enable.
 	cs.set_writable16(at + kExpDevCtl2, 0x005f);
+
+	// A VF's link control is reserved, and its link status, LinkCap2
+	// and LinkCtl2 read 0 (lspci of a ConnectX VF: "LnkSta: Speed
+	// unknown, Width x0"): the link is the PF's.
+	if (role == FunctionRole::Vf)
+		return;
+	cs.set_writable16(at + kExpLinkCtl, 0x00cb); // ASPM control, RCB, common clock, ext synch
+	// LinkSta: trained at 8 GT/s x8, slot clock.
+	cs.set16(at + kExpLinkSta, 3u | 8u << 4 | 1u << 12);
 	// LinkCap2: supported speeds 2.5, 5 and 8 GT/s.
 	cs.set32(at + kExpLinkCap2, 0x0e);
 	// LinkCtl2: target link speed 8 GT/s.
@@ -115,12 +142,30 @@ void add_vendor_specific(ConfigSpace &cs, uint16_t at, uint8_t next)
 
 } // namespace
 
+uint16_t vf_device_id(uint16_t pf)
+{
+	for (const auto &[p, v] : kVfDeviceIds)
+		if (p == pf)
+			return v;
+	return 0;
+}
+
+bool is_vf_device_id(uint16_t id)
+{
+	for (const auto &[p, v] : kVfDeviceIds)
+		if (v == id)
+			return true;
+	return false;
+}
+
 const char *check_function_config(const FunctionConfig &cfg)
 {
 	if (cfg.msix_vectors < 1 || cfg.msix_vectors > kMaxMsixVectors)
 		return "MSI-X vector count must be 1..512";
 	if (cfg.bar0_size < 4096 || (cfg.bar0_size & (cfg.bar0_size - 1)))
 		return "BAR0 size must be a power of 2 of at least 4 KiB";
+	if (cfg.role == FunctionRole::Vf && !is_vf_device_id(cfg.device_id))
+		return "a VF needs a VF device ID";
 	return "";
 }
 
@@ -128,9 +173,16 @@ ConfigLayout build_connectx_config(ConfigSpace &cs, const FunctionConfig &cfg)
 {
 	cs = ConfigSpace{};
 	add_header(cs, cfg);
-	add_pm(cs, kPmAt, kMsixAt);
 	add_msix(cs, kMsixAt, kExpAt, cfg.msix_vectors);
-	add_express(cs, kExpAt, kVscAt);
+	if (cfg.role == FunctionRole::Vf) {
+		// No vendor-specific capability: mlx5_core uses the VSC gateway
+		// on a PF only. No SR-IOV capability: a VF has none.
+		add_express(cs, kExpAt, 0, cfg.role);
+		cs.save_defaults();
+		return ConfigLayout{0, kMsixAt, kExpAt};
+	}
+	add_pm(cs, kPmAt, kMsixAt);
+	add_express(cs, kExpAt, kVscAt, cfg.role);
 	add_vendor_specific(cs, kVscAt, 0);
 	// 0x100: no extended capabilities (header 0).
 	cs.save_defaults();

@@ -548,6 +548,7 @@ constexpr Field pcie_reset_using_hotreset_method{0x19, 10, 10};
 constexpr Field pci_sync_for_fw_update_with_driver_unload{0x19, 9, 9};
 constexpr Field log_max_xrcd{0x19, 4, 0};
 constexpr Field roce_rw_supported{0x1d, 30, 30};
+constexpr Field nic_vport_change_event{0x1f, 31, 31};
 constexpr Field disable_local_lb_mc{0x1f, 29, 29};
 constexpr Field vhca_state{0x1f, 21, 21};
 constexpr Field log_max_current_uc_list{0x1f, 4, 0};

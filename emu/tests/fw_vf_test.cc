@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+// The firmware of a VF (`--function vf`): its caps (no manager bits, its
+// vport as vhca_id), refusals of other functions and vports, of manager-only
+// commands and of port-shaping register writes, each answered at once with
+// its status; and the PF, which keeps what it had.
+#include "fw_harness.h"
+
+#include "fw/cmd_registry.h"
+#include "prm/eth.h"
+
+namespace mlx5emu::test {
+namespace {
+
+using namespace prm;
+namespace gc = cmd_hca_cap;
+namespace ar = access_register_in;
+
+HcaConfig vf_config(LinkType link = LinkType::Eth, uint16_t vf_index = 0)
+{
+	HcaConfig c;
+	c.role = pci::FunctionRole::Vf;
+	c.vf_index = vf_index;
+	c.device_id = 0x1018;
+	c.link = link;
+	return c;
+}
+
+HcaConfig pf_config(LinkType link = LinkType::Eth)
+{
+	HcaConfig c;
+	c.link = link;
+	return c;
+}
+
+// The general caps, MAXIMUM (op_mod 0) or CURRENT (op_mod 1).
+std::vector<uint8_t> general_caps(FwHarness &h, bool current)
+{
+	auto out = h.ok(Msg(op::QUERY_HCA_CAP, current ? 1 : 0, 16), query_hca_cap_in::kOutSize);
+	return std::vector<uint8_t>(out.begin() + query_hca_cap_in::kCapability, out.end());
+}
+
+// A command that must fail with `status` and the syndrome's reason.
+void refused(FwHarness &h, const Msg &m, uint32_t outlen, uint8_t status, uint32_t reason)
+{
+	auto r = h.exec(m, outlen);
+	ASSERT_TRUE(r.done) << "a refused command completes";
+	EXPECT_EQ(r.status, status) << "opcode 0x" << std::hex << bits::load_be16(m.b.data());
+	EXPECT_EQ(r.syndrome, uint32_t(bits::load_be16(m.b.data())) << 16 | reason)
+		<< "opcode 0x" << std::hex << bits::load_be16(m.b.data());
+}
+
+// ACCESS_REG of `id` with `size` bytes of register data.
+Msg reg_msg(uint16_t id, bool write, unsigned size, std::vector<std::pair<bits::Field, uint32_t>> set)
+{
+	Msg m(op::ACCESS_REG, write ? ar::WRITE : ar::READ, ar::kData + size);
+	m.set(ar::register_id, id);
+	for (auto &[f, v] : set)
+		m.set(f.at(ar::kData), v);
+	return m;
+}
+
+TEST(FwVf, CapsHaveNoManagerBitsAndTheVportAsVhcaId)
+{
+	for (uint16_t index : {0, 2}) {
+		FwHarness h(vf_config(LinkType::Eth, index));
+		h.enable();
+		for (bool current : {false, true}) {
+			auto g = general_caps(h, current);
+			EXPECT_EQ(field(g, gc::vhca_id), index + 1u) << "VF n (1-based) is vhca_id n";
+			EXPECT_EQ(field(g, gc::vport_group_manager), 0u);
+			EXPECT_EQ(field(g, gc::eswitch_manager), 0u);
+			EXPECT_EQ(field(g, gc::nic_vport_change_event), 0u);
+			EXPECT_EQ(field(g, gc::port_type), gc::PORT_TYPE_ETH) << "the rest of the profile stays";
+		}
+	}
+	FwHarness pf(pf_config());
+	pf.enable();
+	EXPECT_EQ(field(general_caps(pf, false), gc::vhca_id), 0u) << "the PF is vhca 0";
+}
+
+// Function 0 is the VF itself: its pages are asked and given for 0, so the
+// driver counts them as its own.
+TEST(FwVf, PagesAreTheFunctionsOwn)
+{
+	FwHarness h(vf_config());
+	h.enable();
+	auto out = h.ok(Msg(op::QUERY_PAGES, query_pages_opmod::BOOT, 16), 16);
+	EXPECT_EQ(field(out, query_pages_out::function_id), 0u);
+	EXPECT_GT(field(out, query_pages_out::num_pages), 0u);
+	h.bring_up();
+}
+
+// No other function or vport: ENABLE/DISABLE_HCA, QUERY_HCA_CAP and the page
+// commands for another function_id, and every vport command for another
+// vport, fail BAD_PARAM at once.
+TEST(FwVf, OtherFunctionsAndVportsAreRefused)
+{
+	FwHarness h(vf_config());
+	h.bring_up();
+	refused(h, Msg(op::ENABLE_HCA, 0, 16).set(enable_hca_in::function_id, 1), 16, status::BAD_PARAM, 1);
+	refused(h, Msg(op::DISABLE_HCA, 0, 16).set(enable_hca_in::function_id, 1), 16, status::BAD_PARAM, 1);
+	refused(h, Msg(op::QUERY_HCA_CAP, 0, 16).set(query_hca_cap_in::other_function, 1).set(query_hca_cap_in::function_id, 1),
+		query_hca_cap_in::kOutSize, status::BAD_PARAM, 1);
+	refused(h, Msg(op::QUERY_PAGES, 1, 16).set(query_pages_in::function_id, 1), 16, status::BAD_PARAM, 1);
+	refused(h, Msg(op::MANAGE_PAGES, 1, 16).set(manage_pages_in::function_id, 1), 16, status::BAD_PARAM, 1);
+	Msg other_nic(op::MODIFY_NIC_VPORT_CONTEXT, 0, nic_vport::kModifyMinLen);
+	other_nic.set(vport_in::other_vport, 1).set(vport_in::vport_number, 1);
+	other_nic.set(nic_vport::modify_field_select, nic_vport::SEL_PERMANENT_ADDRESS);
+	refused(h, other_nic, 16, status::BAD_PARAM, 1);
+	refused(h, Msg(op::QUERY_NIC_VPORT_CONTEXT, 0, 16).set(vport_in::other_vport, 1).set(vport_in::vport_number, 2),
+		nic_vport_context::kOutSize, status::BAD_PARAM, 1);
+	refused(h, Msg(op::QUERY_VPORT_STATE, 0, 16).set(vport_in::other_vport, 1).set(vport_in::vport_number, 1), 16,
+		status::BAD_PARAM, 1);
+	refused(h, Msg(nic_op::QUERY_VPORT_COUNTER, 0, 32).set(vport_in::other_vport, 1).set(vport_in::vport_number, 1),
+		vport_counter::kOutSize, status::BAD_PARAM, 1);
+	// The function goes on: its own vport answers.
+	auto st = h.ok(Msg(op::QUERY_VPORT_STATE, 0, 16), 16);
+	EXPECT_EQ(field(st, vport_state::state), vport_state::UP) << "a VF's port is the PF's, up";
+}
+
+// Manager-only commands are BAD_OP on a VF (its caps do not advertise the
+// manager role): the one implemented today, MODIFY_VPORT_STATE, with the
+// manager reason, and the e-switch commands no function has yet.
+TEST(FwVf, ManagerCommandsAreBadOp)
+{
+	FwHarness vf(vf_config());
+	vf.bring_up();
+	Msg modify(nic_op::MODIFY_VPORT_STATE, 0, 16);
+	modify.set(vport_state::modify_admin_state, vport_state::DOWN);
+	refused(vf, modify, 16, status::BAD_OP, 0xff08);
+	EXPECT_EQ(field(vf.ok(Msg(op::QUERY_VPORT_STATE, 0, 16), 16), vport_state::state), vport_state::UP)
+		<< "the refused command changed nothing";
+	EXPECT_EQ(vf.fw().refusals.vf_refused.load(), 1u);
+	for (uint16_t opcode : {0x740, 0x752, 0x753, 0x763, 0x782, 0x829, 0x82b})
+		vf.fails(Msg(opcode, 0, 0x100), 16, status::BAD_OP);
+
+	FwHarness pf(pf_config());
+	pf.bring_up();
+	pf.ok(modify, 16);
+	EXPECT_EQ(pf.fw().refusals.vf_refused.load(), 0u);
+}
+
+// The registry's Who column: which implemented commands a VF may not issue.
+TEST(FwVf, RegistryMarksTheManagerCommands)
+{
+	const CmdSpec *s = find_command(nic_op::MODIFY_VPORT_STATE);
+	ASSERT_NE(s, nullptr);
+	EXPECT_EQ(s->who, Who::Manager);
+	for (uint16_t opcode : {op::QUERY_VPORT_STATE, op::QUERY_NIC_VPORT_CONTEXT, op::MODIFY_NIC_VPORT_CONTEXT,
+				op::ACCESS_REG, op::ENABLE_HCA, op::QUERY_HCA_CAP, op::MANAGE_PAGES}) {
+		s = find_command(opcode);
+		ASSERT_NE(s, nullptr) << std::hex << opcode;
+		EXPECT_EQ(s->who, Who::Any) << std::hex << opcode;
+	}
+}
+
+// The VF's MAC is its manager's: the VF reads it, and may not set it.
+TEST(FwVf, PermanentMacIsTheManagers)
+{
+	FwHarness vf(vf_config());
+	vf.bring_up();
+	Msg m(op::MODIFY_NIC_VPORT_CONTEXT, 0, nic_vport::kModifyMinLen);
+	m.set(nic_vport::modify_field_select, nic_vport::SEL_PERMANENT_ADDRESS);
+	m.set(nic_vport::perm_mac_31_0.at(nic_vport::kModifyAt), 0x01020304);
+	refused(vf, m, 16, status::BAD_PARAM, 7);
+	// Its own lists and MTU stay its own.
+	Msg mtu(op::MODIFY_NIC_VPORT_CONTEXT, 0, nic_vport::kModifyMinLen);
+	mtu.set(nic_vport::modify_field_select, nic_vport::SEL_MTU).set(nic_vport::mtu.at(nic_vport::kModifyAt), 1500);
+	vf.ok(mtu, 16);
+
+	FwHarness pf(pf_config());
+	pf.bring_up();
+	pf.ok(m, 16);
+}
+
+// Port registers on a VF: reads show the physical port; PAOS writes are
+// taken and change nothing (mlx5e writes it at every open); PMTU is the
+// VF's own; PTYS, PFCC, PPCNT and HOST_ENDIANNESS writes are refused.
+TEST(FwVf, PortRegisterWrites)
+{
+	FwHarness h(vf_config());
+	h.bring_up();
+	auto paos_down = reg_msg(reg_eth::PAOS, true, paos::kSize,
+				 {{paos::local_port, 1}, {paos::ase, 1}, {paos::admin_status, paos::DOWN}});
+	auto o = h.ok(paos_down, ar::kData + paos::kSize);
+	EXPECT_EQ(field(o, paos::admin_status.at(ar::kData)), paos::UP) << "the PF's port stays up";
+	EXPECT_EQ(field(o, paos::oper_status.at(ar::kData)), paos::UP);
+	o = h.ok(reg_msg(reg_eth::PAOS, false, paos::kSize, {{paos::local_port, 1}}), ar::kData + paos::kSize);
+	EXPECT_EQ(field(o, paos::oper_status.at(ar::kData)), paos::UP);
+	EXPECT_EQ(field(h.ok(Msg(op::QUERY_VPORT_STATE, 0, 16), 16), vport_state::state), vport_state::UP);
+
+	o = h.ok(reg_msg(reg_eth::PMTU, true, pmtu::kSize, {{pmtu::local_port, 1}, {pmtu::admin_mtu, 4000}}),
+		 ar::kData + pmtu::kSize);
+	EXPECT_EQ(field(o, pmtu::oper_mtu.at(ar::kData)), 4000u);
+
+	refused(h,
+		reg_msg(reg_eth::PTYS, true, ptys::kSize,
+			{{ptys::local_port, 1}, {ptys::proto_mask, ptys::PROTO_EN}, {ptys::eth_proto_admin, ptys::kMode100GbaseCr4}}),
+		ar::kData + ptys::kSize, status::BAD_PARAM, 0x11);
+	refused(h, reg_msg(reg_eth::PFCC, true, pfcc::kSize, {{pfcc::local_port, 1}}), ar::kData + pfcc::kSize,
+		status::BAD_PARAM, 0x11);
+	refused(h, reg_msg(reg_eth::PPCNT, true, ppcnt::kSize, {{ppcnt::local_port, 1}}), ar::kData + ppcnt::kSize,
+		status::BAD_PARAM, 0x11);
+	refused(h, reg_msg(reg::HOST_ENDIANNESS, true, 16, {}), ar::kData + 16, status::BAD_PARAM, 0x11);
+	EXPECT_EQ(h.fw().refusals.vf_refused.load(), 4u);
+
+	// Reads stay open.
+	o = h.ok(reg_msg(reg_eth::PTYS, false, ptys::kSize, {{ptys::local_port, 1}, {ptys::proto_mask, ptys::PROTO_EN}}),
+		 ar::kData + ptys::kSize);
+	EXPECT_EQ(field(o, ptys::eth_proto_oper.at(ar::kData)), ptys::kMode100GbaseCr4);
+	h.ok(reg_msg(reg_eth::PPCNT, false, ppcnt::kSize, {{ppcnt::local_port, 1}}), ar::kData + ppcnt::kSize);
+
+	// A function reset keeps the VF's port up.
+	h.ok(Msg(op::DISABLE_HCA, 0, 16), 16);
+	h.bring_up();
+	EXPECT_EQ(field(h.ok(Msg(op::QUERY_VPORT_STATE, 0, 16), 16), vport_state::state), vport_state::UP);
+}
+
+// The PF's port registers are as before: its port starts down, PAOS brings
+// it up, PTYS is writable.
+TEST(FwVf, PfPortRegistersUnchanged)
+{
+	FwHarness h(pf_config());
+	h.bring_up();
+	EXPECT_EQ(field(h.ok(Msg(op::QUERY_VPORT_STATE, 0, 16), 16), vport_state::state), 0u);
+	auto o = h.ok(reg_msg(reg_eth::PAOS, true, paos::kSize,
+			      {{paos::local_port, 1}, {paos::ase, 1}, {paos::admin_status, paos::UP}}),
+		      ar::kData + paos::kSize);
+	EXPECT_EQ(field(o, paos::oper_status.at(ar::kData)), paos::UP);
+	h.ok(reg_msg(reg_eth::PTYS, true, ptys::kSize,
+		     {{ptys::local_port, 1}, {ptys::proto_mask, ptys::PROTO_EN}, {ptys::eth_proto_admin, ptys::kMode100GbaseCr4}}),
+	     ar::kData + ptys::kSize);
+	h.ok(reg_msg(reg::HOST_ENDIANNESS, true, 16, {}), ar::kData + 16);
+}
+
+// An InfiniBand VF: the same caps rule, and the function's own InfiniBand
+// registers (capability mask, node description) stay writable.
+TEST(FwVf, InfinibandVf)
+{
+	FwHarness h(vf_config(LinkType::Ib));
+	h.bring_up();
+	EXPECT_EQ(field(general_caps(h, true), gc::vhca_id), 1u);
+	EXPECT_EQ(field(general_caps(h, true), gc::port_type), gc::PORT_TYPE_IB);
+	h.ok(reg_msg(reg::PCAP, true, 20, {{bits::Field{0, 23, 16}, 1}, {bits::Field{1, 31, 0}, 0x02010048}}),
+	     ar::kData + 20);
+	h.ok(reg_msg(reg::NODE_DESC, true, 64, {}), ar::kData + 64);
+	refused(h, reg_msg(reg::HOST_ENDIANNESS, true, 16, {}), ar::kData + 16, status::BAD_PARAM, 0x11);
+}
+
+} // namespace
+} // namespace mlx5emu::test
