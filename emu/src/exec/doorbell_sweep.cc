@@ -7,7 +7,10 @@
 // BlueFlame register, a process's CQs share the page's CQ doorbell) before
 // the poller looks, the first doorbell is gone. Drivers write the doorbell
 // record before the doorbell, so once the poller has seen any doorbell of
-// the page, every record of the page's queues is up to date:
+// the page, the record of every doorbell that one overwrote is up to date;
+// the poller asks for the sweep after the last doorbell it took from the
+// page in a scan, so that the sweep reads the records after all of them
+// (Firmware::poll_doorbells):
 //   send queues: the record's send counter (dword 1, low 16 bits) is the
 //     producer the doorbell carried; it moves the producer forward under
 //     the rule a doorbell follows (forward, within one queue length);
@@ -53,8 +56,11 @@ void DataPath::sweep_uar(uint32_t uar)
 
 void DataPath::run_sweeps()
 {
-	std::vector<uint32_t> pages;
+	std::vector<uint32_t> &pages = sweep_batch_;
+	pages.clear();
 	{
+		// The flag is cleared as the pages are taken, before any record
+		// is read: a sweep_uar() after this queues another sweep.
 		std::lock_guard<std::mutex> lk(sweep_mu_);
 		pages.swap(sweep_pages_);
 		sweep_queued_ = false;
