@@ -227,6 +227,36 @@ TEST(DoorbellPoll, OverwrittenCqArmComesBackFromTheArmRecord)
 	EXPECT_EQ(t.arms(c2), 2u);
 }
 
+// A sweep queued before a CQ's arm doorbell task runs before it, with the
+// records as they are when it runs: it may apply an arm newer than the
+// doorbell that task carries (that arm's own doorbell overwritten). The
+// older doorbell must not undo it. The engine is held (the state lock)
+// so that all of it is queued before anything runs.
+TEST(DoorbellPoll, StaleCqArmAfterANewerSweptOneIsNotApplied)
+{
+	Polled t;
+	auto c1 = t.a.create_cq(4), c2 = t.a.create_cq(4);
+	ASSERT_TRUE(t.a.settle());
+	uint32_t newest;
+	{
+		auto held = t.a.dp().lock();
+		t.arm(c2, 0, false);
+		EXPECT_EQ(t.fw().poll_doorbells(), 1u); // c2's task, then a sweep
+		t.arm(c1, 1, false);
+		EXPECT_EQ(t.fw().poll_doorbells(), 1u); // c1's task, after the sweep
+		newest = t.arm(c1, 2, true);
+		t.arm(c2, 1, true); // overwrites c1's newest arm
+		EXPECT_EQ(t.fw().poll_doorbells(), 1u);
+	}
+	ASSERT_TRUE(t.a.settle());
+	EXPECT_EQ(t.last_arm(c1), newest) << "c1's older arm doorbell undid the newer arm its record held";
+	// Nothing new: another sweep of the page changes nothing.
+	t.arm(c2, 2, false);
+	EXPECT_EQ(t.fw().poll_doorbells(), 1u);
+	ASSERT_TRUE(t.a.settle());
+	EXPECT_EQ(t.last_arm(c1), newest);
+}
+
 TEST(DoorbellPoll, OwnershipRulesHoldOnPolledPages)
 {
 	Polled t;
