@@ -157,6 +157,54 @@ TEST(DoorbellPoll, OverwrittenSendDoorbellsComeBackFromTheRecords)
 	ASSERT_NE(t.last_arm(rcq), Cq::kNeverArmed);
 }
 
+// The sweep a scan asks for runs on the engine while the scan goes on:
+// when it has read the records before a doorbell the same scan takes
+// later from the same page was written, and that doorbell had overwritten
+// another, the overwritten one must still come back (a sweep asked for
+// after the page's last doorbell of the scan).
+TEST(DoorbellPoll, DoorbellOverwrittenAfterTheScansSweepRanComesBack)
+{
+	Polled t;
+	DpHca &a = t.a;
+	auto scq = a.create_cq(6), rcq = a.create_cq(6);
+	std::vector<DpHca::Qp> q, r;
+	for (unsigned i = 0; i < 3; ++i) {
+		q.push_back(a.create_qp(ST_RC, scq, scq, 4, 6));
+		r.push_back(a.create_qp(ST_RC, rcq, rcq, 4, 6));
+		connect_rc(a, q[i], a, r[i]);
+	}
+	auto m = a.reg_mr(4096);
+	auto wr = [&](unsigned i) { return DpHca::rdma_wr(OP_WRITE, m, 8, m.addr + 2048 + 8 * i, m.key); };
+	ASSERT_TRUE(a.settle());
+
+	// q0 rings BlueFlame register 0: the scan takes it first and asks
+	// for a sweep of the page.
+	t.ring(q[0], a.post_send(q[0], wr(0), false), 0);
+	unsigned calls = 0;
+	t.fw().after_polled_doorbell = [&](uint32_t page, uint32_t off) {
+		if (calls++ || page != t.page || off != 0x800)
+			return;
+		// That sweep has run (read the records) before the scan looks
+		// at register 1, where q2's doorbell overwrites q1's.
+		EXPECT_TRUE(a.settle());
+		t.ring(q[1], a.post_send(q[1], wr(1), false), 1);
+		t.ring(q[2], a.post_send(q[2], wr(2), false), 1);
+	};
+	EXPECT_EQ(t.fw().poll_doorbells(), 2u);
+	t.fw().after_polled_doorbell = nullptr;
+	EXPECT_EQ(calls, 2u);
+	std::vector<unsigned> got(3);
+	Cqe e;
+	for (unsigned k = 0; k < 3 && a.poll(scq, &e, std::chrono::milliseconds(2000)); ++k) {
+		EXPECT_EQ(e.opcode, 0u);
+		for (unsigned i = 0; i < 3; ++i)
+			got[i] += e.qpn == q[i].qpn;
+	}
+	EXPECT_EQ(got, std::vector<unsigned>({1, 1, 1})) << "q1's doorbell, overwritten by q2's, was lost";
+	ASSERT_TRUE(a.settle());
+	EXPECT_TRUE(a.empty(scq));
+}
+
 TEST(DoorbellPoll, OverwrittenCqArmComesBackFromTheArmRecord)
 {
 	Polled t;
@@ -177,6 +225,36 @@ TEST(DoorbellPoll, OverwrittenCqArmComesBackFromTheArmRecord)
 	ASSERT_TRUE(t.a.settle());
 	EXPECT_EQ(t.arms(c1), 1u);
 	EXPECT_EQ(t.arms(c2), 2u);
+}
+
+// A sweep queued before a CQ's arm doorbell task runs before it, with the
+// records as they are when it runs: it may apply an arm newer than the
+// doorbell that task carries (that arm's own doorbell overwritten). The
+// older doorbell must not undo it. The engine is held (the state lock)
+// so that all of it is queued before anything runs.
+TEST(DoorbellPoll, StaleCqArmAfterANewerSweptOneIsNotApplied)
+{
+	Polled t;
+	auto c1 = t.a.create_cq(4), c2 = t.a.create_cq(4);
+	ASSERT_TRUE(t.a.settle());
+	uint32_t newest;
+	{
+		auto held = t.a.dp().lock();
+		t.arm(c2, 0, false);
+		EXPECT_EQ(t.fw().poll_doorbells(), 1u); // c2's task, then a sweep
+		t.arm(c1, 1, false);
+		EXPECT_EQ(t.fw().poll_doorbells(), 1u); // c1's task, after the sweep
+		newest = t.arm(c1, 2, true);
+		t.arm(c2, 1, true); // overwrites c1's newest arm
+		EXPECT_EQ(t.fw().poll_doorbells(), 1u);
+	}
+	ASSERT_TRUE(t.a.settle());
+	EXPECT_EQ(t.last_arm(c1), newest) << "c1's older arm doorbell undid the newer arm its record held";
+	// Nothing new: another sweep of the page changes nothing.
+	t.arm(c2, 2, false);
+	EXPECT_EQ(t.fw().poll_doorbells(), 1u);
+	ASSERT_TRUE(t.a.settle());
+	EXPECT_EQ(t.last_arm(c1), newest);
 }
 
 TEST(DoorbellPoll, OwnershipRulesHoldOnPolledPages)

@@ -301,6 +301,9 @@ private:
 	std::mutex sweep_mu_;
 	std::vector<uint32_t> sweep_pages_;
 	bool sweep_queued_ = false;
+	// run_sweeps()' batch (engine), swapped with sweep_pages_: both keep
+	// their capacity, so a sweep allocates nothing once warm.
+	std::vector<uint32_t> sweep_batch_;
 
 	// send_wqe.cc: take the WQE at sq_ci. False: no more WQEs; *bad set
 	// when the WQE could not be parsed.

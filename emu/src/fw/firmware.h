@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -169,6 +170,10 @@ public:
 	// polled pages and handles them as trapped writes of the same bytes
 	// (same ownership rules and counters). Returns how many.
 	unsigned poll_doorbells();
+	// Tests: when set, poll_doorbells() calls it after each doorbell it
+	// took and handled (UAR page, offset in the page), before it looks
+	// at the next register, to force an interleaving with the engine.
+	std::function<void(uint32_t page, uint32_t off)> after_polled_doorbell;
 
 	// Doorbells dropped (not through the object's own UAR page, or for
 	// no such object), by kind: the EQ table's and the data path's counts.

@@ -81,16 +81,27 @@ unsigned Firmware::poll_doorbells()
 	if (!dbpages)
 		return 0;
 	namespace up = prm::uar_page;
-	uint32_t swept = ~0u;
+	// Send and CQ doorbells may have overwritten others of their page:
+	// the records tell (DataPath::sweep_uar). The sweep runs on the
+	// engine, maybe at once, while this scan goes on: it is asked for
+	// once the scan has taken the page's last doorbell, so that it reads
+	// every record written before any doorbell taken. (Asked for at the
+	// page's first doorbell, a sweep that had already run would miss the
+	// record of a doorbell overwritten by one taken later in the scan.)
+	// take() goes through a page's registers before the next page's.
+	uint32_t to_sweep = ~0u;
 	unsigned n = dbpages->take([&](uint32_t page, uint32_t off, unsigned size, uint64_t value) {
 		uar_write(page, off, size, value);
-		// Send and CQ doorbells may have overwritten others of the
-		// page: their records tell (DataPath::sweep_uar).
-		if (off != up::kEqArm && off != up::kEqUpdateCi && page != swept) {
-			dp_->sweep_uar(page);
-			swept = page;
+		if (off != up::kEqArm && off != up::kEqUpdateCi && page != to_sweep) {
+			if (to_sweep != ~0u)
+				dp_->sweep_uar(to_sweep);
+			to_sweep = page;
 		}
+		if (after_polled_doorbell)
+			after_polled_doorbell(page, off);
 	});
+	if (to_sweep != ~0u)
+		dp_->sweep_uar(to_sweep);
 	if (n)
 		bar.polled_doorbells += n;
 	return n;

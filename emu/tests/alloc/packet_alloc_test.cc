@@ -136,6 +136,63 @@ INSTANTIATE_TEST_SUITE_P(Rc, PacketAlloc,
 					   Case{OP_SEND, 8, "send_8"}, Case{OP_SEND, 65536, "send_64k"}),
 			 [](const ::testing::TestParamInfo<Case> &i) { return std::string(i.param.name); });
 
+// Polled doorbells (--doorbells poll): the scan that takes them, the
+// doorbell tasks and the record sweeps of the page allocate nothing once
+// warm. Two QPs of one polled page ring the same BlueFlame register, so
+// every scan takes one doorbell and the sweep recovers the other.
+TEST(PolledDoorbellAlloc, ScanAndSweepAllocateNothing)
+{
+	auto fabric = std::make_shared<Fabric>();
+	DpHca a{fabric, 0, false, LinkType::Ib, true};
+	a.uar = a.h.alloc_uar();
+	uint8_t *page = a.h.fw().dbpages->page_memory(a.uar);
+	DpHca::RcParams slow;
+	slow.ack_timeout = 20;
+	auto cq = a.create_cq(8), rcq = a.create_cq(8);
+	std::vector<DpHca::Qp> q, r;
+	for (unsigned i = 0; i < 2; ++i) {
+		q.push_back(a.create_qp(ST_RC, cq, cq, 4, 6));
+		r.push_back(a.create_qp(ST_RC, rcq, rcq, 4, 6));
+		connect_rc(a, q[i], a, r[i], slow, slow);
+	}
+	auto m = a.reg_mr(4096);
+	Quiet quiet;
+	auto rounds = [&](unsigned n, uint64_t *news) {
+		uint64_t before = g_news.load();
+		for (unsigned k = 0; k < n; ++k) {
+			for (unsigned i = 0; i < 2; ++i) {
+				uint16_t idx = a.post_send(q[i], DpHca::rdma_wr(OP_WRITE, m, 8, m.addr + 2048, m.key), false);
+				uint8_t ctrl[8];
+				bits::store_be32(ctrl, static_cast<uint32_t>(idx) << 8 | OP_WRITE);
+				bits::store_be32(ctrl + 4, q[i].qpn << 8 | 3u);
+				uint64_t v;
+				std::memcpy(&v, ctrl, 8);
+				__atomic_store_n(reinterpret_cast<uint64_t *>(page + 0x800), v, __ATOMIC_RELEASE);
+			}
+			t_quiet = false;
+			unsigned taken = a.h.fw().poll_doorbells();
+			t_quiet = true;
+			if (taken != 1)
+				return ::testing::AssertionFailure() << "scan " << k << " took " << taken << " doorbells";
+			for (unsigned i = 0; i < 2; ++i) {
+				Cqe e;
+				if (!a.poll(cq, &e) || e.opcode != 0)
+					return ::testing::AssertionFailure() << "no good completion in round " << k;
+			}
+		}
+		if (!fabric->engine().wait_idle(std::chrono::seconds(5)))
+			return ::testing::AssertionFailure() << "the engine did not go idle";
+		*news = g_news.load() - before;
+		return ::testing::AssertionSuccess();
+	};
+	uint64_t news = 0;
+	ASSERT_TRUE(rounds(64, &news));
+	const uint64_t recovered0 = a.dp().counters().doorbells_recovered;
+	ASSERT_TRUE(rounds(512, &news));
+	EXPECT_EQ(a.dp().counters().doorbells_recovered - recovered0, 512u) << "one doorbell per scan from the records";
+	EXPECT_EQ(news, 0u) << "512 scans, 1024 WQEs";
+}
+
 // The retransmission timer runs all along: a timeout of about 1 ms (the
 // shortest period the requester uses), one message in flight at a time
 // (the latency pattern: the send queue drains after each message), so
