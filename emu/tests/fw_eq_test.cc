@@ -240,8 +240,9 @@ TEST_F(FwEq, DropAndDelayCmdEqeOfOneOpcode)
 	// Not there yet, if looked at within the hold: a thread held up past
 	// it (a loaded host) rightly finds the EQE.
 	bool early = h.eqe_ready(cq, 2);
-	if (std::chrono::steady_clock::now() - t0 < 100ms)
+	if (std::chrono::steady_clock::now() - t0 < 100ms) {
 		EXPECT_FALSE(early) << "the EQE came before its delay";
+	}
 	ASSERT_TRUE(h.wait_eqe(cq, 2));
 	EXPECT_GE(std::chrono::steady_clock::now() - t0, 90ms);
 	h.fw().faults.delay_cmd_eqe(op::NOP, 0);
