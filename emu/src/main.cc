@@ -12,12 +12,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ctl/control_server.h"
@@ -98,7 +101,10 @@ bool parse_number(const char *s, unsigned long max, unsigned long *out)
 	return true;
 }
 
-bool parse_links(const char *s, std::vector<LinkType> *out)
+// A comma-separated list of the words of `names` ("ib,eth"), each read
+// as its value: false on an empty or unknown word.
+template <class T>
+bool parse_list(const char *s, std::initializer_list<std::pair<const char *, T>> names, std::vector<T> *out)
 {
 	out->clear();
 	std::string all = s;
@@ -106,36 +112,24 @@ bool parse_links(const char *s, std::vector<LinkType> *out)
 	while (true) {
 		size_t comma = all.find(',', at);
 		std::string w = all.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-		if (w == "ib")
-			out->push_back(LinkType::Ib);
-		else if (w == "eth")
-			out->push_back(LinkType::Eth);
-		else
+		auto it = std::find_if(names.begin(), names.end(), [&](const auto &n) { return w == n.first; });
+		if (it == names.end())
 			return false;
+		out->push_back(it->second);
 		if (comma == std::string::npos)
 			return true;
 		at = comma + 1;
 	}
 }
 
+bool parse_links(const char *s, std::vector<LinkType> *out)
+{
+	return parse_list<LinkType>(s, {{"ib", LinkType::Ib}, {"eth", LinkType::Eth}}, out);
+}
+
 bool parse_roles(const char *s, std::vector<pci::FunctionRole> *out)
 {
-	out->clear();
-	std::string all = s;
-	size_t at = 0;
-	while (true) {
-		size_t comma = all.find(',', at);
-		std::string w = all.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-		if (w == "pf")
-			out->push_back(pci::FunctionRole::Pf);
-		else if (w == "vf")
-			out->push_back(pci::FunctionRole::Vf);
-		else
-			return false;
-		if (comma == std::string::npos)
-			return true;
-		at = comma + 1;
-	}
+	return parse_list<pci::FunctionRole>(s, {{"pf", pci::FunctionRole::Pf}, {"vf", pci::FunctionRole::Vf}}, out);
 }
 
 // Returns 0 to go on, or the exit status (1 error, 0 --help).
