@@ -45,6 +45,9 @@ const char kHelpBefore[] =
 	"hca N qps                              queue pairs: state, PSNs, per-QP counters\n"
 	"hca N nic                              Ethernet: link, SQs, RQs, counters, flow tables\n"
 	"hca N port down | up                   Ethernet: pull the cable / plug it back (link flap)\n"
+	"hca N vport [mac MAC | link auto|enable|disable]\n"
+	"                                       VF: the host side of its vport: show it, set\n"
+	"                                       the MAC it reads, or its link (a flap)\n"
 	"hca N datapath                         data-path counters, CQs, SRQs\n"
 	"die                                    the emulator process dies at once (SIGKILL)\n"
 	"                                       after answering: every HCA is gone\n"
@@ -72,7 +75,7 @@ TEST(CtlTable, MarkdownHasARowPerHelpCommand)
 	ASSERT_GE(rows.size(), 3u);
 	EXPECT_EQ(rows[0], "| command | effect |");
 	EXPECT_EQ(rows[1], "|---|---|");
-	EXPECT_EQ(rows.size(), 2u + 30u) << md;
+	EXPECT_EQ(rows.size(), 2u + 31u) << md;
 	for (size_t i = 2; i < rows.size(); ++i) {
 		EXPECT_EQ(rows[i].rfind("| `", 0), 0u) << rows[i];
 		EXPECT_EQ(rows[i].back(), '|') << rows[i];
@@ -104,6 +107,12 @@ TEST(CtlTable, MalformedCommandsAnswerAsBefore)
 	EXPECT_EQ(ask("link drop 0 0"), "ok\n");
 	EXPECT_EQ(ask("hca 0 port sideways"), "error: unknown or malformed command 'port' (try help)\n");
 	EXPECT_EQ(ask("hca 0 port up"), "error: port: not an Ethernet port\n");
+	EXPECT_EQ(ask("hca 0 vport mac"), "error: unknown or malformed command 'vport' (try help)\n");
+	EXPECT_EQ(ask("hca 0 vport vlan 5"), "error: unknown or malformed command 'vport' (try help)\n");
+	EXPECT_EQ(ask("hca 0 vport mac 02:00:00:00:00"), "error: vport: MAC must be XX:XX:XX:XX:XX:XX\n");
+	EXPECT_EQ(ask("hca 0 vport link sideways"), "error: vport: link is auto, enable or disable\n");
+	EXPECT_EQ(ask("hca 0 vport link disable"),
+		  "error: vport: not an Ethernet VF (a PF's driver manages its own vport)\n");
 	EXPECT_EQ(ask("hca 0 stats 1"), "error: unknown or malformed command 'stats' (try help)\n");
 	EXPECT_EQ(ask("hca 0 fail-cmd INIT_HCA"), "error: unknown or malformed command 'fail-cmd' (try help)\n");
 	EXPECT_EQ(ask("hca 0 fail-cmd INIT_HCA 3 0 1 2"),

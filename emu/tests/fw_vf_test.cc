@@ -5,6 +5,7 @@
 // its status; and the PF, which keeps what it had.
 #include "fw_harness.h"
 
+#include "ctl/ctl_commands.h"
 #include "fw/cmd_registry.h"
 #include "prm/eth.h"
 
@@ -245,6 +246,99 @@ TEST(FwVf, InfinibandVf)
 	     ar::kData + 20);
 	h.ok(reg_msg(reg::NODE_DESC, true, 64, {}), ar::kData + 64);
 	refused(h, reg_msg(reg::HOST_ENDIANNESS, true, 16, {}), ar::kData + 16, status::BAD_PARAM, 0x11);
+}
+
+MacAddr queried_mac(FwHarness &h)
+{
+	auto out = h.ok(Msg(op::QUERY_NIC_VPORT_CONTEXT, 0, 16), nic_vport_context::kOutSize);
+	MacAddr m;
+	std::copy_n(out.begin() + nic_vport::kQueryAt + 4 * nic_vport::perm_mac_47_32.dw + 2, 6, m.begin());
+	return m;
+}
+
+uint32_t vport_state_of(FwHarness &h, bits::Field f)
+{
+	return field(h.ok(Msg(op::QUERY_VPORT_STATE, 0, 16), 16), f);
+}
+
+// The host side sets the MAC a VF reads; it outlives the VF's function
+// reset (a driver reload), and a PF has no host side.
+TEST(FwVf, HostSideMacIsWhatTheVfReads)
+{
+	FwHarness vf(vf_config());
+	vf.bring_up();
+	const MacAddr mac{0x02, 0x00, 0x00, 0x00, 0x32, 0x01};
+	EXPECT_NE(queried_mac(vf), mac);
+	EXPECT_EQ(vf.fw().set_host_vport_mac(mac), "");
+	EXPECT_EQ(queried_mac(vf), mac);
+	vf.ok(Msg(op::DISABLE_HCA, 0, 16), 16);
+	vf.bring_up();
+	EXPECT_EQ(queried_mac(vf), mac) << "the host's setting outlives the reset";
+
+	FwHarness pf(pf_config());
+	EXPECT_NE(pf.fw().set_host_vport_mac(mac), "");
+	FwHarness ib(vf_config(LinkType::Ib));
+	EXPECT_NE(ib.fw().set_host_vport_mac(mac), "");
+}
+
+// The host side's link setting: disable takes the vport down, enable holds
+// it up with the cable out, auto follows the cable; each change of the
+// operational state is a PORT_CHANGE to the VF, and the setting outlives a
+// function reset.
+TEST(FwVf, HostSideLinkFlapsTheVport)
+{
+	FwHarness vf(vf_config());
+	vf.bring_up();
+	uint32_t uar = vf.alloc_uar();
+	auto eq = vf.create_eq(4, 1ull << event::PORT_CHANGE, 0, uar);
+	uint32_t ci = 0;
+	auto next_event = [&](uint8_t subtype) {
+		ASSERT_TRUE(vf.wait_eqe(eq, ci));
+		auto e = vf.eqe(eq, ci++);
+		EXPECT_EQ(e[eqe::kType], event::PORT_CHANGE);
+		EXPECT_EQ(e[eqe::kSubType], subtype);
+	};
+	EXPECT_EQ(vport_state_of(vf, vport_state::admin_state), vport_state::FOLLOW);
+	EXPECT_EQ(vport_state_of(vf, vport_state::state), vport_state::UP);
+
+	EXPECT_EQ(vf.fw().set_host_vport_admin(VportAdmin::Down), "");
+	next_event(port_change::DOWN);
+	EXPECT_EQ(vport_state_of(vf, vport_state::admin_state), vport_state::DOWN);
+	EXPECT_EQ(vport_state_of(vf, vport_state::state), 0u);
+
+	EXPECT_EQ(vf.fw().set_host_vport_admin(VportAdmin::Up), "");
+	next_event(port_change::ACTIVE);
+	ASSERT_TRUE(vf.fw().set_eth_cable(false));
+	EXPECT_EQ(vport_state_of(vf, vport_state::state), vport_state::UP) << "enable holds it up";
+
+	EXPECT_EQ(vf.fw().set_host_vport_admin(VportAdmin::Auto), "");
+	next_event(port_change::DOWN);
+	ASSERT_TRUE(vf.fw().set_eth_cable(true));
+	next_event(port_change::ACTIVE);
+
+	EXPECT_EQ(vf.fw().set_host_vport_admin(VportAdmin::Down), "");
+	vf.ok(Msg(op::DISABLE_HCA, 0, 16), 16);
+	vf.bring_up();
+	EXPECT_EQ(vport_state_of(vf, vport_state::state), 0u) << "the host's setting outlives the reset";
+
+	FwHarness pf(pf_config());
+	EXPECT_NE(pf.fw().set_host_vport_admin(VportAdmin::Down), "");
+}
+
+// The control channel's `hca N vport`: what it shows and sets on a VF.
+TEST(FwVf, ControlChannelVport)
+{
+	FwHarness vf(vf_config());
+	vf.bring_up();
+	std::vector<Hca *> hcas{vf.hca.get()};
+	auto ask = [&](const std::string &l) { return execute_control_command(hcas, l); };
+	EXPECT_EQ(ask("hca 0 vport mac 02:00:00:00:32:01"), "ok\n");
+	EXPECT_EQ(ask("hca 0 vport"), "hca 0 vport\nfunction vf\nmac 02:00:00:00:32:01\nlink auto\n"
+				      "state up cable in\n.\n");
+	EXPECT_EQ(ask("hca 0 vport link disable"), "ok\n");
+	EXPECT_EQ(ask("hca 0 vport"), "hca 0 vport\nfunction vf\nmac 02:00:00:00:32:01\nlink disable\n"
+				      "state down cable in\n.\n");
+	EXPECT_EQ(queried_mac(vf), (MacAddr{0x02, 0, 0, 0, 0x32, 0x01}));
 }
 
 } // namespace

@@ -6,7 +6,9 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <sstream>
+#include <utility>
 
 #include "exec/datapath.h"
 #include "fabric/fabric.h"
@@ -201,6 +203,45 @@ std::string hca_port(const Call &c)
 	if (!c.fw().set_eth_cable(c.arg(0) == "up"))
 		return error("port: not an Ethernet port");
 	return ok();
+}
+
+bool parse_mac(const std::string &s, MacAddr *m)
+{
+	unsigned b[6];
+	char tail;
+	if (std::sscanf(s.c_str(), "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &tail) != 6)
+		return false;
+	for (unsigned i = 0; i < 6; ++i)
+		(*m)[i] = static_cast<uint8_t>(b[i]);
+	return true;
+}
+
+// The host side of a VF's vport: what `ip link set <pf> vf N ...` sets
+// on a host, here set from outside the guest.
+std::string hca_vport(const Call &c)
+{
+	if (c.argc() == 0)
+		return block(c.head(), c.fw().vport_lines());
+	if (c.argc() != 2)
+		return {};
+	std::string err;
+	if (c.arg(0) == "mac") {
+		MacAddr m;
+		if (!parse_mac(c.arg(1), &m))
+			return error("vport: MAC must be XX:XX:XX:XX:XX:XX");
+		err = c.fw().set_host_vport_mac(m);
+	} else if (c.arg(0) == "link") {
+		static constexpr std::pair<const char *, VportAdmin> kStates[] = {
+			{"auto", VportAdmin::Auto}, {"enable", VportAdmin::Up}, {"disable", VportAdmin::Down}};
+		auto it = std::find_if(std::begin(kStates), std::end(kStates),
+				       [&](const auto &st) { return c.arg(1) == st.first; });
+		if (it == std::end(kStates))
+			return error("vport: link is auto, enable or disable");
+		err = c.fw().set_host_vport_admin(it->second);
+	} else {
+		return {};
+	}
+	return err.empty() ? ok() : error("vport: " + err);
 }
 
 std::string hca_trace(const Call &c)
@@ -472,6 +513,14 @@ const CtlSpec kCommands[] = {
 	 "Ethernet: link, SQs, RQs, counters, flow tables, RoCE counters and the GID table", hca_nic},
 	{Scope::Hca, "port", nullptr, 1, 1, "hca N port down | up", "Ethernet: pull the cable / plug it back (link flap)",
 	 nullptr, hca_port},
+	{Scope::Hca, "vport", nullptr, 0, 2, "hca N vport [mac MAC | link auto|enable|disable]",
+	 "VF: the host side of its vport: show it, set\nthe MAC it reads, or its link (a flap)",
+	 "an Ethernet VF's vport as its host sets it (`ip link set <pf> vf N mac|state` on a ConnectX host): "
+	 "without arguments, its MAC, link setting and state; `mac` sets the permanent MAC the VF's driver reads "
+	 "when it builds its netdev (seen after a driver reload, as on a ConnectX); `link disable` takes the "
+	 "vport down and `enable` holds it up with the cable out, each with a port change event; `auto` "
+	 "follows the cable",
+	 hca_vport},
 	{Scope::Hca, "datapath", nullptr, 0, 0, "hca N datapath", "data-path counters, CQs, SRQs", nullptr,
 	 hca_datapath},
 	{Scope::Top, "die", nullptr, 0, 0, "die", "the emulator process dies at once (SIGKILL)\nafter answering: every HCA is gone",

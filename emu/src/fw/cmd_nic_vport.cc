@@ -182,7 +182,7 @@ void modify_vport_state(CmdCtx &c)
 	if (admin > vport_state::FOLLOW)
 		return c.fail(status::BAD_PARAM, kState);
 	bool was_up = c.fw.eth.oper_up();
-	c.fw.eth.vport_admin_up = admin != vport_state::DOWN;
+	c.fw.eth.vport_admin = static_cast<VportAdmin>(admin);
 	c.fw.eth_port_changed(was_up);
 }
 

@@ -49,11 +49,11 @@ void query_vport_state(CmdCtx &c)
 	if (!own_vport_port(c, false))
 		return;
 	if (c.fw.is_eth()) {
-		// The vport follows the Ethernet port (PAOS).
+		// The port (PAOS, the cable) and the vport's admin state, which
+		// its manager sets (MODIFY_VPORT_STATE, a VF's host side).
 		const EthPort &e = c.fw.eth;
-		uint32_t up = query_vport_state_out::STATE_UP;
-		c.put(query_vport_state_out::admin_state, e.vport_admin_up ? up : 0);
-		c.put(query_vport_state_out::state, e.oper_up() ? up : 0);
+		c.put(query_vport_state_out::admin_state, static_cast<uint32_t>(e.vport_admin));
+		c.put(query_vport_state_out::state, e.oper_up() ? query_vport_state_out::STATE_UP : 0);
 		return;
 	}
 	c.put(query_vport_state_out::admin_state, query_vport_state_out::STATE_UP);

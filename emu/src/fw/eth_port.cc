@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 // Ethernet port state changes: the data path's link state and the port
-// change event; the control channel's cable pull.
+// change event; the control channel's cable pull and the host side of a
+// VF's vport (its MAC and admin state, which a VF cannot set itself).
 #include "exec/datapath.h"
 #include "fw/firmware.h"
 #include "prm/prm.h"
+#include "util/fmt.h"
 
 namespace mlx5emu {
 
 namespace {
-constexpr uint8_t kSubtypeDown = 1, kSubtypeActive = 4;
 constexpr unsigned kPortByte = 0x20 + 8; // port number << 4
 } // namespace
 
@@ -17,13 +18,13 @@ void Firmware::eth_port_changed(bool was_up)
 	bool up = eth.oper_up();
 	{
 		auto lk = dp_->lock();
-		dp_->set_eth_link(up, eth.admin_mtu);
+		dp_->set_eth_link(eth.link_up(), eth.admin_mtu);
 	}
 	if (up == was_up || state != FnState::Initialized)
 		return;
 	uint8_t eqe[prm::eqe::kSize] = {};
 	eqe[prm::eqe::kType] = prm::event::PORT_CHANGE;
-	eqe[prm::eqe::kSubType] = up ? kSubtypeActive : kSubtypeDown;
+	eqe[prm::eqe::kSubType] = up ? prm::port_change::ACTIVE : prm::port_change::DOWN;
 	eqe[kPortByte] = 1 << 4;
 	post_event(eqe);
 }
@@ -37,6 +38,39 @@ bool Firmware::set_eth_cable(bool up)
 	eth.cable_up = up;
 	eth_port_changed(was_up);
 	return true;
+}
+
+std::string Firmware::set_host_vport_mac(const MacAddr &mac)
+{
+	if (!cfg.is_vf() || !is_eth())
+		return "not an Ethernet VF (a PF's driver manages its own vport)";
+	std::lock_guard<std::mutex> lk(mu);
+	// Read by the VF's driver when it builds its netdev: a running netdev
+	// keeps its address until the driver is reloaded, as on a ConnectX.
+	eth.perm_mac = mac;
+	return {};
+}
+
+std::string Firmware::set_host_vport_admin(VportAdmin a)
+{
+	if (!cfg.is_vf() || !is_eth())
+		return "not an Ethernet VF (a PF's driver manages its own vport)";
+	std::lock_guard<std::mutex> lk(mu);
+	bool was_up = eth.oper_up();
+	eth.vport_admin = a;
+	eth_port_changed(was_up);
+	return {};
+}
+
+std::vector<std::string> Firmware::vport_lines() const
+{
+	std::lock_guard<std::mutex> lk(mu);
+	const MacAddr &m = eth.perm_mac;
+	static constexpr const char *kAdmin[] = {"disable", "enable", "auto"};
+	return {fmt("function %s", cfg.is_vf() ? "vf" : "pf"),
+		fmt("mac %02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]),
+		fmt("link %s", kAdmin[static_cast<unsigned>(eth.vport_admin)]),
+		fmt("state %s cable %s", eth.oper_up() ? "up" : "down", eth.cable_up ? "in" : "out")};
 }
 
 } // namespace mlx5emu

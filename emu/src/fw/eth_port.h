@@ -13,6 +13,9 @@ namespace mlx5emu {
 
 using MacAddr = std::array<uint8_t, 6>;
 
+// The admin state of a vport, as MODIFY_VPORT_STATE writes it (PRM values).
+enum class VportAdmin : uint8_t { Down = 0, Up = 1, Auto = 2 };
+
 struct EthPort {
 	MacAddr perm_mac{};
 	// NIC vport context.
@@ -25,14 +28,29 @@ struct EthPort {
 	std::vector<uint16_t> vlan_list;
 	// Port registers.
 	bool admin_up = false;         // PAOS admin status (a PF's port starts down; a VF's is up, see below)
-	bool vport_admin_up = true;    // MODIFY_VPORT_STATE admin state
+	// The vport's admin state, its manager's to set: MODIFY_VPORT_STATE,
+	// or the host side of a VF. A PF's vport is the uplink's and follows the
+	// cable either way; a VF's vport is an e-switch port, which Up holds up
+	// with the cable out (its frames still need the cable to leave).
+	VportAdmin vport_admin = VportAdmin::Auto;
+	bool vport_on_eswitch = false; // a VF
 	bool cable_up = true;          // the control channel's `port down` pulls the cable
 	uint16_t admin_mtu = 1500 + 26; // PMTU: the hardware MTU (L2 header, VLAN tag and FCS included)
 	static constexpr uint16_t kMaxMtu = 9216;
 	bool pause_rx = true, pause_tx = true; // PFCC global pause
 	uint8_t pfc_rx = 0, pfc_tx = 0;
 
-	bool oper_up() const { return admin_up && vport_admin_up && cable_up; }
+	// The physical port (PAOS and PTYS oper): the vport's state is not in it.
+	bool phys_up() const { return admin_up && cable_up; }
+	// The vport's operational state (QUERY_VPORT_STATE, port change events).
+	bool oper_up() const
+	{
+		if (!admin_up || vport_admin == VportAdmin::Down)
+			return false;
+		return cable_up || (vport_on_eswitch && vport_admin == VportAdmin::Up);
+	}
+	// Frames pass: the vport is up and the cable is in.
+	bool link_up() const { return oper_up() && cable_up; }
 };
 
 } // namespace mlx5emu

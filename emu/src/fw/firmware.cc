@@ -110,6 +110,7 @@ Firmware::Firmware(const HcaConfig &c, GuestMemory &m, InterruptSink &i)
 	dp_ = std::make_unique<DataPath>(dc, mem, *fabric_, *events_);
 	dp_->set_faults(&faults);
 	eth.admin_up = initial_port_admin_up();
+	eth.vport_on_eswitch = cfg.is_vf();
 	if (is_eth() && eth.admin_up)
 		eth_port_changed(false); // the data path learns the link; no event while disabled
 	if (cfg.memic_size) {
@@ -247,11 +248,16 @@ void Firmware::function_reset(const char *why)
 	driver_version.clear();
 	sw_owner_id.clear();
 	{
-		MacAddr mac = eth.perm_mac;
-		bool was_up = eth.oper_up(), cable = eth.cable_up;
+		// What the vport's manager set (a VF's host side) and the cable
+		// outlive the function's reset.
+		EthPort old = std::move(eth);
+		bool was_up = old.oper_up();
 		eth = EthPort{};
-		eth.perm_mac = mac;
-		eth.cable_up = cable;
+		eth.perm_mac = old.perm_mac;
+		eth.cable_up = old.cable_up;
+		eth.vport_on_eswitch = old.vport_on_eswitch;
+		if (cfg.is_vf())
+			eth.vport_admin = old.vport_admin;
 		eth.admin_up = initial_port_admin_up();
 		if (is_eth())
 			eth_port_changed(was_up);

@@ -137,6 +137,13 @@ public:
 	// path and, when the operational state changed, posts a port change
 	// event.
 	void eth_port_changed(bool was_up);
+	// The host side of a VF's vport, which the control channel plays in
+	// place of the PF's e-switch manager: the MAC the VF reads, and the
+	// admin state (a change posts PORT_CHANGE). An error message on a PF
+	// or an InfiniBand port, else empty.
+	std::string set_host_vport_mac(const MacAddr &mac);
+	std::string set_host_vport_admin(VportAdmin a);
+	std::vector<std::string> vport_lines() const;
 	// PAOS admin status at power-on and after a function reset: a PF's
 	// port starts down until its driver opens it; a VF's physical port is
 	// its PF's, which the host side keeps up (a VF's PAOS write changes

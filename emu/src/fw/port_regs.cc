@@ -68,7 +68,7 @@ void reg_paos(Reg r)
 	}
 	r.put(paos::ase, 0);
 	r.put(paos::admin_status, e.admin_up ? paos::UP : paos::DOWN);
-	r.put(paos::oper_status, e.oper_up() ? paos::UP : paos::DOWN);
+	r.put(paos::oper_status, e.phys_up() ? paos::UP : paos::DOWN);
 }
 
 void reg_ptys(Reg r)
@@ -86,8 +86,8 @@ void reg_ptys(Reg r)
 	std::memset(r.out() + 4, 0, r.size - 4);
 	r.put(ptys::eth_proto_capability, ptys::kMode100GbaseCr4);
 	r.put(ptys::eth_proto_admin, ptys::kMode100GbaseCr4);
-	r.put(ptys::eth_proto_oper, e.oper_up() ? ptys::kMode100GbaseCr4 : 0);
-	r.put(ptys::eth_proto_lp_advertise, e.oper_up() ? ptys::kMode100GbaseCr4 : 0);
+	r.put(ptys::eth_proto_oper, e.phys_up() ? ptys::kMode100GbaseCr4 : 0);
+	r.put(ptys::eth_proto_lp_advertise, e.phys_up() ? ptys::kMode100GbaseCr4 : 0);
 	r.put(ptys::an_disable_admin, 0);
 	r.put(ptys::connector_type, 0x7); // direct-attach copper
 }
