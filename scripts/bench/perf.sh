@@ -60,6 +60,19 @@ measure_all()
 		lat) v="$(col "$f" 5) us" ;;
 		pp) v="$(awk '/usec\/iter/ { print $(NF - 1) }' "$f" | tail -n1) us/iter" ;;
 		esac
+		# A bandwidth of 0.00 over a non-zero number of iterations is
+		# perftest's own clock, not the device: with -D, a sampling window
+		# that never opened (its duration alarm late on a loaded TCG
+		# guest; seen 2026-12-07, 110156 READs of 64 KiB, "0.00" on both
+		# ends). Not a sample; logged.
+		case $kind in bw | bwn)
+			case $v in 0.00\ * | 0\ *)
+				if [ "$(col "$f" 2)" -gt 0 ] 2>/dev/null; then
+					log "$stack $name: 0.00 MiB/s over $(col "$f" 2) iterations (perftest's clock): not a sample (rep $rep)"
+					continue
+				fi ;;
+			esac ;;
+		esac
 		case $v in [0-9]*) echo "result $rep $stack $name $v" ;; *) log "$stack $name failed (rep $rep)"; tail -n 3 "$f" >&2 ;; esac
 		# A sample of zero (nothing completed in the measured time) is
 		# kept, and what both ends printed goes to the log beside it.
