@@ -110,6 +110,22 @@ struct pci_dev *mlx5c_pdev(struct mlx5c_dev *mdev)
 EXPORT_SYMBOL_NS_GPL(mlx5c_pdev, MLX5C_NS);
 
 /**
+ * mlx5c_dev_is_vf() - whether the core device is a virtual function
+ * @mdev: core device
+ *
+ * Known from the PCI device ID, so that a VF passed to a VM, a plain PCI
+ * function there, is one too. A VF manages no e-switch and no port: its
+ * vport's MAC, link state and GUIDs are its manager's.
+ *
+ * Return: true on a VF.
+ */
+bool mlx5c_dev_is_vf(struct mlx5c_dev *mdev)
+{
+	return mdev->is_vf;
+}
+EXPORT_SYMBOL_NS_GPL(mlx5c_dev_is_vf, MLX5C_NS);
+
+/**
  * mlx5c_netdev_get() - the Ethernet netdev of a core device
  * @mdev: core device
  *

@@ -32,17 +32,28 @@ MODULE_PARM_DESC(fw_pre_init_timeout_ms,
 
 static u32 mlx5c_sw_owner_id[4];
 
+/* driver_data of a virtual function's device ID */
+#define MLX5C_PCI_VF	1
+
 static const struct pci_device_id mlx5c_pci_table[] = {
 	{ PCI_VDEVICE(MELLANOX, 0x1011) },	/* Connect-IB */
+	{ PCI_VDEVICE(MELLANOX, 0x1012), MLX5C_PCI_VF },	/* Connect-IB VF */
 	{ PCI_VDEVICE(MELLANOX, 0x1013) },	/* ConnectX-4 */
+	{ PCI_VDEVICE(MELLANOX, 0x1014), MLX5C_PCI_VF },	/* ConnectX-4 VF */
 	{ PCI_VDEVICE(MELLANOX, 0x1015) },	/* ConnectX-4 Lx */
+	{ PCI_VDEVICE(MELLANOX, 0x1016), MLX5C_PCI_VF },	/* ConnectX-4 Lx VF */
 	{ PCI_VDEVICE(MELLANOX, 0x1017) },	/* ConnectX-5 */
+	{ PCI_VDEVICE(MELLANOX, 0x1018), MLX5C_PCI_VF },	/* ConnectX-5 VF */
 	{ PCI_VDEVICE(MELLANOX, 0x1019) },	/* ConnectX-5 Ex */
+	{ PCI_VDEVICE(MELLANOX, 0x101a), MLX5C_PCI_VF },	/* ConnectX-5 Ex VF */
 	{ PCI_VDEVICE(MELLANOX, 0x101b) },	/* ConnectX-6 */
+	{ PCI_VDEVICE(MELLANOX, 0x101c), MLX5C_PCI_VF },	/* ConnectX-6 VF */
 	{ PCI_VDEVICE(MELLANOX, 0x101d) },	/* ConnectX-6 Dx */
+	{ PCI_VDEVICE(MELLANOX, 0x101e), MLX5C_PCI_VF },	/* ConnectX-6 Dx and later VF */
 	{ PCI_VDEVICE(MELLANOX, 0x101f) },	/* ConnectX-6 Lx */
 	{ PCI_VDEVICE(MELLANOX, 0x1021) },	/* ConnectX-7 */
 	{ PCI_VDEVICE(MELLANOX, 0x1023) },	/* ConnectX-8 */
+	{ PCI_VDEVICE(MELLANOX, 0xa2d3), MLX5C_PCI_VF },	/* BlueField VF */
 	{ }
 };
 MODULE_DEVICE_TABLE(pci, mlx5c_pci_table);
@@ -504,6 +515,11 @@ static int mlx5c_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (!mdev)
 		return -ENOMEM;
 	mdev->pdev = pdev;
+	/*
+	 * From the device ID, not pdev->is_virtfn: a VF passed to a VM is a
+	 * plain PCI function there.
+	 */
+	mdev->is_vf = id->driver_data == MLX5C_PCI_VF;
 	xa_init_flags(&mdev->cqs, XA_FLAGS_LOCK_IRQ);
 	mlx5c_events_init(mdev);
 	mutex_init(&mdev->state_lock);
@@ -528,8 +544,9 @@ static int mlx5c_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	pci_save_state(pdev);
 
 	dev_info(&pdev->dev,
-		 "probed: ISSI %u, board %s, %d MSI-X vectors, %d completion EQs, %d FW pages\n",
-		 mdev->issi, mdev->board_id[0] ? mdev->board_id : "-", mdev->num_vectors,
+		 "probed%s: ISSI %u, board %s, %d MSI-X vectors, %d completion EQs, %d FW pages\n",
+		 mdev->is_vf ? " (VF)" : "", mdev->issi,
+		 mdev->board_id[0] ? mdev->board_id : "-", mdev->num_vectors,
 		 mdev->num_comp_eqs, atomic_read(&mdev->pages.count));
 	return 0;
 

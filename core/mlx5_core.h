@@ -358,6 +358,7 @@ struct mlx5c_dev {
 	resource_size_t bar_addr;
 	u16 fw_major, fw_minor, fw_sub;
 	bool ecpu;
+	bool is_vf;	/* a virtual function's device ID */
 	u16 issi;
 	char board_id[17];
 	struct mlx5c_cmd cmd;

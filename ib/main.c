@@ -88,6 +88,8 @@ int mlx5c_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 		props->device_cap_flags |= IB_DEVICE_XRC;
 	if (MLX5C_IB_CAP(dev, block_lb_mc))
 		props->kernel_cap_flags |= IBK_BLOCK_MULTICAST_LOOPBACK;
+	if (mlx5c_dev_is_vf(dev->mdev))
+		props->kernel_cap_flags |= IBK_VIRTUAL_FUNCTION;
 	/* Fast registration and local invalidation by UMR (umr.c). */
 	if (mlx5c_ib_umr_supported(dev)) {
 		props->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;

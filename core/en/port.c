@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The port and the NIC vport as the netdev sees them: administrative
- * state (PAOS), operational state and speed (PAOS, PTYS), MTU (PMTU and
- * the vport context), the permanent MAC address and the vport counters;
- * port change events update the carrier.
+ * state (PAOS), operational state (the vport's, QUERY_VPORT_STATE) and
+ * speed (PTYS), MTU (PMTU and the vport context), the permanent MAC
+ * address and the vport counters; port change events update the carrier.
  */
 #include <linux/slab.h>
 
@@ -35,21 +35,27 @@ int mlx5c_en_port_set_admin(struct mlx5c_en_priv *priv, bool up)
 }
 
 /**
- * mlx5c_en_port_oper_up() - read the port's operational state (PAOS)
+ * mlx5c_en_port_oper_up() - read the NIC vport's operational state
  * @priv: netdev private data
  * @up: whether the link is up (out)
+ *
+ * QUERY_VPORT_STATE of the function's own vport: the port's state as its
+ * vport sees it, which on a VF also holds what the e-switch manager set
+ * (the link state of `ip link set <pf> vf N state`), unlike PAOS.
  *
  * Return: 0 or a negative errno.
  */
 int mlx5c_en_port_oper_up(struct mlx5c_en_priv *priv, bool *up)
 {
-	u32 reg[MLX5_ST_SZ_DW(paos_reg)] = {};
+	u32 in[MLX5_ST_SZ_DW(query_vport_state_in)] = {};
+	u32 out[MLX5_ST_SZ_DW(query_vport_state_out)] = {};
 	int err;
 
-	MLX5_SET(paos_reg, reg, local_port, 1);
-	err = access_reg(priv, MLX5C_REG_PAOS, false, reg, reg, sizeof(reg));
+	MLX5_SET(query_vport_state_in, in, opcode, MLX5_CMD_OP_QUERY_VPORT_STATE);
+	MLX5_SET(query_vport_state_in, in, op_mod, MLX5_VPORT_STATE_OP_MOD_VNIC_VPORT);
+	err = mlx5c_cmd_exec(priv->mdev, in, sizeof(in), out, sizeof(out));
 	if (!err)
-		*up = MLX5_GET(paos_reg, reg, oper_status) == MLX5C_PORT_UP;
+		*up = MLX5_GET(query_vport_state_out, out, state) == VPORT_STATE_UP;
 	return err;
 }
 

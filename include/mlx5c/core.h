@@ -45,6 +45,7 @@ static inline struct mlx5c_adev *to_mlx5c_adev(struct auxiliary_device *adev)
 }
 
 struct pci_dev *mlx5c_pdev(struct mlx5c_dev *mdev);
+bool mlx5c_dev_is_vf(struct mlx5c_dev *mdev);
 void mlx5c_fw_version(struct mlx5c_dev *mdev, u16 *major, u16 *minor, u16 *sub);
 u64 mlx5c_internal_timer(struct mlx5c_dev *mdev);
 const char *mlx5c_board_id(struct mlx5c_dev *mdev);
