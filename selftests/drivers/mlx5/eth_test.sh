@@ -18,7 +18,7 @@ dmesg_start=$(ktap_dmesg_mark)
 have_emu || ktap_skip_all "needs the mlx5-emu control channel (runs in the project's QEMU guest)"
 MB=${MLX5_ETH_MB:-64}
 PORT=5001
-rm -f /tmp/eth_tcp.src /tmp/eth_tcp.src.sha256
+rm -f /tmp/ns_tcp.*
 
 # The netdev of PCI function $1.
 netdev_of() { ls "/sys/bus/pci/devices/$1/net" 2>/dev/null | head -n 1; }
@@ -75,46 +75,15 @@ ethtool_stat() { ip netns exec "$1" ethtool -S "$2" | awk -v k="$3:" '$1 == k { 
 
 t_tcp()
 {
-	need_tool socat sha256sum || return 1
-	# In the guest's memory (the root's tmpfs layer), not on the 9p
-	# share $out: socat's reads and writes stay off the host.
-	src=/tmp/eth_tcp.src
-	dst=/tmp/eth_tcp.dst
-	rm -f "$dst"
-	# One source file (and its sha256) for both pairs: TCG is slow at both.
-	if [ ! -s "$src.sha256" ]; then
-		head -c $((MB * 1024 * 1024)) /dev/urandom >"$src" || return 1
-		sha256sum <"$src" | cut -d' ' -f1 >"$src.sha256" || return 1
-	fi
 	rx0=$(link_packets ns1 "$dev1" rx)
 	tx0=$(link_packets ns0 "$dev0" tx)
-	ip netns exec ns1 timeout 600 socat -u TCP-LISTEN:$PORT,reuseaddr "OPEN:$dst,creat,trunc" \
-		>"$out/eth_tcp.server" 2>&1 &
-	spid=$!
-	t=300
-	until ns_listening ns1 $PORT; do
-		kill -0 $spid 2>/dev/null || { echo "socat server exited"; cat "$out/eth_tcp.server"; return 1; }
-		t=$((t - 1))
-		[ "$t" -gt 0 ] || { echo "socat server does not listen"; return 1; }
-		sleep 0.1
-	done
-	t0=$(ktap_now)
-	ip netns exec ns0 timeout 600 socat -u "OPEN:$src" TCP:10.77.0.2:$PORT >"$out/eth_tcp.client" 2>&1 ||
-		{ echo "socat client failed"; cat "$out/eth_tcp.client"; kill $spid; return 1; }
-	wait $spid || { echo "socat server failed"; cat "$out/eth_tcp.server"; return 1; }
-	awk -v a="$t0" -v b="$(ktap_now)" -v mb="$MB" 'BEGIN { printf "%d MiB in %.1f s (%.1f MB/s)\n", mb, b - a, mb * 1.048576 / (b - a) }'
-	a=$(cat "$src.sha256")
-	b=$(sha256sum <"$dst" | cut -d' ' -f1)
-	echo "sha256 sent $a"
-	echo "sha256 recv $b"
-	[ "$a" = "$b" ] || return 1
+	ns_tcp_transfer ns0 ns1 10.77.0.2 "$MB" eth_tcp || return 1
 	rx1=$(link_packets ns1 "$dev1" rx)
 	tx1=$(link_packets ns0 "$dev0" tx)
 	echo "$dev1 rx packets $rx0 -> $rx1, $dev0 tx packets $tx0 -> $tx1"
 	ip -n ns1 -s link show "$dev1"
 	# 64 MiB are at least 45000 frames of 1500 bytes (LSO cuts them on the wire).
-	[ $((rx1 - rx0)) -gt $((MB * 700)) ] || return 1
-	rm -f "$dst"
+	[ $((rx1 - rx0)) -gt $((MB * 700)) ]
 }
 
 t_counters()
@@ -226,5 +195,5 @@ ktap_case "modprobe mlx5_core again [$pair]" t_modprobe
 ktap_case "netdevs up again [$pair]" t_link_up
 ktap_case "ethtool -i/-l/-L/-g/-k, MTU 9000 and back [$pair]" t_ctl
 ktap_case "rmmod during a TCP transfer: clean, every page returned [$pair]" t_rmmod_busy
-rm -f /tmp/eth_tcp.src /tmp/eth_tcp.src.sha256
+rm -f /tmp/ns_tcp.*
 ktap_end

@@ -437,6 +437,45 @@ netdev_pair_up()
 	done
 }
 
+# ns_tcp_transfer FROM-NS TO-NS ADDR MIB NAME: MIB MiB of random data over
+# TCP (socat) from network namespace FROM-NS to a listener on ADDR in TO-NS;
+# fails unless the sha256 received is the one sent. The data stays in the
+# guest's memory (/tmp, not the 9p share $out); one source file per size
+# serves every call (TCG is slow at making it). Server and client output in
+# $out/NAME.server and .client.
+ns_tcp_transfer()
+{
+	need_tool socat sha256sum || return 1
+	_from=$1 _to=$2 _addr=$3 _mib=$4 _name=$5
+	_src=/tmp/ns_tcp.$_mib.src _dst=/tmp/ns_tcp.dst _port=5001
+	rm -f "$_dst"
+	if [ ! -s "$_src.sha256" ]; then
+		head -c $((_mib * 1024 * 1024)) /dev/urandom >"$_src" || return 1
+		sha256sum <"$_src" | cut -d' ' -f1 >"$_src.sha256" || return 1
+	fi
+	ip netns exec "$_to" timeout 600 socat -u TCP-LISTEN:$_port,reuseaddr "OPEN:$_dst,creat,trunc" \
+		>"$out/$_name.server" 2>&1 &
+	_spid=$!
+	if ! wait_for 30 ns_listening "$_to" $_port; then
+		kill $_spid 2>/dev/null
+		echo "socat server does not listen"
+		cat "$out/$_name.server"
+		return 1
+	fi
+	_t0=$(ktap_now)
+	ip netns exec "$_from" timeout 600 socat -u "OPEN:$_src" TCP:"$_addr":$_port >"$out/$_name.client" 2>&1 ||
+		{ echo "socat client failed"; cat "$out/$_name.client"; kill $_spid; return 1; }
+	wait $_spid || { echo "socat server failed"; cat "$out/$_name.server"; return 1; }
+	awk -v a="$_t0" -v b="$(ktap_now)" -v mb="$_mib" \
+		'BEGIN { printf "%d MiB in %.1f s (%.1f MB/s)\n", mb, b - a, mb * 1.048576 / (b - a) }'
+	_a=$(cat "$_src.sha256")
+	_b=$(sha256sum <"$_dst" | cut -d' ' -f1)
+	rm -f "$_dst"
+	echo "sha256 sent $_a"
+	echo "sha256 recv $_b"
+	[ "$_a" = "$_b" ]
+}
+
 # netdev_pair_down DEV0 DEV1: back to the initial namespace, namespaces gone.
 netdev_pair_down()
 {

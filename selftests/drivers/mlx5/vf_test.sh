@@ -1,0 +1,160 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# A ConnectX VF in a VM (guest with emulator --function vf --link eth): the
+# guest sees two VFs of two adapters, and no PF, as a cloud VM does. For
+# the in-tree pair and then ours in the same boot: the VF device ID and no
+# SR-IOV capability; one netdev and one RDMA device per VF; ping, ping -6
+# and a TCP transfer whose sha256 must match; ibv_devinfo, ib_write_bw -x
+# over RoCEv2 and rping over rdma_cm. The host side of the vport (the
+# emulator's control channel, as `ip link set <pf> vf N ...` on a host):
+# `link disable` drops the carrier and `auto` brings it back; a new MAC is
+# what the VF's netdev has after a driver rebind. Unloading returns every
+# firmware page and the driver logged no failed command.
+dir=$(cd "$(dirname "$0")" && pwd)
+. "$dir/lib.sh"
+dmesg_start=$(ktap_dmesg_mark)
+
+have_emu || ktap_skip_all "needs the mlx5-emu control channel (runs in the project's QEMU guest)"
+MB=${MLX5_ETH_MB:-64}
+PERF_ITERS=${MLX5_PERF_ITERS:-200}
+HOST_MAC=02:00:00:00:32:01
+
+# The VF device IDs of mlx5 adapters (ConnectX-4 .. BlueField).
+is_vf_id() { case $1 in 1012 | 1014 | 1016 | 1018 | 101a | 101c | 101e | a2d3) return 0 ;; esac; return 1; }
+
+t_lspci()
+{
+	need_tool lspci || return 1
+	[ "$ndev" -eq 2 ] || { echo "need two functions, have $ndev"; return 1; }
+	for d in $devs; do
+		lspci -nn -s "$d"
+		id=$(cat "/sys/bus/pci/devices/$d/device")
+		is_vf_id "${id#0x}" || { echo "$d: device $id is not a VF ID"; return 1; }
+		if lspci -vvv -s "$d" | grep -q 'Single Root I/O Virtualization'; then
+			echo "$d: a VF with an SR-IOV capability"
+			return 1
+		fi
+		[ ! -e "/sys/bus/pci/devices/$d/sriov_totalvfs" ] || { echo "$d: has sriov_totalvfs"; return 1; }
+	done
+}
+
+t_load()
+{
+	ip link set lo up 2>/dev/null
+	for h in 0 1; do emu_ctl hca $h trace-clear >/dev/null; done
+	mlx5_load "$pair" || { dmesg | grep -E 'mlx5|infiniband' | tail; return 1; }
+	modprobe rdma_ucm || { echo "modprobe rdma_ucm failed"; return 1; }
+	for i in 0 1; do
+		wait_for 30 sh -c "[ -n \"\$(ls /sys/class/infiniband/mlx5_$i/device/net 2>/dev/null)\" ]" ||
+			{ echo "mlx5_$i: no netdev"; return 1; }
+	done
+	eth0=$(roce_netdev mlx5_0) eth1=$(roce_netdev mlx5_1)
+	echo "mlx5_0: $eth0, mlx5_1: $eth1"
+	for i in 0 1; do
+		mac=$(cat "/sys/class/net/$(eval echo \$eth$i)/address")
+		host=$(emu_ctl hca $i vport | awk '$1 == "mac" { print $2 }')
+		echo "mlx5_$i: MAC $mac, the host side's $host"
+		[ "$mac" = "$host" ] || { echo "the netdev's MAC is not the vport's"; return 1; }
+	done
+}
+
+t_up()
+{
+	netdev_pair_up "$eth0" "$eth1" v6 || return 1
+	ipoib_in 0 ping -c 3 -i 0.2 -W 10 10.77.0.2 && ipoib_in 0 ping -6 -c 3 -i 0.2 -W 10 fd00:77::2
+}
+
+t_tcp() { ns_tcp_transfer mlx5ns0 mlx5ns1 10.77.0.2 "$MB" vf_tcp; }
+
+port_active() { ibv_devinfo -d "$1" | grep -q 'state:.*PORT_ACTIVE'; }
+
+t_devinfo()
+{
+	for d in mlx5_0 mlx5_1; do
+		ibv_devinfo -d $d | grep -E 'hca_id|vendor_part_id|phys_port_cnt|state|link_layer'
+		ibv_devinfo -d $d | grep -q 'link_layer:.*Ethernet' || { echo "$d: not Ethernet"; return 1; }
+		wait_for 30 port_active $d || { echo "$d: port not ACTIVE"; return 1; }
+	done
+}
+
+t_write_bw()
+{
+	g=$(v4_gid 1)
+	wait_for 30 gid_index mlx5_0 "RoCE v2" "$g" || { echo "mlx5_0: no RoCE v2 GID $g"; return 1; }
+	x=$(gid_index mlx5_0 "RoCE v2" "$g")
+	rdma_pair vf_write_bw ib_write_bw -x "$x" -n "$PERF_ITERS" -s 65536 || return 1
+	perf_result "$out/vf_write_bw.client"
+}
+
+t_rping()
+{
+	need_tool rping || return 1
+	cm_pair vf_rping rping -s -v -V -C 10 -a 10.77.0.2 -- rping -c -v -V -C 10 -a 10.77.0.2 || return 1
+	n=$(grep -c 'ping data' "$out/cm_vf_rping.client")
+	echo "client printed $n ping lines"
+	[ "$n" -ge 10 ]
+}
+
+carrier_of() { [ "$(ipoib_in "$1" cat "/sys/class/net/$2/carrier" 2>/dev/null)" = "$3" ]; }
+
+# The host disables VF 0's link, then gives it back (auto follows the
+# cable): the guest's carrier follows, and traffic flows again.
+t_host_link()
+{
+	emu_ctl hca 0 vport link disable | grep -q '^ok' || { echo "emu: vport link disable refused"; return 1; }
+	wait_for 30 carrier_of 0 "$eth0" 0 || { echo "$eth0: carrier still up"; emu_ctl hca 0 vport; return 1; }
+	echo "$eth0: no carrier after the host's link disable"
+	emu_ctl hca 0 vport link auto | grep -q '^ok' || return 1
+	wait_for 30 carrier_of 0 "$eth0" 1 || { echo "$eth0: no carrier after link auto"; return 1; }
+	echo "$eth0: carrier back after link auto"
+	ipoib_in 0 ping -c 2 -i 0.2 -W 10 10.77.0.2
+}
+
+# The host sets VF 0's MAC; a VF's driver reads it when it builds its
+# netdev, so the function is rebound; then the host's first MAC again.
+t_host_mac()
+{
+	netdev_pair_down "$eth0" "$eth1"
+	d=$(basename "$(readlink /sys/class/infiniband/mlx5_0/device)")
+	old=$(emu_ctl hca 0 vport | awk '$1 == "mac" { print $2 }')
+	emu_ctl hca 0 vport mac $HOST_MAC | grep -q '^ok' || { echo "emu: vport mac refused"; return 1; }
+	echo "$d" >/sys/bus/pci/drivers/mlx5_core/unbind || return 1
+	echo "$d" >/sys/bus/pci/drivers/mlx5_core/bind || return 1
+	wait_for 30 sh -c "ls /sys/bus/pci/devices/$d/net 2>/dev/null | grep -q ." || { echo "$d: no netdev"; return 1; }
+	n=$(ls "/sys/bus/pci/devices/$d/net" | head -n 1)
+	mac=$(cat "/sys/class/net/$n/address")
+	echo "$d $n: MAC $mac after the rebind"
+	emu_ctl hca 0 vport mac "$old" >/dev/null
+	[ "$mac" = $HOST_MAC ]
+}
+
+t_down()
+{
+	rc=0
+	modprobe -r rdma_ucm
+	mlx5_unload "$pair" || rc=1
+	for h in 0 1; do
+		p=$(emu_pages_outstanding $h)
+		[ "$p" = 0 ] || { echo "hca $h: $p pages outstanding"; rc=1; }
+	done
+	bad=$(dmesg | tail -n +$((dmesg_start + 1)) | grep -E 'mlx5_(core|ib)[. ][0-9a-z:.]+: .*(failed|error|err\()' | head)
+	[ -z "$bad" ] || { echo "$bad"; rc=1; }
+	return $rc
+}
+
+PAIRS=${MLX5_VF_PAIRS:-in-tree ours}
+ktap_begin $((1 + 9 * $(echo $PAIRS | wc -w)))
+ktap_case "lspci: two VFs (VF device ID), no SR-IOV capability" t_lspci
+for pair in $PAIRS; do
+	ktap_case "load: a netdev and an RDMA device per VF, MAC from the vport [$pair]" t_load
+	ktap_case "netdevs in two namespaces: carrier, ping and ping -6 [$pair]" t_up
+	ktap_case "TCP transfer of ${MB} MiB, sha256 matches [$pair]" t_tcp
+	ktap_case "ibv_devinfo: link_layer Ethernet, ports ACTIVE [$pair]" t_devinfo
+	ktap_case "ib_write_bw -x over RoCEv2 [$pair]" t_write_bw
+	ktap_case "rping over rdma_cm [$pair]" t_rping
+	ktap_case "the host disables the VF's link and gives it back: carrier follows [$pair]" t_host_link
+	ktap_case "the host sets the VF's MAC: the netdev has it after a rebind [$pair]" t_host_mac
+	ktap_case "unload: every firmware page returned, no failed command logged [$pair]" t_down
+done
+rm -f /tmp/ns_tcp.*
+ktap_end
