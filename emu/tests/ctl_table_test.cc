@@ -45,9 +45,10 @@ const char kHelpBefore[] =
 	"hca N qps                              queue pairs: state, PSNs, per-QP counters\n"
 	"hca N nic                              Ethernet: link, SQs, RQs, counters, flow tables\n"
 	"hca N port down | up                   Ethernet: pull the cable / plug it back (link flap)\n"
-	"hca N vport [mac MAC | link auto|enable|disable]\n"
+	"hca N vport [mac MAC | link auto|enable|disable | vlan VID [QOS] | spoofchk on|off]\n"
 	"                                       VF: the host side of its vport: show it, set\n"
-	"                                       the MAC it reads, or its link (a flap)\n"
+	"                                       the MAC it reads, its link (a flap), VST, the\n"
+	"                                       spoof check\n"
 	"hca N datapath                         data-path counters, CQs, SRQs\n"
 	"die                                    the emulator process dies at once (SIGKILL)\n"
 	"                                       after answering: every HCA is gone\n"
@@ -108,7 +109,10 @@ TEST(CtlTable, MalformedCommandsAnswerAsBefore)
 	EXPECT_EQ(ask("hca 0 port sideways"), "error: unknown or malformed command 'port' (try help)\n");
 	EXPECT_EQ(ask("hca 0 port up"), "error: port: not an Ethernet port\n");
 	EXPECT_EQ(ask("hca 0 vport mac"), "error: unknown or malformed command 'vport' (try help)\n");
-	EXPECT_EQ(ask("hca 0 vport vlan 5"), "error: unknown or malformed command 'vport' (try help)\n");
+	EXPECT_EQ(ask("hca 0 vport vlan x"), "error: vport: vlan VID [QOS]\n");
+	EXPECT_EQ(ask("hca 0 vport vlan 5 1 2"), "error: unknown or malformed command 'vport' (try help)\n");
+	EXPECT_EQ(ask("hca 0 vport spoofchk maybe"), "error: vport: spoofchk on or off\n");
+	EXPECT_EQ(ask("hca 0 vport frob 1"), "error: unknown or malformed command 'vport' (try help)\n");
 	EXPECT_EQ(ask("hca 0 vport mac 02:00:00:00:00"), "error: vport: MAC must be XX:XX:XX:XX:XX:XX\n");
 	EXPECT_EQ(ask("hca 0 vport link sideways"), "error: vport: link is auto, enable or disable\n");
 	EXPECT_EQ(ask("hca 0 vport link disable"),

@@ -222,10 +222,22 @@ std::string hca_vport(const Call &c)
 {
 	if (c.argc() == 0)
 		return block(c.head(), c.fw().vport_lines());
+	std::string err;
+	if (c.arg(0) == "vlan") {
+		uint32_t vid, qos = 0;
+		if (c.argc() > 3 || !parse_u32(c.arg(1), &vid) || (c.argc() == 3 && !parse_u32(c.arg(2), &qos)))
+			return error("vport: vlan VID [QOS]");
+		err = c.fw().set_host_vport_vlan(static_cast<uint16_t>(std::min(vid, 0xffffu)),
+						 static_cast<uint8_t>(std::min(qos, 0xffu)));
+		return err.empty() ? ok() : error("vport: " + err);
+	}
 	if (c.argc() != 2)
 		return {};
-	std::string err;
-	if (c.arg(0) == "mac") {
+	if (c.arg(0) == "spoofchk") {
+		if (c.arg(1) != "on" && c.arg(1) != "off")
+			return error("vport: spoofchk on or off");
+		err = c.fw().set_host_vport_spoofchk(c.arg(1) == "on");
+	} else if (c.arg(0) == "mac") {
 		MacAddr m;
 		if (!parse_mac(c.arg(1), &m))
 			return error("vport: MAC must be XX:XX:XX:XX:XX:XX");
@@ -513,13 +525,17 @@ const CtlSpec kCommands[] = {
 	 "Ethernet: link, SQs, RQs, counters, flow tables, RoCE counters and the GID table", hca_nic},
 	{Scope::Hca, "port", nullptr, 1, 1, "hca N port down | up", "Ethernet: pull the cable / plug it back (link flap)",
 	 nullptr, hca_port},
-	{Scope::Hca, "vport", nullptr, 0, 2, "hca N vport [mac MAC | link auto|enable|disable]",
-	 "VF: the host side of its vport: show it, set\nthe MAC it reads, or its link (a flap)",
-	 "an Ethernet VF's vport as its host sets it (`ip link set <pf> vf N mac|state` on a ConnectX host): "
-	 "without arguments, its MAC, link setting and state; `mac` sets the permanent MAC the VF's driver reads "
-	 "when it builds its netdev (seen after a driver reload, as on a ConnectX); `link disable` takes the "
-	 "vport down and `enable` holds it up with the cable out, each with a port change event; `auto` "
-	 "follows the cable",
+	{Scope::Hca, "vport", nullptr, 0, 3,
+	 "hca N vport [mac MAC | link auto|enable|disable | vlan VID [QOS] | spoofchk on|off]",
+	 "VF: the host side of its vport: show it, set\nthe MAC it reads, its link (a flap), VST, the\nspoof check",
+	 "an Ethernet VF's vport as its host sets it (`ip link set <pf> vf N mac|state|vlan|spoofchk` on a "
+	 "ConnectX host): without arguments, its MAC, link setting, ACLs and state; `mac` sets the permanent MAC "
+	 "the VF's driver reads when it builds its netdev (seen after a driver reload, as on a ConnectX); "
+	 "`link disable` takes the vport down and `enable` holds it up with the cable out, each with a port "
+	 "change event; `auto` follows the cable; `vlan VID [QOS]` tags the VF's frames with VID (and priority "
+	 "QOS) on their way out and lets only VID's frames in, untagged; a frame the VF tagged itself is dropped "
+	 "(0 clears); `spoofchk on` drops the VF's frames whose source is not the vport's MAC; drops counted in "
+	 "`hca N nic`",
 	 hca_vport},
 	{Scope::Hca, "datapath", nullptr, 0, 0, "hca N datapath", "data-path counters, CQs, SRQs", nullptr,
 	 hca_datapath},

@@ -15,6 +15,7 @@
 #include "exec/roce_wire.h"
 #include "fabric/packet.h"
 #include "queues/resources.h"
+#include "steer/vport_acl.h"
 
 namespace mlx5emu {
 
@@ -46,6 +47,9 @@ struct EthCounters {
 	uint64_t rx_too_long = 0;    // longer than the port MTU or the WQE
 	uint64_t rx_errors = 0, tx_errors = 0;
 	uint64_t tx_link_down = 0;   // sent while the port was down: dropped
+	// Dropped by the vport ACLs (steer/vport_acl.h): a spoofed source
+	// MAC, a tag of the function's own under VST, another VLAN.
+	uint64_t tx_spoofed = 0, tx_tagged = 0, rx_vlan_dropped = 0;
 	uint64_t lso_segments = 0;
 };
 
@@ -62,6 +66,8 @@ public:
 	// nic.cc: the port's operational state and hardware MTU, SQ/RQ state
 	// changes from MODIFY_SQ/RQ, the control channel's lines.
 	void set_eth_link(bool up, uint16_t hw_mtu);
+	// The vport ACLs its manager set (a VF's host side).
+	void set_vport_acl(const steer::VportAcl &acl) { acl_ = acl; }
 	void nic_sq_state(NicSq &sq, uint8_t next);
 	void nic_rq_state(NicRq &rq, uint8_t next);
 	std::vector<std::string> nic_lines();
@@ -95,10 +101,12 @@ private:
 	// nic_send.cc
 	bool nic_send_wqe(NicSq &sq, uint16_t *nbb);
 	void nic_transmit(const std::vector<uint8_t> &frame);
+	void nic_transmit_accepted(const std::vector<uint8_t> &frame);
 	void nic_complete_sq(NicSq &sq, uint16_t wqe_counter, uint8_t opcode, uint8_t syndrome);
 
 	// nic_recv.cc: a frame through flow steering into an RQ.
 	void receive_frame_now(const std::vector<uint8_t> &frame);
+	void receive_accepted(const std::vector<uint8_t> &frame);
 	void nic_deliver(uint32_t tirn, const std::vector<uint8_t> &frame, const steer::Headers &h,
 			 uint32_t flow_tag);
 	bool nic_fill_rq(NicRq &rq, const std::vector<uint8_t> &frame, const steer::Headers &h,
@@ -113,6 +121,7 @@ private:
 	uint32_t eth_port_ = 0; // switch port number (0: not on the switch)
 	bool eth_up_ = false;
 	uint16_t eth_hw_mtu_ = 1500 + 26;
+	steer::VportAcl acl_;
 	EthCounters eth_;
 	// RoCE
 	std::array<RoceGid, kRoceGids> gids_{};

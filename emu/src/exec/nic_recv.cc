@@ -47,6 +47,19 @@ void EthPath::receive_frame_now(const std::vector<uint8_t> &frame)
 		++eth_.rx_dropped;
 		return;
 	}
+	if (!acl_.vlan)
+		return receive_accepted(frame);
+	std::vector<uint8_t> f = frame; // VST strips the tag
+	if (steer::vport_egress(acl_, f) != steer::AclVerdict::Pass) {
+		++eth_.rx_vlan_dropped;
+		return;
+	}
+	receive_accepted(f);
+}
+
+// A frame the vport's ACL let through: RoCE, or flow steering into RQs.
+void EthPath::receive_accepted(const std::vector<uint8_t> &frame)
+{
 	if (roce_receive(frame))
 		return;
 	steer::Headers h = steer::parse_headers(frame.data(), frame.size());

@@ -258,6 +258,23 @@ void EthPath::nic_transmit(const std::vector<uint8_t> &frame)
 		++eth_.tx_link_down;
 		return;
 	}
+	if (!acl_.spoofchk && !acl_.vlan)
+		return nic_transmit_accepted(frame);
+	std::vector<uint8_t> f = frame; // VST may insert a tag
+	switch (steer::vport_ingress(acl_, f)) {
+	case steer::AclVerdict::Pass:
+		return nic_transmit_accepted(f);
+	case steer::AclVerdict::DropTagged:
+		++eth_.tx_tagged;
+		return;
+	default:
+		++eth_.tx_spoofed;
+		return;
+	}
+}
+
+void EthPath::nic_transmit_accepted(const std::vector<uint8_t> &frame)
+{
 	steer::Headers h = steer::parse_headers(frame.data(), frame.size());
 	int cast = h.broadcast() ? EthCounters::Bcast : h.multicast() ? EthCounters::Mcast : EthCounters::Ucast;
 	++eth_.tx[cast].packets;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // Ethernet port state changes: the data path's link state and the port
 // change event; the control channel's cable pull and the host side of a
-// VF's vport (its MAC and admin state, which a VF cannot set itself).
+// VF's vport (its MAC, admin state and ACLs, which a VF cannot set itself).
 #include "exec/datapath.h"
 #include "fw/firmware.h"
 #include "prm/prm.h"
@@ -40,21 +40,61 @@ bool Firmware::set_eth_cable(bool up)
 	return true;
 }
 
+namespace {
+constexpr const char *kNotVf = "not an Ethernet VF (a PF's driver manages its own vport)";
+} // namespace
+
+// The data path learns the vport's ACLs (under Firmware::mu).
+void Firmware::vport_acl_changed()
+{
+	steer::VportAcl acl;
+	acl.vlan = eth.vst_vlan;
+	acl.qos = eth.vst_qos;
+	acl.spoofchk = eth.spoofchk;
+	acl.mac = eth.perm_mac;
+	auto lk = dp_->lock();
+	dp_->set_vport_acl(acl);
+}
+
 std::string Firmware::set_host_vport_mac(const MacAddr &mac)
 {
 	if (!cfg.is_vf() || !is_eth())
-		return "not an Ethernet VF (a PF's driver manages its own vport)";
+		return kNotVf;
 	std::lock_guard<std::mutex> lk(mu);
 	// Read by the VF's driver when it builds its netdev: a running netdev
 	// keeps its address until the driver is reloaded, as on a ConnectX.
 	eth.perm_mac = mac;
+	vport_acl_changed();
+	return {};
+}
+
+std::string Firmware::set_host_vport_vlan(uint16_t vlan, uint8_t qos)
+{
+	if (!cfg.is_vf() || !is_eth())
+		return kNotVf;
+	if (vlan > 4095 || qos > 7)
+		return "VLAN is 0..4095, QOS 0..7";
+	std::lock_guard<std::mutex> lk(mu);
+	eth.vst_vlan = vlan;
+	eth.vst_qos = vlan ? qos : 0;
+	vport_acl_changed();
+	return {};
+}
+
+std::string Firmware::set_host_vport_spoofchk(bool on)
+{
+	if (!cfg.is_vf() || !is_eth())
+		return kNotVf;
+	std::lock_guard<std::mutex> lk(mu);
+	eth.spoofchk = on;
+	vport_acl_changed();
 	return {};
 }
 
 std::string Firmware::set_host_vport_admin(VportAdmin a)
 {
 	if (!cfg.is_vf() || !is_eth())
-		return "not an Ethernet VF (a PF's driver manages its own vport)";
+		return kNotVf;
 	std::lock_guard<std::mutex> lk(mu);
 	bool was_up = eth.oper_up();
 	eth.vport_admin = a;
@@ -70,6 +110,7 @@ std::vector<std::string> Firmware::vport_lines() const
 	return {fmt("function %s", cfg.is_vf() ? "vf" : "pf"),
 		fmt("mac %02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]),
 		fmt("link %s", kAdmin[static_cast<unsigned>(eth.vport_admin)]),
+		fmt("vlan %u qos %u spoofchk %s", eth.vst_vlan, eth.vst_qos, eth.spoofchk ? "on" : "off"),
 		fmt("state %s cable %s", eth.oper_up() ? "up" : "down", eth.cable_up ? "in" : "out")};
 }
 

@@ -34,6 +34,11 @@ struct EthPort {
 	// with the cable out (its frames still need the cable to leave).
 	VportAdmin vport_admin = VportAdmin::Auto;
 	bool vport_on_eswitch = false; // a VF
+	// The vport's ACLs, its manager's too (steer/vport_acl.h): VLAN switch
+	// tagging (0: none) and the spoof check against perm_mac.
+	uint16_t vst_vlan = 0;
+	uint8_t vst_qos = 0;
+	bool spoofchk = false;
 	bool cable_up = true;          // the control channel's `port down` pulls the cable
 	uint16_t admin_mtu = 1500 + 26; // PMTU: the hardware MTU (L2 header, VLAN tag and FCS included)
 	static constexpr uint16_t kMaxMtu = 9216;

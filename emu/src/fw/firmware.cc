@@ -256,11 +256,17 @@ void Firmware::function_reset(const char *why)
 		eth.perm_mac = old.perm_mac;
 		eth.cable_up = old.cable_up;
 		eth.vport_on_eswitch = old.vport_on_eswitch;
-		if (cfg.is_vf())
+		if (cfg.is_vf()) {
 			eth.vport_admin = old.vport_admin;
+			eth.vst_vlan = old.vst_vlan;
+			eth.vst_qos = old.vst_qos;
+			eth.spoofchk = old.spoofchk;
+		}
 		eth.admin_up = initial_port_admin_up();
-		if (is_eth())
+		if (is_eth()) {
 			eth_port_changed(was_up);
+			vport_acl_changed();
+		}
 	}
 	pages.release_all(why);
 	state = FnState::Disabled;

@@ -137,12 +137,17 @@ public:
 	// path and, when the operational state changed, posts a port change
 	// event.
 	void eth_port_changed(bool was_up);
+	// After a change of the vport's ACL settings or MAC: tells the data path.
+	void vport_acl_changed();
 	// The host side of a VF's vport, which the control channel plays in
 	// place of the PF's e-switch manager: the MAC the VF reads, and the
 	// admin state (a change posts PORT_CHANGE). An error message on a PF
 	// or an InfiniBand port, else empty.
 	std::string set_host_vport_mac(const MacAddr &mac);
 	std::string set_host_vport_admin(VportAdmin a);
+	// VST (VLAN `vlan` with priority `qos`, 0 clears) and the spoof check.
+	std::string set_host_vport_vlan(uint16_t vlan, uint8_t qos);
+	std::string set_host_vport_spoofchk(bool on);
 	std::vector<std::string> vport_lines() const;
 	// PAOS admin status at power-on and after a function reset: a PF's
 	// port starts down until its driver opens it; a VF's physical port is

@@ -7,8 +7,10 @@
 # and a TCP transfer whose sha256 must match; ibv_devinfo, ib_write_bw -x
 # over RoCEv2 and rping over rdma_cm. The host side of the vport (the
 # emulator's control channel, as `ip link set <pf> vf N ...` on a host):
-# `link disable` drops the carrier and `auto` brings it back; a new MAC is
-# what the VF's netdev has after a driver rebind. Unloading returns every
+# `link disable` drops the carrier and `auto` brings it back; VLAN switch
+# tagging lets two VFs on one VLAN talk and stops another VLAN; the spoof
+# check drops a changed source MAC; a new MAC is what the VF's netdev has
+# after a driver rebind. Unloading returns every
 # firmware page and the driver logged no failed command.
 dir=$(cd "$(dirname "$0")" && pwd)
 . "$dir/lib.sh"
@@ -110,6 +112,59 @@ t_host_link()
 	ipoib_in 0 ping -c 2 -i 0.2 -W 10 10.77.0.2
 }
 
+# Counter NAME of the Ethernet port's line of `hca H nic`.
+nic_counter() { emu_ctl hca "$1" nic | awk -v k="$2" '$1 == "eth" { for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'; }
+
+no_ping() { ! ipoib_in 0 ping -c 2 -i 0.2 -W 2 10.77.0.2 >/dev/null 2>&1; }
+
+# The host puts both VFs on VLAN 100 (VST: the e-switch tags and strips,
+# the guest sees untagged frames): ping works. VF 1 on VLAN 200: VF 0's
+# frames no longer reach it (counted as dropped by VLAN). Then no VLAN.
+t_host_vlan()
+{
+	host_vlan_steps
+	_rc=$?
+	for h in 0 1; do emu_ctl hca $h vport vlan 0 >/dev/null; done
+	[ $_rc -eq 0 ] && ipoib_in 0 ping -c 2 -i 0.2 -W 10 10.77.0.2
+}
+
+host_vlan_steps()
+{
+	for h in 0 1; do emu_ctl hca $h vport vlan 100 | grep -q '^ok' || { echo "emu: vport vlan refused"; return 1; }; done
+	ipoib_in 0 ping -c 2 -i 0.2 -W 10 10.77.0.2 || { echo "no ping with both VFs on VLAN 100"; return 1; }
+	d0=$(nic_counter 1 rx_vlan_dropped)
+	emu_ctl hca 1 vport vlan 200 >/dev/null
+	no_ping || { echo "ping crossed from VLAN 100 to VLAN 200"; return 1; }
+	d1=$(nic_counter 1 rx_vlan_dropped)
+	echo "hca 1 rx_vlan_dropped $d0 -> $d1"
+	[ "$d1" -gt "$d0" ]
+}
+
+# The host turns the spoof check on for VF 0: its own MAC passes; after
+# the guest changes the netdev's address, its frames are dropped (counted);
+# the vport's MAC again, and they pass.
+t_host_spoofchk()
+{
+	mac=$(ipoib_in 0 cat "/sys/class/net/$eth0/address")
+	host_spoofchk_steps
+	_rc=$?
+	ipoib_in 0 ip link set "$eth0" address "$mac"
+	emu_ctl hca 0 vport spoofchk off >/dev/null
+	[ $_rc -eq 0 ] && ipoib_in 0 ping -c 2 -i 0.2 -W 10 10.77.0.2
+}
+
+host_spoofchk_steps()
+{
+	emu_ctl hca 0 vport spoofchk on | grep -q '^ok' || { echo "emu: vport spoofchk refused"; return 1; }
+	ipoib_in 0 ping -c 2 -i 0.2 -W 10 10.77.0.2 || { echo "no ping from the vport's own MAC"; return 1; }
+	s0=$(nic_counter 0 tx_spoofed)
+	ipoib_in 0 ip link set "$eth0" address 02:de:ad:00:00:01 || return 1
+	no_ping || { echo "a spoofed source MAC got through"; return 1; }
+	s1=$(nic_counter 0 tx_spoofed)
+	echo "hca 0 tx_spoofed $s0 -> $s1"
+	[ "$s1" -gt "$s0" ]
+}
+
 # The host sets VF 0's MAC; a VF's driver reads it when it builds its
 # netdev, so the function is rebound; then the host's first MAC again.
 t_host_mac()
@@ -143,7 +198,7 @@ t_down()
 }
 
 PAIRS=${MLX5_VF_PAIRS:-in-tree ours}
-ktap_begin $((1 + 9 * $(echo $PAIRS | wc -w)))
+ktap_begin $((1 + 11 * $(echo $PAIRS | wc -w)))
 ktap_case "lspci: two VFs (VF device ID), no SR-IOV capability" t_lspci
 for pair in $PAIRS; do
 	ktap_case "load: a netdev and an RDMA device per VF, MAC from the vport [$pair]" t_load
@@ -153,6 +208,8 @@ for pair in $PAIRS; do
 	ktap_case "ib_write_bw -x over RoCEv2 [$pair]" t_write_bw
 	ktap_case "rping over rdma_cm [$pair]" t_rping
 	ktap_case "the host disables the VF's link and gives it back: carrier follows [$pair]" t_host_link
+	ktap_case "the host puts the VFs on a VLAN (VST): same VLAN pings, another drops [$pair]" t_host_vlan
+	ktap_case "the host's spoof check drops a changed source MAC [$pair]" t_host_spoofchk
 	ktap_case "the host sets the VF's MAC: the netdev has it after a rebind [$pair]" t_host_mac
 	ktap_case "unload: every firmware page returned, no failed command logged [$pair]" t_down
 done

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-2.0
+// The vport ACLs of the legacy e-switch, as a VF's manager sets them:
+// VLAN switch tagging (VST) and the spoof check. Pure functions over one
+// frame. Ingress is the frame from the function into the e-switch (the
+// function's transmit), egress the frame from the e-switch to the
+// function (its receive), the PRM's direction names.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace mlx5emu::steer {
+
+struct VportAcl {
+	uint16_t vlan = 0;  // VST VLAN ID, 0: none (the function tags its own)
+	uint8_t qos = 0;    // VST priority (PCP)
+	bool spoofchk = false;
+	std::array<uint8_t, 6> mac{}; // the source the spoof check allows
+};
+
+enum class AclVerdict : uint8_t { Pass, DropSpoofed, DropTagged, DropVlan };
+
+// The function's frame on its way out: under the spoof check a source MAC
+// other than the vport's is dropped; under VST a frame the function tagged
+// itself is dropped, an untagged one gets the vport's tag (inserted in
+// `frame`).
+AclVerdict vport_ingress(const VportAcl &acl, std::vector<uint8_t> &frame);
+
+// A frame on its way to the function: under VST only the vport's VLAN
+// passes, its tag stripped from `frame`; anything else is dropped.
+AclVerdict vport_egress(const VportAcl &acl, std::vector<uint8_t> &frame);
+
+const char *acl_verdict_name(AclVerdict v);
+
+} // namespace mlx5emu::steer
