@@ -26,9 +26,11 @@
  * @out_mad: the agent's answer (out)
  *
  * The one place that builds MAD_IFC: process_mad for MADs from the wire
- * and the driver's own SMP queries (port.c).
+ * and the driver's own SMP queries (port.c). SMPs need the SMI: on a
+ * function without it (ib_virt, has_smi 0) they are refused here.
  *
- * Return: 0 or a negative errno (the command failed: no answer).
+ * Return: 0 or a negative errno (the command failed or was refused: no
+ * answer).
  */
 int mlx5c_ib_mad_ifc(struct mlx5c_ib_dev *dev, int flags, u32 port, u16 slid,
 		     const struct ib_mad *in_mad, struct ib_mad *out_mad)
@@ -39,6 +41,11 @@ int mlx5c_ib_mad_ifc(struct mlx5c_ib_dev *dev, int flags, u32 port, u16 slid,
 	void *in, *out;
 	int err;
 
+	/* Subnet management is not a function's without the SMI (a VF). */
+	if (!dev->has_smi &&
+	    (in_mad->mad_hdr.mgmt_class == IB_MGMT_CLASS_SUBN_LID_ROUTED ||
+	     in_mad->mad_hdr.mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE))
+		return -EPERM;
 	in = kzalloc(inlen, GFP_KERNEL);
 	out = kzalloc(outlen, GFP_KERNEL);
 	if (!in || !out) {

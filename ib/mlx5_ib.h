@@ -100,6 +100,11 @@ struct mlx5c_ib_port {
  * @kqps: kernel QPs (fatal.c)
  * @dead_work: calls the kernel CQs' handlers on a dead device
  * @roce: the port runs Ethernet: RoCE (roce.c, netdev.c)
+ * @ib_virt: InfiniBand virtualization (a VF): the port is read through
+ *	the HCA vport context and the port registers, not through SMPs
+ *	(port.c)
+ * @has_smi: subnet management is this function's: QP0 sends and SMPs
+ *	through MAD_IFC (a PF; with @ib_virt the vport context says)
  * @udp_sport_min: the lowest RoCEv2 UDP source port (ROCE capabilities)
  * @netdev_nb: netdevice notifier binding the port's netdev (netdev.c)
  * @netdev: the netdev the port is bound to (RTNL)
@@ -144,6 +149,8 @@ struct mlx5c_ib_dev {
 	void *clock_info;
 	struct delayed_work clock_work;
 	bool roce;
+	bool ib_virt;
+	bool has_smi;
 	u16 udp_sport_min;
 	struct notifier_block netdev_nb;
 	struct net_device *netdev;

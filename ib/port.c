@@ -2,8 +2,12 @@
 /*
  * Ports: attributes from the firmware's subnet management agent (MAD_IFC
  * with PortInfo/NodeInfo/NodeDescription SMPs), GIDs and P_Keys from the
- * HCA vport queries. Ethernet (RoCE) ports take their attributes from
- * the netdev (netdev.c) and their GIDs from the RoCE table (roce.c).
+ * HCA vport queries. With InfiniBand virtualization (ib_virt, a VF) the
+ * agent is not the function's: attributes come from the HCA vport context
+ * and the port registers (PTYS, PMTU, PVLC), and the capability mask is
+ * changed through MODIFY_HCA_VPORT_CONTEXT. Ethernet (RoCE) ports take
+ * their attributes from the netdev (netdev.c) and their GIDs from the RoCE
+ * table (roce.c).
  */
 #include <linux/slab.h>
 #include <rdma/ib_mad.h>
@@ -83,6 +87,53 @@ out:
 	return err;
 }
 
+/**
+ * mlx5c_ib_hca_vport_context() - this function's HCA vport context
+ * @dev: device
+ * @port: port number
+ *
+ * Return: the command's output (kfree() it; the context is its
+ * hca_vport_context), or an ERR_PTR.
+ */
+static void *mlx5c_ib_hca_vport_context(struct mlx5c_ib_dev *dev, u8 port)
+{
+	u32 in[MLX5_ST_SZ_DW(query_hca_vport_context_in)] = {};
+	int outlen = MLX5_ST_SZ_BYTES(query_hca_vport_context_out);
+	void *out;
+	int err;
+
+	out = kzalloc(outlen, GFP_KERNEL);
+	if (!out)
+		return ERR_PTR(-ENOMEM);
+	MLX5_SET(query_hca_vport_context_in, in, opcode,
+		 MLX5_CMD_OP_QUERY_HCA_VPORT_CONTEXT);
+	MLX5_SET(query_hca_vport_context_in, in, port_num, port);
+	err = mlx5c_cmd_exec(dev->mdev, in, sizeof(in), out, outlen);
+	if (err) {
+		kfree(out);
+		return ERR_PTR(err);
+	}
+	return out;
+}
+
+#define HCA_VPORT_CTX(out) \
+	MLX5_ADDR_OF(query_hca_vport_context_out, (out), hca_vport_context)
+
+/* The NODE_DESC register: the description the firmware's agent answers. */
+static int query_node_desc_reg(struct mlx5c_ib_dev *dev, char *node_desc)
+{
+	u8 desc[IB_SMP_DATA_SIZE] = {};
+	int err;
+
+	BUILD_BUG_ON(sizeof(desc) < IB_DEVICE_NODE_DESC_MAX);
+	err = mlx5c_access_reg(dev->mdev, MLX5C_REG_NODE_DESC, false, desc, desc, sizeof(desc));
+	if (err)
+		return err;
+	memcpy(node_desc, desc, IB_DEVICE_NODE_DESC_MAX);
+	node_desc[IB_DEVICE_NODE_DESC_MAX - 1] = '\0';
+	return 0;
+}
+
 /*
  * Ethernet ports: the GUIDs from the NIC vport context and the description
  * from the NODE_DESC register, as the in-tree driver reads them there (the
@@ -93,7 +144,6 @@ static int query_node_nic_vport(struct mlx5c_ib_dev *dev, __be64 *node_guid,
 {
 	u32 in[MLX5_ST_SZ_DW(query_nic_vport_context_in)] = {};
 	int outlen = MLX5_ST_SZ_BYTES(query_nic_vport_context_out);
-	u8 desc[IB_SMP_DATA_SIZE] = {};
 	void *out, *ctx;
 	int err;
 
@@ -109,15 +159,24 @@ static int query_node_nic_vport(struct mlx5c_ib_dev *dev, __be64 *node_guid,
 							 system_image_guid));
 	}
 	kfree(out);
-	if (err)
-		return err;
-	BUILD_BUG_ON(sizeof(desc) < IB_DEVICE_NODE_DESC_MAX);
-	err = mlx5c_access_reg(dev->mdev, MLX5C_REG_NODE_DESC, false, desc, desc, sizeof(desc));
-	if (err)
-		return err;
-	memcpy(node_desc, desc, IB_DEVICE_NODE_DESC_MAX);
-	node_desc[IB_DEVICE_NODE_DESC_MAX - 1] = '\0';
-	return 0;
+	return err ? err : query_node_desc_reg(dev, node_desc);
+}
+
+/* ib_virt: the GUIDs the vport's manager gave this function. */
+static int query_node_hca_vport(struct mlx5c_ib_dev *dev, __be64 *node_guid,
+				__be64 *sys_image_guid, char *node_desc)
+{
+	void *out = mlx5c_ib_hca_vport_context(dev, 1);
+
+	if (IS_ERR(out))
+		return PTR_ERR(out);
+	*node_guid = cpu_to_be64(MLX5_GET64(hca_vport_context, HCA_VPORT_CTX(out),
+					    node_guid));
+	*sys_image_guid = cpu_to_be64(MLX5_GET64(hca_vport_context,
+						 HCA_VPORT_CTX(out),
+						 system_image_guid));
+	kfree(out);
+	return query_node_desc_reg(dev, node_desc);
 }
 
 /**
@@ -137,6 +196,8 @@ int mlx5c_ib_query_node(struct mlx5c_ib_dev *dev, __be64 *node_guid,
 
 	if (dev->roce)
 		return query_node_nic_vport(dev, node_guid, sys_image_guid, node_desc);
+	if (dev->ib_virt)
+		return query_node_hca_vport(dev, node_guid, sys_image_guid, node_desc);
 	err = mlx5c_ib_mad_get(dev, 1, IB_SMP_ATTR_NODE_INFO, 0, data);
 	if (err)
 		return err;
@@ -152,11 +213,16 @@ int mlx5c_ib_query_node(struct mlx5c_ib_dev *dev, __be64 *node_guid,
 	return 0;
 }
 
-/* Table sizes from the general capabilities (PRM encodings). */
+/*
+ * Table sizes from the general capabilities (PRM encodings), and whether
+ * the port is virtualized and has the SMI (an IB port without ib_virt is
+ * the function's own; with it, its vport context says).
+ */
 int mlx5c_ib_port_init(struct mlx5c_ib_dev *dev)
 {
 	unsigned int gid_sz = MLX5C_IB_CAP(dev, gid_table_size);
 	unsigned int pkey_sz = MLX5C_IB_CAP(dev, pkey_table_size);
+	void *out;
 	int i;
 
 	if (gid_sz > 4 || pkey_sz > 5)
@@ -165,6 +231,15 @@ int mlx5c_ib_port_init(struct mlx5c_ib_dev *dev)
 		dev->port[i].gid_tbl_len = 8 << gid_sz;
 		dev->port[i].pkey_tbl_len = 128 << pkey_sz;
 	}
+	dev->ib_virt = !dev->roce && MLX5C_IB_CAP(dev, ib_virt);
+	dev->has_smi = !dev->roce;
+	if (!dev->ib_virt)
+		return 0;
+	out = mlx5c_ib_hca_vport_context(dev, 1);
+	if (IS_ERR(out))
+		return PTR_ERR(out);
+	dev->has_smi = MLX5_GET(hca_vport_context, HCA_VPORT_CTX(out), has_smi);
+	kfree(out);
 	return 0;
 }
 
@@ -182,6 +257,96 @@ static u16 mlx5c_ib_ext_speed(u8 ext)
 	default:
 		return 0;
 	}
+}
+
+/* PTYS oper width bits (1x, 2x, 4x, 8x, 12x) as ib_port_attr encodes them. */
+static u8 mlx5c_ib_ptys_width(u16 w)
+{
+	if (w & BIT(4))
+		return IB_WIDTH_12X;
+	if (w & BIT(3))
+		return IB_WIDTH_8X;
+	if (w & BIT(2))
+		return IB_WIDTH_4X;
+	if (w & BIT(1))
+		return IB_WIDTH_2X;
+	return IB_WIDTH_1X;
+}
+
+/* An IB MTU in bytes (PMTU) as its enum; 0 for none. */
+static enum ib_mtu mlx5c_ib_mtu_enum(u16 bytes)
+{
+	switch (bytes) {
+	case 256:
+		return IB_MTU_256;
+	case 512:
+		return IB_MTU_512;
+	case 1024:
+		return IB_MTU_1024;
+	case 2048:
+		return IB_MTU_2048;
+	case 4096:
+		return IB_MTU_4096;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * ib_virt: the port as the vport context (state, LID, SM, mask, counters)
+ * and the port registers (link, MTU, VLs) describe it.
+ */
+static int query_port_hca_vport(struct mlx5c_ib_dev *dev, u8 port,
+				struct ib_port_attr *props)
+{
+	u32 ptys[MLX5_ST_SZ_DW(ptys_reg)] = {};
+	u32 pmtu[MLX5_ST_SZ_DW(pmtu_reg)] = {};
+	u32 pvlc[MLX5_ST_SZ_DW(pvlc_reg)] = {};
+	void *out, *ctx;
+	int err;
+
+	out = mlx5c_ib_hca_vport_context(dev, port);
+	if (IS_ERR(out))
+		return PTR_ERR(out);
+	ctx = HCA_VPORT_CTX(out);
+	props->lid = MLX5_GET(hca_vport_context, ctx, lid);
+	props->lmc = MLX5_GET(hca_vport_context, ctx, lmc);
+	props->sm_lid = MLX5_GET(hca_vport_context, ctx, sm_lid);
+	props->sm_sl = MLX5_GET(hca_vport_context, ctx, sm_sl);
+	props->state = MLX5_GET(hca_vport_context, ctx, vport_state);
+	props->phys_state = MLX5_GET(hca_vport_context, ctx, port_physical_state);
+	props->port_cap_flags = MLX5_GET(hca_vport_context, ctx, cap_mask1);
+	if (props->port_cap_flags & IB_PORT_CAP_MASK2_SUP)
+		props->port_cap_flags2 = MLX5_GET(hca_vport_context, ctx, cap_mask2);
+	props->bad_pkey_cntr = MLX5_GET(hca_vport_context, ctx, pkey_violation_counter);
+	props->qkey_viol_cntr = MLX5_GET(hca_vport_context, ctx, qkey_violation_counter);
+	props->subnet_timeout = MLX5_GET(hca_vport_context, ctx, subnet_timeout);
+	props->init_type_reply = MLX5_GET(hca_vport_context, ctx, init_type_reply);
+	kfree(out);
+
+	MLX5_SET(ptys_reg, ptys, local_port, port);
+	MLX5_SET(ptys_reg, ptys, proto_mask, MLX5C_PTYS_PROTO_IB);
+	err = mlx5c_access_reg(dev->mdev, MLX5C_REG_PTYS, false, ptys, ptys, sizeof(ptys));
+	if (err)
+		return err;
+	props->active_width = mlx5c_ib_ptys_width(MLX5_GET(ptys_reg, ptys, ib_link_width_oper));
+	/* The PTYS protocol bits are the ib_port_attr speed bits. */
+	props->active_speed = MLX5_GET(ptys_reg, ptys, ib_proto_oper);
+
+	MLX5_SET(pmtu_reg, pmtu, local_port, port);
+	err = mlx5c_access_reg(dev->mdev, MLX5C_REG_PMTU, false, pmtu, pmtu, sizeof(pmtu));
+	if (err)
+		return err;
+	props->max_mtu = mlx5c_ib_mtu_enum(MLX5_GET(pmtu_reg, pmtu, max_mtu));
+	props->active_mtu = mlx5c_ib_mtu_enum(MLX5_GET(pmtu_reg, pmtu, oper_mtu));
+
+	MLX5_SET(pvlc_reg, pvlc, local_port, port);
+	err = mlx5c_access_reg(dev->mdev, MLX5C_REG_PVLC, false, pvlc, pvlc, sizeof(pvlc));
+	if (err)
+		return err;
+	/* VLCap: 1 = VL0, 2 = VL0-1, 3 = VL0-3, 4 = VL0-7, 5 = VL0-14. */
+	props->max_vl_num = MLX5_GET(pvlc_reg, pvlc, vl_hw_cap);
+	return 0;
 }
 
 /**
@@ -204,6 +369,12 @@ int mlx5c_ib_query_port(struct ib_device *ibdev, u32 port,
 		return -EINVAL;
 	if (dev->roce)
 		return mlx5c_ib_query_port_eth(dev, port, props);
+	if (dev->ib_virt) {
+		err = query_port_hca_vport(dev, port, props);
+		if (err)
+			return err;
+		goto tables;
+	}
 	err = mlx5c_ib_mad_get(dev, port, IB_SMP_ATTR_PORT_INFO, port, d);
 	if (err)
 		return err;
@@ -231,6 +402,7 @@ int mlx5c_ib_query_port(struct ib_device *ibdev, u32 port,
 	props->bad_pkey_cntr = get_unaligned_be16(d + PI_PKEY_VIOL);
 	props->qkey_viol_cntr = get_unaligned_be16(d + PI_QKEY_VIOL);
 	props->subnet_timeout = d[PI_SUBNET_TO] & 0x1f;
+tables:
 	props->gid_tbl_len = dev->port[port - 1].gid_tbl_len;
 	props->pkey_tbl_len = dev->port[port - 1].pkey_tbl_len;
 	props->max_msg_sz = 1U << MLX5C_IB_CAP(dev, log_max_msg);
@@ -379,6 +551,49 @@ int mlx5c_ib_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
 	return err;
 }
 
+/*
+ * ib_virt: the vport's mask, within the bits the firmware lets this
+ * function change (QUERY_HCA_VPORT_CONTEXT's cap_mask1_field_select): a
+ * VF may say IsCM, it may not claim IsSM.
+ */
+static int modify_port_hca_vport(struct mlx5c_ib_dev *dev, u8 port,
+				 struct ib_port_modify *props)
+{
+	u32 change = props->set_port_cap_mask | props->clr_port_cap_mask;
+	int inlen = MLX5_ST_SZ_BYTES(modify_hca_vport_context_in);
+	u32 out[MLX5_ST_SZ_DW(modify_hca_vport_context_out)] = {};
+	void *in, *ctx;
+	u32 perm;
+	int err;
+
+	if (!change)
+		return 0;
+	ctx = mlx5c_ib_hca_vport_context(dev, port);
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
+	perm = MLX5_GET(hca_vport_context, HCA_VPORT_CTX(ctx), cap_mask1_field_select);
+	kfree(ctx);
+	if (change & ~perm) {
+		dev_dbg(&dev->adev->dev,
+			"port %u: capability bits 0x%x are not this vport's to change (0x%x are)\n",
+			port, change & ~perm, perm);
+		return -EINVAL;
+	}
+	in = kzalloc(inlen, GFP_KERNEL);
+	if (!in)
+		return -ENOMEM;
+	MLX5_SET(modify_hca_vport_context_in, in, opcode,
+		 MLX5_CMD_OP_MODIFY_HCA_VPORT_CONTEXT);
+	MLX5_SET(modify_hca_vport_context_in, in, port_num, port);
+	ctx = MLX5_ADDR_OF(modify_hca_vport_context_in, in, hca_vport_context);
+	MLX5_SET(hca_vport_context, ctx, cap_mask1,
+		 props->set_port_cap_mask & ~props->clr_port_cap_mask);
+	MLX5_SET(hca_vport_context, ctx, cap_mask1_field_select, change);
+	err = mlx5c_cmd_exec(dev->mdev, in, inlen, out, sizeof(out));
+	kfree(in);
+	return err;
+}
+
 /**
  * mlx5c_ib_modify_port() - change the capability mask of a port
  * @ibdev: device
@@ -389,9 +604,10 @@ int mlx5c_ib_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
  * The PortInfo CapabilityMask belongs to the firmware's agent: the new
  * mask (what PortInfo reports, with @props applied) is written to the
  * PCAP register, so that the subnet manager and every remote query see
- * it (IsSM while opensm holds the port, IsCM from ib_cm). On an Ethernet
- * port there is no such mask: nothing to do (ib_cm calls this on every
- * port).
+ * it (IsSM while opensm holds the port, IsCM from ib_cm). With ib_virt
+ * the vport's mask changes instead, within what the firmware allows. On
+ * an Ethernet port there is no such mask: nothing to do (ib_cm calls this
+ * on every port).
  *
  * Return: 0 or a negative errno.
  */
@@ -411,6 +627,8 @@ int mlx5c_ib_modify_port(struct ib_device *ibdev, u32 port, int mask,
 		return -EOPNOTSUPP;
 	if (mlx5c_ib_link_layer(ibdev, port) != IB_LINK_LAYER_INFINIBAND)
 		return 0;
+	if (dev->ib_virt)
+		return modify_port_hca_vport(dev, port, props);
 	/* Serialises the read-modify-write of the mask. */
 	mutex_lock(&dev->cap_mask_mutex);
 	err = mlx5c_ib_query_port(ibdev, port, &attr);

@@ -262,6 +262,11 @@ int mlx5c_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		*bad_wr = wr;
 		return -EINVAL;
 	}
+	/* QP0 sends on VL15: not on a function without the SMI (a VF). */
+	if (ibqp->qp_type == IB_QPT_SMI && !dev->has_smi) {
+		*bad_wr = wr;
+		return -EPERM;
+	}
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	for (; wr; wr = wr->next) {
 		ds = mlx5c_ib_build_send(qp, wr, &wc_op);

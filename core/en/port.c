@@ -9,8 +9,6 @@
 
 #include "en.h"
 
-#define MLX5C_PTYS_EN		BIT(2)
-
 static int access_reg(struct mlx5c_en_priv *priv, u16 reg, bool write,
 		      const void *data, void *out_data, int size)
 {
@@ -84,7 +82,7 @@ int mlx5c_en_port_speed(struct mlx5c_en_priv *priv, u32 *mbps)
 	int err, i;
 
 	MLX5_SET(ptys_reg, reg, local_port, 1);
-	MLX5_SET(ptys_reg, reg, proto_mask, MLX5C_PTYS_EN);
+	MLX5_SET(ptys_reg, reg, proto_mask, MLX5C_PTYS_PROTO_EN);
 	err = access_reg(priv, MLX5C_REG_PTYS, false, reg, reg, sizeof(reg));
 	if (err)
 		return err;

@@ -69,13 +69,14 @@ public:
 	};
 
 	static HcaConfig config(std::shared_ptr<Fabric> f, unsigned index, LinkType link = LinkType::Ib,
-				bool poll_doorbells = false)
+				bool poll_doorbells = false, pci::FunctionRole role = pci::FunctionRole::Pf)
 	{
 		HcaConfig c;
 		c.index = index;
 		c.fabric = std::move(f);
 		c.link = link;
 		c.poll_doorbells = poll_doorbells;
+		c.role = role;
 		return c;
 	}
 
@@ -84,8 +85,8 @@ public:
 	// pages after the first are polled (fw/doorbell_pages.h): `uar` (the
 	// first, with the EQ) still traps.
 	DpHca(std::shared_ptr<Fabric> fabric, unsigned index, bool atomic_be = false, LinkType link = LinkType::Ib,
-	      bool poll_doorbells = false)
-		: h(config(std::move(fabric), index, link, poll_doorbells)), atomic_be_(atomic_be)
+	      bool poll_doorbells = false, pci::FunctionRole role = pci::FunctionRole::Pf)
+		: h(config(std::move(fabric), index, link, poll_doorbells, role)), atomic_be_(atomic_be)
 	{
 		up();
 	}

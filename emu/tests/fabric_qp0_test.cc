@@ -4,6 +4,7 @@
 // completes its send, and the packet is dropped at the receiver and
 // counted (qp0_dropped), by LID and by the permissive LID, on an HCA and
 // on the switch; QP0 to QP0 still works. QP1 takes the GSI's Q_Key only.
+// A VF (no SMI) may have a QP0, but it neither sends nor receives on VL15.
 #include "dp_harness.h"
 #include "fabric/ib_switch.h"
 #include "fabric/smp.h"
@@ -122,6 +123,50 @@ TEST(FabricQp0, Qp0ToQp0StillWorks)
 	EXPECT_EQ(r.opcode, kRespSend);
 	EXPECT_EQ(r.slid, mad::kPermissiveLid);
 	EXPECT_EQ(qp0_dropped(p.b), 0u);
+}
+
+uint64_t smi_refused(DpHca &h)
+{
+	auto lk = h.dp().lock();
+	return h.dp().counters().smi_refused;
+}
+
+// HCA a is a VF: its QP0 send completes with a local QP operation error
+// and leaves nothing on the wire; an SMP from the PF's QP0 to the VF's LID
+// reaches no QP0 there. Both counted as smi_refused.
+TEST(FabricQp0, AVfsQp0NeitherSendsNorReceives)
+{
+	auto fabric = std::make_shared<Fabric>();
+	DpHca a{fabric, 0, false, LinkType::Ib, false, pci::FunctionRole::Vf}, b{fabric, 1};
+	DpHca::Cq acq = a.create_cq(5), bcq = b.create_cq(5);
+	DpHca::Qp aqp0 = a.create_qp(ST_QP0, acq, acq), bqp0 = b.create_qp(ST_QP0, bcq, bcq);
+	DpHca::Mr asrc = a.reg_mr(4096), adst = a.reg_mr(4096), bsrc = b.reg_mr(4096), bdst = b.reg_mr(4096);
+	a.to_rts_ud(aqp0, 0);
+	b.to_rts_ud(bqp0, 0);
+	subn_get_node_info(a.mem(), asrc.addr);
+	subn_get_node_info(b.mem(), bsrc.addr);
+	a.post_recv(aqp0, adst, 40 + mad::kSize);
+	b.post_recv(bqp0, bdst, 40 + mad::kSize);
+
+	DpHca::Wr w = DpHca::send_wr(asrc, mad::kSize);
+	w.dlid = b.lid();
+	w.dqpn = 0;
+	a.post_send(aqp0, w);
+	Cqe e;
+	ASSERT_TRUE(a.poll(acq, &e));
+	EXPECT_EQ(e.syndrome, 0x02) << "local QP operation error";
+	ASSERT_TRUE(b.settle());
+	EXPECT_TRUE(b.empty(bcq)) << "nothing reached the PF's QP0";
+	EXPECT_EQ(smi_refused(a), 1u);
+
+	DpHca::Wr v = DpHca::send_wr(bsrc, mad::kSize);
+	v.dlid = a.lid();
+	v.dqpn = 0;
+	b.post_send(bqp0, v);
+	ASSERT_TRUE(b.poll(bcq, &e));
+	EXPECT_EQ(e.opcode, kReq) << "the PF's QP0 sends";
+	ASSERT_TRUE(a.settle());
+	EXPECT_EQ(smi_refused(a), 2u) << "the VF's QP0 took nothing";
 }
 
 TEST(FabricQp0, Vl15ReachesNoQpButQpZero)

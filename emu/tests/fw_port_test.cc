@@ -167,7 +167,7 @@ TEST_F(FwPort, HostEndiannessRegister)
 	auto out = h->ok(r, 32);
 	EXPECT_EQ(out[16], 0x80);
 	h->fails(Msg(op::ACCESS_REG, 1, 32).set({2, 15, 0}, 0xc00e), 32, 0x03); // DTOR
-	h->fails(Msg(op::ACCESS_REG, 1, 32).set({2, 15, 0}, 0x5004), 32, 0x03); // PTYS
+	h->fails(Msg(op::ACCESS_REG, 1, 32).set({2, 15, 0}, 0x5006), 32, 0x03); // PAOS: Ethernet's
 	h->fails(Msg(op::ACCESS_REG, 5, 32).set({2, 15, 0}, 0x7004), 32, 0x03);
 }
 

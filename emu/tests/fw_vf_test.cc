@@ -7,6 +7,7 @@
 
 #include "ctl/ctl_commands.h"
 #include "fw/cmd_registry.h"
+#include "fabric/smp.h"
 #include "prm/eth.h"
 
 namespace mlx5emu::test {
@@ -132,7 +133,7 @@ TEST(FwVf, ManagerCommandsAreBadOp)
 	EXPECT_EQ(field(vf.ok(Msg(op::QUERY_VPORT_STATE, 0, 16), 16), vport_state::state), vport_state::UP)
 		<< "the refused command changed nothing";
 	EXPECT_EQ(vf.fw().refusals.vf_refused.load(), 1u);
-	for (uint16_t opcode : {0x740, 0x752, 0x753, 0x763, 0x782, 0x829, 0x82b})
+	for (uint16_t opcode : {0x740, 0x752, 0x753, 0x782, 0x829, 0x82b})
 		vf.fails(Msg(opcode, 0, 0x100), 16, status::BAD_OP);
 
 	FwHarness pf(pf_config());
@@ -234,18 +235,174 @@ TEST(FwVf, PfPortRegistersUnchanged)
 	h.ok(reg_msg(reg::HOST_ENDIANNESS, true, 16, {}), ar::kData + 16);
 }
 
-// An InfiniBand VF: the same caps rule, and the function's own InfiniBand
-// registers (capability mask, node description) stay writable.
+// An InfiniBand VF: the same caps rule plus ib_virt; its node description
+// stays its own, its capability mask is not PCAP's (a VF claiming IsSM on
+// the port).
 TEST(FwVf, InfinibandVf)
 {
 	FwHarness h(vf_config(LinkType::Ib));
 	h.bring_up();
 	EXPECT_EQ(field(general_caps(h, true), gc::vhca_id), 1u);
 	EXPECT_EQ(field(general_caps(h, true), gc::port_type), gc::PORT_TYPE_IB);
-	h.ok(reg_msg(reg::PCAP, true, 20, {{bits::Field{0, 23, 16}, 1}, {bits::Field{1, 31, 0}, 0x02010048}}),
-	     ar::kData + 20);
+	EXPECT_EQ(field(general_caps(h, true), gc::ib_virt), 1u);
+	refused(h, reg_msg(reg::PCAP, true, 20, {{bits::Field{0, 23, 16}, 1}, {bits::Field{1, 31, 0}, 0x02010048}}),
+		ar::kData + 20, status::BAD_PARAM, 0x11);
 	h.ok(reg_msg(reg::NODE_DESC, true, 64, {}), ar::kData + 64);
 	refused(h, reg_msg(reg::HOST_ENDIANNESS, true, 16, {}), ar::kData + 16, status::BAD_PARAM, 0x11);
+
+	FwHarness eth(vf_config(LinkType::Eth));
+	eth.bring_up();
+	EXPECT_EQ(field(general_caps(eth, true), gc::ib_virt), 0u) << "ib_virt is InfiniBand's";
+	FwHarness pf(pf_config(LinkType::Ib));
+	pf.bring_up();
+	EXPECT_EQ(field(general_caps(pf, true), gc::ib_virt), 0u) << "a PF reads its port through its SMA";
+	pf.ok(reg_msg(reg::PCAP, true, 20, {{bits::Field{0, 23, 16}, 1}, {bits::Field{1, 31, 0}, 0x02010048}}),
+	      ar::kData + 20);
+}
+
+namespace hv = hca_vport_context;
+
+std::vector<uint8_t> hca_vport(FwHarness &h)
+{
+	auto out = h.ok(Msg(op::QUERY_HCA_VPORT_CONTEXT, 0, 16).set(vport_in::port_num, 1), hv::kOutSize);
+	return std::vector<uint8_t>(out.begin() + hv::kAt, out.end());
+}
+
+Msg modify_hca_vport(uint32_t field_select, uint32_t mask, uint32_t mask_select)
+{
+	namespace mi = modify_hca_vport_context_in;
+	Msg m(op::MODIFY_HCA_VPORT_CONTEXT, 0, mi::kSize);
+	m.set(vport_in::port_num, 1);
+	m.set(hv::field_select.at(mi::kContext), field_select);
+	m.set(hv::cap_mask1.at(mi::kContext), mask);
+	m.set(hv::cap_mask1_field_select.at(mi::kContext), mask_select);
+	return m;
+}
+
+// The HCA vport context of an InfiniBand VF: no SMI, the port's LID and
+// state, the GUIDs, and IsCM as the one mask bit it may change; GUIDs and
+// policy are its manager's, another vport is refused.
+TEST(FwVf, InfinibandVportContext)
+{
+	FwHarness h(vf_config(LinkType::Ib));
+	h.bring_up();
+	auto c = hca_vport(h);
+	EXPECT_EQ(field(c, hv::has_smi), 0u);
+	EXPECT_EQ(field(c, hv::vport_state), mad::PORT_ACTIVE) << "the internal SM brought the port up";
+	EXPECT_EQ(field(c, hv::lid), h.fw().port().lid);
+	EXPECT_EQ(bits::load_be64(c.data() + hv::kPortGuid), h.fw().port().port_guid);
+	EXPECT_EQ(field(c, hv::cap_mask1_field_select), kCapCm);
+
+	h.ok(modify_hca_vport(0, 0, kCapCm), 16);
+	EXPECT_EQ(field(hca_vport(h), hv::cap_mask1) & kCapCm, 0u) << "IsCM cleared";
+	h.ok(modify_hca_vport(0, kCapCm, kCapCm), 16);
+	EXPECT_NE(field(hca_vport(h), hv::cap_mask1) & kCapCm, 0u) << "IsCM set";
+	constexpr uint32_t kIsSm = 1u << 1;
+	uint32_t before = field(hca_vport(h), hv::cap_mask1);
+	refused(h, modify_hca_vport(0, kIsSm, kIsSm), 16, status::BAD_PARAM, 6);
+	refused(h, modify_hca_vport(hv::SEL_PORT_GUID, 0, 0), 16, status::BAD_PARAM, 5);
+	refused(h, modify_hca_vport(hv::SEL_STATE_POLICY, 0, 0), 16, status::BAD_PARAM, 5);
+	Msg other = modify_hca_vport(0, kCapCm, kCapCm);
+	other.set(vport_in::other_vport, 1).set(vport_in::vport_number, 2);
+	refused(h, other, 16, status::BAD_PARAM, 1);
+	EXPECT_EQ(field(hca_vport(h), hv::cap_mask1), before) << "the refused commands changed nothing";
+	EXPECT_EQ(h.fw().port().cap_mask, before) << "the SMA reports the vport's mask";
+
+	FwHarness pf(pf_config(LinkType::Ib));
+	pf.bring_up();
+	EXPECT_EQ(field(hca_vport(pf), hv::has_smi), 1u);
+}
+
+// A MAD_IFC with an SMP (LID-routed or directed-route) is refused on a
+// function without the SMI; performance management still goes through.
+TEST(FwVf, InfinibandVfSendsNoSmpThroughMadIfc)
+{
+	FwHarness h(vf_config(LinkType::Ib));
+	h.bring_up();
+	auto mad_ifc = [](uint8_t cls) {
+		Msg m(op::MAD_IFC, 1, 16 + 256);
+		m.set({2, 7, 0}, 1);
+		uint8_t *mad = m.b.data() + 16;
+		mad[0] = 1;
+		mad[1] = cls;
+		mad[2] = 1;
+		mad[3] = 1;                          // Get
+		bits::store_be16(mad + 16, 0x0015);  // PortInfo / PortCounters' 0x12 below
+		return m;
+	};
+	refused(h, mad_ifc(0x01), 16 + 256, status::BAD_PARAM, 3);
+	refused(h, mad_ifc(0x81), 16 + 256, status::BAD_PARAM, 3);
+	Msg pma = mad_ifc(0x04);
+	bits::store_be16(pma.b.data() + 16 + 16, 0x0012);
+	h.ok(pma, 16 + 256);
+
+	FwHarness pf(pf_config(LinkType::Ib));
+	pf.bring_up();
+	pf.ok(mad_ifc(0x01), 16 + 256);
+}
+
+// The InfiniBand port registers a driver with ib_virt reads: PTYS (4x
+// EDR), PMTU (4096), PVLC (VL0); writes are refused on any function.
+TEST(FwVf, InfinibandPortRegisters)
+{
+	for (bool vf : {true, false}) {
+		FwHarness h(vf ? vf_config(LinkType::Ib) : pf_config(LinkType::Ib));
+		h.bring_up();
+		auto o = h.ok(reg_msg(reg_eth::PTYS, false, ptys::kSize, {{ptys::local_port, 1}, {ptys::proto_mask, ptys::PROTO_IB}}),
+			      ar::kData + ptys::kSize);
+		EXPECT_EQ(field(o, ptys::ib_link_width_oper.at(ar::kData)), 1u << 2) << "4x";
+		EXPECT_EQ(field(o, ptys::ib_proto_oper.at(ar::kData)), 1u << 5) << "EDR";
+		o = h.ok(reg_msg(reg_eth::PMTU, false, pmtu::kSize, {{pmtu::local_port, 1}}), ar::kData + pmtu::kSize);
+		EXPECT_EQ(field(o, pmtu::max_mtu.at(ar::kData)), 4096u);
+		EXPECT_EQ(field(o, pmtu::oper_mtu.at(ar::kData)), 4096u);
+		o = h.ok(reg_msg(reg::PVLC, false, pvlc::kSize, {{pvlc::local_port, 1}}), ar::kData + pvlc::kSize);
+		EXPECT_EQ(field(o, pvlc::vl_hw_cap.at(ar::kData)), 1u) << "VL0";
+		h.fails(reg_msg(reg_eth::PTYS, false, ptys::kSize, {{ptys::local_port, 1}, {ptys::proto_mask, ptys::PROTO_EN}}),
+			ar::kData + ptys::kSize, status::BAD_PARAM);
+		h.fails(reg_msg(reg_eth::PMTU, true, pmtu::kSize, {{pmtu::local_port, 1}, {pmtu::admin_mtu, 2048}}),
+			ar::kData + pmtu::kSize, status::BAD_PARAM);
+		h.fails(reg_msg(reg::PVLC, false, pvlc::kSize, {{pvlc::local_port, 2}}), ar::kData + pvlc::kSize,
+			status::BAD_PARAM);
+	}
+}
+
+// The host sets an InfiniBand VF's GUIDs: the vport context, GID[0] and
+// the SMA's NodeInfo show them at once, a function reset keeps them, 0
+// restores the emulator's; a PF and an Ethernet VF have none to set.
+TEST(FwVf, HostSideGuids)
+{
+	FwHarness h(vf_config(LinkType::Ib));
+	h.bring_up();
+	uint64_t port0 = h.fw().port().port_guid, node0 = h.fw().port().node_guid;
+	EXPECT_EQ(h.fw().set_host_vport_guid(false, 0x0002c90000abcd01ull), "");
+	EXPECT_EQ(h.fw().set_host_vport_guid(true, 0x0002c90000abcd00ull), "");
+	for (int pass = 0; pass < 2; ++pass) {
+		auto c = hca_vport(h);
+		EXPECT_EQ(bits::load_be64(c.data() + hv::kPortGuid), 0x0002c90000abcd01ull) << "pass " << pass;
+		EXPECT_EQ(bits::load_be64(c.data() + hv::kNodeGuid), 0x0002c90000abcd00ull) << "pass " << pass;
+		auto g = h.ok(Msg(op::QUERY_HCA_VPORT_GID, 0, 16).set(vport_in::port_num, 1), 32);
+		EXPECT_EQ(bits::load_be64(g.data() + query_hca_vport_gid::kGids + 8), 0x0002c90000abcd01ull);
+		h.ok(Msg(op::DISABLE_HCA, 0, 16), 16);
+		h.bring_up();
+	}
+	EXPECT_EQ(h.fw().set_host_vport_guid(false, 0), "");
+	EXPECT_EQ(h.fw().set_host_vport_guid(true, 0), "");
+	EXPECT_EQ(h.fw().port().port_guid, port0);
+	EXPECT_EQ(h.fw().port().node_guid, node0);
+
+	FwHarness pf(pf_config(LinkType::Ib));
+	EXPECT_NE(pf.fw().set_host_vport_guid(false, 1), "");
+	FwHarness eth(vf_config(LinkType::Eth));
+	EXPECT_NE(eth.fw().set_host_vport_guid(false, 1), "");
+
+	std::vector<Hca *> hcas{h.hca.get()};
+	auto ask = [&](const std::string &l) { return execute_control_command(hcas, l); };
+	EXPECT_EQ(ask("hca 0 vport guid port 0x0002c90000abcd01"), "ok\n");
+	EXPECT_EQ(ask("hca 0 vport guid node 0002c90000abcd00"), "ok\n");
+	EXPECT_EQ(ask("hca 0 vport"), "hca 0 vport\nfunction vf\nnode_guid 0x0002c90000abcd00 port_guid "
+				      "0x0002c90000abcd01\nsmi no ib_virt yes\n.\n");
+	EXPECT_EQ(ask("hca 0 vport guid port 0xzz"), "error: vport: guid node|port 0xGUID\n");
+	EXPECT_EQ(ask("hca 0 vport guid host 1"), "error: vport: guid node|port 0xGUID\n");
 }
 
 MacAddr queried_mac(FwHarness &h)

@@ -92,7 +92,12 @@ static inline unsigned int mlx5c_iseg_timeout_ms(u32 reg)
 #define MLX5C_REG_PMTU			0x5003
 #define MLX5C_REG_PTYS			0x5004
 #define MLX5C_REG_PAOS			0x5006
+#define MLX5C_REG_PVLC			0x500f
 #define MLX5C_REG_NODE_DESC		0x6001
+
+/* PTYS proto_mask: which half of the register, InfiniBand or Ethernet. */
+#define MLX5C_PTYS_PROTO_IB		BIT(0)
+#define MLX5C_PTYS_PROTO_EN		BIT(2)
 
 /*
  * The lkey that ends a receive scatter list shorter than the WQE's room

@@ -51,6 +51,16 @@ bool parse_u32(const std::string &s, uint32_t *v)
 	return true;
 }
 
+// A 64-bit GUID: 0x and up to 16 hex digits, or 16 hex digits.
+bool parse_guid(const std::string &s, uint64_t *v)
+{
+	std::string h = s.rfind("0x", 0) == 0 ? s.substr(2) : s;
+	if (h.empty() || h.size() > 16 || h.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+		return false;
+	*v = std::stoull(h, nullptr, 16);
+	return true;
+}
+
 bool parse_eqe_type(std::string s, uint8_t *t)
 {
 	std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -229,6 +239,13 @@ std::string hca_vport(const Call &c)
 			return error("vport: vlan VID [QOS]");
 		err = c.fw().set_host_vport_vlan(static_cast<uint16_t>(std::min(vid, 0xffffu)),
 						 static_cast<uint8_t>(std::min(qos, 0xffu)));
+		return err.empty() ? ok() : error("vport: " + err);
+	}
+	if (c.arg(0) == "guid") {
+		uint64_t g;
+		if (c.argc() != 3 || (c.arg(1) != "node" && c.arg(1) != "port") || !parse_guid(c.arg(2), &g))
+			return error("vport: guid node|port 0xGUID");
+		err = c.fw().set_host_vport_guid(c.arg(1) == "node", g);
 		return err.empty() ? ok() : error("vport: " + err);
 	}
 	if (c.argc() != 2)
@@ -526,8 +543,9 @@ const CtlSpec kCommands[] = {
 	{Scope::Hca, "port", nullptr, 1, 1, "hca N port down | up", "Ethernet: pull the cable / plug it back (link flap)",
 	 nullptr, hca_port},
 	{Scope::Hca, "vport", nullptr, 0, 3,
-	 "hca N vport [mac MAC | link auto|enable|disable | vlan VID [QOS] | spoofchk on|off]",
-	 "VF: the host side of its vport: show it, set\nthe MAC it reads, its link (a flap), VST, the\nspoof check",
+	 "hca N vport [mac MAC | link auto|enable|disable | vlan VID [QOS] | spoofchk on|off | guid node|port G]",
+	 "VF: the host side of its vport: show it, set\nthe MAC it reads, its link (a flap), VST, the\nspoof check, "
+	 "an IB VF's GUIDs",
 	 "an Ethernet VF's vport as its host sets it (`ip link set <pf> vf N mac|state|vlan|spoofchk` on a "
 	 "ConnectX host): without arguments, its MAC, link setting, ACLs and state; `mac` sets the permanent MAC "
 	 "the VF's driver reads when it builds its netdev (seen after a driver reload, as on a ConnectX); "
@@ -535,7 +553,9 @@ const CtlSpec kCommands[] = {
 	 "change event; `auto` follows the cable; `vlan VID [QOS]` tags the VF's frames with VID (and priority "
 	 "QOS) on their way out and lets only VID's frames in, untagged; a frame the VF tagged itself is dropped "
 	 "(0 clears); `spoofchk on` drops the VF's frames whose source is not the vport's MAC; drops counted in "
-	 "`hca N nic`",
+	 "`hca N nic`. An InfiniBand VF's vport (`ip link set <pf> vf N node_guid|port_guid`): without arguments "
+	 "its GUIDs and SMI; `guid node|port` sets the node GUID or the port GUID (GID[0]) its driver reads, at "
+	 "once, kept across resets (0 restores the emulator's)",
 	 hca_vport},
 	{Scope::Hca, "datapath", nullptr, 0, 0, "hca N datapath", "data-path counters, CQs, SRQs", nullptr,
 	 hca_datapath},

@@ -238,6 +238,12 @@ void DataPath::receive_packet(const Packet &p)
 
 void DataPath::deliver(const Packet &p)
 {
+	// SMPs reach QP0 of the function with the SMI only (a VF's QP0
+	// exists, but VL15 is not its).
+	if (p.dqpn == 0 && !cfg_.smi) {
+		++c_.smi_refused;
+		return;
+	}
 	Qp *qp = res_.qp_for_packet(p.dqpn);
 	if (!qp) {
 		++c_.no_qp_packets;
@@ -563,6 +569,7 @@ std::vector<std::string> DataPath::stats_lines()
 	v.push_back(fmt("moderation_timeouts %llu", u(c_.moderation_timeouts)));
 	v.push_back(fmt("async_events %llu", u(c_.async_events)));
 	v.push_back(fmt("packets_no_qp %llu", u(c_.no_qp_packets)));
+	v.push_back(fmt("smi_refused %llu", u(c_.smi_refused)));
 	v.push_back(fmt("packets_dropped %llu", u(c_.dropped_packets)));
 	v.push_back(fmt("qp0_dropped %llu", u(qp0_dropped()))); // the fabric's: not on VL15 (fabric/packet.h)
 	v.push_back(fmt("mcast_groups %zu", res_.mcgs.groups()));

@@ -70,6 +70,9 @@ public:
 		uint64_t gid_prefix = 0xfe80000000000000ull;
 		uint64_t port_guid = 0;
 		bool eth = false; // an Ethernet port: on the L2 switch, not a LID
+		// The function has the SMI (QP0 sends and receives on VL15):
+		// a PF; a VF's QP0 neither sends nor receives.
+		bool smi = true;
 	};
 	DataPath(const Config &cfg, GuestMemory &mem, Fabric &fabric, EventSink &events);
 	~DataPath() override;
@@ -143,6 +146,8 @@ public:
 	// datapath.cc, state lock held: the port's LID range, state and GID
 	// prefix as the SM set them (IBA PortState: data moves only on an
 	// ACTIVE port; SMPs on QP0 always, an ARMED port also receives).
+	// GID[0]'s GUID (an IB VF's host sets it: fw/firmware.h).
+	void set_port_guid(uint64_t guid) { cfg_.port_guid = guid; }
 	void set_port(uint16_t lid, uint8_t lmc, uint8_t state, uint64_t gid_prefix);
 	uint16_t port_lid() const { return lid_; }
 	// The port's traffic as the PMA counts it (state lock held): data in
@@ -197,6 +202,8 @@ public:
 		// (their register was overwritten before the poller looked).
 		uint64_t doorbells_recovered = 0;
 		uint64_t bad_doorbells = 0, no_qp_packets = 0, dropped_packets = 0;
+		// QP0 sends and SMPs refused on a function without the SMI.
+		uint64_t smi_refused = 0;
 		uint64_t rd_limit_naks = 0, acks_merged = 0;
 		uint64_t cqes = 0, cqe_drops = 0, comp_events = 0, async_events = 0, cq_overruns = 0;
 		uint64_t moderation_timeouts = 0; // CQ moderation periods that ended in their timer

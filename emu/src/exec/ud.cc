@@ -48,6 +48,12 @@ void RdmaRequester::ud_send(Qp &qp)
 	while (qp.state == prm::qp_state::RTS && dp_.take_send_wqe(qp, &wr, &av, &s)) {
 		if (!s)
 			s = dp_.check_local_sgl(qp, wr);
+		// A function without the SMI (a VF) may have a QP0, but nothing
+		// it posts there reaches VL15: a local QP operation error.
+		if (!s && qp.cfg.st == prm::qp_st::QP0 && !dp_.cfg_.smi) {
+			++dp_.c_.smi_refused;
+			s = syn::LOCAL_QP_OP;
+		}
 		if (!s && wr.length > prm::mtu_bytes(dp_.cfg_.port_mtu))
 			s = syn::LOCAL_LENGTH;
 		Packet p;

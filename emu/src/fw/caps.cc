@@ -283,6 +283,11 @@ void Caps::build(const HcaConfig &cfg)
 		put(g, gc::vport_group_manager, 0);
 		put(g, gc::eswitch_manager, 0);
 		put(g, gc::nic_vport_change_event, 0);
+		// InfiniBand virtualization: the VF reads its port through
+		// its HCA vport context (GUIDs, state, has_smi 0) and the
+		// port registers, not through SMPs (cmd_vport.cc).
+		if (cfg.link == LinkType::Ib)
+			put(g, gc::ib_virt, 1);
 	}
 	max_[prm::cap_type::GENERAL] = g;
 

@@ -44,10 +44,12 @@ constexpr VfRegRule kVfRegisterWrites[] = {
 	// mlx5e's MTU change writes PMTU on a VF and fails on an error: the
 	// VF's own MTU (this function's, the NIC vport MTU bounds it).
 	{reg_eth::PMTU, VfWrite::Allow},
-	// InfiniBand: the function's capability mask and node description
-	// (ib_virt and the HCA vport context take the mask over later).
-	{reg::PCAP, VfWrite::Allow},
+	// InfiniBand: the node description is the function's. Its
+	// capability mask goes through MODIFY_HCA_VPORT_CONTEXT (ib_virt),
+	// within the bits the vport may change: PCAP would let a VF claim
+	// IsSM on the port.
 	{reg::NODE_DESC, VfWrite::Allow},
+	{reg::PCAP, VfWrite::Refuse},
 	// Port shaping and the PF's own settings.
 	{reg_eth::PTYS, VfWrite::Refuse},
 	{reg_eth::PFCC, VfWrite::Refuse},
@@ -137,7 +139,8 @@ void access_reg(CmdCtx &c)
 		return;
 	}
 	default:
-		if (c.fw.is_eth() && c.fw.state == FnState::Initialized && eth_port_register(c, id))
+		if (c.fw.state == FnState::Initialized &&
+		    (c.fw.is_eth() ? eth_port_register(c, id) : ib_port_register(c, id)))
 			return;
 		// No other register is implemented (nor advertised through
 		// PCAM/MCAM/QCAM).

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-// Vport and port queries: QUERY_VPORT_STATE, QUERY_HCA_VPORT_CONTEXT/GID/
-// PKEY and MAD_IFC (mad.cc); the NIC vport context is in cmd_nic_vport.cc.
+// Vport and port queries: QUERY_VPORT_STATE, QUERY/MODIFY_HCA_VPORT_CONTEXT
+// (a function's own vport: its capability mask within what it may change),
+// QUERY_HCA_VPORT_GID/PKEY and MAD_IFC (mad.cc); the NIC vport context is in
+// cmd_nic_vport.cc.
 #include "exec/datapath.h"
 #include "fw/cmd_registry.h"
 #include "fw/firmware.h"
@@ -67,7 +69,7 @@ void query_hca_vport_context(CmdCtx &c)
 		return;
 	const PortAttrs &p = c.fw.port();
 	uint8_t *ctx = c.out + hv::kAt;
-	bits::set(ctx, hv::has_smi, 1);
+	bits::set(ctx, hv::has_smi, c.fw.has_smi());
 	bits::set(ctx, hv::port_physical_state, mad::PHYS_LINK_UP);
 	bits::set(ctx, hv::port_state, p.state);
 	bits::set(ctx, hv::vport_state, p.state);
@@ -75,11 +77,29 @@ void query_hca_vport_context(CmdCtx &c)
 	bits::store_be64(ctx + hv::kPortGuid, p.port_guid);
 	bits::store_be64(ctx + hv::kNodeGuid, p.node_guid);
 	bits::set(ctx, hv::cap_mask1, p.cap_mask);
+	bits::set(ctx, hv::cap_mask1_field_select, kVportCapMaskChangeable);
 	bits::set(ctx, hv::lid, p.lid);
 	bits::set(ctx, hv::lmc, p.lmc);
 	bits::set(ctx, hv::subnet_timeout, p.subnet_timeout);
 	bits::set(ctx, hv::sm_lid, p.sm_lid);
 	bits::set(ctx, hv::sm_sl, p.sm_sl);
+}
+
+// A function sets the capability mask bits of its vport it may change
+// (ib_cm's IsCM); its GUIDs and its state policy are its manager's.
+void modify_hca_vport_context(CmdCtx &c)
+{
+	namespace hv = hca_vport_context;
+	if (!own_vport_port(c, true))
+		return;
+	const uint8_t *ctx = c.in + modify_hca_vport_context_in::kContext;
+	if (bits::get(ctx, hv::field_select))
+		return c.fail(status::BAD_PARAM, 5);
+	uint32_t sel = bits::get(ctx, hv::cap_mask1_field_select);
+	if (sel & ~kVportCapMaskChangeable)
+		return c.fail(status::BAD_PARAM, 6);
+	PortAttrs &p = c.fw.port();
+	p.cap_mask = (p.cap_mask & ~sel) | (bits::get(ctx, hv::cap_mask1) & sel);
 }
 
 void query_hca_vport_gid(CmdCtx &c)
@@ -119,6 +139,8 @@ void query_hca_vport_pkey(CmdCtx &c)
 constexpr CmdSpec kCommands[] = {
 	{op::QUERY_VPORT_STATE, query_vport_state, 16, 16, Need::Initialized},
 	{op::QUERY_HCA_VPORT_CONTEXT, query_hca_vport_context, 16, hca_vport_context::kOutSize, Need::Initialized},
+	{op::MODIFY_HCA_VPORT_CONTEXT, modify_hca_vport_context, modify_hca_vport_context_in::kSize, 16,
+	 Need::Initialized},
 	{op::QUERY_HCA_VPORT_GID, query_hca_vport_gid, 16, 16, Need::Initialized},
 	{op::QUERY_HCA_VPORT_PKEY, query_hca_vport_pkey, 16, 16, Need::Initialized},
 	{op::MAD_IFC, mad_ifc, mad_ifc_in::kSize, mad_ifc_in::kSize, Need::Initialized},

@@ -105,6 +105,11 @@ std::string Firmware::set_host_vport_admin(VportAdmin a)
 std::vector<std::string> Firmware::vport_lines() const
 {
 	std::lock_guard<std::mutex> lk(mu);
+	if (!is_eth())
+		return {fmt("function %s", cfg.is_vf() ? "vf" : "pf"),
+			fmt("node_guid 0x%016llx port_guid 0x%016llx", static_cast<unsigned long long>(port_.node_guid),
+			    static_cast<unsigned long long>(port_.port_guid)),
+			fmt("smi %s ib_virt %s", has_smi() ? "yes" : "no", cfg.is_vf() ? "yes" : "no")};
 	const MacAddr &m = eth.perm_mac;
 	static constexpr const char *kAdmin[] = {"disable", "enable", "auto"};
 	return {fmt("function %s", cfg.is_vf() ? "vf" : "pf"),

@@ -28,11 +28,6 @@ uint64_t mix64(uint64_t x)
 	return x ^ (x >> 31);
 }
 
-// IB PortInfo CapabilityMask bits the emulated port reports.
-constexpr uint32_t kCapSystemImageGuid = 1u << 11;
-constexpr uint32_t kCapExtendedSpeeds = 1u << 14;
-constexpr uint32_t kCapCm = 1u << 16;
-constexpr uint32_t kCapClientReregister = 1u << 25;
 
 // The emulator process's resident set from /proc/self/statm, in KiB: all
 // of it, and without shared pages (guest RAM the data path touched is a
@@ -85,7 +80,7 @@ Firmware::Firmware(const HcaConfig &c, GuestMemory &m, InterruptSink &i)
 	uint64_t low = mix64(cfg.guid_seed ^ (static_cast<uint64_t>(cfg.index) << 48)) & 0xfffffffffeull;
 	fabric_ = cfg.fabric ? cfg.fabric : std::make_shared<Fabric>();
 	bool internal_sm = fabric_->sm() == Fabric::Sm::Internal;
-	port_.node_guid = 0x0002c9ull << 40 | low;
+	port_.node_guid = default_node_guid_ = 0x0002c9ull << 40 | low;
 	port_.system_image_guid = port_.node_guid;
 	port_power_on();
 	default_node_description(*this, node_desc);
@@ -107,6 +102,7 @@ Firmware::Firmware(const HcaConfig &c, GuestMemory &m, InterruptSink &i)
 	dc.gid_prefix = port_.gid_prefix;
 	dc.log_max_msg = static_cast<uint8_t>(caps.gen_max(prm::cmd_hca_cap::log_max_msg));
 	dc.eth = is_eth();
+	dc.smi = has_smi();
 	dp_ = std::make_unique<DataPath>(dc, mem, *fabric_, *events_);
 	dp_->set_faults(&faults);
 	eth.admin_up = initial_port_admin_up();
@@ -209,7 +205,7 @@ void Firmware::port_power_on()
 	PortAttrs p;
 	p.node_guid = port_.node_guid;
 	p.system_image_guid = port_.system_image_guid;
-	p.init(p.node_guid + 1, caps.pkey_table_len(), caps.gid_table_len());
+	p.init(host_port_guid ? host_port_guid : default_node_guid_ + 1, caps.pkey_table_len(), caps.gid_table_len());
 	p.mtu_cap = p.neighbor_mtu = p.mtu;
 	p.cap_mask = kCapSystemImageGuid | kCapExtendedSpeeds | kCapCm | kCapClientReregister;
 	if (fabric_->sm() == Fabric::Sm::Internal) {
@@ -218,6 +214,22 @@ void Firmware::port_power_on()
 		p.state = mad::PORT_ACTIVE;
 	}
 	port_ = std::move(p);
+}
+
+std::string Firmware::set_host_vport_guid(bool node, uint64_t guid)
+{
+	if (!cfg.is_vf() || is_eth())
+		return "not an InfiniBand VF (a PF's GUIDs are its own)";
+	std::lock_guard<std::mutex> lk(mu);
+	if (node) {
+		port_.node_guid = guid ? guid : default_node_guid_;
+		return {};
+	}
+	host_port_guid = guid;
+	port_.port_guid = port_.guids[0] = guid ? guid : default_node_guid_ + 1;
+	auto dl = dp_->lock();
+	dp_->set_port_guid(port_.port_guid);
+	return {};
 }
 
 void Firmware::function_reset(const char *why)

@@ -44,6 +44,15 @@ enum class FnState : uint8_t { Disabled, Enabled, Initialized };
 // (fabric/sma_port.h), plus what identifies the node. With the internal
 // SM the emulator configured it (ACTIVE, LID = index + 1, SM LID 1); with
 // an external one it starts in INIT without a LID.
+// IB PortInfo CapabilityMask bits the emulated port reports.
+constexpr uint32_t kCapSystemImageGuid = 1u << 11;
+constexpr uint32_t kCapExtendedSpeeds = 1u << 14;
+constexpr uint32_t kCapCm = 1u << 16;
+constexpr uint32_t kCapClientReregister = 1u << 25;
+// The bits a function with ib_virt may change in its vport's mask
+// (MODIFY_HCA_VPORT_CONTEXT): IsCM, which ib_cm sets. Never IsSM.
+constexpr uint32_t kVportCapMaskChangeable = kCapCm;
+
 struct PortAttrs : SmaPort {
 	uint64_t node_guid = 0;
 	uint64_t system_image_guid = 0;
@@ -149,6 +158,19 @@ public:
 	std::string set_host_vport_vlan(uint16_t vlan, uint8_t qos);
 	std::string set_host_vport_spoofchk(bool on);
 	std::vector<std::string> vport_lines() const;
+	// An InfiniBand VF's GUIDs as its host sets them (`ip link set <pf>
+	// vf N node_guid|port_guid` on a host): the vport's node GUID, or its
+	// port GUID (GUID[0], GID[0]'s low half). They take effect at once
+	// (the driver reads them when it registers its device: a running one
+	// sees them after a reload, as on a ConnectX) and outlive a function
+	// reset; 0 restores the emulator's. An error message on a PF or an
+	// Ethernet port, else empty.
+	std::string set_host_vport_guid(bool node, uint64_t guid);
+	uint64_t host_port_guid = 0;
+	// The SMI (QP0 on VL15, SMPs through MAD_IFC) belongs to the PF: a VF
+	// has ib_virt and its vport context says has_smi 0 (the PF's
+	// physical port is the one the subnet manager manages).
+	bool has_smi() const { return !cfg.is_vf(); }
 	// PAOS admin status at power-on and after a function reset: a PF's
 	// port starts down until its driver opens it; a VF's physical port is
 	// its PF's, which the host side keeps up (a VF's PAOS write changes
@@ -205,6 +227,7 @@ private:
 	void restart(const char *why);
 
 	PortAttrs port_;
+	uint64_t default_node_guid_ = 0; // from the GUID seed and the index
 	std::shared_ptr<Fabric> fabric_;
 	std::unique_ptr<Events> events_;
 	std::unique_ptr<DataPath> dp_;

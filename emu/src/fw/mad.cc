@@ -195,6 +195,12 @@ void mad_ifc(CmdCtx &c)
 	uint32_t port = c.get(prm::mad_ifc_in::port);
 	if (port != 1)
 		return c.fail(prm::status::BAD_PARAM, 1);
+	// Subnet management belongs to the function with the SMI: a VF's
+	// driver (has_smi 0) sends no SMP here, and one that does is
+	// refused before the agent sees it.
+	uint8_t mclass = c.in[prm::mad_ifc_in::kMad + 1];
+	if (!c.fw.has_smi() && (mclass == mad::CLASS_SUBN_LID_ROUTED || mclass == mad::CLASS_SUBN_DIRECTED_ROUTE))
+		return c.fail(prm::status::BAD_PARAM, 3);
 	bool check_mkey = !(c.op_mod & 1);
 	if (!mad_process(c.fw, static_cast<uint8_t>(port), c.in + prm::mad_ifc_in::kMad, c.out + prm::mad_ifc_in::kMad,
 			 check_mkey))

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-// Ethernet port registers: PAOS (admin/oper status), PTYS (one 100GBASE-CR4
-// link mode for ethtool), PMTU (port MTU), PPCNT (802.3, RFC 2863 and
-// RFC 2819 counters from the data path; the other groups the driver reads
-// are zeros), PFCC (global pause and PFC settings, stored).
+// Port access registers. Ethernet: PAOS (admin/oper status), PTYS (one
+// 100GBASE-CR4 link mode for ethtool), PMTU (port MTU), PPCNT (802.3,
+// RFC 2863 and RFC 2819 counters from the data path; the other groups the
+// driver reads are zeros), PFCC (global pause and PFC settings, stored).
+// InfiniBand, read-only (the SM and the cable set them): PTYS (4x EDR),
+// PMTU (the MTU the port carries), PVLC (its data VLs); what a driver with
+// ib_virt reads instead of PortInfo.
 #include <cstring>
 
 #include "exec/datapath.h"
@@ -11,6 +14,7 @@
 #include "fw/port_regs.h"
 #include "prm/prm.h"
 #include "prm/eth.h"
+#include "prm/qp.h"
 
 namespace mlx5emu {
 
@@ -189,7 +193,70 @@ void reg_ppcnt(Reg r)
 	}
 }
 
+// InfiniBand PTYS: link width and protocol bits, one bit each
+// (width 1x/2x/4x/8x/12x from bit 0, protocol SDR..XDR from bit 0, which
+// is also the ib_port_attr active_speed encoding).
+constexpr uint32_t kIbWidth4x = 1u << 2;
+constexpr uint32_t kIbProtoEdr = 1u << 5;
+
+void reg_ib_ptys(Reg r)
+{
+	if (!check(r, ptys::local_port))
+		return;
+	if (r.get(ptys::proto_mask) != ptys::PROTO_IB)
+		return r.c.fail(status::BAD_PARAM, kProto);
+	if (r.write())
+		return r.c.fail(status::BAD_PARAM, kValue);
+	bool up = r.c.fw.port().link_up;
+	std::memset(r.out() + 4, 0, r.size - 4);
+	r.put(ptys::ib_link_width_capability, kIbWidth4x);
+	r.put(ptys::ib_proto_capability, kIbProtoEdr);
+	r.put(ptys::ib_link_width_oper, up ? kIbWidth4x : 0);
+	r.put(ptys::ib_proto_oper, up ? kIbProtoEdr : 0);
+}
+
+void reg_ib_pmtu(Reg r)
+{
+	if (!check(r, pmtu::local_port))
+		return;
+	if (r.write())
+		return r.c.fail(status::BAD_PARAM, kValue);
+	const PortAttrs &p = r.c.fw.port();
+	r.put(pmtu::max_mtu, mtu_bytes(p.mtu_cap));
+	r.put(pmtu::admin_mtu, mtu_bytes(p.neighbor_mtu));
+	r.put(pmtu::oper_mtu, mtu_bytes(p.neighbor_mtu));
+}
+
+void reg_ib_pvlc(Reg r)
+{
+	if (!check(r, pvlc::local_port))
+		return;
+	if (r.write())
+		return r.c.fail(status::BAD_PARAM, kValue);
+	const PortAttrs &p = r.c.fw.port();
+	r.put(pvlc::vl_hw_cap, p.vl_cap);
+	r.put(pvlc::vl_admin, p.op_vls);
+	r.put(pvlc::vl_operational, p.op_vls);
+}
+
 } // namespace
+
+bool ib_port_register(CmdCtx &c, uint16_t id)
+{
+	switch (id) {
+	case reg_eth::PTYS:
+		reg_ib_ptys(Reg{c, ptys::kSize});
+		return true;
+	case reg_eth::PMTU:
+		reg_ib_pmtu(Reg{c, pmtu::kSize});
+		return true;
+	case reg::PVLC:
+		reg_ib_pvlc(Reg{c, pvlc::kSize});
+		return true;
+	default:
+		return false;
+	}
+}
 
 bool eth_port_register(CmdCtx &c, uint16_t id)
 {

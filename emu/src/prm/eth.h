@@ -261,10 +261,14 @@ constexpr Field proto_mask{0, 2, 0};
 constexpr Field an_status{1, 31, 28};
 constexpr Field ext_eth_proto_capability{2, 31, 0};
 constexpr Field eth_proto_capability{3, 31, 0};
+constexpr Field ib_link_width_capability{4, 31, 16};
+constexpr Field ib_proto_capability{4, 15, 0};
 constexpr Field ext_eth_proto_admin{5, 31, 0};
 constexpr Field eth_proto_admin{6, 31, 0};
 constexpr Field ext_eth_proto_oper{8, 31, 0};
 constexpr Field eth_proto_oper{9, 31, 0};
+constexpr Field ib_link_width_oper{0xa, 31, 16};
+constexpr Field ib_proto_oper{0xa, 15, 0};
 constexpr Field connector_type{0xb, 3, 0};
 constexpr Field eth_proto_lp_advertise{0xc, 31, 0};
 constexpr unsigned kSize = 64;
@@ -280,6 +284,14 @@ constexpr Field admin_mtu{2, 31, 16};
 constexpr Field oper_mtu{3, 31, 16};
 constexpr unsigned kSize = 16;
 } // namespace pmtu
+
+namespace pvlc {
+constexpr Field local_port{0, 23, 16};
+constexpr Field vl_hw_cap{1, 3, 0};
+constexpr Field vl_admin{2, 3, 0};
+constexpr Field vl_operational{3, 3, 0};
+constexpr unsigned kSize = 16;
+} // namespace pvlc
 
 namespace pfcc {
 constexpr Field local_port{0, 23, 16};

@@ -44,6 +44,7 @@ enum : uint16_t {
 	QUERY_NIC_VPORT_CONTEXT = 0x754,
 	MODIFY_NIC_VPORT_CONTEXT = 0x755,
 	QUERY_HCA_VPORT_CONTEXT = 0x762,
+	MODIFY_HCA_VPORT_CONTEXT = 0x763,
 	QUERY_HCA_VPORT_GID = 0x764,
 	QUERY_HCA_VPORT_PKEY = 0x765,
 	ALLOC_UAR = 0x802,
@@ -126,6 +127,7 @@ enum : uint16_t {
 namespace reg {
 enum : uint16_t {
 	PCAP = 0x5001, // port capability mask (PortInfo CapabilityMask)
+	PVLC = 0x500f, // port VL capability (an IB port's data VLs)
 	NODE_DESC = 0x6001, // the node description (64 bytes), NodeDescription SMPs
 	HOST_ENDIANNESS = 0x7004,
 };
@@ -392,7 +394,14 @@ constexpr Field vport_state{8, 3, 0};
 constexpr unsigned kSystemImageGuid = 0x28;
 constexpr unsigned kPortGuid = 0x30;
 constexpr unsigned kNodeGuid = 0x38;
+constexpr Field field_select{0, 31, 0}; // MODIFY: which of the below apply
+constexpr uint32_t SEL_PORT_GUID = 1u << 0;
+constexpr uint32_t SEL_NODE_GUID = 1u << 1;
+constexpr uint32_t SEL_STATE_POLICY = 1u << 2;
 constexpr Field cap_mask1{0x10, 31, 0};
+// QUERY: the CapabilityMask bits this vport may change; MODIFY: the bits
+// of cap_mask1 to change.
+constexpr Field cap_mask1_field_select{0x11, 31, 0};
 constexpr Field cap_mask2{0x12, 31, 0};
 constexpr Field lid{0x18, 31, 16};
 constexpr Field init_type_reply{0x18, 11, 8};
@@ -404,6 +413,11 @@ constexpr Field qkey_violation_counter{0x1a, 31, 16};
 constexpr Field pkey_violation_counter{0x1a, 15, 0};
 constexpr unsigned kOutSize = 0x10 + 512;
 } // namespace hca_vport_context
+
+namespace modify_hca_vport_context_in {
+constexpr unsigned kContext = 0x10; // hca_vport_context, 512 bytes
+constexpr unsigned kSize = kContext + 512;
+} // namespace modify_hca_vport_context_in
 
 namespace query_hca_vport_gid {
 constexpr Field gid_index{3, 15, 0}; // input; 0xffff = whole table
