@@ -6,6 +6,7 @@
 #include "fw_harness.h"
 
 #include "ctl/ctl_commands.h"
+#include "exec/datapath.h"
 #include "fw/cmd_registry.h"
 #include "fabric/smp.h"
 #include "prm/eth.h"
@@ -400,7 +401,7 @@ TEST(FwVf, HostSideGuids)
 	EXPECT_EQ(ask("hca 0 vport guid port 0x0002c90000abcd01"), "ok\n");
 	EXPECT_EQ(ask("hca 0 vport guid node 0002c90000abcd00"), "ok\n");
 	EXPECT_EQ(ask("hca 0 vport"), "hca 0 vport\nfunction vf\nnode_guid 0x0002c90000abcd00 port_guid "
-				      "0x0002c90000abcd01\nsmi no ib_virt yes\n.\n");
+				      "0x0002c90000abcd01\nsmi no ib_virt yes\nlink auto\nstate active\n.\n");
 	EXPECT_EQ(ask("hca 0 vport guid port 0xzz"), "error: vport: guid node|port 0xGUID\n");
 	EXPECT_EQ(ask("hca 0 vport guid host 1"), "error: vport: guid node|port 0xGUID\n");
 }
@@ -479,6 +480,55 @@ TEST(FwVf, HostSideLinkFlapsTheVport)
 	EXPECT_EQ(vport_state_of(vf, vport_state::state), 0u) << "the host's setting outlives the reset";
 
 	FwHarness pf(pf_config());
+	EXPECT_NE(pf.fw().set_host_vport_admin(VportAdmin::Down), "");
+}
+
+// An InfiniBand VF's link policy: disable holds the vport DOWN (vport
+// context, QUERY_VPORT_STATE, a PORT_CHANGE DOWN event, and the data path
+// drops its traffic); auto gives it the port's state back (ACTIVE event);
+// enable follows the port as auto does; the policy outlives a reset.
+TEST(FwVf, HostSideIbLinkPolicy)
+{
+	FwHarness vf(vf_config(LinkType::Ib));
+	vf.bring_up();
+	uint32_t uar = vf.alloc_uar();
+	auto eq = vf.create_eq(4, 1ull << event::PORT_CHANGE, 0, uar);
+	uint32_t ci = 0;
+	auto next_event = [&](uint8_t subtype) {
+		ASSERT_TRUE(vf.wait_eqe(eq, ci));
+		auto e = vf.eqe(eq, ci++);
+		EXPECT_EQ(e[eqe::kType], event::PORT_CHANGE);
+		EXPECT_EQ(e[eqe::kSubType], subtype);
+	};
+	auto ctx_state = [&] { return field(hca_vport(vf), hv::vport_state); };
+	EXPECT_EQ(ctx_state(), mad::PORT_ACTIVE);
+	EXPECT_EQ(field(hca_vport(vf), hv::vport_state_policy), 2u) << "follow";
+
+	EXPECT_EQ(vf.fw().set_host_vport_admin(VportAdmin::Down), "");
+	next_event(port_change::DOWN);
+	EXPECT_EQ(ctx_state(), mad::PORT_DOWN);
+	EXPECT_EQ(field(hca_vport(vf), hv::port_state), mad::PORT_ACTIVE) << "the port itself stays the SM's";
+	EXPECT_EQ(field(hca_vport(vf), hv::vport_state_policy), 0u);
+	EXPECT_EQ(vport_state_of(vf, vport_state::state), 0u);
+	{
+		auto lk = vf.fw().dp().lock();
+		EXPECT_NE(vf.fw().dp().port_state(), mad::PORT_ACTIVE) << "the data path takes no traffic";
+	}
+
+	EXPECT_EQ(vf.fw().set_host_vport_admin(VportAdmin::Auto), "");
+	next_event(port_change::ACTIVE);
+	EXPECT_EQ(ctx_state(), mad::PORT_ACTIVE);
+	EXPECT_EQ(vf.fw().set_host_vport_admin(VportAdmin::Up), "");
+	EXPECT_EQ(ctx_state(), mad::PORT_ACTIVE) << "enable follows the port";
+
+	EXPECT_EQ(vf.fw().set_host_vport_admin(VportAdmin::Down), "");
+	vf.ok(Msg(op::DISABLE_HCA, 0, 16), 16);
+	vf.bring_up();
+	EXPECT_EQ(ctx_state(), mad::PORT_DOWN) << "the host's setting outlives the reset";
+	EXPECT_EQ(vf.fw().set_host_vport_admin(VportAdmin::Auto), "");
+	EXPECT_EQ(ctx_state(), mad::PORT_ACTIVE);
+
+	FwHarness pf(pf_config(LinkType::Ib));
 	EXPECT_NE(pf.fw().set_host_vport_admin(VportAdmin::Down), "");
 }
 

@@ -553,9 +553,10 @@ const CtlSpec kCommands[] = {
 	 "change event; `auto` follows the cable; `vlan VID [QOS]` tags the VF's frames with VID (and priority "
 	 "QOS) on their way out and lets only VID's frames in, untagged; a frame the VF tagged itself is dropped "
 	 "(0 clears); `spoofchk on` drops the VF's frames whose source is not the vport's MAC; drops counted in "
-	 "`hca N nic`. An InfiniBand VF's vport (`ip link set <pf> vf N node_guid|port_guid`): without arguments "
-	 "its GUIDs and SMI; `guid node|port` sets the node GUID or the port GUID (GID[0]) its driver reads, at "
-	 "once, kept across resets (0 restores the emulator's)",
+	 "`hca N nic`. An InfiniBand VF's vport (`ip link set <pf> vf N node_guid|port_guid|state`): without "
+	 "arguments its GUIDs, SMI, link policy and state; `guid node|port` sets the node GUID or the port GUID "
+	 "(GID[0]) its driver reads, at once, kept across resets (0 restores the emulator's); `link disable` holds "
+	 "the vport DOWN (a port change event; its traffic stops), `auto` and `enable` follow the port",
 	 hca_vport},
 	{Scope::Hca, "datapath", nullptr, 0, 0, "hca N datapath", "data-path counters, CQs, SRQs", nullptr,
 	 hca_datapath},

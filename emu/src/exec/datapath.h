@@ -101,6 +101,7 @@ public:
 	std::unique_lock<std::mutex> lock() { return std::unique_lock<std::mutex>(fabric_.engine().state_mutex()); }
 	Resources &res() { return res_; }
 	const Config &config() const { return cfg_; }
+	uint8_t port_state() const { return port_state_; } // under the lock
 	// Atomic operands in little-endian (host order, atomic mode 1 on an
 	// x86 host) rather than big-endian memory.
 	void set_atomic_le(bool le) { atomic_le_ = le; }

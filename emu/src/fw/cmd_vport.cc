@@ -58,8 +58,10 @@ void query_vport_state(CmdCtx &c)
 		c.put(query_vport_state_out::state, e.oper_up() ? query_vport_state_out::STATE_UP : 0);
 		return;
 	}
-	c.put(query_vport_state_out::admin_state, query_vport_state_out::STATE_UP);
-	c.put(query_vport_state_out::state, c.fw.port().active() ? query_vport_state_out::STATE_UP : 0);
+	c.put(query_vport_state_out::admin_state, c.fw.cfg.is_vf() ? static_cast<uint32_t>(c.fw.ib_vport_admin)
+							    : uint32_t{query_vport_state_out::STATE_UP});
+	c.put(query_vport_state_out::state,
+	      c.fw.ib_vport_state() == mad::PORT_ACTIVE ? query_vport_state_out::STATE_UP : 0);
 }
 
 void query_hca_vport_context(CmdCtx &c)
@@ -72,7 +74,8 @@ void query_hca_vport_context(CmdCtx &c)
 	bits::set(ctx, hv::has_smi, c.fw.has_smi());
 	bits::set(ctx, hv::port_physical_state, mad::PHYS_LINK_UP);
 	bits::set(ctx, hv::port_state, p.state);
-	bits::set(ctx, hv::vport_state, p.state);
+	bits::set(ctx, hv::vport_state, c.fw.ib_vport_state());
+	bits::set(ctx, hv::vport_state_policy, static_cast<uint32_t>(c.fw.ib_vport_admin));
 	bits::store_be64(ctx + hv::kSystemImageGuid, p.system_image_guid);
 	bits::store_be64(ctx + hv::kPortGuid, p.port_guid);
 	bits::store_be64(ctx + hv::kNodeGuid, p.node_guid);

@@ -42,6 +42,7 @@ bool Firmware::set_eth_cable(bool up)
 
 namespace {
 constexpr const char *kNotVf = "not an Ethernet VF (a PF's driver manages its own vport)";
+constexpr const char *kAdmin[] = {"disable", "enable", "auto"};
 } // namespace
 
 // The data path learns the vport's ACLs (under Firmware::mu).
@@ -93,8 +94,10 @@ std::string Firmware::set_host_vport_spoofchk(bool on)
 
 std::string Firmware::set_host_vport_admin(VportAdmin a)
 {
-	if (!cfg.is_vf() || !is_eth())
+	if (!cfg.is_vf())
 		return kNotVf;
+	if (!is_eth())
+		return set_ib_vport_admin(a);
 	std::lock_guard<std::mutex> lk(mu);
 	bool was_up = eth.oper_up();
 	eth.vport_admin = a;
@@ -109,9 +112,10 @@ std::vector<std::string> Firmware::vport_lines() const
 		return {fmt("function %s", cfg.is_vf() ? "vf" : "pf"),
 			fmt("node_guid 0x%016llx port_guid 0x%016llx", static_cast<unsigned long long>(port_.node_guid),
 			    static_cast<unsigned long long>(port_.port_guid)),
-			fmt("smi %s ib_virt %s", has_smi() ? "yes" : "no", cfg.is_vf() ? "yes" : "no")};
+			fmt("smi %s ib_virt %s", has_smi() ? "yes" : "no", cfg.is_vf() ? "yes" : "no"),
+			fmt("link %s", kAdmin[static_cast<unsigned>(ib_vport_admin)]),
+			fmt("state %s", ib_vport_state() == mad::PORT_ACTIVE ? "active" : "not active")};
 	const MacAddr &m = eth.perm_mac;
-	static constexpr const char *kAdmin[] = {"disable", "enable", "auto"};
 	return {fmt("function %s", cfg.is_vf() ? "vf" : "pf"),
 		fmt("mac %02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]),
 		fmt("link %s", kAdmin[static_cast<unsigned>(eth.vport_admin)]),

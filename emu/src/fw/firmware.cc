@@ -216,6 +216,26 @@ void Firmware::port_power_on()
 	port_ = std::move(p);
 }
 
+uint8_t Firmware::ib_vport_state() const
+{
+	return ib_vport_admin == VportAdmin::Down ? uint8_t{mad::PORT_DOWN} : port_.state;
+}
+
+// An IB VF's link policy: the data path and the VF learn the vport's
+// state (PORT_CHANGE ACTIVE or DOWN when it changed).
+std::string Firmware::set_ib_vport_admin(VportAdmin a)
+{
+	std::lock_guard<std::mutex> lk(mu);
+	uint8_t before = ib_vport_state();
+	ib_vport_admin = a;
+	{
+		auto dl = dp().lock();
+		dp().set_port(port_.lid, port_.lmc, ib_vport_state(), port_.gid_prefix);
+	}
+	post_vport_state_event(before);
+	return {};
+}
+
 std::string Firmware::set_host_vport_guid(bool node, uint64_t guid)
 {
 	if (!cfg.is_vf() || is_eth())
@@ -243,7 +263,7 @@ void Firmware::function_reset(const char *why)
 		// keeps its state).
 		if (!is_eth()) {
 			port_power_on();
-			dp_->set_port(port_.lid, port_.lmc, port_.state, port_.gid_prefix);
+			dp_->set_port(port_.lid, port_.lmc, ib_vport_state(), port_.gid_prefix);
 			fabric_->retrain(dp_.get());
 		}
 	}
@@ -309,35 +329,50 @@ void Firmware::post_event_to(uint8_t eqn, const uint8_t *eqe64)
 	write_eqe_now(eqn, eqe64);
 }
 
+// A PORT_CHANGE EQE of `subtype` for port 1 (data byte 8).
+void Firmware::post_port_change(uint8_t subtype)
+{
+	uint8_t eqe[prm::eqe::kSize] = {};
+	eqe[prm::eqe::kType] = prm::event::PORT_CHANGE;
+	eqe[prm::eqe::kSubType] = subtype;
+	eqe[prm::eqe::kData + 8] = 1 << 4; // port 1
+	post_event(eqe);
+}
+
+// ACTIVE or DOWN when the vport's state went to or left ACTIVE.
+void Firmware::post_vport_state_event(uint8_t before)
+{
+	uint8_t now = ib_vport_state();
+	if (now == before)
+		return;
+	if (now == mad::PORT_ACTIVE)
+		post_port_change(prm::port_change::ACTIVE);
+	else if (before == mad::PORT_ACTIVE)
+		post_port_change(prm::port_change::DOWN);
+}
+
 // The events of IBA port changes as the PRM reports them (PORT_CHANGE
 // EQE, sub_type, the port in data byte 8): the driver turns them into
-// LID/PKEY/GID change, port active/error and client-reregister events.
+// LID/PKEY/GID change, port active/error and client-reregister events. A
+// VF's vport may be held down by its host's policy: the data path and the
+// state events follow the vport's state.
 void Firmware::port_changed(const PortChanges &ch)
 {
 	{
 		auto lk = dp().lock();
-		dp().set_port(port_.lid, port_.lmc, port_.state, port_.gid_prefix);
+		dp().set_port(port_.lid, port_.lmc, ib_vport_state(), port_.gid_prefix);
 	}
-	auto post = [&](uint8_t subtype) {
-		uint8_t eqe[prm::eqe::kSize] = {};
-		eqe[prm::eqe::kType] = prm::event::PORT_CHANGE;
-		eqe[prm::eqe::kSubType] = subtype;
-		eqe[prm::eqe::kData + 8] = 1 << 4; // port 1
-		post_event(eqe);
-	};
 	namespace sub = prm::port_change;
 	if (ch.lid || ch.sm)
-		post(sub::LID);
+		post_port_change(sub::LID);
 	if (ch.pkey)
-		post(sub::PKEY);
+		post_port_change(sub::PKEY);
 	if (ch.gid)
-		post(sub::GUID);
-	if (ch.state && port_.state == mad::PORT_ACTIVE)
-		post(sub::ACTIVE);
-	else if (ch.state && ch.old_state == mad::PORT_ACTIVE)
-		post(sub::DOWN);
+		post_port_change(sub::GUID);
+	if (ch.state)
+		post_vport_state_event(ib_vport_admin == VportAdmin::Down ? uint8_t{mad::PORT_DOWN} : ch.old_state);
 	if (ch.rereg)
-		post(sub::CLIENT_REREG);
+		post_port_change(sub::CLIENT_REREG);
 }
 
 bool Firmware::post_event(const uint8_t *eqe64)

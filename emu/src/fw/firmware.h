@@ -150,8 +150,9 @@ public:
 	void vport_acl_changed();
 	// The host side of a VF's vport, which the control channel plays in
 	// place of the PF's e-switch manager: the MAC the VF reads, and the
-	// admin state (a change posts PORT_CHANGE). An error message on a PF
-	// or an InfiniBand port, else empty.
+	// admin state (a change posts PORT_CHANGE; on an InfiniBand VF its
+	// link policy, below). An error message on a PF (or for the MAC, an
+	// InfiniBand port), else empty.
 	std::string set_host_vport_mac(const MacAddr &mac);
 	std::string set_host_vport_admin(VportAdmin a);
 	// VST (VLAN `vlan` with priority `qos`, 0 clears) and the spoof check.
@@ -167,6 +168,14 @@ public:
 	// Ethernet port, else empty.
 	std::string set_host_vport_guid(bool node, uint64_t guid);
 	uint64_t host_port_guid = 0;
+	// An InfiniBand VF's link policy as its host sets it (`ip link set
+	// <pf> vf N state`, set_host_vport_admin): Down holds the vport down
+	// whatever the port does; Auto follows the port, and so does Up (an
+	// IB vport cannot be up without the SM's configuration of its port).
+	// Kept across resets.
+	VportAdmin ib_vport_admin = VportAdmin::Auto;
+	// The vport's state: the port's (the SM's), or DOWN by the policy.
+	uint8_t ib_vport_state() const;
 	// The SMI (QP0 on VL15, SMPs through MAD_IFC) belongs to the PF: a VF
 	// has ib_virt and its vport context says has_smi 0 (the PF's
 	// physical port is the one the subnet manager manages).
@@ -222,6 +231,9 @@ private:
 	void doorbell_piece(uint32_t index, uint32_t off, unsigned size, uint64_t value, bool cq);
 	void write_eqe_now(uint8_t eqn, const uint8_t *eqe64);
 	void port_power_on();
+	std::string set_ib_vport_admin(VportAdmin a); // under no lock; takes mu
+	void post_port_change(uint8_t subtype);
+	void post_vport_state_event(uint8_t before);
 	// A reset of the firmware (function reset, software reset): commands
 	// queued are dropped, the function is disabled and a crash is over.
 	void restart(const char *why);

@@ -7,8 +7,10 @@
 # GUID and GID[0] are the ones the host side gives the vport; no subnet
 # management from a VF (an SMP is refused, IsSM through issm is refused)
 # while performance management (QP1) answers; RC traffic with and without
-# a GRH; the host sets new GUIDs and a reload shows them; unloading returns
-# every firmware page and the driver logged no failed command.
+# a GRH; the host's link policy takes the port down and back (the port
+# state follows, RC again); the host sets new GUIDs and a reload shows
+# them; unloading returns every firmware page and the driver logged no
+# failed command.
 dir=$(cd "$(dirname "$0")" && pwd)
 . "$dir/lib.sh"
 dmesg_start=$(ktap_dmesg_mark)
@@ -121,6 +123,22 @@ t_write_bw()
 	perf_result "$out/vf_ib_write_bw.client"
 }
 
+port_down() { ibv_devinfo -d "$1" | grep -q 'state:.*PORT_DOWN'; }
+
+# The host disables VF 0's link (`ip link set <pf> vf 0 state disable`):
+# its port goes DOWN while the physical port stays the SM's; auto gives it
+# back, and RC flows again.
+t_host_link()
+{
+	emu_ctl hca 0 vport link disable | grep -q '^ok' || { echo "emu: vport link disable refused"; return 1; }
+	wait_for 30 port_down mlx5_0 || { echo "mlx5_0: port not DOWN"; ibv_devinfo -d mlx5_0; emu_ctl hca 0 vport link auto; return 1; }
+	echo "mlx5_0: $(ibv_devinfo -d mlx5_0 | grep 'state:') after the host's link disable"
+	emu_ctl hca 0 vport link auto | grep -q '^ok' || return 1
+	wait_for 30 port_active mlx5_0 || { echo "mlx5_0: port not ACTIVE after link auto"; return 1; }
+	echo "mlx5_0: ACTIVE after link auto"
+	rdma_pair vf_ib_rc_link ibv_rc_pingpong -g 0 -n 20
+}
+
 # The host gives VF 0 new GUIDs; the driver reads them when it registers
 # its device (a reload); then the emulator's own again.
 t_host_guid()
@@ -159,7 +177,7 @@ t_down()
 }
 
 PAIRS=${MLX5_VF_PAIRS:-in-tree ours}
-ktap_begin $((1 + 7 * $(echo $PAIRS | wc -w)))
+ktap_begin $((1 + 8 * $(echo $PAIRS | wc -w)))
 ktap_case "lspci: two VFs (VF device ID)" t_lspci
 for pair in $PAIRS; do
 	ktap_case "load: an RDMA device per VF, InfiniBand, ACTIVE with the SM's LID [$pair]" t_load
@@ -167,6 +185,7 @@ for pair in $PAIRS; do
 	ktap_case "no subnet management from a VF (SMP, IsSM refused); perfquery answers [$pair]" t_no_smi
 	ktap_case "ibv_rc_pingpong with a GRH [$pair]" t_rc_grh
 	ktap_case "ib_write_bw over InfiniBand [$pair]" t_write_bw
+	ktap_case "the host disables the VF's link and gives it back: port state follows [$pair]" t_host_link
 	ktap_case "the host sets the VF's GUIDs: seen after a reload [$pair]" t_host_guid
 	ktap_case "unload: every firmware page returned, no failed command logged [$pair]" t_down
 done
