@@ -307,6 +307,8 @@ int mlx5c_en_port_oper_up(struct mlx5c_en_priv *priv, bool *up);
 int mlx5c_en_port_speed(struct mlx5c_en_priv *priv, u32 *mbps);
 int mlx5c_en_set_hw_mtu(struct mlx5c_en_priv *priv, int mtu);
 int mlx5c_en_query_mac(struct mlx5c_en_priv *priv, u8 *mac);
+int mlx5c_en_set_vport_rx_mode(struct mlx5c_en_priv *priv, const u8 *addrs, int n,
+			       bool promisc, bool allmulti);
 int mlx5c_en_vport_counters(struct mlx5c_en_priv *priv, u64 *out, int n);
 void mlx5c_en_port_work(struct work_struct *work);
 int mlx5c_en_port_event(struct notifier_block *nb, unsigned long type, void *data);

@@ -195,6 +195,10 @@ static void fs_sync(struct mlx5c_en_priv *priv)
 			del_rule(priv, FT_IX_ANY);
 		fs->promisc = promisc;
 	}
+	/* What reaches the function at all is the e-switch's (a VF's). */
+	if (mlx5c_en_set_vport_rx_mode(priv, &addrs[0][0], n,
+				       netdev->flags & IFF_PROMISC, fs->allmulti))
+		netdev_warn(netdev, "the NIC vport did not take the receive addresses\n");
 	kfree(addrs);
 }
 

@@ -120,6 +120,77 @@ int mlx5c_en_set_hw_mtu(struct mlx5c_en_priv *priv, int mtu)
 	return mlx5c_cmd_exec(priv->mdev, in, sizeof(in), out, sizeof(out));
 }
 
+/* One address list (unicast or multicast) of the NIC vport context. */
+static int set_vport_list(struct mlx5c_en_priv *priv, int type, const u8 *addrs, int n,
+			  bool mcast)
+{
+	const void *caps = mlx5c_cap_general(priv->mdev);
+	int max = 1 << (mcast ? MLX5_GET(cmd_hca_cap, caps, log_max_current_mc_list) :
+				MLX5_GET(cmd_hca_cap, caps, log_max_current_uc_list));
+	u32 out[MLX5_ST_SZ_DW(modify_nic_vport_context_out)] = {};
+	int inlen, i, k = 0, err;
+	void *in, *ctx, *e;
+
+	inlen = MLX5_ST_SZ_BYTES(modify_nic_vport_context_in) +
+		max * MLX5_ST_SZ_BYTES(mac_address_layout);
+	in = kzalloc(inlen, GFP_KERNEL);
+	if (!in)
+		return -ENOMEM;
+	MLX5_SET(modify_nic_vport_context_in, in, opcode, MLX5_CMD_OP_MODIFY_NIC_VPORT_CONTEXT);
+	MLX5_SET(modify_nic_vport_context_in, in, field_select.addresses_list, 1);
+	ctx = MLX5_ADDR_OF(modify_nic_vport_context_in, in, nic_vport_context);
+	for (i = 0; i < n && k < max; i++) {
+		if (is_multicast_ether_addr(addrs + i * ETH_ALEN) != mcast)
+			continue;
+		e = MLX5_ADDR_OF(nic_vport_context, ctx, current_uc_mac_address[k++]);
+		ether_addr_copy(MLX5_ADDR_OF(mac_address_layout, e, mac_addr_47_32),
+				addrs + i * ETH_ALEN);
+	}
+	MLX5_SET(nic_vport_context, ctx, allowed_list_type, type);
+	MLX5_SET(nic_vport_context, ctx, allowed_list_size, k);
+	err = mlx5c_cmd_exec(priv->mdev, in,
+			     MLX5_ST_SZ_BYTES(modify_nic_vport_context_in) +
+			     k * MLX5_ST_SZ_BYTES(mac_address_layout), out, sizeof(out));
+	kfree(in);
+	return err;
+}
+
+/**
+ * mlx5c_en_set_vport_rx_mode() - tell the NIC vport what the netdev receives
+ * @priv: netdev private data
+ * @addrs: the destination MACs it wants (unicast and multicast), ETH_ALEN
+ *	bytes each
+ * @n: how many
+ * @promisc: promiscuous mode
+ * @allmulti: all multicast
+ *
+ * The vport's address lists and promiscuous modes: what an e-switch
+ * forwards to the function (a VF's unicast lists; its promiscuous modes
+ * only if its host trusts it). A list longer than the firmware takes is
+ * cut.
+ *
+ * Return: 0 or a negative errno.
+ */
+int mlx5c_en_set_vport_rx_mode(struct mlx5c_en_priv *priv, const u8 *addrs, int n,
+			       bool promisc, bool allmulti)
+{
+	u32 in[MLX5_ST_SZ_DW(modify_nic_vport_context_in)] = {};
+	u32 out[MLX5_ST_SZ_DW(modify_nic_vport_context_out)] = {};
+	int err;
+
+	err = set_vport_list(priv, MLX5_NVPRT_LIST_TYPE_UC, addrs, n, false);
+	if (!err)
+		err = set_vport_list(priv, MLX5_NVPRT_LIST_TYPE_MC, addrs, n, true);
+	if (err)
+		return err;
+	MLX5_SET(modify_nic_vport_context_in, in, opcode, MLX5_CMD_OP_MODIFY_NIC_VPORT_CONTEXT);
+	MLX5_SET(modify_nic_vport_context_in, in, field_select.promisc, 1);
+	MLX5_SET(modify_nic_vport_context_in, in, nic_vport_context.promisc_uc, promisc);
+	MLX5_SET(modify_nic_vport_context_in, in, nic_vport_context.promisc_all, promisc);
+	MLX5_SET(modify_nic_vport_context_in, in, nic_vport_context.promisc_mc, allmulti);
+	return mlx5c_cmd_exec(priv->mdev, in, sizeof(in), out, sizeof(out));
+}
+
 /**
  * mlx5c_en_query_mac() - the permanent MAC address of the NIC vport
  * @priv: netdev private data

@@ -541,15 +541,18 @@ TEST(FwVf, ControlChannelVport)
 	auto ask = [&](const std::string &l) { return execute_control_command(hcas, l); };
 	EXPECT_EQ(ask("hca 0 vport mac 02:00:00:00:32:01"), "ok\n");
 	EXPECT_EQ(ask("hca 0 vport"), "hca 0 vport\nfunction vf\nmac 02:00:00:00:32:01\nlink auto\n"
-				      "vlan 0 qos 0 spoofchk off\nstate up cable in\n.\n");
+				      "vlan 0 qos 0 spoofchk off trust off\nstate up cable in\n.\n");
 	EXPECT_EQ(ask("hca 0 vport link disable"), "ok\n");
 	EXPECT_EQ(ask("hca 0 vport vlan 100 3"), "ok\n");
 	EXPECT_EQ(ask("hca 0 vport spoofchk on"), "ok\n");
 	EXPECT_EQ(ask("hca 0 vport"), "hca 0 vport\nfunction vf\nmac 02:00:00:00:32:01\nlink disable\n"
-				      "vlan 100 qos 3 spoofchk on\nstate down cable in\n.\n");
+				      "vlan 100 qos 3 spoofchk on trust off\nstate down cable in\n.\n");
 	EXPECT_EQ(ask("hca 0 vport vlan 4096"), "error: vport: VLAN is 0..4095, QOS 0..7\n");
 	EXPECT_EQ(ask("hca 0 vport vlan 0 3"), "ok\n");
 	EXPECT_NE(ask("hca 0 vport").find("vlan 0 qos 0 spoofchk on"), std::string::npos) << "vlan 0 clears";
+	EXPECT_EQ(ask("hca 0 vport trust on"), "ok\n");
+	EXPECT_NE(ask("hca 0 vport").find("spoofchk on trust on"), std::string::npos);
+	EXPECT_EQ(ask("hca 0 vport trust maybe"), "error: vport: trust on or off\n");
 	EXPECT_EQ(queried_mac(vf), (MacAddr{0x02, 0, 0, 0, 0x32, 0x01}));
 }
 

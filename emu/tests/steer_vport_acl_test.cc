@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 // The vport ACLs (steer/vport_acl.h): the spoof check, VST's tag on the
-// way out and its strip and filter on the way in.
+// way out and its strip and filter on the way in, the unicast filter.
 #include <gtest/gtest.h>
 
 #include "steer/vport_acl.h"
@@ -80,6 +80,35 @@ TEST(VportAcl, VstTagsOnTheWayOutAndStripsOnTheWayIn)
 	EXPECT_EQ(vport_egress(acl, untagged), AclVerdict::DropVlan);
 	EXPECT_EQ(vport_egress(acl, short_frame), AclVerdict::DropVlan);
 	EXPECT_STREQ(acl_verdict_name(AclVerdict::DropVlan), "vlan");
+}
+
+// A VF's e-switch port forwards the unicast frames for its MAC and its
+// unicast list, multicast and broadcast always; all unicast when it is
+// trusted and promiscuous (Firmware::vport_acl_changed folds trust and the
+// mode into `promisc`); a PF (no filter) gets everything.
+TEST(VportAcl, UnicastFilter)
+{
+	const std::array<uint8_t, 6> kOther{0x02, 0, 0, 0, 0x99, 0x99}, kListed{0x02, 0, 0, 0, 0x55, 0x01};
+	auto to = [](const std::array<uint8_t, 6> &dst) {
+		std::vector<uint8_t> f(60, 0);
+		std::copy(dst.begin(), dst.end(), f.begin());
+		return f;
+	};
+	VportAcl acl;
+	acl.mac = kVfMac;
+	EXPECT_EQ(vport_unicast(acl, to(kOther).data(), 60), AclVerdict::Pass) << "no filter: a PF";
+	acl.filter_unicast = true;
+	EXPECT_EQ(vport_unicast(acl, to(kVfMac).data(), 60), AclVerdict::Pass);
+	EXPECT_EQ(vport_unicast(acl, to(kOther).data(), 60), AclVerdict::DropUnicast);
+	EXPECT_EQ(vport_unicast(acl, to(kListed).data(), 60), AclVerdict::DropUnicast);
+	acl.unicast.push_back(kListed);
+	EXPECT_EQ(vport_unicast(acl, to(kListed).data(), 60), AclVerdict::Pass) << "its unicast list";
+	EXPECT_EQ(vport_unicast(acl, to({0xff, 0xff, 0xff, 0xff, 0xff, 0xff}).data(), 60), AclVerdict::Pass);
+	EXPECT_EQ(vport_unicast(acl, to({0x33, 0x33, 0, 0, 0, 1}).data(), 60), AclVerdict::Pass) << "multicast";
+	EXPECT_EQ(vport_unicast(acl, to(kOther).data(), 5), AclVerdict::DropUnicast) << "a runt";
+	acl.promisc = true;
+	EXPECT_EQ(vport_unicast(acl, to(kOther).data(), 60), AclVerdict::Pass) << "trusted and promiscuous";
+	EXPECT_STREQ(acl_verdict_name(AclVerdict::DropUnicast), "unicast");
 }
 
 } // namespace

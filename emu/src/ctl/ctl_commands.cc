@@ -254,6 +254,10 @@ std::string hca_vport(const Call &c)
 		if (c.arg(1) != "on" && c.arg(1) != "off")
 			return error("vport: spoofchk on or off");
 		err = c.fw().set_host_vport_spoofchk(c.arg(1) == "on");
+	} else if (c.arg(0) == "trust") {
+		if (c.arg(1) != "on" && c.arg(1) != "off")
+			return error("vport: trust on or off");
+		err = c.fw().set_host_vport_trust(c.arg(1) == "on");
 	} else if (c.arg(0) == "mac") {
 		MacAddr m;
 		if (!parse_mac(c.arg(1), &m))
@@ -543,17 +547,19 @@ const CtlSpec kCommands[] = {
 	{Scope::Hca, "port", nullptr, 1, 1, "hca N port down | up", "Ethernet: pull the cable / plug it back (link flap)",
 	 nullptr, hca_port},
 	{Scope::Hca, "vport", nullptr, 0, 3,
-	 "hca N vport [mac MAC | link auto|enable|disable | vlan VID [QOS] | spoofchk on|off | guid node|port G]",
+	 "hca N vport [mac MAC | link auto|enable|disable | vlan VID [QOS] | spoofchk on|off | trust on|off | "
+	 "guid node|port G]",
 	 "VF: the host side of its vport: show it, set\nthe MAC it reads, its link (a flap), VST, the\nspoof check, "
-	 "an IB VF's GUIDs",
+	 "trust, an IB VF's GUIDs",
 	 "an Ethernet VF's vport as its host sets it (`ip link set <pf> vf N mac|state|vlan|spoofchk` on a "
 	 "ConnectX host): without arguments, its MAC, link setting, ACLs and state; `mac` sets the permanent MAC "
 	 "the VF's driver reads when it builds its netdev (seen after a driver reload, as on a ConnectX); "
 	 "`link disable` takes the vport down and `enable` holds it up with the cable out, each with a port "
 	 "change event; `auto` follows the cable; `vlan VID [QOS]` tags the VF's frames with VID (and priority "
 	 "QOS) on their way out and lets only VID's frames in, untagged; a frame the VF tagged itself is dropped "
-	 "(0 clears); `spoofchk on` drops the VF's frames whose source is not the vport's MAC; drops counted in "
-	 "`hca N nic`. An InfiniBand VF's vport (`ip link set <pf> vf N node_guid|port_guid|state`): without "
+	 "(0 clears); `spoofchk on` drops the VF's frames whose source is not the vport's MAC; a VF gets the "
+	 "unicast frames for its MAC and the unicast list it gave its vport, and every unicast frame in a "
+	 "promiscuous mode only with `trust on`; drops counted in `hca N nic`. An InfiniBand VF's vport (`ip link set <pf> vf N node_guid|port_guid|state`): without "
 	 "arguments its GUIDs, SMI, link policy and state; `guid node|port` sets the node GUID or the port GUID "
 	 "(GID[0]) its driver reads, at once, kept across resets (0 restores the emulator's); `link disable` holds "
 	 "the vport DOWN (a port change event; its traffic stops), `auto` and `enable` follow the port",

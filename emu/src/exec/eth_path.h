@@ -49,7 +49,7 @@ struct EthCounters {
 	uint64_t tx_link_down = 0;   // sent while the port was down: dropped
 	// Dropped by the vport ACLs (steer/vport_acl.h): a spoofed source
 	// MAC, a tag of the function's own under VST, another VLAN.
-	uint64_t tx_spoofed = 0, tx_tagged = 0, rx_vlan_dropped = 0;
+	uint64_t tx_spoofed = 0, tx_tagged = 0, rx_vlan_dropped = 0, rx_unicast_filtered = 0;
 	uint64_t lso_segments = 0;
 };
 

@@ -47,6 +47,10 @@ void EthPath::receive_frame_now(const std::vector<uint8_t> &frame)
 		++eth_.rx_dropped;
 		return;
 	}
+	if (steer::vport_unicast(acl_, frame.data(), frame.size()) != steer::AclVerdict::Pass) {
+		++eth_.rx_unicast_filtered;
+		return;
+	}
 	if (!acl_.vlan)
 		return receive_accepted(frame);
 	std::vector<uint8_t> f = frame; // VST strips the tag

@@ -172,6 +172,10 @@ void modify_nic_vport_context(CmdCtx &c)
 		c.fw.dp().set_roce(e.roce_en, e.disable_uc_local_lb);
 	}
 	c.fw.eth = std::move(e);
+	// A VF's addresses and promiscuous modes are what its e-switch port
+	// forwards to it.
+	if (c.fw.eth.vport_on_eswitch && sel & (nv::SEL_ADDRESSES_LIST | nv::SEL_PROMISC))
+		c.fw.vport_acl_changed();
 }
 
 void modify_vport_state(CmdCtx &c)

@@ -45,7 +45,8 @@ constexpr const char *kNotVf = "not an Ethernet VF (a PF's driver manages its ow
 constexpr const char *kAdmin[] = {"disable", "enable", "auto"};
 } // namespace
 
-// The data path learns the vport's ACLs (under Firmware::mu).
+// The data path learns the vport's ACLs (under Firmware::mu): after a
+// change of the host's settings, or of the VF's addresses and modes.
 void Firmware::vport_acl_changed()
 {
 	steer::VportAcl acl;
@@ -53,6 +54,9 @@ void Firmware::vport_acl_changed()
 	acl.qos = eth.vst_qos;
 	acl.spoofchk = eth.spoofchk;
 	acl.mac = eth.perm_mac;
+	acl.filter_unicast = eth.vport_on_eswitch;
+	acl.promisc = eth.trust && (eth.promisc_uc || eth.promisc_all);
+	acl.unicast.assign(eth.uc_list.begin(), eth.uc_list.end());
 	auto lk = dp_->lock();
 	dp_->set_vport_acl(acl);
 }
@@ -92,6 +96,16 @@ std::string Firmware::set_host_vport_spoofchk(bool on)
 	return {};
 }
 
+std::string Firmware::set_host_vport_trust(bool on)
+{
+	if (!cfg.is_vf() || !is_eth())
+		return kNotVf;
+	std::lock_guard<std::mutex> lk(mu);
+	eth.trust = on;
+	vport_acl_changed();
+	return {};
+}
+
 std::string Firmware::set_host_vport_admin(VportAdmin a)
 {
 	if (!cfg.is_vf())
@@ -119,7 +133,8 @@ std::vector<std::string> Firmware::vport_lines() const
 	return {fmt("function %s", cfg.is_vf() ? "vf" : "pf"),
 		fmt("mac %02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]),
 		fmt("link %s", kAdmin[static_cast<unsigned>(eth.vport_admin)]),
-		fmt("vlan %u qos %u spoofchk %s", eth.vst_vlan, eth.vst_qos, eth.spoofchk ? "on" : "off"),
+		fmt("vlan %u qos %u spoofchk %s trust %s", eth.vst_vlan, eth.vst_qos, eth.spoofchk ? "on" : "off",
+		    eth.trust ? "on" : "off"),
 		fmt("state %s cable %s", eth.oper_up() ? "up" : "down", eth.cable_up ? "in" : "out")};
 }
 

@@ -39,6 +39,9 @@ struct EthPort {
 	uint16_t vst_vlan = 0;
 	uint8_t vst_qos = 0;
 	bool spoofchk = false;
+	// Trusted by its host: a VF's promiscuous modes reach the e-switch
+	// (untrusted, it gets the unicast frames for its own addresses only).
+	bool trust = false;
 	bool cable_up = true;          // the control channel's `port down` pulls the cable
 	uint16_t admin_mtu = 1500 + 26; // PMTU: the hardware MTU (L2 header, VLAN tag and FCS included)
 	static constexpr uint16_t kMaxMtu = 9216;

@@ -293,6 +293,7 @@ void Firmware::function_reset(const char *why)
 			eth.vst_vlan = old.vst_vlan;
 			eth.vst_qos = old.vst_qos;
 			eth.spoofchk = old.spoofchk;
+			eth.trust = old.trust;
 		}
 		eth.admin_up = initial_port_admin_up();
 		if (is_eth()) {

@@ -158,6 +158,9 @@ public:
 	// VST (VLAN `vlan` with priority `qos`, 0 clears) and the spoof check.
 	std::string set_host_vport_vlan(uint16_t vlan, uint8_t qos);
 	std::string set_host_vport_spoofchk(bool on);
+	// Trust: the VF's promiscuous modes take effect (untrusted, it gets
+	// the unicast frames for its own addresses only).
+	std::string set_host_vport_trust(bool on);
 	std::vector<std::string> vport_lines() const;
 	// An InfiniBand VF's GUIDs as its host sets them (`ip link set <pf>
 	// vf N node_guid|port_guid` on a host): the vport's node GUID, or its

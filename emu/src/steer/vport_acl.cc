@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-// The vport ACLs: VST tag insertion and stripping, the spoof check.
+// The vport ACLs: VST tag insertion and stripping, the spoof check, the
+// unicast filter.
 #include "steer/vport_acl.h"
 
 #include <algorithm>
@@ -54,6 +55,20 @@ AclVerdict vport_egress(const VportAcl &acl, std::vector<uint8_t> &frame)
 	return AclVerdict::Pass;
 }
 
+AclVerdict vport_unicast(const VportAcl &acl, const uint8_t *frame, size_t len)
+{
+	if (!acl.filter_unicast || acl.promisc)
+		return AclVerdict::Pass;
+	if (len < 6)
+		return AclVerdict::DropUnicast;
+	if (frame[0] & 1)
+		return AclVerdict::Pass; // multicast and broadcast
+	auto is_dst = [&](const std::array<uint8_t, 6> &m) { return std::equal(m.begin(), m.end(), frame); };
+	if (is_dst(acl.mac) || std::any_of(acl.unicast.begin(), acl.unicast.end(), is_dst))
+		return AclVerdict::Pass;
+	return AclVerdict::DropUnicast;
+}
+
 const char *acl_verdict_name(AclVerdict v)
 {
 	switch (v) {
@@ -65,6 +80,8 @@ const char *acl_verdict_name(AclVerdict v)
 		return "tagged";
 	case AclVerdict::DropVlan:
 		return "vlan";
+	case AclVerdict::DropUnicast:
+		return "unicast";
 	}
 	return "?";
 }

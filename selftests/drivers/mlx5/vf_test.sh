@@ -9,8 +9,9 @@
 # emulator's control channel, as `ip link set <pf> vf N ...` on a host):
 # `link disable` drops the carrier and `auto` brings it back; VLAN switch
 # tagging lets two VFs on one VLAN talk and stops another VLAN; the spoof
-# check drops a changed source MAC; a new MAC is what the VF's netdev has
-# after a driver rebind. Unloading returns every
+# check drops a changed source MAC; an untrusted VF in promiscuous mode
+# gets no frame for another MAC, a trusted one does; a new MAC is what the
+# VF's netdev has after a driver rebind. Unloading returns every
 # firmware page and the driver logged no failed command.
 dir=$(cd "$(dirname "$0")" && pwd)
 . "$dir/lib.sh"
@@ -165,6 +166,40 @@ host_spoofchk_steps()
 	[ "$s1" -gt "$s0" ]
 }
 
+# VF 1 in promiscuous mode; VF 0 sends to a MAC no one has (a static
+# neighbour 10.77.0.9). Untrusted, the e-switch forwards VF 1 none of it
+# (rx_unicast_filtered grows); trusted, the frames reach it (its unicast
+# receive counter grows, the filter's does not).
+t_host_trust()
+{
+	ipoib_in 1 ip link set "$eth1" promisc on
+	ipoib_in 0 ip neigh replace 10.77.0.9 lladdr 02:00:00:00:99:99 dev "$eth0"
+	host_trust_steps
+	_rc=$?
+	ipoib_in 1 ip link set "$eth1" promisc off
+	ipoib_in 0 ip neigh del 10.77.0.9 dev "$eth0"
+	emu_ctl hca 1 vport trust off >/dev/null
+	return $_rc
+}
+
+# nic_rx_ucast H: the unicast frames HCA H's Ethernet port received.
+nic_rx_ucast() { emu_ctl hca "$1" nic | awk '$1 == "eth" { for (i = 1; i < NF; i++) if ($i == "rx" && $(i + 1) == "ucast") print $(i + 2) }'; }
+
+host_trust_steps()
+{
+	f0=$(nic_counter 1 rx_unicast_filtered)
+	ipoib_in 0 ping -c 3 -i 0.2 -W 1 10.77.0.9 >/dev/null 2>&1
+	f1=$(nic_counter 1 rx_unicast_filtered)
+	echo "untrusted: hca 1 rx_unicast_filtered $f0 -> $f1"
+	[ "$f1" -ge $((f0 + 3)) ] || { echo "the e-switch forwarded another MAC's frames to an untrusted VF"; return 1; }
+	emu_ctl hca 1 vport trust on | grep -q '^ok' || { echo "emu: vport trust refused"; return 1; }
+	u0=$(nic_rx_ucast 1)
+	ipoib_in 0 ping -c 3 -i 0.2 -W 1 10.77.0.9 >/dev/null 2>&1
+	f2=$(nic_counter 1 rx_unicast_filtered) u1=$(nic_rx_ucast 1)
+	echo "trusted: hca 1 rx_unicast_filtered $f1 -> $f2, rx ucast $u0 -> $u1"
+	[ "$f2" = "$f1" ] && [ "$u1" -ge $((u0 + 3)) ]
+}
+
 # The host sets VF 0's MAC; a VF's driver reads it when it builds its
 # netdev, so the function is rebound; then the host's first MAC again.
 t_host_mac()
@@ -198,7 +233,7 @@ t_down()
 }
 
 PAIRS=${MLX5_VF_PAIRS:-in-tree ours}
-ktap_begin $((1 + 11 * $(echo $PAIRS | wc -w)))
+ktap_begin $((1 + 12 * $(echo $PAIRS | wc -w)))
 ktap_case "lspci: two VFs (VF device ID), no SR-IOV capability" t_lspci
 for pair in $PAIRS; do
 	ktap_case "load: a netdev and an RDMA device per VF, MAC from the vport [$pair]" t_load
@@ -210,6 +245,7 @@ for pair in $PAIRS; do
 	ktap_case "the host disables the VF's link and gives it back: carrier follows [$pair]" t_host_link
 	ktap_case "the host puts the VFs on a VLAN (VST): same VLAN pings, another drops [$pair]" t_host_vlan
 	ktap_case "the host's spoof check drops a changed source MAC [$pair]" t_host_spoofchk
+	ktap_case "the host's trust: an untrusted promiscuous VF gets no other MAC's frames, a trusted one does [$pair]" t_host_trust
 	ktap_case "the host sets the VF's MAC: the netdev has it after a rebind [$pair]" t_host_mac
 	ktap_case "unload: every firmware page returned, no failed command logged [$pair]" t_down
 done
