@@ -36,6 +36,7 @@ write_bw_8_cqmod16 bw ib_write_bw -s 8 -Q 16
 atomic_lat lat ib_atomic_lat
 send_lat_8_ud lat ib_send_lat -c UD -s 8
 send_bw_64k_events bwn ib_send_bw -s 65536 -e
+send_lat_8_events lat ib_send_lat -s 8 -e
 rc_pingpong_4k pp ibv_rc_pingpong -s 4096"
 
 # measure_all STACK REP: every test on STACK (intree, ours or rxe); prints

@@ -133,8 +133,19 @@ bool Cq::arm(uint32_t dw0)
 	consumer_ = ci;
 	if (overrun_)
 		return false;
+	// An arm fires at once only for CQEs that are beyond ci and came
+	// after the last event (last_notified_index): a CQE software was
+	// told about already, but has not polled, wakes nobody again. An
+	// arm between the event and the poll (ibv_get_cq_event, then
+	// ibv_req_notify_cq, then ibv_poll_cq, as perftest's latency tests
+	// do) would otherwise post a second event for the same CQE, and the
+	// next event the program waits for would come before its CQE.
 	uint32_t unpolled = (producer_ - ci) & kMask24;
-	bool pending = sol ? has_solicited_ && diff24(last_solicited_ - 1, ci) >= 0 : unpolled != 0;
+	uint32_t unnotified = (producer_ - last_notified_) & kMask24;
+	uint32_t fresh = unpolled < unnotified ? unpolled : unnotified;
+	bool pending = sol ? has_solicited_ && diff24(last_solicited_ - 1, ci) >= 0 &&
+				     diff24(last_solicited_ - 1, last_notified_) >= 0
+			   : fresh != 0;
 	arm_ = sol ? Arm::Solicited : Arm::All;
 	held_ = 0;
 	if (!pending)
@@ -144,11 +155,12 @@ bool Cq::arm(uint32_t dw0)
 		fire(&r);
 		return true;
 	}
-	// Moderated: the CQEs software has not polled count as held, as if
-	// they had come after the arm. They often did: the arm is a posted
-	// write and may reach us after a doorbell the guest wrote later to
-	// another function, whose packets already completed here.
-	held_ = unpolled;
+	// Moderated: those CQEs (unpolled, after the last event) count as
+	// held, as if they had come after the arm. They often did: the arm
+	// is a posted write and may reach us after a doorbell the guest
+	// wrote later to another function, whose packets already completed
+	// here.
+	held_ = fresh;
 	if (cfg_.max_count && held_ >= cfg_.max_count) {
 		++c_.moderated_events;
 		fire(&r);

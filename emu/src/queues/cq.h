@@ -50,7 +50,8 @@ public:
 	// at the producer index. `solicited` marks solicited and error CQEs.
 	Push push(GuestMemory &mem, const uint8_t *cqe, bool solicited);
 	// The arm doorbell: dword0 = sn << 28 | cmd | ci. True when an event
-	// must be posted at once (CQEs beyond ci already exist). On a
+	// must be posted at once (CQEs beyond ci that came after the last
+	// event already exist: last_notified_index). On a
 	// moderated CQ those CQEs are held instead (held() > 0: the caller
 	// starts the period) until max_count is reached.
 	bool arm(uint32_t dw0);

@@ -76,9 +76,12 @@ t_atomic_bw() { perf atomic_bw ib_atomic_bw; }
 t_atomic_bw_events() { perf atomic_bw_events ib_atomic_bw -e; }
 t_write_lat() { perf write_lat ib_write_lat -s 8; }
 t_send_lat() { perf send_lat ib_send_lat -s 8; }
+# With -e perftest's latency loop re-arms the send CQ between the event and
+# the poll of its CQE, with one send WR of room: a device that fired that
+# arm again for the notified CQE stopped it at "Couldn't post send".
+t_send_lat_events() { perf send_lat_events ib_send_lat -s 8 -e; }
 # Not run with -e: ib_write_bw and ib_write_lat (perftest refuses events on
-# WRITE), ib_send_lat (with -e it stops at "Couldn't post send" with the
-# in-tree mlx5_ib on this emulator too).
+# WRITE).
 
 # Completion events went through our CQ callback: the completion EQs fired.
 t_comp_irqs()
@@ -131,7 +134,7 @@ t_unload() { mlx5_unload ours; }
 # variants that differ from those only in user space (the new post-send
 # API, message sizes, perftest's SEND and latency loops) or that repeat
 # the completion-event path on another QP type or tool.
-ktap_lane_plan 26 15
+ktap_lane_plan 27 15
 ktap_case "insmod mlx5_core mlx5_ib" t_load
 ktap_case "ibv_rc_pingpong (polling)" t_rc
 ktap_main_case "ibv_rc_pingpong -N (new post-send API)" t_rc_new_api
@@ -154,6 +157,7 @@ ktap_case "perftest ib_atomic_bw" t_atomic_bw
 ktap_main_case "perftest ib_atomic_bw -e" t_atomic_bw_events
 ktap_main_case "perftest ib_write_lat 8 B" t_write_lat
 ktap_main_case "perftest ib_send_lat 8 B (inline)" t_send_lat
+ktap_main_case "perftest ib_send_lat -e" t_send_lat_events
 ktap_case "completion interrupts delivered" t_comp_irqs
 ktap_case "rmmod mlx5_ib under live contexts (disassociate)" t_unplug
 ktap_case "rmmod mlx5_ib mlx5_core" t_unload

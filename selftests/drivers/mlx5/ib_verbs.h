@@ -239,6 +239,7 @@ int case_limits(void);
 int case_large(void);
 int case_comp_channel(void);
 int case_solicited(void);
+int case_event_stress(void);
 int case_srq(void);
 int case_data(void);
 int case_query_qp(void);

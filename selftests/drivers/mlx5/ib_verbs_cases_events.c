@@ -214,3 +214,251 @@ out:
 	two_close(&t);
 	return rc;
 }
+
+/*
+ * No completion event is lost: ES_CQS CQs spread over ES_CHANNELS
+ * completion channels, one RC QP each sending RDMA WRITEs in random bursts
+ * to random QPs, and the CQs served only when an event names them, with
+ * arm and poll in random order and at random times:
+ *  - arm, then poll until empty (CQEs the event announced are polled after
+ *    the arm, as perftest's latency tests do);
+ *  - poll until empty, then arm (a CQE that lands between the last poll and
+ *    the arm must fire the arm: its ci is behind it);
+ *  - neither for a while: the CQ stays disarmed while its QP keeps sending,
+ *    and is armed and polled later.
+ * Each of these is lossless on a device that posts an event for every arm
+ * with a CQE beyond the arm's consumer index that no event announced yet:
+ * a lost event leaves CQEs that nobody polls, and the case fails naming
+ * the CQ. Also checked: every completion once, in order, successful; an
+ * event only for an armed CQ, on its channel, with its context; at most one
+ * event per CQE; acknowledgements counted per CQ.
+ */
+#define ES_CQS 16
+#define ES_CHANNELS 4
+#define ES_WRS 1600		/* WRITEs in all */
+#define ES_INFLIGHT 24		/* per QP, below the CQ's and the SQ's depth */
+
+struct es_cq {
+	struct ibv_cq *cq;
+	struct ep a, b;
+	unsigned int posted, polled, events, acked;
+	bool armed, parked;
+};
+
+static unsigned int es_rand(unsigned int *seed, unsigned int n)
+{
+	*seed = *seed * 1103515245u + 12345u;
+	return (*seed >> 16) % n;
+}
+
+static void es_pause(unsigned int *seed)
+{
+	if (es_rand(seed, 2))
+		usleep(es_rand(seed, 300));
+}
+
+/* Polls c until empty; false on a wrong completion. */
+static bool es_drain(struct es_cq *c, int k)
+{
+	struct ibv_wc wc[8];
+	int n, i;
+
+	while ((n = ibv_poll_cq(c->cq, 8, wc)) > 0) {
+		for (i = 0; i < n; i++) {
+			uint64_t want = (uint64_t)k << 32 | c->polled;
+
+			if (wc[i].status != IBV_WC_SUCCESS || wc[i].opcode != IBV_WC_RDMA_WRITE ||
+			    wc[i].wr_id != want) {
+				diag("CQ %d: completion %s opcode %d wr_id %#llx, expected %#llx",
+				     k, wc_status(wc[i].status), wc[i].opcode,
+				     (unsigned long long)wc[i].wr_id, (unsigned long long)want);
+				return false;
+			}
+			c->polled++;
+		}
+	}
+	if (n < 0)
+		diag("CQ %d: ibv_poll_cq: %d", k, n);
+	return n == 0;
+}
+
+static bool es_arm(struct es_cq *c, int k)
+{
+	if (ibv_req_notify_cq(c->cq, 0)) {
+		diag("CQ %d: ibv_req_notify_cq: %s", k, strerror(errno));
+		return false;
+	}
+	c->armed = true;
+	c->parked = false;
+	return true;
+}
+
+/* Arms a CQ and polls it, in either order, with random pauses. */
+static bool es_serve(struct es_cq *c, int k, unsigned int *seed)
+{
+	if (es_rand(seed, 2)) {
+		if (!es_arm(c, k))
+			return false;
+		es_pause(seed);
+		return es_drain(c, k);
+	}
+	if (!es_drain(c, k))
+		return false;
+	es_pause(seed);
+	return es_arm(c, k);
+}
+
+/* One event from channel ch (readable): checked, counted, maybe acked. */
+static bool es_event(struct ibv_comp_channel *ch, int chn, struct es_cq *cqs,
+		     unsigned int *seed, bool *served)
+{
+	struct ibv_cq *cq;
+	void *ctx;
+	int k;
+
+	if (ibv_get_cq_event(ch, &cq, &ctx)) {
+		diag("channel %d: ibv_get_cq_event: %s", chn, strerror(errno));
+		return false;
+	}
+	k = (int)((struct es_cq *)ctx - cqs);
+	if (k < 0 || k >= ES_CQS || cqs[k].cq != cq || k % ES_CHANNELS != chn) {
+		diag("channel %d: event on CQ %p context %p, not one of its CQs", chn,
+		     (void *)cq, ctx);
+		ibv_ack_cq_events(cq, 1);
+		return false;
+	}
+	cqs[k].events++;
+	if (!cqs[k].armed) {
+		diag("CQ %d: an event while not armed (event %u)", k, cqs[k].events);
+		return false;
+	}
+	cqs[k].armed = false;
+	if (es_rand(seed, 3) == 0) {
+		ibv_ack_cq_events(cq, cqs[k].events - cqs[k].acked);
+		cqs[k].acked = cqs[k].events;
+	}
+	*served = true;
+	/* One event in four leaves the CQ disarmed and unpolled a while. */
+	if (es_rand(seed, 4) == 0) {
+		cqs[k].parked = true;
+		return true;
+	}
+	return es_serve(&cqs[k], k, seed);
+}
+
+int case_event_stress(void)
+{
+	struct two t = {};
+	struct ibv_comp_channel *ch[ES_CHANNELS] = {};
+	static struct es_cq cqs[ES_CQS];
+	unsigned int seed = (unsigned int)now_ms(), posted = 0, polled = 0, events = 0;
+	struct pollfd pfd[ES_CHANNELS];
+	int rc = KSFT_PASS, i, k;
+
+	memset(cqs, 0, sizeof(cqs));
+	diag("seed %u: %d CQs on %d channels, %d RDMA WRITEs", seed, ES_CQS, ES_CHANNELS, ES_WRS);
+	CHECK(!two_open(&t), "devices");
+	for (i = 0; i < ES_CHANNELS; i++) {
+		ch[i] = ibv_create_comp_channel(t.d[0].ctx);
+		CHECK(ch[i], "ibv_create_comp_channel: %s", strerror(errno));
+		CHECK(!set_nonblock(ch[i]->fd), "O_NONBLOCK");
+		pfd[i].fd = ch[i]->fd;
+		pfd[i].events = POLLIN;
+	}
+	for (k = 0; k < ES_CQS; k++) {
+		struct es_cq *c = &cqs[k];
+
+		c->cq = cq_new(&t.d[0], 2 * QP_DEPTH, ch[k % ES_CHANNELS], c);
+		CHECK(c->cq, "CQ %d", k);
+		CHECK(!ep_create(&c->a, &t.d[0], c->cq, c->cq, MR_ALL, &default_opts), "a %d", k);
+		CHECK(!ep_create(&c->b, &t.d[1], NULL, NULL, MR_ALL, &default_opts), "b %d", k);
+		CHECK(!pair_connect(&c->a, &c->b, &default_opts, &default_opts), "pair %d", k);
+		CHECK(es_arm(c, k), "arm %d", k);
+	}
+
+	while (polled < ES_WRS) {
+		bool progress = false, served = false;
+		int ready, burst;
+
+		/* A burst of WRITEs on a random QP with room. */
+		k = (int)es_rand(&seed, ES_CQS);
+		burst = 1 + (int)es_rand(&seed, 4);
+		if (posted + burst > ES_WRS)
+			burst = ES_WRS - posted;
+		if (burst && cqs[k].posted - cqs[k].polled + burst <= ES_INFLIGHT) {
+			struct es_cq *c = &cqs[k];
+
+			for (i = 0; i < burst; i++, c->posted++, posted++)
+				CHECK(!post_rdma(&c->a, IBV_WR_RDMA_WRITE, (uint64_t)k << 32 | c->posted,
+						 0, c->a.m.mr->lkey, 64, (uintptr_t)c->b.m.buf,
+						 c->b.m.mr->rkey), "post on QP %d", k);
+			progress = true;
+		}
+		/* Sometimes a parked CQ is taken up again. */
+		k = (int)es_rand(&seed, ES_CQS);
+		if (cqs[k].parked && es_rand(&seed, 3) == 0) {
+			CHECK(es_serve(&cqs[k], k, &seed), "serve parked CQ %d", k);
+			progress = true;
+		}
+		/* Nothing else to do: every parked CQ is armed, then wait. */
+		if (!progress) {
+			for (k = 0; k < ES_CQS; k++)
+				if (cqs[k].parked)
+					CHECK(es_serve(&cqs[k], k, &seed), "serve parked CQ %d", k);
+		}
+		ready = poll(pfd, ES_CHANNELS, progress ? 0 : wait_ms);
+		CHECK(ready >= 0, "poll: %s", strerror(errno));
+		for (i = 0; i < ES_CHANNELS; i++)
+			if (pfd[i].revents & POLLIN)
+				CHECK(es_event(ch[i], i, cqs, &seed, &served), "event on channel %d", i);
+		polled = 0;
+		for (k = 0; k < ES_CQS; k++)
+			polled += cqs[k].polled;
+		if (!progress && !served) {
+			for (k = 0; k < ES_CQS; k++)
+				if (cqs[k].posted != cqs[k].polled)
+					diag("CQ %d: %u posted, %u polled, %u events, %s", k,
+					     cqs[k].posted, cqs[k].polled, cqs[k].events,
+					     cqs[k].armed ? "armed" : "not armed");
+			CHECK(false, "no event for %d ms with %u of %u completions polled: an event was lost",
+			      wait_ms, polled, posted);
+		}
+	}
+
+	/* The last arms may have fired for CQEs polled already: read them. */
+	for (i = 0; i < ES_CHANNELS; i++) {
+		bool served = false;
+
+		while (fd_ready(ch[i]->fd, 0))
+			CHECK(es_event(ch[i], i, cqs, &seed, &served), "late event on channel %d", i);
+	}
+	for (k = 0; k < ES_CQS; k++) {
+		struct es_cq *c = &cqs[k];
+
+		events += c->events;
+		CHECK(c->polled == c->posted, "CQ %d: %u polled of %u", k, c->polled, c->posted);
+		CHECK(!c->posted || c->events, "CQ %d: %u completions without an event", k, c->posted);
+		CHECK(c->events <= c->posted, "CQ %d: %u events for %u completions", k, c->events,
+		      c->posted);
+		ibv_ack_cq_events(c->cq, c->events - c->acked);
+		c->acked = c->events;
+		CHECK(c->cq->comp_events_completed == c->events, "CQ %d: %u of %u events acknowledged",
+		      k, c->cq->comp_events_completed, c->events);
+	}
+	diag("%u completions, %u events on %d CQs", posted, events, ES_CQS);
+out:
+	for (k = 0; k < ES_CQS; k++) {
+		struct es_cq *c = &cqs[k];
+
+		if (c->cq && c->events > c->acked)
+			ibv_ack_cq_events(c->cq, c->events - c->acked);
+		ep_destroy(&c->a);
+		ep_destroy(&c->b);
+		cq_free(&c->cq);
+	}
+	for (i = 0; i < ES_CHANNELS; i++)
+		if (ch[i] && ibv_destroy_comp_channel(ch[i]))
+			diag("ibv_destroy_comp_channel: %s", strerror(errno));
+	two_close(&t);
+	return rc;
+}

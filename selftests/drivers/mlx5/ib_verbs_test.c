@@ -62,6 +62,8 @@ static const struct verbs_case cases[] = {
 	  case_mr_access },
 	{ "comp_channel", "one completion channel, three CQs: events, arms, acks", case_comp_channel },
 	{ "solicited", "solicited-only notification", case_solicited },
+	{ "event_stress", "16 CQs on 4 channels, random arm and poll order: no completion event lost",
+	  case_event_stress },
 	{ "data", "data integrity: WRITE(+IMM), READ, SEND, inline, CAS, FETCH_ADD", case_data },
 	{ "query_qp", "ibv_query_qp returns the attributes applied in INIT, RTS and ERR",
 	  case_query_qp },

@@ -89,7 +89,7 @@ run_huge()
 # case list (-l) plans them.
 verbs_build_early "$dir/ib_verbs.h" -- -libverbs
 cases=${MLX5_VERBS_CASES:-$("$bin" -l 2>/dev/null | cut -f1)}
-[ -n "$cases" ] || cases="cq_overflow rnr_retry flush mr_access comp_channel solicited data query_qp srq ud mcast errors limits large cq_resize cq_moderation"
+[ -n "$cases" ] || cases="cq_overflow rnr_retry flush mr_access comp_channel solicited event_stress data query_qp srq ud mcast errors limits large cq_resize cq_moderation"
 ncases=$(echo $cases | wc -w)
 ndrv=$(echo $drivers | wc -w)
 

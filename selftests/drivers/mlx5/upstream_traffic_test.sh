@@ -6,7 +6,8 @@
 # fabric): ports ACTIVE with LIDs, ibv_rc_pingpong (polling and events),
 # ibv_uc_pingpong, ibv_ud_pingpong, ibv_srq_pingpong, ibv_xsrq_pingpong
 # (XRC: initiator QPs sending into XRC SRQs behind target QPs), perftest write/read/send/atomic
-# bandwidth and write latency, and RC traffic that survives a packet the
+# bandwidth, write latency, send bandwidth and latency with completion
+# events (-e), and RC traffic that survives a packet the
 # fabric drops. Servers run on mlx5_0 in the background; the client on
 # mlx5_1 starts once `ss -ltn` shows the server's TCP port.
 dir=$(cd "$(dirname "$0")" && pwd)
@@ -66,6 +67,8 @@ t_read_bw() { perf read_bw ib_read_bw; }
 t_send_bw() { perf send_bw ib_send_bw; }
 t_atomic_bw() { perf atomic_bw ib_atomic_bw; }
 t_write_lat() { perf write_lat ib_write_lat; }
+t_send_bw_events() { perf send_bw_events ib_send_bw -e; }
+t_send_lat_events() { perf send_lat_events ib_send_lat -s 8 -e; }
 
 dropped() { emu_ctl link stats | awk '$1 == "dropped" { print $2 }'; }
 
@@ -108,7 +111,7 @@ t_unload()
 # atomics once; XRC with events, perftest's SEND and latency loops and the
 # dropped packet (the emulator's retransmission, whatever the kernel) are
 # the main guest's.
-ktap_lane_plan 17 13
+ktap_lane_plan 19 13
 ktap_case "modprobe mlx5_ib (in-tree) on two emulated HCAs" t_modprobe
 ktap_case "ibv_devinfo -v: both ports ACTIVE with LIDs" t_devinfo
 ktap_case "ibv_rc_pingpong mlx5_0 <-> mlx5_1" t_rc
@@ -123,6 +126,8 @@ ktap_case "ib_read_bw" t_read_bw
 ktap_main_case "ib_send_bw" t_send_bw
 ktap_case "ib_atomic_bw" t_atomic_bw
 ktap_main_case "ib_write_lat" t_write_lat
+ktap_main_case "ib_send_bw -e (completion events)" t_send_bw_events
+ktap_main_case "ib_send_lat -e (completion events)" t_send_lat_events
 ktap_main_case "RC traffic survives a dropped packet" t_drop
 ktap_case "completion interrupts delivered" t_comp_irqs
 ktap_case "rmmod: no error, every firmware page returned" t_unload
