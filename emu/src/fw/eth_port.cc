@@ -9,10 +9,6 @@
 
 namespace mlx5emu {
 
-namespace {
-constexpr unsigned kPortByte = 0x20 + 8; // port number << 4
-} // namespace
-
 void Firmware::eth_port_changed(bool was_up)
 {
 	bool up = eth.oper_up();
@@ -22,11 +18,7 @@ void Firmware::eth_port_changed(bool was_up)
 	}
 	if (up == was_up || state != FnState::Initialized)
 		return;
-	uint8_t eqe[prm::eqe::kSize] = {};
-	eqe[prm::eqe::kType] = prm::event::PORT_CHANGE;
-	eqe[prm::eqe::kSubType] = up ? prm::port_change::ACTIVE : prm::port_change::DOWN;
-	eqe[kPortByte] = 1 << 4;
-	post_event(eqe);
+	post_port_change(up ? prm::port_change::ACTIVE : prm::port_change::DOWN);
 }
 
 bool Firmware::set_eth_cable(bool up)

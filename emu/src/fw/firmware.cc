@@ -28,7 +28,6 @@ uint64_t mix64(uint64_t x)
 	return x ^ (x >> 31);
 }
 
-
 // The emulator process's resident set from /proc/self/statm, in KiB: all
 // of it, and without shared pages (guest RAM the data path touched is a
 // shared memfd mapping), i.e. what the emulator's own queues hold.

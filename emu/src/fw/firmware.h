@@ -235,7 +235,7 @@ private:
 	void write_eqe_now(uint8_t eqn, const uint8_t *eqe64);
 	void port_power_on();
 	std::string set_ib_vport_admin(VportAdmin a); // under no lock; takes mu
-	void post_port_change(uint8_t subtype);
+	void post_port_change(uint8_t subtype); // PORT_CHANGE for port 1, either link type
 	void post_vport_state_event(uint8_t before);
 	// A reset of the firmware (function reset, software reset): commands
 	// queued are dropped, the function is disabled and a crash is over.
