@@ -275,8 +275,7 @@ t_rmmod_busy()
 		[ "$p" = 0 ] || rc=1
 	done
 	emu_obj_leaks "$snap" 0 1 || rc=1
-	bad=$(dmesg | tail -n +$((dmesg_start + 1)) | grep -E 'mlx5_(core|ib)[. ][0-9a-z:.]+: .*(failed|error|err\()' | head)
-	[ -z "$bad" ] || { echo "$bad"; rc=1; }
+	mlx5_log_clean "$dmesg_start" || rc=1
 	return $rc
 }
 

@@ -117,6 +117,30 @@ mlx5_modmap_note()
 	} END { for (m in lo) print m, lo[m], hi[m] }' /proc/kallsyms >>"$MLX5_MODMAP"
 }
 
+# emu_pages_back HCA...: every firmware page of each HCA came back from
+# the driver; says which did not.
+emu_pages_back()
+{
+	_rc=0
+	for _h in "$@"; do
+		_p=$(emu_pages_outstanding "$_h")
+		[ "$_p" = 0 ] || { echo "hca $_h: $_p pages outstanding"; _rc=1; }
+	done
+	return $_rc
+}
+
+# mlx5_log_clean MARK: the kernel log after line MARK names no failed mlx5
+# command or error; prints the first such lines.
+mlx5_log_clean()
+{
+	_bad=$(dmesg | tail -n +$(($1 + 1)) | grep -E 'mlx5_(core|ib)[. ][0-9a-z:.]+: .*(failed|error|err\()' | head)
+	[ -z "$_bad" ] || { echo "$_bad"; return 1; }
+}
+
+# is_vf_id ID: the PCI device ID (hex, no 0x) of an mlx5 VF (ConnectX-4 ..
+# BlueField).
+is_vf_id() { case $1 in 1012 | 1014 | 1016 | 1018 | 101a | 101c | 101e | a2d3) return 0 ;; esac; return 1; }
+
 # mlx5_unload DRIVER: unload the pair DRIVER loaded (mlx5_ib if loaded,
 # then mlx5_core); fails unless both are gone.
 mlx5_unload()

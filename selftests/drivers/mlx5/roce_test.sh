@@ -284,12 +284,8 @@ t_down()
 	netdev_pair_down "$eth0" "$eth1"
 	modprobe -r rdma_ucm
 	mlx5_unload "$pair" || rc=1
-	for h in 0 1; do
-		p=$(emu_pages_outstanding $h)
-		[ "$p" = 0 ] || { echo "hca $h: $p pages outstanding"; rc=1; }
-	done
-	bad=$(dmesg | tail -n +$((dmesg_start + 1)) | grep -E 'mlx5_(core|ib)[. ][0-9a-z:.]+: .*(failed|error|err\()' | head)
-	[ -z "$bad" ] || { echo "$bad"; rc=1; }
+	emu_pages_back 0 1 || rc=1
+	mlx5_log_clean "$dmesg_start" || rc=1
 	return $rc
 }
 

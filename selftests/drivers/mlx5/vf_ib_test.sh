@@ -20,7 +20,6 @@ PERF_ITERS=${MLX5_PERF_ITERS:-200}
 HOST_NODE_GUID=0002c90000abcd00
 HOST_PORT_GUID=0002c90000abcd01
 
-is_vf_id() { case $1 in 1012 | 1014 | 1016 | 1018 | 101a | 101c | 101e | a2d3) return 0 ;; esac; return 1; }
 
 t_lspci()
 {
@@ -167,12 +166,8 @@ t_down()
 {
 	rc=0
 	mlx5_unload "$pair" || rc=1
-	for h in 0 1; do
-		p=$(emu_pages_outstanding $h)
-		[ "$p" = 0 ] || { echo "hca $h: $p pages outstanding"; rc=1; }
-	done
-	bad=$(dmesg | tail -n +$((dmesg_start + 1)) | grep -E 'mlx5_(core|ib)[. ][0-9a-z:.]+: .*(failed|error|err\()' | head)
-	[ -z "$bad" ] || { echo "$bad"; rc=1; }
+	emu_pages_back 0 1 || rc=1
+	mlx5_log_clean "$dmesg_start" || rc=1
 	return $rc
 }
 

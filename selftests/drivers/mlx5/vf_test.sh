@@ -22,8 +22,6 @@ MB=${MLX5_ETH_MB:-64}
 PERF_ITERS=${MLX5_PERF_ITERS:-200}
 HOST_MAC=02:00:00:00:32:01
 
-# The VF device IDs of mlx5 adapters (ConnectX-4 .. BlueField).
-is_vf_id() { case $1 in 1012 | 1014 | 1016 | 1018 | 101a | 101c | 101e | a2d3) return 0 ;; esac; return 1; }
 
 t_lspci()
 {
@@ -223,12 +221,8 @@ t_down()
 	rc=0
 	modprobe -r rdma_ucm
 	mlx5_unload "$pair" || rc=1
-	for h in 0 1; do
-		p=$(emu_pages_outstanding $h)
-		[ "$p" = 0 ] || { echo "hca $h: $p pages outstanding"; rc=1; }
-	done
-	bad=$(dmesg | tail -n +$((dmesg_start + 1)) | grep -E 'mlx5_(core|ib)[. ][0-9a-z:.]+: .*(failed|error|err\()' | head)
-	[ -z "$bad" ] || { echo "$bad"; rc=1; }
+	emu_pages_back 0 1 || rc=1
+	mlx5_log_clean "$dmesg_start" || rc=1
 	return $rc
 }
 
