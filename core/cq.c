@@ -173,10 +173,10 @@ void mlx5c_cq_arm(struct mlx5c_cq *cq, u32 cmd, void __iomem *uar_page,
 	wmb();
 #ifdef CONFIG_64BIT
 	__raw_writeq((__force u64)cpu_to_be64((u64)word << 32 | cq->cqn),
-		     uar_page + MLX5_CQ_DOORBELL);
+		     uar_page + MLX5C_UAR_CQ_DB);
 #else
-	__raw_writel((__force u32)cpu_to_be32(word), uar_page + MLX5_CQ_DOORBELL);
-	__raw_writel((__force u32)cpu_to_be32(cq->cqn), uar_page + MLX5_CQ_DOORBELL + 4);
+	__raw_writel((__force u32)cpu_to_be32(word), uar_page + MLX5C_UAR_CQ_DB);
+	__raw_writel((__force u32)cpu_to_be32(cq->cqn), uar_page + MLX5C_UAR_CQ_DB + 4);
 #endif
 }
 EXPORT_SYMBOL_NS_GPL(mlx5c_cq_arm, MLX5C_NS);

@@ -14,7 +14,7 @@
 /* fl_mlid: bit 7 forces loopback; 0-6 are the source path bits. */
 #define MLX5C_AV_MLID_MASK	0x7f
 
-static void mlx5c_ib_set_av(struct mlx5c_ib_dev *dev, struct mlx5_av *av,
+static void mlx5c_ib_set_av(struct mlx5c_ib_dev *dev, struct mlx5c_av *av,
 			    const struct rdma_ah_attr *ah)
 {
 	const struct ib_global_route *grh;

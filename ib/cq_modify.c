@@ -33,14 +33,14 @@ int mlx5c_ib_modify_cq(struct ib_cq *ibcq, u16 cq_count, u16 cq_period)
 
 	if (!MLX5C_IB_CAP(dev, cq_moderation))
 		return -EOPNOTSUPP;
-	if (cq_period > MLX5_MAX_CQ_PERIOD)
+	if (cq_period > MLX5C_MAX_CQ_PERIOD)
 		return -EINVAL;
 	MLX5_SET(modify_cq_in, in, opcode, MLX5_CMD_OP_MODIFY_CQ);
 	MLX5_SET(modify_cq_in, in, uid, to_mcq(ibcq)->mcq.uid);
 	MLX5_SET(modify_cq_in, in, cqn, to_mcq(ibcq)->mcq.cqn);
 	MLX5_SET(modify_cq_in, in,
 		 modify_field_select_resize_field_select.modify_field_select.modify_field_select,
-		 MLX5_CQ_MODIFY_PERIOD | MLX5_CQ_MODIFY_COUNT);
+		 MLX5C_MODIFY_CQ_PERIOD | MLX5C_MODIFY_CQ_COUNT);
 	cqc = MLX5_ADDR_OF(modify_cq_in, in, cq_context);
 	MLX5_SET(cqc, cqc, cq_period, cq_period);
 	MLX5_SET(cqc, cqc, cq_max_count, cq_count);
@@ -64,13 +64,13 @@ static int mlx5c_ib_resize_cmd(struct mlx5c_ib_dev *dev, struct mlx5c_ib_cq *cq,
 	if (!in)
 		return -ENOMEM;
 	MLX5_SET(modify_cq_in, in, opcode, MLX5_CMD_OP_MODIFY_CQ);
-	MLX5_SET(modify_cq_in, in, op_mod, MLX5_CQ_OPMOD_RESIZE);
+	MLX5_SET(modify_cq_in, in, op_mod, MLX5C_MODIFY_CQ_OPMOD_RESIZE);
 	MLX5_SET(modify_cq_in, in, uid, cq->mcq.uid);
 	MLX5_SET(modify_cq_in, in, cqn, cq->mcq.cqn);
 	MLX5_SET(modify_cq_in, in,
 		 modify_field_select_resize_field_select.resize_field_select.resize_field_select,
-		 MLX5_MODIFY_CQ_MASK_LOG_SIZE | MLX5_MODIFY_CQ_MASK_PG_OFFSET |
-		 MLX5_MODIFY_CQ_MASK_PG_SIZE);
+		 MLX5C_MODIFY_CQ_LOG_SIZE | MLX5C_MODIFY_CQ_PAGE_OFFSET |
+		 MLX5C_MODIFY_CQ_LOG_PAGE_SIZE);
 	cqc = MLX5_ADDR_OF(modify_cq_in, in, cq_context);
 	MLX5_SET(cqc, cqc, cqe_sz, cqe_sz);
 	MLX5_SET(cqc, cqc, log_cq_size, ilog2(entries));

@@ -135,7 +135,7 @@ int mlx5c_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 	props->max_dm_size = mlx5c_ib_dm_max_size(dev);
 	if (MLX5C_IB_CAP(dev, cq_moderation)) {
 		props->cq_caps.max_cq_moderation_count = U16_MAX;
-		props->cq_caps.max_cq_moderation_period = MLX5_MAX_CQ_PERIOD;
+		props->cq_caps.max_cq_moderation_period = MLX5C_MAX_CQ_PERIOD;
 	}
 	mlx5c_ib_clock_attrs(dev, props);
 	/* Multicast groups as the device reports them (mcast.c). */

@@ -20,8 +20,6 @@
 #include <linux/completion.h>
 #include <linux/xarray.h>
 #include <linux/mlx5/device.h>
-#include <linux/mlx5/cq.h>
-#include <linux/mlx5/qp.h>
 #include <linux/mlx5/mlx5_ifc.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_umem.h>
@@ -29,6 +27,7 @@
 
 #include <mlx5c/core.h>
 #include <mlx5c/cq.h>
+#include <mlx5c/wqe.h>
 
 #include "kcompat.h"
 
@@ -40,11 +39,11 @@
 /* bfreg numbering of the provider: four per UAR, two usable. */
 #define MLX5C_IB_PROV_BFREGS_PER_UAR	4
 #define MLX5C_IB_DEFAULT_UIDX		0xffffff
-/* The send-WQE basic block, for qp.c and qp_kernel.c (<mlx5c/hw.h>). */
-#define MLX5C_IB_WQE_BB			MLX5_SEND_WQE_BB
-#define MLX5C_IB_DATA_SEG		16
-#define MLX5C_IB_CTRL_SEG		16
-#define MLX5C_IB_RADDR_SEG		16
+/* The send-WQE basic block and segment sizes (<mlx5c/wqe.h>). */
+#define MLX5C_IB_WQE_BB			MLX5C_SEND_WQE_BB
+#define MLX5C_IB_DATA_SEG		MLX5C_SEND_WQE_DS
+#define MLX5C_IB_CTRL_SEG		MLX5C_SEND_WQE_DS
+#define MLX5C_IB_RADDR_SEG		MLX5C_SEND_WQE_DS
 /* Bits 0 (read) and 1 (write) of an MTT entry. */
 #define MLX5C_IB_MTT_RW			3ULL
 
@@ -533,7 +532,7 @@ struct mlx5c_ib_srq {
 struct mlx5c_ib_ah {
 	struct ib_ah ibah;
 	struct rdma_ah_attr attr;
-	struct mlx5_av av;
+	struct mlx5c_av av;
 };
 
 static inline struct mlx5c_ib_dev *to_mdev(struct ib_device *ibdev)
@@ -916,7 +915,7 @@ int mlx5c_ib_roce_query_gid(struct mlx5c_ib_dev *dev, u32 port, int index,
 int mlx5c_ib_roce_check_ah(const struct rdma_ah_attr *ah);
 void mlx5c_ib_roce_set_path(struct mlx5c_ib_dev *dev, void *ads,
 			    const struct rdma_ah_attr *ah, u32 lqpn, u32 rqpn);
-void mlx5c_ib_roce_set_av(struct mlx5c_ib_dev *dev, struct mlx5_av *av,
+void mlx5c_ib_roce_set_av(struct mlx5c_ib_dev *dev, struct mlx5c_av *av,
 			  const struct rdma_ah_attr *ah);
 
 /* netdev.c */

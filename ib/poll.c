@@ -39,31 +39,31 @@ static void mlx5c_ib_cq_set_ci(struct mlx5c_ib_cq *cq)
 static enum ib_wc_status mlx5c_ib_wc_status(u8 syndrome)
 {
 	switch (syndrome) {
-	case MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR:
+	case MLX5C_CQE_SYND_LOCAL_LENGTH:
 		return IB_WC_LOC_LEN_ERR;
-	case MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR:
+	case MLX5C_CQE_SYND_LOCAL_QP_OP:
 		return IB_WC_LOC_QP_OP_ERR;
-	case MLX5_CQE_SYNDROME_LOCAL_PROT_ERR:
+	case MLX5C_CQE_SYND_LOCAL_PROT:
 		return IB_WC_LOC_PROT_ERR;
-	case MLX5_CQE_SYNDROME_WR_FLUSH_ERR:
+	case MLX5C_CQE_SYND_WR_FLUSH:
 		return IB_WC_WR_FLUSH_ERR;
-	case MLX5_CQE_SYNDROME_MW_BIND_ERR:
+	case MLX5C_CQE_SYND_MW_BIND:
 		return IB_WC_MW_BIND_ERR;
-	case MLX5_CQE_SYNDROME_BAD_RESP_ERR:
+	case MLX5C_CQE_SYND_BAD_RESP:
 		return IB_WC_BAD_RESP_ERR;
-	case MLX5_CQE_SYNDROME_LOCAL_ACCESS_ERR:
+	case MLX5C_CQE_SYND_LOCAL_ACCESS:
 		return IB_WC_LOC_ACCESS_ERR;
-	case MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR:
+	case MLX5C_CQE_SYND_REMOTE_INVAL_REQ:
 		return IB_WC_REM_INV_REQ_ERR;
-	case MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR:
+	case MLX5C_CQE_SYND_REMOTE_ACCESS:
 		return IB_WC_REM_ACCESS_ERR;
-	case MLX5_CQE_SYNDROME_REMOTE_OP_ERR:
+	case MLX5C_CQE_SYND_REMOTE_OP:
 		return IB_WC_REM_OP_ERR;
-	case MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR:
+	case MLX5C_CQE_SYND_TRANSPORT_RETRY_EXC:
 		return IB_WC_RETRY_EXC_ERR;
-	case MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR:
+	case MLX5C_CQE_SYND_RNR_RETRY_EXC:
 		return IB_WC_RNR_RETRY_EXC_ERR;
-	case MLX5_CQE_SYNDROME_REMOTE_ABORTED_ERR:
+	case MLX5C_CQE_SYND_REMOTE_ABORTED:
 		return IB_WC_REM_ABORT_ERR;
 	default:
 		return IB_WC_GENERAL_ERR;
@@ -178,17 +178,17 @@ static void mlx5c_ib_recv_wc(struct mlx5c_ib_qp *qp, struct mlx5_cqe64 *cqe,
 
 	wc->byte_len = be32_to_cpu(cqe->byte_cnt);
 	switch (get_cqe_opcode(cqe)) {
-	case MLX5_CQE_RESP_WR_IMM:
+	case MLX5C_CQE_RESP_WR_IMM:
 		wc->opcode = IB_WC_RECV_RDMA_WITH_IMM;
 		wc->wc_flags = IB_WC_WITH_IMM;
 		wc->ex.imm_data = cqe->immediate;
 		break;
-	case MLX5_CQE_RESP_SEND_IMM:
+	case MLX5C_CQE_RESP_SEND_IMM:
 		wc->opcode = IB_WC_RECV;
 		wc->wc_flags = IB_WC_WITH_IMM;
 		wc->ex.imm_data = cqe->immediate;
 		break;
-	case MLX5_CQE_RESP_SEND_INV:
+	case MLX5C_CQE_RESP_SEND_INV:
 		wc->opcode = IB_WC_RECV;
 		wc->wc_flags = IB_WC_WITH_INVALIDATE;
 		wc->ex.invalidate_rkey = be32_to_cpu(cqe->inval_rkey);
@@ -266,16 +266,16 @@ static bool mlx5c_ib_parse_cqe(struct mlx5c_ib_dev *dev, struct mlx5c_ib_cq *cq,
 	if (!qp)
 		return false;
 	switch (opcode) {
-	case MLX5_CQE_REQ:
-	case MLX5_CQE_REQ_ERR:
+	case MLX5C_CQE_REQ:
+	case MLX5C_CQE_REQ_ERR:
 		ok = qp->ibqp.send_cq == &cq->ibcq &&
 		     mlx5c_ib_sq_counter_ok(qp, counter);
 		break;
-	case MLX5_CQE_RESP_WR_IMM:
-	case MLX5_CQE_RESP_SEND:
-	case MLX5_CQE_RESP_SEND_IMM:
-	case MLX5_CQE_RESP_SEND_INV:
-	case MLX5_CQE_RESP_ERR:
+	case MLX5C_CQE_RESP_WR_IMM:
+	case MLX5C_CQE_RESP_SEND:
+	case MLX5C_CQE_RESP_SEND_IMM:
+	case MLX5C_CQE_RESP_SEND_INV:
+	case MLX5C_CQE_RESP_ERR:
 		ok = qp->ibqp.recv_cq == &cq->ibcq &&
 		     mlx5c_ib_rq_counter_ok(qp, counter);
 		break;
@@ -289,22 +289,22 @@ static bool mlx5c_ib_parse_cqe(struct mlx5c_ib_dev *dev, struct mlx5c_ib_cq *cq,
 	memset(wc, 0, sizeof(*wc));
 	wc->qp = &qp->ibqp;
 	switch (opcode) {
-	case MLX5_CQE_REQ:
+	case MLX5C_CQE_REQ:
 		mlx5c_ib_sq_complete(qp, counter, wc);
 		wc->status = IB_WC_SUCCESS;
 		wc->byte_len = be32_to_cpu(cqe->byte_cnt);
 		return true;
-	case MLX5_CQE_RESP_WR_IMM:
-	case MLX5_CQE_RESP_SEND:
-	case MLX5_CQE_RESP_SEND_IMM:
-	case MLX5_CQE_RESP_SEND_INV:
+	case MLX5C_CQE_RESP_WR_IMM:
+	case MLX5C_CQE_RESP_SEND:
+	case MLX5C_CQE_RESP_SEND_IMM:
+	case MLX5C_CQE_RESP_SEND_INV:
 		mlx5c_ib_rq_complete(qp, counter, wc);
 		mlx5c_ib_recv_wc(qp, cqe, wc);
 		wc->status = IB_WC_SUCCESS;
 		return true;
-	case MLX5_CQE_REQ_ERR:
-	case MLX5_CQE_RESP_ERR:
-		if (opcode == MLX5_CQE_REQ_ERR)
+	case MLX5C_CQE_REQ_ERR:
+	case MLX5C_CQE_RESP_ERR:
+		if (opcode == MLX5C_CQE_REQ_ERR)
 			mlx5c_ib_sq_complete(qp, counter, wc);
 		else
 			mlx5c_ib_rq_complete(qp, counter, wc);
@@ -429,9 +429,9 @@ void mlx5c_ib_cq_clean(struct mlx5c_ib_cq *cq, u32 qpn)
 		if (!removed)
 			continue;
 		dst = mlx5c_ib_cqe(cq, prod + removed);
-		owner = dst->op_own & MLX5_CQE_OWNER_MASK;
+		owner = dst->op_own & MLX5C_CQE_OWNER_MASK;
 		memcpy(dst, cqe, sizeof(*cqe));
-		dst->op_own = (dst->op_own & ~MLX5_CQE_OWNER_MASK) | owner;
+		dst->op_own = (dst->op_own & ~MLX5C_CQE_OWNER_MASK) | owner;
 	}
 	if (removed) {
 		cq->cons_index += removed;

@@ -10,9 +10,9 @@
 
 #include "mlx5_ib.h"
 
-#define MLX5C_IB_AV_SEG		sizeof(struct mlx5_wqe_datagram_seg)
-#define MLX5C_IB_ATOMIC_SEG	sizeof(struct mlx5_wqe_atomic_seg)
-#define MLX5C_IB_INLINE_HDR	sizeof(struct mlx5_wqe_inline_seg)
+#define MLX5C_IB_AV_SEG		sizeof(struct mlx5c_av)
+#define MLX5C_IB_ATOMIC_SEG	sizeof(struct mlx5c_wqe_atomic_seg)
+#define MLX5C_IB_INLINE_HDR	sizeof(struct mlx5c_wqe_inline_seg)
 
 /* Bytes between the control segment and the data of a send WQE. */
 static u32 mlx5c_ib_sq_overhead(enum ib_qp_type type)
@@ -194,11 +194,11 @@ void mlx5c_ib_kqp_reset(struct mlx5c_ib_qp *qp)
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	qp->sq.head = 0;
 	qp->sq.tail = 0;
-	qp->kbuf.db[MLX5_SND_DBR] = 0;
+	qp->kbuf.db[MLX5C_SND_DBR] = 0;
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	spin_lock_irqsave(&qp->rq.lock, flags);
 	qp->rq.head = 0;
 	qp->rq.tail = 0;
-	qp->kbuf.db[MLX5_RCV_DBR] = 0;
+	qp->kbuf.db[MLX5C_RCV_DBR] = 0;
 	spin_unlock_irqrestore(&qp->rq.lock, flags);
 }

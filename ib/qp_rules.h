@@ -10,11 +10,12 @@
  * the ones it carries out. A legal transition that has no row here is
  * refused with -EINVAL.
  *
- * Pure data: the header uses nothing but u8, u16 and u32 and the kernel's
- * IB_QPS_*, IB_QP_* (attribute mask), MLX5_CMD_OP_*_QP and
- * MLX5_QP_OPTPAR_* constants, so that the emulator's unit tests include it
- * too, with those few names defined (emu/tests/qp_rules_compare_test.cc),
- * and compare it with the emulator's rules (queues/qp_context.cc).
+ * Pure data: the header uses nothing but u8, u16 and u32, the kernel's
+ * IB_QPS_*, IB_QP_* (attribute mask) and MLX5_CMD_OP_*_QP constants and
+ * <mlx5c/hw.h>'s MLX5C_QP_OPTPAR_*, so that the emulator's unit tests
+ * include it too, with those few names defined
+ * (emu/tests/qp_rules_compare_test.cc), and compare it with the
+ * emulator's rules (queues/qp_context.cc).
  */
 #ifndef MLX5C_IB_QP_RULES_H
 #define MLX5C_IB_QP_RULES_H
@@ -36,7 +37,7 @@ enum mlx5c_qp_class {
  * @to: new state (IB_QPS_*)
  * @opcode: the firmware command (MLX5_CMD_OP_*), or 0 when the device has
  *	nothing to do (the QP is in that state already)
- * @optpar: per enum mlx5c_qp_class, the MLX5_QP_OPTPAR_* bits the command
+ * @optpar: per enum mlx5c_qp_class, the MLX5C_QP_OPTPAR_* bits the command
  *	takes from the QP context when the attribute that sets them is given
  */
 struct mlx5c_qp_trans {
@@ -46,8 +47,8 @@ struct mlx5c_qp_trans {
 	u32 optpar[MLX5C_QP_CLASSES];
 };
 
-#define MLX5C_QP_OPTPAR_ACCESS	(MLX5_QP_OPTPAR_RRE | MLX5_QP_OPTPAR_RAE | \
-				 MLX5_QP_OPTPAR_RWE)
+#define MLX5C_QP_OPTPAR_ACCESS	(MLX5C_QP_OPTPAR_RRE | MLX5C_QP_OPTPAR_RAE | \
+				 MLX5C_QP_OPTPAR_RWE)
 
 /*
  * The first row that matches (current state, new state) applies. The SQD
@@ -63,41 +64,41 @@ static const struct mlx5c_qp_trans mlx5c_qp_transitions[] = {
 	/* RST2INIT takes every field it knows, so no optional ones. */
 	{ IB_QPS_RESET, IB_QPS_INIT, MLX5_CMD_OP_RST2INIT_QP, { 0, 0, 0 } },
 	{ IB_QPS_INIT, IB_QPS_INIT, MLX5_CMD_OP_INIT2INIT_QP, {
-		MLX5C_QP_OPTPAR_ACCESS | MLX5_QP_OPTPAR_PKEY_INDEX |
-		MLX5_QP_OPTPAR_PRI_PORT,
-		MLX5C_QP_OPTPAR_ACCESS | MLX5_QP_OPTPAR_PKEY_INDEX |
-		MLX5_QP_OPTPAR_PRI_PORT,
-		MLX5_QP_OPTPAR_PKEY_INDEX | MLX5_QP_OPTPAR_Q_KEY |
-		MLX5_QP_OPTPAR_PRI_PORT,
+		MLX5C_QP_OPTPAR_ACCESS | MLX5C_QP_OPTPAR_PKEY_INDEX |
+		MLX5C_QP_OPTPAR_PRI_PORT,
+		MLX5C_QP_OPTPAR_ACCESS | MLX5C_QP_OPTPAR_PKEY_INDEX |
+		MLX5C_QP_OPTPAR_PRI_PORT,
+		MLX5C_QP_OPTPAR_PKEY_INDEX | MLX5C_QP_OPTPAR_Q_KEY |
+		MLX5C_QP_OPTPAR_PRI_PORT,
 	} },
 	{ IB_QPS_INIT, IB_QPS_RTR, MLX5_CMD_OP_INIT2RTR_QP, {
-		MLX5C_QP_OPTPAR_ACCESS | MLX5_QP_OPTPAR_PKEY_INDEX,
-		MLX5_QP_OPTPAR_RWE | MLX5_QP_OPTPAR_PKEY_INDEX,
-		MLX5_QP_OPTPAR_PKEY_INDEX | MLX5_QP_OPTPAR_Q_KEY,
+		MLX5C_QP_OPTPAR_ACCESS | MLX5C_QP_OPTPAR_PKEY_INDEX,
+		MLX5C_QP_OPTPAR_RWE | MLX5C_QP_OPTPAR_PKEY_INDEX,
+		MLX5C_QP_OPTPAR_PKEY_INDEX | MLX5C_QP_OPTPAR_Q_KEY,
 	} },
 	{ IB_QPS_RTR, IB_QPS_RTS, MLX5_CMD_OP_RTR2RTS_QP, {
-		MLX5C_QP_OPTPAR_ACCESS | MLX5_QP_OPTPAR_RNR_TIMEOUT |
-		MLX5_QP_OPTPAR_PM_STATE,
-		MLX5_QP_OPTPAR_RWE | MLX5_QP_OPTPAR_PM_STATE,
-		MLX5_QP_OPTPAR_Q_KEY,
+		MLX5C_QP_OPTPAR_ACCESS | MLX5C_QP_OPTPAR_RNR_TIMEOUT |
+		MLX5C_QP_OPTPAR_PM_STATE,
+		MLX5C_QP_OPTPAR_RWE | MLX5C_QP_OPTPAR_PM_STATE,
+		MLX5C_QP_OPTPAR_Q_KEY,
 	} },
 	{ IB_QPS_RTS, IB_QPS_RTS, MLX5_CMD_OP_RTS2RTS_QP, {
-		MLX5C_QP_OPTPAR_ACCESS | MLX5_QP_OPTPAR_RNR_TIMEOUT |
-		MLX5_QP_OPTPAR_PM_STATE,
-		MLX5_QP_OPTPAR_RWE | MLX5_QP_OPTPAR_PM_STATE,
-		MLX5_QP_OPTPAR_Q_KEY,
+		MLX5C_QP_OPTPAR_ACCESS | MLX5C_QP_OPTPAR_RNR_TIMEOUT |
+		MLX5C_QP_OPTPAR_PM_STATE,
+		MLX5C_QP_OPTPAR_RWE | MLX5C_QP_OPTPAR_PM_STATE,
+		MLX5C_QP_OPTPAR_Q_KEY,
 	} },
 	{ IB_QPS_SQE, IB_QPS_RTS, MLX5_CMD_OP_SQERR2RTS_QP, {
-		MLX5_QP_OPTPAR_RNR_TIMEOUT,
-		MLX5_QP_OPTPAR_RWE,
-		MLX5_QP_OPTPAR_Q_KEY,
+		MLX5C_QP_OPTPAR_RNR_TIMEOUT,
+		MLX5C_QP_OPTPAR_RWE,
+		MLX5C_QP_OPTPAR_Q_KEY,
 	} },
 };
 
 /**
  * struct mlx5c_qp_attr_opt - the optional parameters an attribute sets
  * @attr: one IB_QP_* attribute
- * @optpar: MLX5_QP_OPTPAR_* bits of the context fields it fills
+ * @optpar: MLX5C_QP_OPTPAR_* bits of the context fields it fills
  */
 struct mlx5c_qp_attr_opt {
 	u32 attr;
@@ -113,18 +114,18 @@ struct mlx5c_qp_attr_opt {
 static const struct mlx5c_qp_attr_opt mlx5c_qp_attr_optpars[] = {
 	{ IB_QP_ACCESS_FLAGS, MLX5C_QP_OPTPAR_ACCESS },
 	{ IB_QP_MAX_DEST_RD_ATOMIC,
-	  MLX5C_QP_OPTPAR_ACCESS | MLX5_QP_OPTPAR_RRA_MAX },
-	{ IB_QP_PKEY_INDEX, MLX5_QP_OPTPAR_PKEY_INDEX },
-	{ IB_QP_AV, MLX5_QP_OPTPAR_PRIMARY_ADDR_PATH },
-	{ IB_QP_PORT, MLX5_QP_OPTPAR_PRI_PORT },
-	{ IB_QP_QKEY, MLX5_QP_OPTPAR_Q_KEY },
-	{ IB_QP_TIMEOUT, MLX5_QP_OPTPAR_ACK_TIMEOUT },
-	{ IB_QP_RETRY_CNT, MLX5_QP_OPTPAR_RETRY_COUNT },
-	{ IB_QP_RNR_RETRY, MLX5_QP_OPTPAR_RNR_RETRY },
-	{ IB_QP_MAX_QP_RD_ATOMIC, MLX5_QP_OPTPAR_SRA_MAX },
-	{ IB_QP_MIN_RNR_TIMER, MLX5_QP_OPTPAR_RNR_TIMEOUT },
+	  MLX5C_QP_OPTPAR_ACCESS | MLX5C_QP_OPTPAR_RRA_MAX },
+	{ IB_QP_PKEY_INDEX, MLX5C_QP_OPTPAR_PKEY_INDEX },
+	{ IB_QP_AV, MLX5C_QP_OPTPAR_PRIMARY_ADDR_PATH },
+	{ IB_QP_PORT, MLX5C_QP_OPTPAR_PRI_PORT },
+	{ IB_QP_QKEY, MLX5C_QP_OPTPAR_Q_KEY },
+	{ IB_QP_TIMEOUT, MLX5C_QP_OPTPAR_ACK_TIMEOUT },
+	{ IB_QP_RETRY_CNT, MLX5C_QP_OPTPAR_RETRY_COUNT },
+	{ IB_QP_RNR_RETRY, MLX5C_QP_OPTPAR_RNR_RETRY },
+	{ IB_QP_MAX_QP_RD_ATOMIC, MLX5C_QP_OPTPAR_SRA_MAX },
+	{ IB_QP_MIN_RNR_TIMER, MLX5C_QP_OPTPAR_RNR_TIMEOUT },
 	/* Only the migrated state is accepted (no alternate path). */
-	{ IB_QP_PATH_MIG_STATE, MLX5_QP_OPTPAR_PM_STATE },
+	{ IB_QP_PATH_MIG_STATE, MLX5C_QP_OPTPAR_PM_STATE },
 };
 
 #endif

@@ -274,7 +274,7 @@ void mlx5c_ib_roce_set_path(struct mlx5c_ib_dev *dev, void *ads,
  * The GRH fields are set by the caller. The UDP source port sits where
  * InfiniBand has the DLID.
  */
-void mlx5c_ib_roce_set_av(struct mlx5c_ib_dev *dev, struct mlx5_av *av,
+void mlx5c_ib_roce_set_av(struct mlx5c_ib_dev *dev, struct mlx5c_av *av,
 			  const struct rdma_ah_attr *ah)
 {
 	const struct ib_global_route *grh = rdma_ah_read_grh(ah);

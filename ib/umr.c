@@ -9,14 +9,13 @@
  */
 #include "mlx5_ib.h"
 
-#define MLX5C_IB_UMR_CTRL	sizeof(struct mlx5_wqe_umr_ctrl_seg)
+#define MLX5C_IB_UMR_CTRL	sizeof(struct mlx5c_wqe_umr_ctrl_seg)
 #define MLX5C_IB_MKEY_SEG	MLX5_ST_SZ_BYTES(mkc)
 
 /* The largest fast-registration WQE: control, UMR control, mkey, data. */
 #define MLX5C_IB_UMR_WQE	(MLX5C_IB_CTRL_SEG + MLX5C_IB_UMR_CTRL + \
 				 MLX5C_IB_MKEY_SEG + MLX5C_IB_DATA_SEG)
 
-static_assert(sizeof(struct mlx5_wqe_umr_ctrl_seg) == 48);
 static_assert(MLX5_ST_SZ_BYTES(mkc) == 64);
 
 /**
@@ -60,10 +59,10 @@ static u64 mlx5c_ib_reg_mask(struct mlx5c_ib_dev *dev)
 
 static void mlx5c_ib_set_reg(struct mlx5c_ib_dev *dev,
 			     const struct ib_reg_wr *wr, void *umr_seg,
-			     void *mkey_seg, struct mlx5_wqe_data_seg *dseg)
+			     void *mkey_seg, struct mlx5c_wqe_data_seg *dseg)
 {
 	struct mlx5c_ib_mr *mr = to_mmr(wr->mr);
-	struct mlx5_wqe_umr_ctrl_seg *umr = umr_seg;
+	struct mlx5c_wqe_umr_ctrl_seg *umr = umr_seg;
 	u32 octo = DIV_ROUND_UP(mr->ndescs, 2);
 
 	umr->xlt_octowords = cpu_to_be16(octo);
@@ -98,7 +97,7 @@ static void mlx5c_ib_set_reg(struct mlx5c_ib_dev *dev,
 int mlx5c_ib_build_umr(struct mlx5c_ib_dev *dev, const struct ib_send_wr *wr,
 		       void *seg, __be32 *imm)
 {
-	struct mlx5_wqe_umr_ctrl_seg *umr = seg;
+	struct mlx5c_wqe_umr_ctrl_seg *umr = seg;
 	void *mkey_seg = seg + MLX5C_IB_UMR_CTRL;
 	const struct ib_reg_wr *rwr;
 	struct mlx5c_ib_mr *mr;

@@ -20,7 +20,7 @@
 /* The staging buffer at 16-byte unit @ds. */
 static void *mlx5c_ib_seg(struct mlx5c_ib_qp *qp, u32 ds)
 {
-	return qp->staging + ds * MLX5_SEND_WQE_DS;
+	return qp->staging + ds * MLX5C_SEND_WQE_DS;
 }
 
 static int mlx5c_ib_wr_opcode(const struct ib_send_wr *wr,
@@ -69,7 +69,7 @@ static int mlx5c_ib_wr_opcode(const struct ib_send_wr *wr,
 static int mlx5c_ib_set_inline(struct mlx5c_ib_qp *qp,
 			       const struct ib_send_wr *wr, u32 *ds)
 {
-	struct mlx5_wqe_inline_seg *seg = mlx5c_ib_seg(qp, *ds);
+	struct mlx5c_wqe_inline_seg *seg = mlx5c_ib_seg(qp, *ds);
 	void *data = seg + 1;
 	size_t len = 0;
 	int i;
@@ -82,14 +82,14 @@ static int mlx5c_ib_set_inline(struct mlx5c_ib_qp *qp,
 		len += wr->sg_list[i].length;
 	}
 	seg->byte_count = cpu_to_be32(len | MLX5_INLINE_SEG);
-	*ds += DIV_ROUND_UP(sizeof(*seg) + len, MLX5_SEND_WQE_DS);
+	*ds += DIV_ROUND_UP(sizeof(*seg) + len, MLX5C_SEND_WQE_DS);
 	return 0;
 }
 
 static int mlx5c_ib_set_data(struct mlx5c_ib_qp *qp,
 			     const struct ib_send_wr *wr, u32 *ds)
 {
-	struct mlx5_wqe_data_seg *dseg;
+	struct mlx5c_wqe_data_seg *dseg;
 	int i;
 
 	if (wr->num_sge > qp->sq.max_gs)
@@ -112,11 +112,11 @@ static int mlx5c_ib_set_data(struct mlx5c_ib_qp *qp,
 static void mlx5c_ib_set_transport(struct mlx5c_ib_qp *qp,
 				   const struct ib_send_wr *wr, int op, u32 *ds)
 {
-	struct mlx5_wqe_datagram_seg *dgram;
-	struct mlx5_wqe_atomic_seg *aseg;
-	struct mlx5_wqe_raddr_seg *raddr;
+	struct mlx5c_wqe_atomic_seg *aseg;
+	struct mlx5c_wqe_raddr_seg *raddr;
 	const struct ib_atomic_wr *awr;
 	const struct ib_ud_wr *uwr;
+	struct mlx5c_av *av;
 
 	switch (op) {
 	case MLX5_OPCODE_SEND_INVAL:
@@ -128,12 +128,11 @@ static void mlx5c_ib_set_transport(struct mlx5c_ib_qp *qp,
 		    qp->ibqp.qp_type != IB_QPT_SMI)
 			return;
 		uwr = ud_wr(wr);
-		dgram = mlx5c_ib_seg(qp, *ds);
-		dgram->av = to_mlx5c_ah(uwr->ah)->av;
-		dgram->av.key.qkey.qkey = cpu_to_be32(uwr->remote_qkey);
-		dgram->av.dqp_dct = cpu_to_be32(uwr->remote_qpn |
-						MLX5_EXTENDED_UD_AV);
-		*ds += sizeof(*dgram) / MLX5_SEND_WQE_DS;
+		av = mlx5c_ib_seg(qp, *ds);
+		*av = to_mlx5c_ah(uwr->ah)->av;
+		av->qkey = cpu_to_be32(uwr->remote_qkey);
+		av->dqp_dct = cpu_to_be32(uwr->remote_qpn | MLX5_EXTENDED_UD_AV);
+		*ds += sizeof(*av) / MLX5C_SEND_WQE_DS;
 		return;
 	case MLX5_OPCODE_RDMA_WRITE:
 	case MLX5_OPCODE_RDMA_WRITE_IMM:
@@ -167,8 +166,8 @@ static void mlx5c_ib_set_transport(struct mlx5c_ib_qp *qp,
 static int mlx5c_ib_build_send(struct mlx5c_ib_qp *qp,
 			       const struct ib_send_wr *wr, u8 *wc_op)
 {
-	struct mlx5_wqe_ctrl_seg *ctrl = qp->staging;
-	u32 ds = sizeof(*ctrl) / MLX5_SEND_WQE_DS;
+	struct mlx5c_wqe_ctrl_seg *ctrl = qp->staging;
+	u32 ds = sizeof(*ctrl) / MLX5C_SEND_WQE_DS;
 	int op, err;
 	u8 flags = 0;
 
@@ -178,30 +177,30 @@ static int mlx5c_ib_build_send(struct mlx5c_ib_qp *qp,
 	memset(qp->staging, 0, qp->sq_wqe_max);
 	if (op == MLX5_OPCODE_UMR) {
 		if (qp->sq_wqe_max < MLX5C_IB_CTRL_SEG +
-		    MLX5_SEND_WQE_DS * DIV_ROUND_UP(sizeof(struct mlx5_wqe_umr_ctrl_seg) +
+		    MLX5C_SEND_WQE_DS * DIV_ROUND_UP(sizeof(struct mlx5c_wqe_umr_ctrl_seg) +
 					       MLX5_ST_SZ_BYTES(mkc) +
-					       MLX5C_IB_DATA_SEG, MLX5_SEND_WQE_DS))
+					       MLX5C_IB_DATA_SEG, MLX5C_SEND_WQE_DS))
 			return -EINVAL;
 		err = mlx5c_ib_build_umr(to_mdev(qp->ibqp.device), wr,
 					 mlx5c_ib_seg(qp, ds), &ctrl->imm);
 		if (err < 0)
 			return err;
-		ds += DIV_ROUND_UP(err, MLX5_SEND_WQE_DS);
+		ds += DIV_ROUND_UP(err, MLX5C_SEND_WQE_DS);
 	} else {
 		mlx5c_ib_set_transport(qp, wr, op, &ds);
 		err = mlx5c_ib_set_data(qp, wr, &ds);
 		if (err)
 			return err;
 	}
-	if (ds * MLX5_SEND_WQE_DS > qp->sq_wqe_max)
+	if (ds * MLX5C_SEND_WQE_DS > qp->sq_wqe_max)
 		return -EINVAL;
 
 	if (wr->send_flags & IB_SEND_SIGNALED || qp->sq_sig_all)
-		flags |= MLX5_WQE_CTRL_CQ_UPDATE;
+		flags |= MLX5C_WQE_CTRL_CQ_UPDATE;
 	if (wr->send_flags & IB_SEND_SOLICITED)
-		flags |= MLX5_WQE_CTRL_SOLICITED;
+		flags |= MLX5C_WQE_CTRL_SOLICITED;
 	if (wr->send_flags & IB_SEND_FENCE)
-		flags |= MLX5_FENCE_MODE_FENCE;
+		flags |= MLX5C_WQE_CTRL_FENCE;
 	ctrl->opmod_idx_opcode = cpu_to_be32((qp->sq.head & 0xffff) << 8 | op);
 	ctrl->qpn_ds = cpu_to_be32(qp->qpn << 8 | ds);
 	ctrl->fm_ce_se = flags;
@@ -217,14 +216,14 @@ static void mlx5c_ib_ring_send(struct mlx5c_ib_dev *dev, struct mlx5c_ib_qp *qp,
 {
 	/* The WQEs must be in memory before the device learns of them. */
 	wmb();
-	qp->kbuf.db[MLX5_SND_DBR] = cpu_to_be32(qp->sq.head & 0xffff);
+	qp->kbuf.db[MLX5C_SND_DBR] = cpu_to_be32(qp->sq.head & 0xffff);
 	/* And the doorbell record before the doorbell. */
 	wmb();
 #ifdef CONFIG_64BIT
-	__raw_writeq(*(const u64 *)ctrl, dev->uar + MLX5_BF_OFFSET);
+	__raw_writeq(*(const u64 *)ctrl, dev->uar + MLX5C_UAR_BF);
 #else
-	__raw_writel((__force u32)ctrl[0], dev->uar + MLX5_BF_OFFSET);
-	__raw_writel((__force u32)ctrl[1], dev->uar + MLX5_BF_OFFSET + 4);
+	__raw_writel((__force u32)ctrl[0], dev->uar + MLX5C_UAR_BF);
+	__raw_writel((__force u32)ctrl[1], dev->uar + MLX5C_UAR_BF + 4);
 #endif
 }
 
@@ -274,7 +273,7 @@ int mlx5c_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			err = ds;
 			break;
 		}
-		nbb = DIV_ROUND_UP(ds * MLX5_SEND_WQE_DS, MLX5_SEND_WQE_BB);
+		nbb = DIV_ROUND_UP(ds * MLX5C_SEND_WQE_DS, MLX5C_SEND_WQE_BB);
 		if (qp->sq.head + nbb - READ_ONCE(qp->sq.tail) > qp->sq.wqe_cnt) {
 			err = -ENOMEM;
 			break;
@@ -282,9 +281,9 @@ int mlx5c_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		for (i = 0; i < nbb; i++) {
 			idx = (qp->sq.head + i) & (qp->sq.wqe_cnt - 1);
 			memcpy(mlx5c_buf_at(&qp->kbuf, qp->sq.offset +
-					    (size_t)idx * MLX5_SEND_WQE_BB),
-			       qp->staging + i * MLX5_SEND_WQE_BB,
-			       MLX5_SEND_WQE_BB);
+					    (size_t)idx * MLX5C_SEND_WQE_BB),
+			       qp->staging + i * MLX5C_SEND_WQE_BB,
+			       MLX5C_SEND_WQE_BB);
 		}
 		idx = qp->sq.head & (qp->sq.wqe_cnt - 1);
 		qp->sq.wrid[idx] = wr->wr_id;
@@ -305,7 +304,7 @@ int mlx5c_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 }
 
 /* The scatter list of a receive WQE, terminated when shorter than @max. */
-static void mlx5c_ib_set_scatter(struct mlx5_wqe_data_seg *dseg,
+static void mlx5c_ib_set_scatter(struct mlx5c_wqe_data_seg *dseg,
 				 const struct ib_recv_wr *wr, u32 max)
 {
 	int i;
@@ -336,7 +335,7 @@ int mlx5c_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		       const struct ib_recv_wr **bad_wr)
 {
 	struct mlx5c_ib_qp *qp = to_mqp(ibqp);
-	struct mlx5_wqe_data_seg *dseg;
+	struct mlx5c_wqe_data_seg *dseg;
 	unsigned long flags;
 	bool posted = false;
 	int err = 0;
@@ -368,7 +367,7 @@ int mlx5c_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	if (posted) {
 		/* The WQEs before the counter that publishes them. */
 		wmb();
-		qp->kbuf.db[MLX5_RCV_DBR] = cpu_to_be32(qp->rq.head & 0xffff);
+		qp->kbuf.db[MLX5C_RCV_DBR] = cpu_to_be32(qp->rq.head & 0xffff);
 	}
 	spin_unlock_irqrestore(&qp->rq.lock, flags);
 	if (posted && mlx5c_ib_dead(to_mdev(ibqp->device)))
@@ -413,7 +412,7 @@ int mlx5c_ib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		}
 		next = mlx5c_buf_at(&srq->kbuf,
 				    (size_t)srq->head << srq->shift);
-		mlx5c_ib_set_scatter((struct mlx5_wqe_data_seg *)(next + 1), wr,
+		mlx5c_ib_set_scatter((struct mlx5c_wqe_data_seg *)(next + 1), wr,
 				     srq->max_gs);
 		srq->wrid[srq->head] = wr->wr_id;
 		srq->head = be16_to_cpu(next->next_wqe_index);

@@ -115,7 +115,7 @@ static int sq_create(struct mlx5c_en_priv *priv, struct mlx5c_en_channel *c)
 	sq->info = kvcalloc(entries, sizeof(*sq->info), GFP_KERNEL);
 	if (!sq->info)
 		return -ENOMEM;
-	err = mlx5c_buf_alloc(priv->mdev, entries * MLX5_SEND_WQE_BB,
+	err = mlx5c_buf_alloc(priv->mdev, entries * MLX5C_SEND_WQE_BB,
 			      MLX5C_BUF_DBR, &sq->buf);
 	if (err)
 		goto err_info;
@@ -138,7 +138,7 @@ static int sq_create(struct mlx5c_en_priv *priv, struct mlx5c_en_channel *c)
 	MLX5_SET(wq, wq, pd, priv->pdn);
 	MLX5_SET(wq, wq, uar_page, mlx5c_kernel_uar_index(priv->mdev));
 	MLX5_SET64(wq, wq, dbr_addr, sq->buf.db_dma);
-	MLX5_SET(wq, wq, log_wq_stride, ilog2(MLX5_SEND_WQE_BB));
+	MLX5_SET(wq, wq, log_wq_stride, ilog2(MLX5C_SEND_WQE_BB));
 	MLX5_SET(wq, wq, log_wq_sz, MLX5C_EN_LOG_SQ_SIZE);
 	MLX5_SET(wq, wq, log_wq_pg_sz, MLX5C_BUF_LOG_PAGE_SIZE);
 	mlx5c_buf_fill_pas(&sq->buf, MLX5_ADDR_OF(wq, wq, pas));
@@ -219,7 +219,7 @@ static int rq_create(struct mlx5c_en_priv *priv, struct mlx5c_en_channel *c)
 	frame = priv->netdev->mtu + MLX5C_EN_HW_MTU_EXTRA;
 	rq->nfrags = DIV_ROUND_UP(frame, PAGE_SIZE);
 	/* Room for a terminating segment when the fragments do not fill it. */
-	rq->log_stride = order_base_2(rq->nfrags * sizeof(struct mlx5_wqe_data_seg));
+	rq->log_stride = order_base_2(rq->nfrags * sizeof(struct mlx5c_wqe_data_seg));
 	rq->mask = entries - 1;
 	rq->pc = 0;
 	rq->cc = 0;

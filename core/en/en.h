@@ -18,10 +18,10 @@
 
 #include <linux/mlx5/device.h>
 #include <linux/mlx5/mlx5_ifc.h>
-#include <linux/mlx5/qp.h>
 #include <mlx5c/core.h>
 #include <mlx5c/cq.h>
 #include <mlx5c/kcompat.h>
+#include <mlx5c/wqe.h>
 /* The page pool's helpers moved to <net/page_pool/helpers.h> in v6.6. */
 #ifdef HAVE_PAGE_POOL_HELPERS_H
 #include <net/page_pool/helpers.h>
@@ -42,9 +42,8 @@
 #define MLX5C_EN_RX_COPYBREAK	256
 
 /*
- * Send WQEs: the segment layouts, MLX5_SEND_WQE_BB, MLX5_SEND_WQE_DS and
- * the largest WQE in 16-byte units (MLX5_WQE_CTRL_DS_MASK, the ds field of
- * the control segment) are <linux/mlx5/qp.h>'s.
+ * The most header bytes a send WQE inlines (the WQE layouts and units are
+ * <mlx5c/wqe.h>'s).
  */
 #define MLX5C_TX_MAX_INLINE	256
 

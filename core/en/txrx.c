@@ -11,7 +11,7 @@
  *   pages, CHECKSUM_COMPLETE from the CQE, GRO;
  * - completions: the CQE ownership test and consumer-index update of
  *   <mlx5c/cq.h>, and the CQ arm when NAPI completes.
- * WQE and CQE layouts are those of <linux/mlx5/qp.h> and <linux/mlx5/cq.h>.
+ * WQE layouts are <mlx5c/wqe.h>'s, CQE layouts <linux/mlx5/device.h>'s.
  */
 #include <linux/dma-mapping.h>
 #include <linux/if_vlan.h>
@@ -64,14 +64,14 @@ static void tx_unmap(struct device *dev, struct mlx5c_en_tx_info *ti)
 	ti->ndma = 0;
 }
 
-static void ring_doorbell(struct mlx5c_en_sq *sq, const struct mlx5_wqe_ctrl_seg *ctrl)
+static void ring_doorbell(struct mlx5c_en_sq *sq, const struct mlx5c_wqe_ctrl_seg *ctrl)
 {
 	/* The WQE is in memory before the doorbell record counts it. */
 	dma_wmb();
 	sq->buf.db[1] = cpu_to_be32(sq->pc);
 	/* The record is written before the doorbell rings. */
 	wmb();
-	__raw_writeq(*(const u64 *)ctrl, sq->uar + MLX5_BF_OFFSET);
+	__raw_writeq(*(const u64 *)ctrl, sq->uar + MLX5C_UAR_BF);
 	sq->rung_pc = sq->pc;
 }
 
@@ -84,7 +84,7 @@ static void ring_pending(struct mlx5c_en_sq *sq)
 	if (netdev_xmit_more() || sq->pc == sq->rung_pc)
 		return;
 	ring_doorbell(sq, mlx5c_buf_at(&sq->buf, (sq->last_wqe & sq->mask) *
-					      MLX5_SEND_WQE_BB));
+					      MLX5C_SEND_WQE_BB));
 }
 
 /* Bytes of headers to inline: all of them for LSO, else the L2 header. */
@@ -105,11 +105,11 @@ static int tx_inline_len(struct sk_buff *skb)
 netdev_tx_t mlx5c_en_xmit(struct sk_buff *skb, struct net_device *netdev)
 {
 	struct mlx5c_en_priv *priv = netdev_priv(netdev);
-	u8 wqe[MLX5_SEND_WQE_MAX_WQEBBS * MLX5_SEND_WQE_BB] __aligned(8);
+	u8 wqe[MLX5C_SEND_WQE_MAX_WQEBBS * MLX5C_SEND_WQE_BB] __aligned(8);
 	struct device *dev = priv->dev;
-	struct mlx5_wqe_ctrl_seg *ctrl = (void *)wqe;
-	struct mlx5_wqe_eth_seg *eseg = (void *)(ctrl + 1);
-	struct mlx5_wqe_data_seg *dseg;
+	struct mlx5c_wqe_ctrl_seg *ctrl = (void *)wqe;
+	struct mlx5c_wqe_eth_seg *eseg = (void *)(ctrl + 1);
+	struct mlx5c_wqe_data_seg *dseg;
 	struct mlx5c_en_tx_info *ti;
 	struct mlx5c_en_sq *sq;
 	int ihs, ds, nbb, i, len;
@@ -119,14 +119,14 @@ netdev_tx_t mlx5c_en_xmit(struct sk_buff *skb, struct net_device *netdev)
 	u16 pi, k;
 
 	sq = &priv->channels[skb_get_queue_mapping(skb)]->sq;
-	if (skb_shinfo(skb)->nr_frags + 2 + DIV_ROUND_UP(MLX5C_TX_MAX_INLINE, MLX5_SEND_WQE_DS) >
-	    MLX5_WQE_CTRL_DS_MASK && skb_linearize(skb))
+	if (skb_shinfo(skb)->nr_frags + 2 + DIV_ROUND_UP(MLX5C_TX_MAX_INLINE, MLX5C_SEND_WQE_DS) >
+	    MLX5C_WQE_CTRL_DS_MASK && skb_linearize(skb))
 		goto drop;
 	ihs = tx_inline_len(skb);
 	if (ihs > MLX5C_TX_MAX_INLINE || (ihs > skb_headlen(skb) && !pskb_may_pull(skb, ihs)))
 		goto drop;
 
-	memset(wqe, 0, sizeof(struct mlx5_wqe_ctrl_seg) + sizeof(struct mlx5_wqe_eth_seg));
+	memset(wqe, 0, sizeof(struct mlx5c_wqe_ctrl_seg) + sizeof(struct mlx5c_wqe_eth_seg));
 	packets = 1;
 	bytes = skb->len;
 	if (skb_is_gso(skb)) {
@@ -135,16 +135,16 @@ netdev_tx_t mlx5c_en_xmit(struct sk_buff *skb, struct net_device *netdev)
 		packets = skb_shinfo(skb)->gso_segs;
 		/* Every segment carries the headers on the wire. */
 		bytes += (packets - 1) * ihs;
-		eseg->cs_flags = MLX5_ETH_WQE_L3_CSUM | MLX5_ETH_WQE_L4_CSUM;
+		eseg->cs_flags = MLX5C_ETH_WQE_L3_CSUM | MLX5C_ETH_WQE_L4_CSUM;
 	} else if (skb->ip_summed == CHECKSUM_PARTIAL) {
-		eseg->cs_flags = MLX5_ETH_WQE_L3_CSUM | MLX5_ETH_WQE_L4_CSUM;
+		eseg->cs_flags = MLX5C_ETH_WQE_L3_CSUM | MLX5C_ETH_WQE_L4_CSUM;
 	}
-	eseg->inline_hdr.sz = cpu_to_be16(ihs);
-	memcpy(eseg->inline_hdr.start, skb->data, min(ihs, 2));
+	eseg->inline_hdr_sz = cpu_to_be16(ihs);
+	memcpy(eseg->inline_hdr_start, skb->data, min(ihs, 2));
 	if (ihs > 2)
 		memcpy(eseg + 1, skb->data + 2, ihs - 2);
-	ds = 2 + (ihs > 2 ? DIV_ROUND_UP(ihs - 2, MLX5_SEND_WQE_DS) : 0);
-	dseg = (void *)(wqe + ds * MLX5_SEND_WQE_DS);
+	ds = 2 + (ihs > 2 ? DIV_ROUND_UP(ihs - 2, MLX5C_SEND_WQE_DS) : 0);
+	dseg = (void *)(wqe + ds * MLX5C_SEND_WQE_DS);
 
 	pi = sq->pc & sq->mask;
 	ti = &sq->info[pi];
@@ -178,13 +178,13 @@ netdev_tx_t mlx5c_en_xmit(struct sk_buff *skb, struct net_device *netdev)
 		ds++;
 	}
 
-	nbb = DIV_ROUND_UP(ds * MLX5_SEND_WQE_DS, MLX5_SEND_WQE_BB);
+	nbb = DIV_ROUND_UP(ds * MLX5C_SEND_WQE_DS, MLX5C_SEND_WQE_BB);
 	ctrl->opmod_idx_opcode = cpu_to_be32((u32)sq->pc << 8 | opcode);
 	ctrl->qpn_ds = cpu_to_be32(sq->sqn << 8 | ds);
-	ctrl->fm_ce_se = MLX5_WQE_CTRL_CQ_UPDATE;
+	ctrl->fm_ce_se = MLX5C_WQE_CTRL_CQ_UPDATE;
 	for (k = 0; k < nbb; k++)
-		memcpy(mlx5c_buf_at(&sq->buf, ((sq->pc + k) & sq->mask) * MLX5_SEND_WQE_BB),
-		       wqe + k * MLX5_SEND_WQE_BB, MLX5_SEND_WQE_BB);
+		memcpy(mlx5c_buf_at(&sq->buf, ((sq->pc + k) & sq->mask) * MLX5C_SEND_WQE_BB),
+		       wqe + k * MLX5C_SEND_WQE_BB, MLX5C_SEND_WQE_BB);
 
 	ti->skb = skb;
 	ti->nbb = nbb;
@@ -206,7 +206,7 @@ netdev_tx_t mlx5c_en_xmit(struct sk_buff *skb, struct net_device *netdev)
 		u64_stats_inc(&sq->stats.csum_partial);
 	u64_stats_update_end(&sq->stats.syncp);
 
-	if (!netif_txq_maybe_stop(sq->txq, sq_room(sq), MLX5_SEND_WQE_MAX_WQEBBS, MLX5_SEND_WQE_MAX_WQEBBS)) {
+	if (!netif_txq_maybe_stop(sq->txq, sq_room(sq), MLX5C_SEND_WQE_MAX_WQEBBS, MLX5C_SEND_WQE_MAX_WQEBBS)) {
 		u64_stats_update_begin(&sq->stats.syncp);
 		u64_stats_inc(&sq->stats.stopped);
 		u64_stats_update_end(&sq->stats.syncp);
@@ -260,7 +260,7 @@ static bool poll_tx(struct mlx5c_en_sq *sq, int budget)
 			u64_stats_update_end(&sq->stats.syncp);
 			continue;
 		}
-		if (opcode == MLX5_CQE_REQ_ERR) {
+		if (opcode == MLX5C_CQE_REQ_ERR) {
 			netdev_err_once(c->priv->netdev, "SQ 0x%x: error completion\n", sq->sqn);
 			u64_stats_update_begin(&sq->stats.syncp);
 			u64_stats_inc(&sq->stats.errors);
@@ -292,7 +292,7 @@ static bool poll_tx(struct mlx5c_en_sq *sq, int budget)
 		wmb();
 		WRITE_ONCE(sq->cc, cc);
 	}
-	if (!netif_txq_completed_wake(sq->txq, pkts, bytes, sq_room(sq), MLX5_SEND_WQE_MAX_WQEBBS)) {
+	if (!netif_txq_completed_wake(sq->txq, pkts, bytes, sq_room(sq), MLX5C_SEND_WQE_MAX_WQEBBS)) {
 		u64_stats_update_begin(&sq->stats.syncp);
 		u64_stats_inc(&sq->stats.wake);
 		u64_stats_update_end(&sq->stats.syncp);
@@ -326,16 +326,16 @@ void mlx5c_en_sq_drain(struct mlx5c_en_priv *priv, struct mlx5c_en_sq *sq)
 
 /* ---- Receive --------------------------------------------------------- */
 
-static struct mlx5_wqe_data_seg *rq_seg(struct mlx5c_en_rq *rq, u16 idx, int frag)
+static struct mlx5c_wqe_data_seg *rq_seg(struct mlx5c_en_rq *rq, u16 idx, int frag)
 {
 	return mlx5c_buf_at(&rq->buf, ((size_t)idx << rq->log_stride) +
-			    frag * sizeof(struct mlx5_wqe_data_seg));
+			    frag * sizeof(struct mlx5c_wqe_data_seg));
 }
 
 static int rq_post(struct mlx5c_en_priv *priv, struct mlx5c_en_rq *rq, u16 idx)
 {
 	struct page **pages = &rq->pages[idx * rq->nfrags];
-	struct mlx5_wqe_data_seg *seg;
+	struct mlx5c_wqe_data_seg *seg;
 	int j;
 
 	for (j = 0; j < rq->nfrags; j++) {
@@ -570,7 +570,7 @@ static int poll_rx(struct mlx5c_en_channel *c, int budget)
 			continue;
 		}
 		rq->cc = counter + 1;
-		if (get_cqe_opcode(cqe) != MLX5_CQE_RESP_SEND) {
+		if (get_cqe_opcode(cqe) != MLX5C_CQE_RESP_SEND) {
 			netdev_err_once(netdev, "RQ 0x%x: error completion\n", rq->rqn);
 			u64_stats_update_begin(&rq->stats.syncp);
 			u64_stats_inc(&rq->stats.errors);

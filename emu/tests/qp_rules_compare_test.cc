@@ -16,9 +16,9 @@
 #include "prm/qp.h"
 #include "queues/qp_context.h"
 
-// The few kernel names the driver's header uses, with the values of the
-// kernel's headers (<rdma/ib_verbs.h>, <linux/mlx5/mlx5_ifc.h>,
-// <linux/mlx5/qp.h>). The MLX5 ones are checked against the emulator's PRM
+// The few names the driver's header uses, with the values of the kernel's
+// headers (<rdma/ib_verbs.h>, <linux/mlx5/mlx5_ifc.h>) and of the driver's
+// <mlx5c/hw.h>. The MLX5 and MLX5C ones are checked against the emulator's PRM
 // constants below; the IB ones are ib_core's ABI.
 namespace kdrv {
 using u8 = uint8_t;
@@ -50,21 +50,21 @@ constexpr uint16_t MLX5_CMD_OP_2RST_QP = 0x50a;
 constexpr uint16_t MLX5_CMD_OP_SQD_RTS_QP = 0x50c;
 constexpr uint16_t MLX5_CMD_OP_INIT2INIT_QP = 0x50e;
 
-constexpr uint32_t MLX5_QP_OPTPAR_RRE = 1u << 1;
-constexpr uint32_t MLX5_QP_OPTPAR_RAE = 1u << 2;
-constexpr uint32_t MLX5_QP_OPTPAR_RWE = 1u << 3;
-constexpr uint32_t MLX5_QP_OPTPAR_PKEY_INDEX = 1u << 4;
-constexpr uint32_t MLX5_QP_OPTPAR_Q_KEY = 1u << 5;
-constexpr uint32_t MLX5_QP_OPTPAR_RNR_TIMEOUT = 1u << 6;
-constexpr uint32_t MLX5_QP_OPTPAR_PRIMARY_ADDR_PATH = 1u << 7;
-constexpr uint32_t MLX5_QP_OPTPAR_SRA_MAX = 1u << 8;
-constexpr uint32_t MLX5_QP_OPTPAR_RRA_MAX = 1u << 9;
-constexpr uint32_t MLX5_QP_OPTPAR_PM_STATE = 1u << 10;
-constexpr uint32_t MLX5_QP_OPTPAR_RETRY_COUNT = 1u << 12;
-constexpr uint32_t MLX5_QP_OPTPAR_RNR_RETRY = 1u << 13;
-constexpr uint32_t MLX5_QP_OPTPAR_ACK_TIMEOUT = 1u << 14;
-constexpr uint32_t MLX5_QP_OPTPAR_PRI_PORT = 1u << 16;
-constexpr uint32_t MLX5_QP_OPTPAR_COUNTER_SET_ID = 1u << 25;
+constexpr uint32_t MLX5C_QP_OPTPAR_RRE = 1u << 1;
+constexpr uint32_t MLX5C_QP_OPTPAR_RAE = 1u << 2;
+constexpr uint32_t MLX5C_QP_OPTPAR_RWE = 1u << 3;
+constexpr uint32_t MLX5C_QP_OPTPAR_PKEY_INDEX = 1u << 4;
+constexpr uint32_t MLX5C_QP_OPTPAR_Q_KEY = 1u << 5;
+constexpr uint32_t MLX5C_QP_OPTPAR_RNR_TIMEOUT = 1u << 6;
+constexpr uint32_t MLX5C_QP_OPTPAR_PRIMARY_ADDR_PATH = 1u << 7;
+constexpr uint32_t MLX5C_QP_OPTPAR_SRA_MAX = 1u << 8;
+constexpr uint32_t MLX5C_QP_OPTPAR_RRA_MAX = 1u << 9;
+constexpr uint32_t MLX5C_QP_OPTPAR_PM_STATE = 1u << 10;
+constexpr uint32_t MLX5C_QP_OPTPAR_RETRY_COUNT = 1u << 12;
+constexpr uint32_t MLX5C_QP_OPTPAR_RNR_RETRY = 1u << 13;
+constexpr uint32_t MLX5C_QP_OPTPAR_ACK_TIMEOUT = 1u << 14;
+constexpr uint32_t MLX5C_QP_OPTPAR_PRI_PORT = 1u << 16;
+constexpr uint32_t MLX5C_QP_OPTPAR_COUNTER_SET_ID = 1u << 25;
 
 #include "../../ib/qp_rules.h"
 } // namespace kdrv
@@ -82,14 +82,14 @@ static_assert(MLX5_CMD_OP_RST2INIT_QP == op::RST2INIT_QP && MLX5_CMD_OP_INIT2RTR
 	      MLX5_CMD_OP_SQERR2RTS_QP == op::SQERR2RTS_QP && MLX5_CMD_OP_2ERR_QP == op::QP_2ERR &&
 	      MLX5_CMD_OP_2RST_QP == op::QP_2RST && MLX5_CMD_OP_SQD_RTS_QP == op::SQD_RTS_QP &&
 	      MLX5_CMD_OP_INIT2INIT_QP == op::INIT2INIT_QP);
-static_assert(MLX5_QP_OPTPAR_RRE == opt::RRE && MLX5_QP_OPTPAR_RAE == opt::RAE && MLX5_QP_OPTPAR_RWE == opt::RWE &&
-	      MLX5_QP_OPTPAR_PKEY_INDEX == opt::PKEY_INDEX && MLX5_QP_OPTPAR_Q_KEY == opt::Q_KEY &&
-	      MLX5_QP_OPTPAR_RNR_TIMEOUT == opt::RNR_TIMEOUT &&
-	      MLX5_QP_OPTPAR_PRIMARY_ADDR_PATH == opt::PRIMARY_ADDR_PATH && MLX5_QP_OPTPAR_SRA_MAX == opt::SRA_MAX &&
-	      MLX5_QP_OPTPAR_RRA_MAX == opt::RRA_MAX && MLX5_QP_OPTPAR_PM_STATE == opt::PM_STATE &&
-	      MLX5_QP_OPTPAR_RETRY_COUNT == opt::RETRY_COUNT && MLX5_QP_OPTPAR_RNR_RETRY == opt::RNR_RETRY &&
-	      MLX5_QP_OPTPAR_ACK_TIMEOUT == opt::ACK_TIMEOUT && MLX5_QP_OPTPAR_PRI_PORT == opt::PRI_PORT &&
-	      MLX5_QP_OPTPAR_COUNTER_SET_ID == opt::COUNTER_SET_ID);
+static_assert(MLX5C_QP_OPTPAR_RRE == opt::RRE && MLX5C_QP_OPTPAR_RAE == opt::RAE && MLX5C_QP_OPTPAR_RWE == opt::RWE &&
+	      MLX5C_QP_OPTPAR_PKEY_INDEX == opt::PKEY_INDEX && MLX5C_QP_OPTPAR_Q_KEY == opt::Q_KEY &&
+	      MLX5C_QP_OPTPAR_RNR_TIMEOUT == opt::RNR_TIMEOUT &&
+	      MLX5C_QP_OPTPAR_PRIMARY_ADDR_PATH == opt::PRIMARY_ADDR_PATH && MLX5C_QP_OPTPAR_SRA_MAX == opt::SRA_MAX &&
+	      MLX5C_QP_OPTPAR_RRA_MAX == opt::RRA_MAX && MLX5C_QP_OPTPAR_PM_STATE == opt::PM_STATE &&
+	      MLX5C_QP_OPTPAR_RETRY_COUNT == opt::RETRY_COUNT && MLX5C_QP_OPTPAR_RNR_RETRY == opt::RNR_RETRY &&
+	      MLX5C_QP_OPTPAR_ACK_TIMEOUT == opt::ACK_TIMEOUT && MLX5C_QP_OPTPAR_PRI_PORT == opt::PRI_PORT &&
+	      MLX5C_QP_OPTPAR_COUNTER_SET_ID == opt::COUNTER_SET_ID);
 
 // ib_core's state numbering differs from the QP context's (SQD, SQE).
 uint8_t prm_state(uint8_t ib)

@@ -226,7 +226,7 @@ struct mlx5c_db_page;
  * @frags: the pages
  * @db: doorbell record (NULL without MLX5C_BUF_DBR), two big-endian
  *	words: a CQ's consumer index and arm word; a QP's receive and send
- *	counters (MLX5_RCV_DBR, MLX5_SND_DBR), an RQ's or SRQ's in word 0,
+ *	counters (MLX5C_RCV_DBR, MLX5C_SND_DBR), an RQ's or SRQ's in word 0,
  *	an SQ's in word 1
  * @db_dma: its bus address (the dbr_addr of the queue context)
  * @db_page: private to mlx5_core

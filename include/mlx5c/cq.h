@@ -30,7 +30,7 @@
 #ifndef MLX5C_CQ_H
 #define MLX5C_CQ_H
 
-#include <linux/mlx5/cq.h>
+#include <linux/mlx5/device.h>
 #include <mlx5c/core.h>
 
 /**
@@ -43,7 +43,7 @@
  */
 static inline bool mlx5c_owner_is_sw(u8 owner, u32 ci, u32 nent)
 {
-	return (owner & MLX5_CQE_OWNER_MASK) == !!(ci & nent);
+	return (owner & MLX5C_CQE_OWNER_MASK) == !!(ci & nent);
 }
 
 /**
@@ -55,7 +55,7 @@ static inline bool mlx5c_owner_is_sw(u8 owner, u32 ci, u32 nent)
  */
 static inline void mlx5c_cqe_init(struct mlx5_cqe64 *cqe)
 {
-	cqe->op_own = MLX5_CQE_INVALID << 4 | MLX5_CQE_OWNER_MASK;
+	cqe->op_own = MLX5C_CQE_INVALID << 4 | MLX5C_CQE_OWNER_MASK;
 }
 
 /**
@@ -72,7 +72,7 @@ static inline struct mlx5_cqe64 *mlx5c_cqe_sw(struct mlx5_cqe64 *cqe, u32 ci,
 {
 	u8 op_own = READ_ONCE(cqe->op_own);
 
-	if ((op_own >> 4) == MLX5_CQE_INVALID ||
+	if ((op_own >> 4) == MLX5C_CQE_INVALID ||
 	    !mlx5c_owner_is_sw(op_own, ci, nent))
 		return NULL;
 	/* The body only after the owner byte (see the top of this file). */

@@ -4,13 +4,14 @@
  * headers do not give us, each written once, for mlx5_core (core/ and
  * core/en/) and mlx5_ib.
  *
- * Taken from the kernel headers instead, and not repeated here:
- * command and context layouts (<linux/mlx5/mlx5_ifc.h>), EQE, CQE and
- * health-buffer layouts, event types (<linux/mlx5/device.h>), the CQ
- * doorbell and the send doorbell (the first BlueFlame register) of a UAR
- * page, MLX5_CQ_DOORBELL and MLX5_BF_OFFSET (<linux/mlx5/doorbell.h>), and
- * the send-WQE units, MLX5_SEND_WQE_BB (64-byte basic block) and
- * MLX5_SEND_WQE_DS (16-byte data-segment unit) (<linux/mlx5/qp.h>).
+ * Taken from the kernel headers instead, and not repeated here: command
+ * and context layouts (<linux/mlx5/mlx5_ifc.h>), EQE, CQE and
+ * health-buffer layouts, event types (<linux/mlx5/device.h>). Those two
+ * are the only mlx5 headers we include: the others of the kernel
+ * (qp.h, cq.h, doorbell.h, port.h, vport.h...) are upstream mlx5_core's
+ * or include its internal API, <linux/mlx5/driver.h>; make check fails
+ * when a build of ours reads one of them (scripts/tests/kernel_headers_test.sh).
+ * The WQE layouts are <mlx5c/wqe.h>'s.
  */
 #ifndef MLX5C_HW_H
 #define MLX5C_HW_H
@@ -21,7 +22,6 @@
 #include <linux/limits.h>
 #include <linux/types.h>
 #include <linux/mlx5/device.h>
-#include <linux/mlx5/doorbell.h>
 #include <linux/mlx5/mlx5_ifc.h>
 
 /* ---- Initialization segment (BAR0, big-endian registers) -------------- */
@@ -78,9 +78,83 @@ static inline unsigned int mlx5c_iseg_timeout_ms(u32 reg)
 
 /* ---- UAR page --------------------------------------------------------- */
 
+/* CQ doorbell: the arm word (sequence, command, consumer index), then the CQN. */
+#define MLX5C_UAR_CQ_DB			0x20
 /* EQ doorbells: consumer index with (ARM) or without (CI) re-arming. */
 #define MLX5C_UAR_EQ_ARM_DB		0x40
 #define MLX5C_UAR_EQ_CI_DB		0x48
+/*
+ * Send doorbell: the first eight bytes of the send WQE's control segment,
+ * at the first BlueFlame register.
+ */
+#define MLX5C_UAR_BF			0x800
+
+/* ---- Completion queue entries ----------------------------------------- */
+
+/* op_own of struct mlx5_cqe64: opcode in 7:4, the owner bit in 0. */
+#define MLX5C_CQE_OWNER_MASK		0x1
+
+/* CQE opcodes. */
+#define MLX5C_CQE_REQ			0x0	/* send completed */
+#define MLX5C_CQE_RESP_WR_IMM		0x1	/* RDMA write with immediate received */
+#define MLX5C_CQE_RESP_SEND		0x2
+#define MLX5C_CQE_RESP_SEND_IMM		0x3
+#define MLX5C_CQE_RESP_SEND_INV		0x4
+#define MLX5C_CQE_REQ_ERR		0xd	/* struct mlx5_err_cqe */
+#define MLX5C_CQE_RESP_ERR		0xe	/* struct mlx5_err_cqe */
+#define MLX5C_CQE_INVALID		0xf	/* a slot the device has not written */
+
+/* syndrome of an error CQE (struct mlx5_err_cqe). */
+#define MLX5C_CQE_SYND_LOCAL_LENGTH		0x01
+#define MLX5C_CQE_SYND_LOCAL_QP_OP		0x02
+#define MLX5C_CQE_SYND_LOCAL_PROT		0x04
+#define MLX5C_CQE_SYND_WR_FLUSH			0x05
+#define MLX5C_CQE_SYND_MW_BIND			0x06
+#define MLX5C_CQE_SYND_BAD_RESP			0x10
+#define MLX5C_CQE_SYND_LOCAL_ACCESS		0x11
+#define MLX5C_CQE_SYND_REMOTE_INVAL_REQ		0x12
+#define MLX5C_CQE_SYND_REMOTE_ACCESS		0x13
+#define MLX5C_CQE_SYND_REMOTE_OP		0x14
+#define MLX5C_CQE_SYND_TRANSPORT_RETRY_EXC	0x15
+#define MLX5C_CQE_SYND_RNR_RETRY_EXC		0x16
+#define MLX5C_CQE_SYND_REMOTE_ABORTED		0x22
+
+/* ---- MODIFY_CQ -------------------------------------------------------- */
+
+/* op_mod 0 changes the moderation, op_mod 1 resizes the CQ. */
+#define MLX5C_MODIFY_CQ_OPMOD_RESIZE	1
+/* modify_field_select of a moderation change. */
+#define MLX5C_MODIFY_CQ_PERIOD		BIT(0)
+#define MLX5C_MODIFY_CQ_COUNT		BIT(1)
+/* modify_field_select of a resize. */
+#define MLX5C_MODIFY_CQ_LOG_SIZE	BIT(0)
+#define MLX5C_MODIFY_CQ_PAGE_OFFSET	BIT(1)
+#define MLX5C_MODIFY_CQ_LOG_PAGE_SIZE	BIT(2)
+/* The largest cq_period the CQ context holds. */
+#define MLX5C_MAX_CQ_PERIOD		(BIT(__mlx5_bit_sz(cqc, cq_period)) - 1)
+
+/* ---- QP transitions: opt_param_mask ----------------------------------- */
+
+/*
+ * Which optional QP-context fields a transition command applies
+ * (ib/qp_rules.h; the emulator's unit test QpRulesCompare has the same
+ * values).
+ */
+#define MLX5C_QP_OPTPAR_RRE		BIT(1)
+#define MLX5C_QP_OPTPAR_RAE		BIT(2)
+#define MLX5C_QP_OPTPAR_RWE		BIT(3)
+#define MLX5C_QP_OPTPAR_PKEY_INDEX	BIT(4)
+#define MLX5C_QP_OPTPAR_Q_KEY		BIT(5)
+#define MLX5C_QP_OPTPAR_RNR_TIMEOUT	BIT(6)
+#define MLX5C_QP_OPTPAR_PRIMARY_ADDR_PATH BIT(7)
+#define MLX5C_QP_OPTPAR_SRA_MAX		BIT(8)
+#define MLX5C_QP_OPTPAR_RRA_MAX		BIT(9)
+#define MLX5C_QP_OPTPAR_PM_STATE	BIT(10)
+#define MLX5C_QP_OPTPAR_RETRY_COUNT	BIT(12)
+#define MLX5C_QP_OPTPAR_RNR_RETRY	BIT(13)
+#define MLX5C_QP_OPTPAR_ACK_TIMEOUT	BIT(14)
+#define MLX5C_QP_OPTPAR_PRI_PORT	BIT(16)
+#define MLX5C_QP_OPTPAR_COUNTER_SET_ID	BIT(25)
 
 /* ---- Access register ids ---------------------------------------------- */
 
