@@ -125,12 +125,15 @@ static int set_vport_list(struct mlx5c_en_priv *priv, int type, const u8 *addrs,
 			  bool mcast)
 {
 	const void *caps = mlx5c_cap_general(priv->mdev);
-	int max = 1 << (mcast ? MLX5_GET(cmd_hca_cap, caps, log_max_current_mc_list) :
-				MLX5_GET(cmd_hca_cap, caps, log_max_current_uc_list));
+	u32 log = mcast ? MLX5_GET(cmd_hca_cap, caps, log_max_current_mc_list) :
+			  MLX5_GET(cmd_hca_cap, caps, log_max_current_uc_list);
 	u32 out[MLX5_ST_SZ_DW(modify_nic_vport_context_out)] = {};
-	int inlen, i, k = 0, err;
+	int inlen, i, k = 0, max, err;
 	void *in, *ctx, *e;
 
+	/* The firmware's limit, never more room than the n addresses need. */
+	max = log < ilog2(MLX5C_EN_FT_ADDRS) ? 1 << log : MLX5C_EN_FT_ADDRS;
+	max = min(max, n);
 	inlen = MLX5_ST_SZ_BYTES(modify_nic_vport_context_in) +
 		max * MLX5_ST_SZ_BYTES(mac_address_layout);
 	in = kzalloc(inlen, GFP_KERNEL);
@@ -185,7 +188,7 @@ int mlx5c_en_set_vport_rx_mode(struct mlx5c_en_priv *priv, const u8 *addrs, int 
 		return err;
 	MLX5_SET(modify_nic_vport_context_in, in, opcode, MLX5_CMD_OP_MODIFY_NIC_VPORT_CONTEXT);
 	MLX5_SET(modify_nic_vport_context_in, in, field_select.promisc, 1);
-	MLX5_SET(modify_nic_vport_context_in, in, nic_vport_context.promisc_uc, promisc);
+	/* Promiscuous is every frame; all-multicast every multicast one. */
 	MLX5_SET(modify_nic_vport_context_in, in, nic_vport_context.promisc_all, promisc);
 	MLX5_SET(modify_nic_vport_context_in, in, nic_vport_context.promisc_mc, allmulti);
 	return mlx5c_cmd_exec(priv->mdev, in, sizeof(in), out, sizeof(out));
