@@ -419,6 +419,22 @@ uint32_t vport_state_of(FwHarness &h, bits::Field f)
 	return field(h.ok(Msg(op::QUERY_VPORT_STATE, 0, 16), 16), f);
 }
 
+// An EQ of `h`'s that takes PORT_CHANGE events, read in order.
+struct PortChangeEq {
+	FwHarness &h;
+	FwHarness::EqBuf eq;
+	uint32_t ci = 0;
+	explicit PortChangeEq(FwHarness &fh) : h(fh), eq(fh.create_eq(4, 1ull << event::PORT_CHANGE, 0, fh.alloc_uar())) {}
+	// The next event is a PORT_CHANGE of `subtype`.
+	void next(uint8_t subtype)
+	{
+		ASSERT_TRUE(h.wait_eqe(eq, ci));
+		auto e = h.eqe(eq, ci++);
+		EXPECT_EQ(e[eqe::kType], event::PORT_CHANGE);
+		EXPECT_EQ(e[eqe::kSubType], subtype);
+	}
+};
+
 // The host side sets the MAC a VF reads; it outlives the VF's function
 // reset (a driver reload), and a PF has no host side.
 TEST(FwVf, HostSideMacIsWhatTheVfReads)
@@ -447,32 +463,24 @@ TEST(FwVf, HostSideLinkFlapsTheVport)
 {
 	FwHarness vf(vf_config());
 	vf.bring_up();
-	uint32_t uar = vf.alloc_uar();
-	auto eq = vf.create_eq(4, 1ull << event::PORT_CHANGE, 0, uar);
-	uint32_t ci = 0;
-	auto next_event = [&](uint8_t subtype) {
-		ASSERT_TRUE(vf.wait_eqe(eq, ci));
-		auto e = vf.eqe(eq, ci++);
-		EXPECT_EQ(e[eqe::kType], event::PORT_CHANGE);
-		EXPECT_EQ(e[eqe::kSubType], subtype);
-	};
+	PortChangeEq events(vf);
 	EXPECT_EQ(vport_state_of(vf, vport_state::admin_state), vport_state::FOLLOW);
 	EXPECT_EQ(vport_state_of(vf, vport_state::state), vport_state::UP);
 
 	EXPECT_EQ(vf.fw().set_host_vport_admin(VportAdmin::Down), "");
-	next_event(port_change::DOWN);
+	events.next(port_change::DOWN);
 	EXPECT_EQ(vport_state_of(vf, vport_state::admin_state), vport_state::DOWN);
 	EXPECT_EQ(vport_state_of(vf, vport_state::state), 0u);
 
 	EXPECT_EQ(vf.fw().set_host_vport_admin(VportAdmin::Up), "");
-	next_event(port_change::ACTIVE);
+	events.next(port_change::ACTIVE);
 	ASSERT_TRUE(vf.fw().set_eth_cable(false));
 	EXPECT_EQ(vport_state_of(vf, vport_state::state), vport_state::UP) << "enable holds it up";
 
 	EXPECT_EQ(vf.fw().set_host_vport_admin(VportAdmin::Auto), "");
-	next_event(port_change::DOWN);
+	events.next(port_change::DOWN);
 	ASSERT_TRUE(vf.fw().set_eth_cable(true));
-	next_event(port_change::ACTIVE);
+	events.next(port_change::ACTIVE);
 
 	EXPECT_EQ(vf.fw().set_host_vport_admin(VportAdmin::Down), "");
 	vf.ok(Msg(op::DISABLE_HCA, 0, 16), 16);
@@ -491,21 +499,13 @@ TEST(FwVf, HostSideIbLinkPolicy)
 {
 	FwHarness vf(vf_config(LinkType::Ib));
 	vf.bring_up();
-	uint32_t uar = vf.alloc_uar();
-	auto eq = vf.create_eq(4, 1ull << event::PORT_CHANGE, 0, uar);
-	uint32_t ci = 0;
-	auto next_event = [&](uint8_t subtype) {
-		ASSERT_TRUE(vf.wait_eqe(eq, ci));
-		auto e = vf.eqe(eq, ci++);
-		EXPECT_EQ(e[eqe::kType], event::PORT_CHANGE);
-		EXPECT_EQ(e[eqe::kSubType], subtype);
-	};
+	PortChangeEq events(vf);
 	auto ctx_state = [&] { return field(hca_vport(vf), hv::vport_state); };
 	EXPECT_EQ(ctx_state(), mad::PORT_ACTIVE);
 	EXPECT_EQ(field(hca_vport(vf), hv::vport_state_policy), 2u) << "follow";
 
 	EXPECT_EQ(vf.fw().set_host_vport_admin(VportAdmin::Down), "");
-	next_event(port_change::DOWN);
+	events.next(port_change::DOWN);
 	EXPECT_EQ(ctx_state(), mad::PORT_DOWN);
 	EXPECT_EQ(field(hca_vport(vf), hv::port_state), mad::PORT_ACTIVE) << "the port itself stays the SM's";
 	EXPECT_EQ(field(hca_vport(vf), hv::vport_state_policy), 0u);
@@ -516,7 +516,7 @@ TEST(FwVf, HostSideIbLinkPolicy)
 	}
 
 	EXPECT_EQ(vf.fw().set_host_vport_admin(VportAdmin::Auto), "");
-	next_event(port_change::ACTIVE);
+	events.next(port_change::ACTIVE);
 	EXPECT_EQ(ctx_state(), mad::PORT_ACTIVE);
 	EXPECT_EQ(vf.fw().set_host_vport_admin(VportAdmin::Up), "");
 	EXPECT_EQ(ctx_state(), mad::PORT_ACTIVE) << "enable follows the port";

@@ -141,6 +141,24 @@ mlx5_log_clean()
 # BlueField).
 is_vf_id() { case $1 in 1012 | 1014 | 1016 | 1018 | 101a | 101c | 101e | a2d3) return 0 ;; esac; return 1; }
 
+# vf_functions_check: the guest's two mlx5 functions ($devs) are VFs as a
+# VM sees them: a VF device ID, no SR-IOV capability, no sriov_totalvfs.
+vf_functions_check()
+{
+	need_tool lspci || return 1
+	[ "$ndev" -eq 2 ] || { echo "need two functions, have $ndev"; return 1; }
+	for _d in $devs; do
+		lspci -nn -s "$_d"
+		_id=$(cat "/sys/bus/pci/devices/$_d/device")
+		is_vf_id "${_id#0x}" || { echo "$_d: device $_id is not a VF ID"; return 1; }
+		if lspci -vvv -s "$_d" | grep -q 'Single Root I/O Virtualization'; then
+			echo "$_d: a VF with an SR-IOV capability"
+			return 1
+		fi
+		[ ! -e "/sys/bus/pci/devices/$_d/sriov_totalvfs" ] || { echo "$_d: has sriov_totalvfs"; return 1; }
+	done
+}
+
 # mlx5_unload DRIVER: unload the pair DRIVER loaded (mlx5_ib if loaded,
 # then mlx5_core); fails unless both are gone.
 mlx5_unload()

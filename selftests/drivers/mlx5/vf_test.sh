@@ -23,22 +23,6 @@ PERF_ITERS=${MLX5_PERF_ITERS:-200}
 HOST_MAC=02:00:00:00:32:01
 
 
-t_lspci()
-{
-	need_tool lspci || return 1
-	[ "$ndev" -eq 2 ] || { echo "need two functions, have $ndev"; return 1; }
-	for d in $devs; do
-		lspci -nn -s "$d"
-		id=$(cat "/sys/bus/pci/devices/$d/device")
-		is_vf_id "${id#0x}" || { echo "$d: device $id is not a VF ID"; return 1; }
-		if lspci -vvv -s "$d" | grep -q 'Single Root I/O Virtualization'; then
-			echo "$d: a VF with an SR-IOV capability"
-			return 1
-		fi
-		[ ! -e "/sys/bus/pci/devices/$d/sriov_totalvfs" ] || { echo "$d: has sriov_totalvfs"; return 1; }
-	done
-}
-
 t_load()
 {
 	ip link set lo up 2>/dev/null
@@ -228,7 +212,7 @@ t_down()
 
 PAIRS=${MLX5_VF_PAIRS:-in-tree ours}
 ktap_begin $((1 + 12 * $(echo $PAIRS | wc -w)))
-ktap_case "lspci: two VFs (VF device ID), no SR-IOV capability" t_lspci
+ktap_case "lspci: two VFs (VF device ID), no SR-IOV capability" vf_functions_check
 for pair in $PAIRS; do
 	ktap_case "load: a netdev and an RDMA device per VF, MAC from the vport [$pair]" t_load
 	ktap_case "netdevs in two namespaces: carrier, ping and ping -6 [$pair]" t_up
