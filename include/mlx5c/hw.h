@@ -9,7 +9,7 @@
  * health-buffer layouts, event types (<linux/mlx5/device.h>). Those two
  * are the only mlx5 headers we include: the others of the kernel
  * (qp.h, cq.h, doorbell.h, port.h, vport.h...) are upstream mlx5_core's
- * or include its internal API, <linux/mlx5/driver.h>; make check fails
+ * or pull in its internal API header (driver.h there); make check fails
  * when a build of ours reads one of them (scripts/tests/kernel_headers_test.sh).
  * The WQE layouts are <mlx5c/wqe.h>'s.
  */
@@ -159,7 +159,7 @@ static inline unsigned int mlx5c_iseg_timeout_ms(u32 reg)
 /* ---- Access register ids ---------------------------------------------- */
 
 /*
- * <linux/mlx5/driver.h> has them as well, but with the whole of upstream
+ * Upstream's internal API header has them as well, but with the whole of
  * mlx5_core's structures; core/ includes only device.h and mlx5_ifc.h.
  */
 #define MLX5C_REG_PCAP			0x5001
