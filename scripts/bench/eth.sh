@@ -18,6 +18,7 @@ REPS=${3:-1}
 top=${MLX5_SRC:-$(pwd)}
 out=${MLX5_OUT:-/tmp}
 
+. "$top/scripts/lib/emu-ctl.sh"
 . "$top/scripts/bench/lib.sh"
 
 # gid_of IBDEV ADDR-GID: the index of the RoCE v2 GID ADDR-GID on port 1.
@@ -74,7 +75,10 @@ one()
 	if [ "$_s" = rxe ]; then
 		run "ip netns exec bench1" rxe1 rxe0 10.0.0.2 "$_g $RXE_GID" "$@" $(span "$_k" "$_s") >"$_f" 2>&1
 	else
+		emu_counts >"$_f.before"
 		run "" mlx5_0 mlx5_1 127.0.0.1 "$_g $GID" "$@" $(span "$_k" "$_s") >"$_f" 2>&1
+		emu_counts >"$_f.after"
+		per_message "$_r" "$_s" "$_n" "$_f.before" "$_f.after"
 	fi
 	if [ "$_w" = pp ]; then
 		_v=$(awk '/usec\/iter/ { print $(NF - 1) }' "$_f" | tail -n 1)

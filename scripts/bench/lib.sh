@@ -53,6 +53,56 @@ run()
 	wait $spid
 }
 
+# emu_counts: the emulator's counters over both HCAs (hca 0 and 1 stats,
+# through the control channel) and the guest's CPU time, "KEY VALUE" lines.
+# uar_send_writes: MMIO writes to the BlueFlame/doorbell half of UAR pages
+# (a doorbell is one, a 64-byte BlueFlame copy of 8-byte stores eight);
+# sq_doorbells and cq_arms: the doorbells those writes assembled;
+# eq_arms: EQ re-arm doorbells; eqes, irqs (MSI-X messages), comp_events
+# (completion EQEs), cqes, wqes (SQ WQEs executed); cpu_*: /proc/stat
+# jiffies of every guest CPU (user+nice, system, irq+softirq).
+emu_counts()
+{
+	{ emu_ctl hca 0 stats; emu_ctl hca 1 stats; } 2>/dev/null | awk '
+	$1 == "bf_writes" { c["uar_send_writes"] += $2 }
+	$1 == "eq_arm_doorbells" { c["eq_arms"] += $2 }
+	$1 == "eqes" { c["eqes"] += $2 }
+	$1 == "irqs" { c["irqs"] += $2 }
+	$1 == "dp" && $2 == "sq_doorbells" { c["sq_doorbells"] += $3 }
+	$1 == "dp" && $2 == "cq_doorbells" { c["cq_arms"] += $3 }
+	$1 == "dp" && $2 == "comp_events" { c["comp_events"] += $3 }
+	$1 == "dp" && $2 == "cqes" { c["cqes"] += $3 }
+	$1 == "dp" && $2 == "qp_totals" { for (i = 3; i <= NF; i++) if (split($i, kv, "=") == 2 && kv[1] == "wqes") c["wqes"] += kv[2] }
+	END { for (k in c) print k, c[k] }'
+	awk '$1 == "cpu" { print "cpu_user", $2 + $3; print "cpu_sys", $4; print "cpu_irq", $7 + $8 }' /proc/stat
+}
+
+# per_message REP STACK NAME BEFORE AFTER: "counter REP STACK NAME KEY
+# VALUE" lines, each counter's growth between two emu_counts snapshots per
+# SQ WQE the emulator executed (both HCAs: a pingpong's two sides count),
+# the CPU times in microseconds per WQE (USER_HZ 100). Nothing without
+# WQEs or without the control channel.
+per_message()
+{
+	awk -v r="$1" -v s="$2" -v n="$3" '
+	FNR == NR { a[$1] = $2; next }
+	{ b[$1] = $2 }
+	END {
+		w = b["wqes"] - a["wqes"]
+		if (w <= 0)
+			exit
+		for (k in b) {
+			if (k == "wqes" || !(k in a))
+				continue
+			d = b[k] - a[k]
+			if (k ~ /^cpu_/)
+				printf "counter %s %s %s %s_us %.3f\n", r, s, n, k, d * 10000 / w
+			else
+				printf "counter %s %s %s %s %.3f\n", r, s, n, k, d / w
+		}
+	}' "$4" "$5"
+}
+
 # col FILE N: column N of perftest's first result line.
 col() { awk -v c="$2" '/^ *[0-9]+ +[0-9]+ +[0-9.]+/ { print $c; exit }' "$1"; }
 
@@ -138,7 +188,7 @@ one_stack()
 # over the run hits all three alike); MEASURE STACK REP prints result
 # lines (kept in $out/bench.results), UP brings a loaded mlx5 pair's
 # devices up, DOWN takes them down before the unload. Ends with the
-# report's table.
+# report's tables (figures, then the emulator's counters per message).
 rounds()
 {
 	measure=$1 up=$2 down=$3
@@ -157,4 +207,5 @@ rounds()
 		rep=$((rep + 1))
 	done
 	sh "$top/scripts/bench/report" table "$res"
+	sh "$top/scripts/bench/report" counters "$res"
 }

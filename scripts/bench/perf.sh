@@ -7,8 +7,9 @@
 #   rxe      rdma_rxe over a veth pair split across two network namespaces,
 # interleaved: REPS rounds of in-tree, ours, rxe, so that a slow phase of
 # the host spreads over all three instead of biasing one.
-# Prints one line per measurement, "result REP STACK NAME VALUE UNIT", and a
-# table of medians (scripts/bench/report makes the JSON and the chart).
+# Prints one line per measurement, "result REP STACK NAME VALUE UNIT", for
+# the mlx5 pairs the emulator's counters per message ("counter ...": lib.sh
+# per_message), and a table of medians (scripts/bench/report makes the JSON and the chart).
 # Usage: perf.sh ITERATIONS REPS VERBS_RATE_BINARY (how ITERATIONS counts:
 # span() in lib.sh; the control-path rates run ITERATIONS times)
 set -u
@@ -18,6 +19,7 @@ rate_bin=${3:-}
 top=${MLX5_SRC:-$(pwd)}
 out=${MLX5_OUT:-/tmp}
 
+. "$top/scripts/lib/emu-ctl.sh"
 . "$top/scripts/bench/lib.sh"
 
 TESTS="write_bw_64k bw ib_write_bw -s 65536
@@ -54,7 +56,10 @@ measure_all()
 		else
 			F=-F
 			[ "$tool" = ibv_rc_pingpong ] && F=""
+			emu_counts >"$f.before"
 			run "" mlx5_0 mlx5_1 127.0.0.1 "$F" $tool $args $(span "$kind" "$stack") >"$f" 2>&1
+			emu_counts >"$f.after"
+			per_message "$rep" "$stack" "$name" "$f.before" "$f.after"
 		fi
 		case $kind in
 		bw | bwn) v="$(col "$f" 4) MiB/s" ;;

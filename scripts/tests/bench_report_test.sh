@@ -17,7 +17,7 @@ expect() {
 }
 
 echo "TAP version 13"
-echo "1..11"
+echo "1..14"
 
 res=$out/results.log
 cat >"$res" <<'EOF2'
@@ -105,6 +105,39 @@ got=$(
 )
 expect "span: bandwidth by duration, latency 10 x N, pingpong 5 x N, events 25 x N (N on rxe)" \
 	"-D 3 -f 1|-n 2000|-n 1000|-n 5000|-n 200" "$got"
+
+# The emulator's counters per message: two snapshots (emu_counts' form)
+# and their growth per SQ WQE, CPU jiffies as microseconds.
+printf 'wqes 100\nsq_doorbells 50\neqes 7\ncpu_sys 10\n' >"$out/c.before"
+printf 'wqes 300\nsq_doorbells 250\neqes 7\ncpu_sys 30\nirqs 4\n' >"$out/c.after"
+got=$(
+	. "$here/bench/lib.sh"
+	per_message 2 ours lat "$out/c.before" "$out/c.after" | sort | paste -sd'|'
+)
+expect "per_message: growth per WQE, CPU in us, a key missing before left out" \
+	"counter 2 ours lat cpu_sys_us 1000.000|counter 2 ours lat eqes 0.000|counter 2 ours lat sq_doorbells 1.000" "$got"
+got=$(
+	. "$here/bench/lib.sh"
+	printf 'wqes 5\n' >"$out/c.after"
+	per_message 2 ours lat "$out/c.after" "$out/c.after" | wc -l
+)
+expect "per_message: nothing when no WQE ran" "0" "$got"
+
+cat >>"$res" <<'EOF2'
+counter 1 intree lat sq_doorbells 1.000
+counter 2 intree lat sq_doorbells 3.000
+counter 1 ours lat sq_doorbells 2.000
+counter 1 ours lat cpu_sys_us 12.5
+EOF2
+sh "$here/bench/report" json "$res" >"$json"
+got=$(python3 - "$json" <<'EOF2'
+import json, sys
+t = {x["name"]: x for x in json.load(open(sys.argv[1]))["tests"]}
+print(t["lat"]["intree"]["per_message"], t["lat"]["ours"]["per_message"], "per_message" in t["bw"]["ours"])
+EOF2
+)
+expect "JSON: the counters' medians per stack beside the figures, none where none ran" \
+	"{'sq_doorbells': 2} {'sq_doorbells': 2, 'cpu_sys_us': 12.5} False" "$got"
 
 echo "# $((n - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]
