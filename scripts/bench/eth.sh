@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Guest side of `scripts/bench/run eth` (a benchmark, not a test), in the
 # guest whose emulated HCAs have Ethernet ports (emulator --link eth): one
-# TCP transfer (socat, MB/s) and RoCEv2 perftest (ib_write_bw -x,
-# ib_send_lat -x) and ibv_rc_pingpong -g on
+# TCP transfer (socat, MB/s) and RoCEv2 perftest (ib_write_bw -x, also
+# with 8 QPs, ib_send_lat -x) and ibv_rc_pingpong -g on
 #   in-tree  the guest kernel's mlx5_core (mlx5e) + mlx5_ib,
 #   ours     our mlx5_core (en/) + mlx5_ib,
 #   rxe      rdma_rxe over a veth pair (TCP: the same veth pair),
@@ -103,6 +103,7 @@ measure()
 		case $v in [0-9]*) echo "result $2 $1 tcp_socat $v MB/s" ;; *) log "$1 TCP transfer failed (rep $2)" ;; esac
 	fi
 	one "$1" "$2" roce_write_bw_64k 4 MiB/s "-F -x" bw ib_write_bw -s 65536
+	one "$1" "$2" roce_write_bw_64k_8qp 4 MiB/s "-F -x" bw ib_write_bw -s 65536 -q 8
 	one "$1" "$2" roce_send_lat_8 5 us "-F -x" lat ib_send_lat -s 8
 	one "$1" "$2" roce_rc_pingpong_4k pp us/iter -g pp ibv_rc_pingpong -s 4096
 }

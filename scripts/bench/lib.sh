@@ -59,7 +59,8 @@ run()
 # (a doorbell is one, a 64-byte BlueFlame copy of 8-byte stores eight);
 # sq_doorbells and cq_arms: the doorbells those writes assembled;
 # eq_arms: EQ re-arm doorbells; eqes, irqs (MSI-X messages), comp_events
-# (completion EQEs), cqes, wqes (SQ WQEs executed); cpu_*: /proc/stat
+# (completion EQEs), cqes, wqes (SQ WQEs executed), retransmits and
+# timeouts (transport retries, packets and timer expiries); cpu_*: /proc/stat
 # jiffies of every guest CPU (user+nice, system, irq+softirq).
 emu_counts()
 {
@@ -72,7 +73,11 @@ emu_counts()
 	$1 == "dp" && $2 == "cq_doorbells" { c["cq_arms"] += $3 }
 	$1 == "dp" && $2 == "comp_events" { c["comp_events"] += $3 }
 	$1 == "dp" && $2 == "cqes" { c["cqes"] += $3 }
-	$1 == "dp" && $2 == "qp_totals" { for (i = 3; i <= NF; i++) if (split($i, kv, "=") == 2 && kv[1] == "wqes") c["wqes"] += kv[2] }
+	$1 == "dp" && $2 == "qp_totals" {
+		for (i = 3; i <= NF; i++)
+			if (split($i, kv, "=") == 2 && (kv[1] == "wqes" || kv[1] == "retransmits" || kv[1] == "timeouts"))
+				c[kv[1]] += kv[2]
+	}
 	END { for (k in c) print k, c[k] }'
 	awk '$1 == "cpu" { print "cpu_user", $2 + $3; print "cpu_sys", $4; print "cpu_irq", $7 + $8 }' /proc/stat
 }
