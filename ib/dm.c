@@ -296,8 +296,8 @@ struct ib_mr *mlx5c_ib_reg_dm_mr(struct ib_pd *pd, struct ib_dm *ibdm,
 		return ERR_PTR(-EINVAL);
 	if ((access & IB_ACCESS_REMOTE_ATOMIC) && !MLX5C_IB_CAP(dev, atomic))
 		return ERR_PTR(-EOPNOTSUPP);
-	if (!attr->length || attr->offset > dm->size ||
-	    attr->length > dm->size - attr->offset)
+	/* An empty range (even at the very end) is a key, as in-tree. */
+	if (attr->offset > dm->size || attr->length > dm->size - attr->offset)
 		return ERR_PTR(-EINVAL);
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)

@@ -470,6 +470,7 @@ static int mlx5c_ib_probe(struct auxiliary_device *adev,
 	atomic_set(&dev->mkey_variant, 0);
 	mutex_init(&dev->orphans_lock);
 	INIT_LIST_HEAD(&dev->orphans);
+	mlx5c_ib_umr_init(dev);
 
 	err = mlx5c_ib_dev_caps(dev);
 	if (err)
@@ -520,6 +521,7 @@ static int mlx5c_ib_probe(struct auxiliary_device *adev,
 	rtnl_lock();
 	dev->ib_registered = true;
 	rtnl_unlock();
+	mlx5c_ib_umr_start(dev);
 
 	dev->event_nb.notifier_call = mlx5c_ib_event;
 	err = mlx5c_event_register(mdev, &dev->event_nb);
@@ -539,6 +541,7 @@ err_unregister:
 	dev->ib_registered = false;
 	rtnl_unlock();
 	ib_unregister_device(&dev->ib);
+	mlx5c_ib_umr_cleanup(dev);
 err_netdev:
 	if (dev->roce)
 		mlx5c_ib_netdev_cleanup(dev);
@@ -573,6 +576,7 @@ static void mlx5c_ib_remove(struct auxiliary_device *adev)
 	rtnl_unlock();
 	/* Destroys every user object through the driver's ops. */
 	ib_unregister_device(&dev->ib);
+	mlx5c_ib_umr_cleanup(dev);
 	if (dev->roce)
 		mlx5c_ib_netdev_cleanup(dev);
 	mlx5c_ib_xrc_cleanup(dev);

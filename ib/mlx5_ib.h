@@ -114,7 +114,50 @@ struct mlx5c_ib_port {
  * @memic_npages: its pages (0: no device memory)
  * @memic_max: the largest allocation
  * @memic_pages: pages of the window in use by an allocation
+ * @umr: the driver's UMR QP (umr_qp.c)
  */
+/*
+ * The driver's UMR QP and the work request it executes. The QP type and
+ * the opcode are ib_core's values reserved for drivers: nothing outside
+ * this driver posts either (wr.c refuses the opcode on other QPs, qp.c a
+ * user QP of the type).
+ */
+#define MLX5C_IB_QPT_REG_UMR	IB_QPT_RESERVED1
+#define MLX5C_IB_WR_UMR_REREG	IB_WR_RESERVED1
+
+/**
+ * struct mlx5c_ib_umr_res - the UMR QP: changes memory keys of any PD
+ * @lock: serialises its creation and every change (one WQE at a time)
+ * @pd: its PD
+ * @cq: its CQ
+ * @qp: the QP (st REG_UMR), in RTS; NULL before the device is
+ *	registered, or when it could not be made
+ * @broken: the QP could not be made, or a change timed out (its state is
+ *	unknown): no key is changed in place any more (rereg makes new keys)
+ */
+struct mlx5c_ib_umr_res {
+	struct mutex lock; /* creation and posting */
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	bool broken;
+};
+
+/**
+ * struct mlx5c_ib_umr_rereg_wr - MLX5C_IB_WR_UMR_REREG: new rights and PD
+ *	of a memory key, its translation kept
+ * @wr: the send work request (opcode MLX5C_IB_WR_UMR_REREG)
+ * @mkey: the key
+ * @pdn: its new PD
+ * @access: its new IB_ACCESS_* rights
+ */
+struct mlx5c_ib_umr_rereg_wr {
+	struct ib_send_wr wr;
+	u32 mkey;
+	u32 pdn;
+	int access;
+};
+
 struct mlx5c_ib_dev {
 	struct ib_device ib;
 	struct mlx5c_dev *mdev;
@@ -160,6 +203,7 @@ struct mlx5c_ib_dev {
 	u32 memic_npages;
 	u64 memic_max;
 	DECLARE_BITMAP(memic_pages, MLX5C_IB_MEMIC_PAGES);
+	struct mlx5c_ib_umr_res umr;
 };
 
 /**
@@ -331,6 +375,8 @@ struct mlx5c_ib_xrcd {
  * @max_descs: entries @descs holds
  * @ndescs: entries mapped by the last map_mr_sg
  * @access: IB_ACCESS_* flags of a user MR
+ * @umr_en: its key was created UMR-enabled: the UMR QP may change its
+ *	rights and PD in place (umr_qp.c)
  * @movable: a DMA-BUF MR whose buffer may move (not pinned)
  * @invalidated: @movable, and its buffer moved: the key is destroyed
  *	(set under the buffer's reservation lock)
@@ -341,6 +387,7 @@ struct mlx5c_ib_mr {
 	int access;
 	u32 mkey;
 	u16 uid;
+	bool umr_en;
 	bool movable;
 	bool invalidated;
 	__be64 *descs;
@@ -778,6 +825,13 @@ int mlx5c_ib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
 bool mlx5c_ib_mw_supported(struct mlx5c_ib_dev *dev);
 int mlx5c_ib_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
 int mlx5c_ib_dealloc_mw(struct ib_mw *ibmw);
+
+/* umr_qp.c */
+void mlx5c_ib_umr_init(struct mlx5c_ib_dev *dev);
+void mlx5c_ib_umr_start(struct mlx5c_ib_dev *dev);
+void mlx5c_ib_umr_cleanup(struct mlx5c_ib_dev *dev);
+int mlx5c_ib_umr_rereg(struct mlx5c_ib_dev *dev, struct mlx5c_ib_mr *mr,
+		       struct ib_pd *pd, int access);
 
 /* umr.c */
 bool mlx5c_ib_umr_supported(struct mlx5c_ib_dev *dev);

@@ -59,6 +59,12 @@ static int mlx5c_ib_create_mkey(struct mlx5c_ib_dev *dev, struct mlx5c_ib_mr *mr
 		       mlx5c_ib_mkey_variant(dev), iova, length);
 	MLX5_SET(mkc, mkc, translations_octword_size, octw);
 	MLX5_SET(mkc, mkc, log_page_size, order_base_2(pgsz));
+	/*
+	 * Changed in place by the driver's UMR QP only (rereg, umr_qp.c):
+	 * the device lets no QP of a process change a direct key.
+	 */
+	mr->umr_en = mlx5c_ib_umr_supported(dev);
+	MLX5_SET(mkc, mkc, umr_en, mr->umr_en);
 	MLX5_SET(create_mkey_in, in, translations_octword_actual_size, octw);
 	mlx5c_ib_fill_pas(mr->umem, pgsz,
 			  MLX5_ADDR_OF(create_mkey_in, in, klm_pas_mtt), 0);
@@ -197,15 +203,17 @@ struct ib_mr *mlx5c_ib_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
  *	IB_MR_REREG_PD)
  * @udata: no driver data is defined
  *
- * Every change makes a new memory key, which ib_core puts in the place of
- * @ibmr (new lkey and rkey in the response) before it deregisters @ibmr.
- * The key is not changed in place by UMR: user MR keys are created
- * without umr_en, so that no QP a process owns can rewrite the physical
- * addresses of their MTT entries. Without IB_MR_REREG_TRANS the new key
- * takes over the pinned pages, unless the new access needs them writable
- * and they were pinned read-only. On failure @ibmr is unchanged.
+ * A change of rights or PD alone keeps the key: the driver's UMR QP
+ * rewrites them in place (umr_qp.c), so that an rkey a peer already holds
+ * works with the new rights, as on the in-tree driver. Any other change
+ * (a new translation, or pages that must be pinned again writable) makes
+ * a new memory key, which ib_core puts in the place of @ibmr (new lkey and
+ * rkey in the response) before it deregisters @ibmr; without
+ * IB_MR_REREG_TRANS the new key takes over the pinned pages. On failure
+ * @ibmr is unchanged.
  *
- * Return: the new MR or an ERR_PTR().
+ * Return: NULL when the key was changed in place, the new MR, or an
+ * ERR_PTR().
  */
 struct ib_mr *mlx5c_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				     u64 length, u64 iova, int access,
@@ -247,6 +255,11 @@ struct ib_mr *mlx5c_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	if (old->movable ||
 	    (repin && !(flags & IB_MR_REREG_TRANS) && old->umem->is_dmabuf))
 		return ERR_PTR(-EOPNOTSUPP);
+	if (!repin) {
+		err = mlx5c_ib_umr_rereg(dev, old, pd, access);
+		if (err != -EOPNOTSUPP)
+			return err ? ERR_PTR(err) : NULL;
+	}
 	umem = old->umem;
 	if (repin) {
 		umem = mlx5c_umem_get(pd->device, start, length, access);

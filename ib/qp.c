@@ -34,6 +34,8 @@ int mlx5c_ib_qp_st(enum ib_qp_type type)
 	case IB_QPT_XRC_INI:
 	case IB_QPT_XRC_TGT:
 		return MLX5_QPC_ST_XRC;
+	case MLX5C_IB_QPT_REG_UMR:
+		return MLX5_QPC_ST_REG_UMR;
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -302,6 +304,9 @@ int mlx5c_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	}
 	if (!udata)
 		return mlx5c_ib_create_kernel_qp(dev, qp, init);
+	/* The UMR QP changes keys of any PD: the driver's own (umr_qp.c). */
+	if (init->qp_type == MLX5C_IB_QPT_REG_UMR)
+		return -EOPNOTSUPP;
 	ctx = rdma_udata_to_drv_context(udata, struct mlx5c_ib_ucontext, ibuc);
 	if (!ctx || init->qp_type == IB_QPT_SMI ||
 	    init->qp_type == IB_QPT_GSI)

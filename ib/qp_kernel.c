@@ -22,6 +22,8 @@ static u32 mlx5c_ib_sq_overhead(enum ib_qp_type type)
 		return MLX5C_IB_RADDR_SEG + MLX5C_IB_ATOMIC_SEG;
 	case IB_QPT_UC:
 		return MLX5C_IB_RADDR_SEG;
+	case MLX5C_IB_QPT_REG_UMR:
+		return 0;
 	default:
 		return MLX5C_IB_AV_SEG;
 	}

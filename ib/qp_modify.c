@@ -346,8 +346,13 @@ int mlx5c_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	mutex_lock(&qp->mutex);
 	cur = mask & IB_QP_CUR_STATE ? attr->cur_qp_state : qp->state;
 	new = mask & IB_QP_STATE ? attr->qp_state : cur;
+	/*
+	 * ib_core's table has no column for the UMR QP (umr_qp.c), which
+	 * takes only the port on the way to RTS.
+	 */
 	if (cur > IB_QPS_ERR || new > IB_QPS_ERR ||
-	    !ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask)) {
+	    (ibqp->qp_type != MLX5C_IB_QPT_REG_UMR &&
+	     !ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask))) {
 		err = -EINVAL;
 		goto out;
 	}

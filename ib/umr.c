@@ -39,7 +39,8 @@ bool mlx5c_ib_umr_supported(struct mlx5c_ib_dev *dev)
 u32 mlx5c_ib_umr_wqe_size(struct mlx5c_ib_dev *dev, enum ib_qp_type type)
 {
 	if (!mlx5c_ib_umr_supported(dev) ||
-	    (type != IB_QPT_RC && type != IB_QPT_UC))
+	    (type != IB_QPT_RC && type != IB_QPT_UC &&
+	     type != MLX5C_IB_QPT_REG_UMR))
 		return 0;
 	return MLX5C_IB_UMR_WQE;
 }
@@ -85,8 +86,30 @@ static void mlx5c_ib_set_reg(struct mlx5c_ib_dev *dev,
 	dseg->addr = cpu_to_be64(mr->descs_dma);
 }
 
+/*
+ * MLX5C_IB_WR_UMR_REREG (the UMR QP's, umr_qp.c): new rights and PD for a
+ * key, its translation and length kept.
+ */
+static int mlx5c_ib_set_rereg(struct mlx5c_ib_dev *dev,
+			      const struct mlx5c_ib_umr_rereg_wr *wr,
+			      struct mlx5c_wqe_umr_ctrl_seg *umr, void *mkey_seg)
+{
+	u64 mask = MLX5_MKEY_MASK_LR | MLX5_MKEY_MASK_LW | MLX5_MKEY_MASK_RR |
+		   MLX5_MKEY_MASK_RW | MLX5_MKEY_MASK_PD;
+
+	if (!MLX5C_IB_CAP(dev, umr_modify_atomic_disabled))
+		mask |= MLX5_MKEY_MASK_A;
+	else if (wr->access & IB_ACCESS_REMOTE_ATOMIC)
+		return -EINVAL;
+	umr->mkey_mask = cpu_to_be64(mask);
+	mlx5c_mkc_fill(mkey_seg, MLX5_MKC_ACCESS_MODE_MTT,
+		       mlx5c_ib_mkc_rights(wr->access), wr->pdn, 0, 0, 0);
+	return MLX5C_IB_UMR_CTRL + MLX5C_IB_MKEY_SEG;
+}
+
 /**
- * mlx5c_ib_build_umr() - the segments of a REG_MR or LOCAL_INV WQE
+ * mlx5c_ib_build_umr() - the segments of a REG_MR, LOCAL_INV or
+ *	MLX5C_IB_WR_UMR_REREG WQE
  * @dev: device
  * @wr: the work request
  * @seg: where the UMR control segment goes (after the control segment)
@@ -104,6 +127,13 @@ int mlx5c_ib_build_umr(struct mlx5c_ib_dev *dev, const struct ib_send_wr *wr,
 
 	if (!mlx5c_ib_umr_supported(dev))
 		return -EINVAL;
+	if (wr->opcode == MLX5C_IB_WR_UMR_REREG) {
+		const struct mlx5c_ib_umr_rereg_wr *rr =
+			container_of(wr, struct mlx5c_ib_umr_rereg_wr, wr);
+
+		*imm = cpu_to_be32(rr->mkey);
+		return mlx5c_ib_set_rereg(dev, rr, umr, mkey_seg);
+	}
 	if (wr->opcode == IB_WR_LOCAL_INV) {
 		*imm = cpu_to_be32(wr->ex.invalidate_rkey);
 		umr->mkey_mask = cpu_to_be64(MLX5_MKEY_MASK_FREE);

@@ -29,7 +29,14 @@ static int mlx5c_ib_wr_opcode(const struct ib_send_wr *wr,
 	bool ud = type == IB_QPT_UD || type == IB_QPT_GSI ||
 		  type == IB_QPT_SMI;
 
+	/* The UMR QP posts key changes only, and only it posts them. */
+	if ((type == MLX5C_IB_QPT_REG_UMR) !=
+	    (wr->opcode == MLX5C_IB_WR_UMR_REREG))
+		return -EINVAL;
 	switch (wr->opcode) {
+	case MLX5C_IB_WR_UMR_REREG:
+		*wc_op = IB_WC_REG_MR;
+		return MLX5_OPCODE_UMR;
 	case IB_WR_SEND:
 		*wc_op = IB_WC_SEND;
 		return MLX5_OPCODE_SEND;

@@ -9,9 +9,10 @@
 # driver, and a table of both results at the end.
 #
 # The emulator executed UMR WQEs: the in-tree driver's on both HCAs (its MR
-# cache, rereg in place, the binds), ours on mlx5_1 (the provider's binds;
-# our rereg makes a new MKey). Every object created while a driver was
-# loaded (the test's, the in-tree driver's UMR QP and MR cache) was
+# cache, rereg in place, the binds), ours on mlx5_1 (the provider's binds,
+# our rereg of rights and PD in place through our UMR QP). Every object
+# created while a driver was loaded (the test's, each driver's UMR QP, the
+# in-tree driver's MR cache) was
 # destroyed again once it is unloaded.
 #
 # MLX5_UPSTREAM_VERBS_CASES="mw_type1 rereg_pd" runs some cases (default:
@@ -59,7 +60,8 @@ run()
 
 # The cases went through UMR WQEs the emulator executed: the in-tree
 # driver's on both HCAs (MR registration from its cache on both, rereg and
-# binds on mlx5_1), ours on mlx5_1 (the binds the provider posts there).
+# binds on mlx5_1), ours on mlx5_1 (the binds the provider posts there,
+# rereg in place).
 t_umr_used()
 {
 	[ -n "$loaded" ] || { echo "not run: the $pair driver is not loaded"; return 1; }

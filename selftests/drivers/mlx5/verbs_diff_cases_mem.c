@@ -260,6 +260,11 @@ int case_dm(void)
 		tr("ibv_reg_dm_mr", "beyond_dm", ptr_err(mr), NULL);
 		if (mr)
 			ibv_dereg_mr(mr);
+		errno = 0;
+		mr = ibv_reg_dm_mr(t.d[0].pd, dm, 4096, 0, IBV_ACCESS_ZERO_BASED);
+		tr("ibv_reg_dm_mr", "zero_length_at_end", ptr_err(mr), "length=%zu", mr ? mr->length : 0);
+		if (mr)
+			ibv_dereg_mr(mr);
 		tr("ibv_free_dm", "4k", ret_err(ibv_free_dm(dm)), NULL);
 	}
 	da.length = ax.max_dm_size + 4096;

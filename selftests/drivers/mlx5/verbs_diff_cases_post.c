@@ -2,7 +2,8 @@
 /*
  * Posting: each RC opcode (SEND, with immediate, inline, zero-length,
  * several SGEs, RDMA WRITE with and without immediate, READ, both atomics,
- * memory window bind, local and remote invalidation), UD through an AH,
+ * memory window bind, local and remote invalidation, a WRITE through an
+ * rkey whose MR was rereg'ed to allow it), UD through an AH,
  * posting errors (keys, lengths, depths, opcodes, RNR, retries, flushes),
  * the same opcodes through ibv_wr_* on an extended QP, and async events.
  * Every completion on both sides is traced (tr_wc), and data is checked.
@@ -222,6 +223,36 @@ int case_post_rc(void)
 		}
 		send_wr(&p.a, "chain3", w);
 		both(&p, "chain3", 3, 0);
+	}
+	/*
+	 * rereg of access only, then remote traffic through the rkey the peer
+	 * already holds: the key stays and takes the new rights (UCX and MPI
+	 * libraries hand out rkeys once).
+	 */
+	{
+		struct ibv_mr *rmr;
+		uint32_t k0;
+
+		errno = 0;
+		rmr = ibv_reg_mr(p.t.d[1].pd, p.b.m.buf + 8192, 8192, IBV_ACCESS_LOCAL_WRITE);
+		tr("ibv_reg_mr", "for_rereg_traffic", ptr_err(rmr), NULL);
+		if (rmr) {
+			k0 = rmr->rkey;
+			errno = 0;
+			tr("ibv_rereg_mr", "add_remote_write",
+			   ibv_rereg_mr(rmr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+					IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE),
+			   "key_kept=%d", rmr->rkey == k0);
+			fill(p.a.m.buf, 1024, 11);
+			SG(0, 0, 1024); WR(IBV_WR_RDMA_WRITE, 0xb6, 1, IBV_SEND_SIGNALED);
+			wr.wr.rdma.remote_addr = (uintptr_t)p.b.m.buf + 8192;
+			wr.wr.rdma.rkey = k0;
+			send_wr(&p.a, "write_after_rereg", &wr);
+			both(&p, "write_after_rereg", 1, 0);
+			tr("data", "write_after_rereg", 0, "same=%d",
+			   first_diff(p.a.m.buf, p.b.m.buf + 8192, 1024) < 0);
+			tr("ibv_dereg_mr", "rereg_traffic", ret_err(ibv_dereg_mr(rmr)), NULL);
+		}
 	}
 	/* type 2 window: bind on b, WRITE through it, SEND_WITH_INV, bind again, LOCAL_INV */
 	errno = 0;
