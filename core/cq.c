@@ -152,6 +152,43 @@ int mlx5c_cq_destroy(struct mlx5c_dev *mdev, struct mlx5c_cq *cq)
 EXPORT_SYMBOL_NS_GPL(mlx5c_cq_destroy, MLX5C_NS);
 
 /**
+ * mlx5c_cq_moderate() - set a live CQ's completion event moderation
+ * @mdev: core device
+ * @cq: CQ created by mlx5c_cq_create()
+ * @count: CQEs per event (0 or 1: every CQE)
+ * @period: microseconds an event may be held back (0: no limit by time)
+ *
+ * For ibv_modify_cq and ethtool -C alike: MODIFY_CQ of the period and the
+ * count, with the CQ's uid.
+ *
+ * Return: 0, -EOPNOTSUPP when the device does not moderate, -EINVAL for a
+ * period beyond what the CQ context holds, or the MODIFY_CQ error.
+ */
+int mlx5c_cq_moderate(struct mlx5c_dev *mdev, struct mlx5c_cq *cq, u16 count,
+		      u16 period)
+{
+	u32 out[MLX5_ST_SZ_DW(modify_cq_out)] = {};
+	u32 in[MLX5_ST_SZ_DW(modify_cq_in)] = {};
+	void *cqc;
+
+	if (!MLX5_GET(cmd_hca_cap, mlx5c_cap_general(mdev), cq_moderation))
+		return -EOPNOTSUPP;
+	if (period > MLX5C_MAX_CQ_PERIOD)
+		return -EINVAL;
+	MLX5_SET(modify_cq_in, in, opcode, MLX5_CMD_OP_MODIFY_CQ);
+	MLX5_SET(modify_cq_in, in, uid, cq->uid);
+	MLX5_SET(modify_cq_in, in, cqn, cq->cqn);
+	MLX5_SET(modify_cq_in, in,
+		 modify_field_select_resize_field_select.modify_field_select.modify_field_select,
+		 MLX5C_MODIFY_CQ_PERIOD | MLX5C_MODIFY_CQ_COUNT);
+	cqc = MLX5_ADDR_OF(modify_cq_in, in, cq_context);
+	MLX5_SET(cqc, cqc, cq_period, period);
+	MLX5_SET(cqc, cqc, cq_max_count, count);
+	return mlx5c_cmd_exec(mdev, in, sizeof(in), out, sizeof(out));
+}
+EXPORT_SYMBOL_NS_GPL(mlx5c_cq_moderate, MLX5C_NS);
+
+/**
  * mlx5c_cq_arm() - request an event for the next completion of a CQ
  * @cq: CQ
  * @cmd: MLX5C_CQ_DB_REQ_NOT or MLX5C_CQ_DB_REQ_NOT_SOL

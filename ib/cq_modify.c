@@ -26,25 +26,8 @@
  */
 int mlx5c_ib_modify_cq(struct ib_cq *ibcq, u16 cq_count, u16 cq_period)
 {
-	struct mlx5c_ib_dev *dev = to_mdev(ibcq->device);
-	u32 out[MLX5_ST_SZ_DW(modify_cq_out)] = {};
-	u32 in[MLX5_ST_SZ_DW(modify_cq_in)] = {};
-	void *cqc;
-
-	if (!MLX5C_IB_CAP(dev, cq_moderation))
-		return -EOPNOTSUPP;
-	if (cq_period > MLX5C_MAX_CQ_PERIOD)
-		return -EINVAL;
-	MLX5_SET(modify_cq_in, in, opcode, MLX5_CMD_OP_MODIFY_CQ);
-	MLX5_SET(modify_cq_in, in, uid, to_mcq(ibcq)->mcq.uid);
-	MLX5_SET(modify_cq_in, in, cqn, to_mcq(ibcq)->mcq.cqn);
-	MLX5_SET(modify_cq_in, in,
-		 modify_field_select_resize_field_select.modify_field_select.modify_field_select,
-		 MLX5C_MODIFY_CQ_PERIOD | MLX5C_MODIFY_CQ_COUNT);
-	cqc = MLX5_ADDR_OF(modify_cq_in, in, cq_context);
-	MLX5_SET(cqc, cqc, cq_period, cq_period);
-	MLX5_SET(cqc, cqc, cq_max_count, cq_count);
-	return mlx5c_cmd_exec(dev->mdev, in, sizeof(in), out, sizeof(out));
+	return mlx5c_cq_moderate(to_mdev(ibcq->device)->mdev,
+				 &to_mcq(ibcq)->mcq, cq_count, cq_period);
 }
 
 /* MODIFY_CQ with the resize op: the ring @umem of @entries @cqe_sz CQEs. */

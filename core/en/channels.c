@@ -31,8 +31,12 @@ static void en_cq_event(struct mlx5c_cq *mcq, int type)
 	netdev_err_once(cq->napi->dev, "CQ 0x%x: error event %d\n", mcq->cqn, type);
 }
 
+/*
+ * A CQ for a ring of 2^@log_ring entries (one CQE per WQE at most, and room
+ * to spare), moderated by @usecs and @frames (0: an event per CQE).
+ */
 static int cq_create(struct mlx5c_en_priv *priv, struct mlx5c_en_channel *c,
-		     struct mlx5c_en_cq *cq)
+		     struct mlx5c_en_cq *cq, u8 log_ring, u16 usecs, u16 frames)
 {
 	u32 out[MLX5_ST_SZ_DW(create_cq_out)] = {};
 	struct mlx5_cqe64 *cqe;
@@ -43,7 +47,7 @@ static int cq_create(struct mlx5c_en_priv *priv, struct mlx5c_en_channel *c,
 	err = mlx5c_comp_eqn(priv->mdev, c->ix % priv->max_channels, &eqn);
 	if (err)
 		return err;
-	cq->log_size = MLX5C_EN_LOG_CQ_SIZE;
+	cq->log_size = log_ring + 1;
 	cq->cc = 0;
 	cq->napi = &c->napi;
 	err = mlx5c_buf_alloc(priv->mdev, BIT(cq->log_size) * sizeof(*cqe),
@@ -65,6 +69,8 @@ static int cq_create(struct mlx5c_en_priv *priv, struct mlx5c_en_channel *c,
 	MLX5_SET(cqc, cqc, uar_page, mlx5c_kernel_uar_index(priv->mdev));
 	MLX5_SET(cqc, cqc, c_eqn_or_apu_element, eqn);
 	MLX5_SET(cqc, cqc, log_page_size, MLX5C_BUF_LOG_PAGE_SIZE);
+	MLX5_SET(cqc, cqc, cq_period, usecs);
+	MLX5_SET(cqc, cqc, cq_max_count, frames);
 	MLX5_SET64(cqc, cqc, dbr_addr, cq->buf.db_dma);
 	mlx5c_buf_fill_pas(&cq->buf, MLX5_ADDR_OF(create_cq_in, in, pas));
 	cq->mcq.comp = en_cq_comp;
@@ -103,7 +109,7 @@ static int sq_create(struct mlx5c_en_priv *priv, struct mlx5c_en_channel *c)
 	int inlen, err, entries;
 	void *in, *sqc, *wq;
 
-	entries = BIT(MLX5C_EN_LOG_SQ_SIZE);
+	entries = BIT(priv->log_sq_size);
 	sq->mask = entries - 1;
 	sq->pc = 0;
 	sq->cc = 0;
@@ -139,7 +145,7 @@ static int sq_create(struct mlx5c_en_priv *priv, struct mlx5c_en_channel *c)
 	MLX5_SET(wq, wq, uar_page, mlx5c_kernel_uar_index(priv->mdev));
 	MLX5_SET64(wq, wq, dbr_addr, sq->buf.db_dma);
 	MLX5_SET(wq, wq, log_wq_stride, ilog2(MLX5C_SEND_WQE_BB));
-	MLX5_SET(wq, wq, log_wq_sz, MLX5C_EN_LOG_SQ_SIZE);
+	MLX5_SET(wq, wq, log_wq_sz, priv->log_sq_size);
 	MLX5_SET(wq, wq, log_wq_pg_sz, MLX5C_BUF_LOG_PAGE_SIZE);
 	mlx5c_buf_fill_pas(&sq->buf, MLX5_ADDR_OF(wq, wq, pas));
 	err = mlx5c_cmd_exec(priv->mdev, in, inlen, out, sizeof(out));
@@ -215,7 +221,7 @@ static int rq_create(struct mlx5c_en_priv *priv, struct mlx5c_en_channel *c)
 	int inlen, err, entries, frame;
 	void *in, *rqc, *wq;
 
-	entries = BIT(MLX5C_EN_LOG_RQ_SIZE);
+	entries = BIT(priv->log_rq_size);
 	frame = priv->netdev->mtu + MLX5C_EN_HW_MTU_EXTRA;
 	rq->nfrags = DIV_ROUND_UP(frame, PAGE_SIZE);
 	/* Room for a terminating segment when the fragments do not fill it. */
@@ -264,7 +270,7 @@ static int rq_create(struct mlx5c_en_priv *priv, struct mlx5c_en_channel *c)
 	MLX5_SET(wq, wq, pd, priv->pdn);
 	MLX5_SET64(wq, wq, dbr_addr, rq->buf.db_dma);
 	MLX5_SET(wq, wq, log_wq_stride, rq->log_stride);
-	MLX5_SET(wq, wq, log_wq_sz, MLX5C_EN_LOG_RQ_SIZE);
+	MLX5_SET(wq, wq, log_wq_sz, priv->log_rq_size);
 	MLX5_SET(wq, wq, log_wq_pg_sz, MLX5C_BUF_LOG_PAGE_SIZE);
 	mlx5c_buf_fill_pas(&rq->buf, MLX5_ADDR_OF(wq, wq, pas));
 	err = mlx5c_cmd_exec(priv->mdev, in, inlen, out, sizeof(out));
@@ -354,10 +360,12 @@ static int channel_open(struct mlx5c_en_priv *priv, int ix, struct mlx5c_en_chan
 	c->priv = priv;
 	c->ix = ix;
 	netif_napi_add(priv->netdev, &c->napi, mlx5c_en_napi_poll);
-	err = cq_create(priv, c, &c->sq.cq);
+	err = cq_create(priv, c, &c->sq.cq, priv->log_sq_size, priv->tx_usecs,
+			priv->tx_frames);
 	if (err)
 		goto err_napi;
-	err = cq_create(priv, c, &c->rq.cq);
+	err = cq_create(priv, c, &c->rq.cq, priv->log_rq_size, priv->rx_usecs,
+			priv->rx_frames);
 	if (err)
 		goto err_sq_cq;
 	err = sq_create(priv, c);

@@ -31,9 +31,11 @@
 
 #define MLX5C_EN_DRV_NAME	"mlx5c_en"
 #define MLX5C_EN_MAX_CHANNELS	16
+/* Ring sizes: the defaults, and the range ethtool -G may set. */
 #define MLX5C_EN_LOG_SQ_SIZE	10	/* WQEBBs */
 #define MLX5C_EN_LOG_RQ_SIZE	9	/* WQEs */
-#define MLX5C_EN_LOG_CQ_SIZE	10
+#define MLX5C_EN_LOG_RING_MIN	6
+#define MLX5C_EN_LOG_RING_MAX	13
 #define MLX5C_EN_MIN_MTU	68
 #define MLX5C_EN_MAX_MTU	9000
 /* Frame bytes beyond the MTU: Ethernet header, one VLAN tag, FCS. */
@@ -281,6 +283,11 @@ struct mlx5c_en_priv {
 	void __iomem *uar;
 	int num_channels;
 	int max_channels;
+	/* Ring sizes (ethtool -G) and CQ moderation (ethtool -C): lock. */
+	u8 log_sq_size;
+	u8 log_rq_size;
+	u16 rx_usecs, rx_frames;
+	u16 tx_usecs, tx_frames;
 	struct mlx5c_en_channel **channels;
 	bool opened;
 	struct mlx5c_en_fs fs;

@@ -2,7 +2,8 @@
 /*
  * ethtool: driver information, link settings (speed from PTYS), the
  * counters (-S: software ring counters and the vport counters), channels
- * (-l/-L) and rings (-g).
+ * (-l/-L), ring sizes (-g/-G: new queues) and interrupt coalescing (-c/-C:
+ * the CQs' event moderation, changed on the live CQs).
  */
 #include <linux/ethtool.h>
 
@@ -172,17 +173,120 @@ static int en_set_channels(struct net_device *netdev, struct ethtool_channels *c
 	return mlx5c_en_reconfigure(priv, apply_channels, ch->combined_count);
 }
 
+/* The largest ring: ours, and the work queues the device takes. */
+static u8 en_log_ring_max(struct mlx5c_en_priv *priv)
+{
+	return min_t(u8, MLX5C_EN_LOG_RING_MAX,
+		     MLX5_GET(cmd_hca_cap, mlx5c_cap_general(priv->mdev), log_max_wq_sz));
+}
+
 static void en_get_ringparam(struct net_device *netdev, struct ethtool_ringparam *ring,
 			     struct kernel_ethtool_ringparam *kring,
 			     struct netlink_ext_ack *extack)
 {
-	ring->rx_max_pending = BIT(MLX5C_EN_LOG_RQ_SIZE);
-	ring->rx_pending = BIT(MLX5C_EN_LOG_RQ_SIZE);
-	ring->tx_max_pending = BIT(MLX5C_EN_LOG_SQ_SIZE);
-	ring->tx_pending = BIT(MLX5C_EN_LOG_SQ_SIZE);
+	struct mlx5c_en_priv *priv = netdev_priv(netdev);
+
+	ring->rx_max_pending = BIT(en_log_ring_max(priv));
+	ring->tx_max_pending = BIT(en_log_ring_max(priv));
+	mutex_lock(&priv->lock);
+	ring->rx_pending = BIT(priv->log_rq_size);
+	ring->tx_pending = BIT(priv->log_sq_size);
+	mutex_unlock(&priv->lock);
+}
+
+/* @arg: the RQ's log size in bits 7:0, the SQ's in 15:8. */
+static int apply_rings(struct mlx5c_en_priv *priv, int arg)
+{
+	priv->log_rq_size = arg & 0xff;
+	priv->log_sq_size = arg >> 8;
+	return 0;
+}
+
+/* Sizes are rounded up to a power of two, as the work queues take them. */
+static int en_set_ringparam(struct net_device *netdev, struct ethtool_ringparam *ring,
+			    struct kernel_ethtool_ringparam *kring,
+			    struct netlink_ext_ack *extack)
+{
+	struct mlx5c_en_priv *priv = netdev_priv(netdev);
+	u8 lrq, lsq;
+
+	if (ring->rx_mini_pending || ring->rx_jumbo_pending) {
+		NL_SET_ERR_MSG_MOD(extack, "no mini or jumbo RX rings");
+		return -EINVAL;
+	}
+	if (ring->rx_pending < BIT(MLX5C_EN_LOG_RING_MIN) ||
+	    ring->tx_pending < BIT(MLX5C_EN_LOG_RING_MIN)) {
+		NL_SET_ERR_MSG_FMT_MOD(extack, "rings of at least %lu entries",
+				       BIT(MLX5C_EN_LOG_RING_MIN));
+		return -EINVAL;
+	}
+	if (ring->rx_pending > BIT(en_log_ring_max(priv)) ||
+	    ring->tx_pending > BIT(en_log_ring_max(priv)))
+		return -EINVAL;
+	lrq = order_base_2(ring->rx_pending);
+	lsq = order_base_2(ring->tx_pending);
+	if (lrq == READ_ONCE(priv->log_rq_size) && lsq == READ_ONCE(priv->log_sq_size))
+		return 0;
+	return mlx5c_en_reconfigure(priv, apply_rings, lsq << 8 | lrq);
+}
+
+static int en_get_coalesce(struct net_device *netdev, struct ethtool_coalesce *coal,
+			   struct kernel_ethtool_coalesce *kcoal,
+			   struct netlink_ext_ack *extack)
+{
+	struct mlx5c_en_priv *priv = netdev_priv(netdev);
+
+	mutex_lock(&priv->lock);
+	coal->rx_coalesce_usecs = priv->rx_usecs;
+	coal->rx_max_coalesced_frames = priv->rx_frames;
+	coal->tx_coalesce_usecs = priv->tx_usecs;
+	coal->tx_max_coalesced_frames = priv->tx_frames;
+	mutex_unlock(&priv->lock);
+	return 0;
+}
+
+/*
+ * The open channels' CQs are changed in place (MODIFY_CQ); closed ones get
+ * the values when they are made. A CQ the device refused to change keeps
+ * its old moderation, and the error is returned.
+ */
+static int en_set_coalesce(struct net_device *netdev, struct ethtool_coalesce *coal,
+			   struct kernel_ethtool_coalesce *kcoal,
+			   struct netlink_ext_ack *extack)
+{
+	struct mlx5c_en_priv *priv = netdev_priv(netdev);
+	int i, err = 0;
+
+	if (!MLX5_GET(cmd_hca_cap, mlx5c_cap_general(priv->mdev), cq_moderation))
+		return -EOPNOTSUPP;
+	if (coal->rx_coalesce_usecs > MLX5C_MAX_CQ_PERIOD ||
+	    coal->tx_coalesce_usecs > MLX5C_MAX_CQ_PERIOD ||
+	    coal->rx_max_coalesced_frames > U16_MAX ||
+	    coal->tx_max_coalesced_frames > U16_MAX) {
+		NL_SET_ERR_MSG_FMT_MOD(extack, "at most %lu usecs and %u frames",
+				       MLX5C_MAX_CQ_PERIOD, U16_MAX);
+		return -ERANGE;
+	}
+	mutex_lock(&priv->lock);
+	priv->rx_usecs = coal->rx_coalesce_usecs;
+	priv->rx_frames = coal->rx_max_coalesced_frames;
+	priv->tx_usecs = coal->tx_coalesce_usecs;
+	priv->tx_frames = coal->tx_max_coalesced_frames;
+	for (i = 0; priv->opened && i < priv->num_channels && !err; i++) {
+		struct mlx5c_en_channel *c = priv->channels[i];
+
+		err = mlx5c_cq_moderate(priv->mdev, &c->rq.cq.mcq, priv->rx_frames,
+					priv->rx_usecs) ?:
+		      mlx5c_cq_moderate(priv->mdev, &c->sq.cq.mcq, priv->tx_frames,
+					priv->tx_usecs);
+	}
+	mutex_unlock(&priv->lock);
+	return err;
 }
 
 const struct ethtool_ops mlx5c_en_ethtool_ops = {
+	.supported_coalesce_params = ETHTOOL_COALESCE_USECS |
+				     ETHTOOL_COALESCE_MAX_FRAMES,
 	.get_drvinfo = en_get_drvinfo,
 	.get_link = ethtool_op_get_link,
 	.get_link_ksettings = en_get_link_ksettings,
@@ -192,4 +296,7 @@ const struct ethtool_ops mlx5c_en_ethtool_ops = {
 	.get_channels = en_get_channels,
 	.set_channels = en_set_channels,
 	.get_ringparam = en_get_ringparam,
+	.set_ringparam = en_set_ringparam,
+	.get_coalesce = en_get_coalesce,
+	.set_coalesce = en_set_coalesce,
 };

@@ -332,6 +332,8 @@ static int en_probe(struct auxiliary_device *adev, const struct auxiliary_device
 	priv->adev = adev;
 	priv->max_channels = nch;
 	priv->num_channels = nch;
+	priv->log_sq_size = MLX5C_EN_LOG_SQ_SIZE;
+	priv->log_rq_size = MLX5C_EN_LOG_RQ_SIZE;
 	priv->uar = mlx5c_kernel_uar_map(mdev);
 	mutex_init(&priv->lock);
 	spin_lock_init(&priv->stats_lock);

@@ -195,6 +195,8 @@ int mlx5c_comp_eqn(struct mlx5c_dev *mdev, int vector, u32 *eqn);
 int mlx5c_cq_create(struct mlx5c_dev *mdev, struct mlx5c_cq *cq,
 		    const void *in, int inlen, void *out, int outlen);
 int mlx5c_cq_destroy(struct mlx5c_dev *mdev, struct mlx5c_cq *cq);
+int mlx5c_cq_moderate(struct mlx5c_dev *mdev, struct mlx5c_cq *cq, u16 count,
+		      u16 period);
 void mlx5c_cq_arm(struct mlx5c_cq *cq, u32 cmd, void __iomem *uar_page,
 		  __be32 *dbrec, u32 cons_index);
 

@@ -8,7 +8,8 @@
 # sha256 must match; the netdev, ethtool and vport counters must move;
 # unloading returns every firmware page. Ours also: a link flap from the
 # emulator's control channel shows on the carrier, an MTU change, ethtool
-# -l/-L, and rmmod in the middle of a TCP transfer is clean. The RDMA side
+# -l/-L, -G (ring sizes) and -C (coalescing), and rmmod in the middle of a
+# TCP transfer is clean. The RDMA side
 # of these ports (mlx5_ib with link_layer Ethernet, RoCE, on both pairs) is
 # roce_test.sh's.
 dir=$(cd "$(dirname "$0")" && pwd)
@@ -153,6 +154,41 @@ t_ctl()
 	ip netns exec ns0 ping -c 3 -i 0.2 -W 10 10.77.0.2
 }
 
+# ethtool -G and -C on our netdev: rings of another size (the queues made
+# again: the emulator holds CQs sized for them), a size below the minimum
+# refused, coalescing set on the live CQs and read back, a period beyond the
+# CQ context refused; traffic after each; the defaults back.
+t_rings_coalesce()
+{
+	ip netns exec ns0 ethtool -G "$dev0" rx 2048 tx 256 || return 1
+	g=$(ip netns exec ns0 ethtool -g "$dev0" | awk '/^Current/ { c = 1 } c && /^RX:/ { r = $2 } c && /^TX:/ { t = $2 } END { print r, t }')
+	echo "current rings: $g"
+	[ "$g" = "2048 256" ] || return 1
+	# RX 2048 WQEs: a CQ of 4096 CQEs (log 12) on the emulator.
+	{ emu_ctl hca 0 stats; emu_ctl hca 1 stats; } | grep -q "^dp cq .*log_size=12 " ||
+		{ echo "no CQ of log_size 12"; return 1; }
+	wait_for 30 carrier ns0 "$dev0" || return 1
+	ip netns exec ns0 ping -c 3 -i 0.2 -W 10 10.77.0.2 || return 1
+	if ip netns exec ns0 ethtool -G "$dev0" rx 32 2>/dev/null; then
+		echo "rx 32 accepted"
+		return 1
+	fi
+	ip netns exec ns0 ethtool -C "$dev0" rx-usecs 16 rx-frames 32 tx-usecs 8 tx-frames 16 || return 1
+	c=$(ip netns exec ns0 ethtool -c "$dev0" | awk '$1 ~ /^(rx-usecs|rx-frames|tx-usecs|tx-frames):$/ { printf "%s%s ", $1, $2 }')
+	echo "coalescing: $c"
+	[ "$c" = "rx-usecs:16 rx-frames:32 tx-usecs:8 tx-frames:16 " ] || return 1
+	if ip netns exec ns0 ethtool -C "$dev0" rx-usecs 5000 2>/dev/null; then
+		echo "rx-usecs 5000 accepted"
+		return 1
+	fi
+	ip netns exec ns0 ping -c 3 -i 0.2 -W 10 10.77.0.2 || return 1
+	t_tcp || return 1
+	ip netns exec ns0 ethtool -C "$dev0" rx-usecs 0 rx-frames 0 tx-usecs 0 tx-frames 0 || return 1
+	ip netns exec ns0 ethtool -G "$dev0" rx 512 tx 1024 || return 1
+	wait_for 30 carrier ns0 "$dev0" || return 1
+	ip netns exec ns0 ping -c 3 -i 0.2 -W 10 10.77.0.2
+}
+
 # rmmod while a TCP transfer runs: no splat, every page back.
 t_rmmod_busy()
 {
@@ -178,7 +214,7 @@ t_rmmod_busy()
 	[ -z "$bad" ] || { echo "$bad"; return 1; }
 }
 
-ktap_begin 20
+ktap_begin 21
 # The in-tree pair first, then ours, in the same boot.
 for pair in in-tree ours; do
 	ktap_case "modprobe mlx5_core: one Ethernet netdev per HCA [$pair]" t_modprobe
@@ -194,6 +230,7 @@ pair=ours
 ktap_case "modprobe mlx5_core again [$pair]" t_modprobe
 ktap_case "netdevs up again [$pair]" t_link_up
 ktap_case "ethtool -i/-l/-L/-g/-k, MTU 9000 and back [$pair]" t_ctl
+ktap_case "ethtool -G rings and -C coalescing, bad values refused, traffic [$pair]" t_rings_coalesce
 ktap_case "rmmod during a TCP transfer: clean, every page returned [$pair]" t_rmmod_busy
 rm -f /tmp/ns_tcp.*
 ktap_end
