@@ -122,6 +122,11 @@ t_enable()
 		echo "$slot.$f BAR0: $r"
 		set -- $r
 		[ "$(($2 - $1 + 1))" -eq $((32 << 20)) ] || { echo "$slot.$f BAR0 is not 32 MiB"; return 1; }
+		# The kernel never writes a VF's BARs: the shim did, from the
+		# PF's VF BAR0, and turned on the VF's memory decode.
+		expect "$slot.$f BAR0 register" "$(setpci -s "$slot.$f" 0x10.l)" \
+			"$(printf %08x $((($1 & 0xfffffff0) | 0xc)))" || return 1
+		[ $((0x$(setpci -s "$slot.$f" COMMAND) & 2)) -ne 0 ] || { echo "$slot.$f: memory decode off"; return 1; }
 	done
 	echo "VF BAR0 of the PF: $vfbase"
 }

@@ -15,7 +15,8 @@
  *  - when VF Enable and VF MSE are set, each VF's BARs are programmed from
  *    the PF's VF BARs (the kernel never writes a VF's BARs) and its memory
  *    decode is turned on; when they clear, both are undone.
- * Then the PF and its VF functions are removed and the bus rescanned, so
+ * Then the PF and its VF functions are removed (the VFs' BARs and memory
+ * decode cleared, as with VF Enable clear) and the bus rescanned, so
  * that pci_iov_init() finds the capability. Unloading disables SR-IOV,
  * removes the PF, restores the accessors and rescans again.
  */
@@ -217,7 +218,7 @@ static int remove_slot(void)
 
 static int __init shim_init(void)
 {
-	unsigned int domain, busnr, slot, fn;
+	unsigned int domain, busnr, slot, fn, vf;
 	struct pci_dev *dev;
 	u32 hdr;
 	int rc;
@@ -251,6 +252,9 @@ static int __init shim_init(void)
 	pci_lock_rescan_remove();
 	rc = remove_slot();
 	if (!rc) {
+		/* As on a device: no VF decodes while VF Enable is clear. */
+		for (vf = 0; vf < shim_total_vfs; vf++)
+			program_vf(vf, false);
 		shim_visible = 0;
 		pci_bus_set_ops(shim_bus, &shim_ops);
 		pci_rescan_bus(shim_bus);
