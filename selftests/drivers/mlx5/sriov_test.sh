@@ -152,7 +152,8 @@ t_disable()
 	for f in 1 2; do ! vf_present $f || { echo "$slot.$f still present"; return 1; }; done
 	expect sriov_numvfs "$(cat "$sys/sriov_numvfs")" 0 || return 1
 	modprobe -r mlx5_ib && modprobe -r mlx5_core || return 1
-	emu_pages_back 0 1
+	# The PFs are HCAs 0 and 1, the VFs 2 and 3 (mlx5-emu --vfs).
+	emu_pages_back 0 1 2 3
 }
 
 t_unload()
