@@ -12,14 +12,14 @@
 # `echo 2 > sriov_numvfs` brings two VFs whose BARs the kernel carved from
 # the PF's VF BARs, the in-tree mlx5_core binds them as VFs and
 # ibv_devinfo lists them; `echo 0` removes them; unloading the shim gives
-# the slot back as it was at boot.
+# the slot back as it was at boot. TotalVFs is the number of VF functions
+# the slot has at boot: any N of scripts/vm --vfs N,0 (7 at most).
 dir=$(cd "$(dirname "$0")" && pwd)
 . "$dir/lib.sh"
 dmesg_start=$(ktap_dmesg_mark)
 
 have_emu || ktap_skip_all "needs the mlx5-emu control channel (runs in the project's QEMU guest)"
 shim_ko=${MLX5_SRIOV_SHIM_KO:-$dir/sriov_shim/sriov_shim.ko}
-NVF=2
 
 # The PF: function 0 of a slot whose function 1 is an mlx5 function too.
 pf=""
@@ -29,6 +29,9 @@ done
 [ -n "$pf" ] || ktap_skip_all "no PF with VF functions (boot with scripts/vm --vfs 2,0)"
 slot=${pf%.0}
 sys=/sys/bus/pci/devices/$pf
+# TotalVFs: the VF functions the slot has at boot (scripts/vm --vfs N).
+NVF=$(ls -d /sys/bus/pci/devices/"$slot".[1-7] | wc -l)
+vfs=$(seq 1 "$NVF")
 
 # vf_present N: the slot's function N exists in the PCI core.
 vf_present() { [ -e "/sys/bus/pci/devices/$slot.$1" ]; }
@@ -46,7 +49,7 @@ t_passthrough()
 	vid=${vid#0x}
 	echo "PF $pf, VF functions $(ls -d /sys/bus/pci/devices/$slot.[1-7] | sed 's|.*/||' | tr '\n' ' ')"
 	expect "header at 0x100 (QEMU drops SR-IOV from the chain)" "$(cfg 0x100.l)" 00000000 &&
-	expect "TotalVFs" "$(cfg 0x10e.w)" 000$NVF &&
+	expect "TotalVFs" "$(cfg 0x10e.w)" "$(printf %04x "$NVF")" &&
 	expect "First VF Offset" "$(cfg 0x114.w)" 0001 &&
 	expect "VF Stride" "$(cfg 0x116.w)" 0001 &&
 	expect "VF Device ID" "$(cfg 0x11a.w)" "$vid" &&
@@ -91,7 +94,7 @@ t_shim()
 		{ echo "not the emulator's values"; return 1; }
 	expect sriov_totalvfs "$(cat "$sys/sriov_totalvfs")" $NVF || return 1
 	expect sriov_numvfs "$(cat "$sys/sriov_numvfs")" 0 || return 1
-	for f in 1 2; do ! vf_present $f || { echo "$slot.$f still present with VF Enable clear"; return 1; }; done
+	for f in $vfs; do ! vf_present $f || { echo "$slot.$f still present with VF Enable clear"; return 1; }; done
 }
 
 # The shell's echo says "I/O error" whatever the errno: coreutils' says which.
@@ -115,7 +118,7 @@ t_enable()
 	! ktap_dmesg_since "$m" 'not enough MMIO resources|IOV BARS not allocated' || { echo "no room for the VF BARs"; return 1; }
 	lspci -nn -s "$slot"
 	vfbase=$(cfg 0x124.l)
-	for f in 1 2; do
+	for f in $vfs; do
 		vf_present $f || { echo "no VF $slot.$f"; return 1; }
 		[ -e "/sys/bus/pci/devices/$slot.$f/physfn" ] || { echo "$slot.$f is no virtual function"; return 1; }
 		r=$(head -n 1 "/sys/bus/pci/devices/$slot.$f/resource")
@@ -134,7 +137,7 @@ t_enable()
 t_vf_driver()
 {
 	modprobe mlx5_core && modprobe mlx5_ib || return 1
-	for f in 1 2; do
+	for f in $vfs; do
 		wait_for 60 test -e "/sys/bus/pci/devices/$slot.$f/infiniband" ||
 			{ echo "$slot.$f: no RDMA device"; return 1; }
 		d=$(basename "$(readlink "/sys/bus/pci/devices/$slot.$f/driver")")
@@ -149,17 +152,18 @@ t_vf_driver()
 t_disable()
 {
 	echo 0 >"$sys/sriov_numvfs" || return 1
-	for f in 1 2; do ! vf_present $f || { echo "$slot.$f still present"; return 1; }; done
+	for f in $vfs; do ! vf_present $f || { echo "$slot.$f still present"; return 1; }; done
 	expect sriov_numvfs "$(cat "$sys/sriov_numvfs")" 0 || return 1
 	modprobe -r mlx5_ib && modprobe -r mlx5_core || return 1
-	# The PFs are HCAs 0 and 1, the VFs 2 and 3 (mlx5-emu --vfs).
-	emu_pages_back 0 1 2 3
+	# The functions at boot: the PFs are HCAs 0.., the VFs after them
+	# (mlx5-emu --vfs).
+	emu_pages_back $(seq 0 $((ndev - 1)))
 }
 
 t_unload()
 {
 	rmmod sriov_shim || return 1
-	wait_for 30 vf_present 2 || { echo "the VF functions did not come back"; return 1; }
+	wait_for 30 vf_present "$NVF" || { echo "the VF functions did not come back"; return 1; }
 	! lspci -vvv -s "$pf" | grep -q 'Single Root I/O Virtualization' || { echo "still an SR-IOV capability"; return 1; }
 	[ ! -e "$sys/sriov_totalvfs" ] || { echo "$pf still has sriov_totalvfs"; return 1; }
 	lspci -nn -s "$slot"
