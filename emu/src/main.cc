@@ -80,7 +80,7 @@ void usage(FILE *out)
 		     "  --vfs N[,..]       every HCA (a PF) with N VFs (0..7), or each HCA in turn:\n"
 		     "                     an SR-IOV capability, and the VFs served from the start\n"
 		     "                     on sockets named after the PF's (DIR/hcaI-vfJ.sock);\n"
-		     "                     they are HCAs N.. of the control channel, after the PFs\n"
+		     "                     on the control channel they are the HCAs after the PFs\n"
 		     "  --sm internal|external\n"
 		     "                     who configures the ports: the emulator (default: ACTIVE,\n"
 		     "                     LID = index + 1) or a subnet manager in the guest\n"
