@@ -50,7 +50,7 @@ JOBS ?= $(shell nproc)
 # to a sub-make again makes it warn and leave the jobserver.
 JOBS_FLAG = $(if $(filter -j% --jobserver%,$(MAKEFLAGS)),,-j$(JOBS))
 
-.PHONY: all modules kverbs-test dmabuf-exporter clean emu emu-test emu-asan emu-test-asan emu-fuzz toolbox sid-root selftests selftests-bins selftests-sid check check-long check-debug debug-kernel run bench bench-emu install dkms-src dkms-install dkms-remove
+.PHONY: all modules kverbs-test dmabuf-exporter sriov-shim clean emu emu-test emu-asan emu-test-asan emu-fuzz toolbox sid-root selftests selftests-bins selftests-sid check check-long check-debug debug-kernel run bench bench-emu install dkms-src dkms-install dkms-remove
 
 all: modules
 
@@ -64,6 +64,7 @@ clean:
 	-$(KBUILD_RUN) $(MAKE) -C $(KDIR_USED) M=$(TOP) clean
 	-$(KBUILD_RUN) $(MAKE) -C $(KDIR_USED) M=$(SELFTESTS_DIR)/kverbs clean
 	-$(KBUILD_RUN) $(MAKE) -C $(KDIR_USED) M=$(SELFTESTS_DIR)/dmabuf_exporter clean
+	-$(KBUILD_RUN) $(MAKE) -C $(KDIR_USED) M=$(SELFTESTS_DIR)/sriov_shim clean
 	rm -rf $(TOP)/build $(KCOMPAT_H)
 
 toolbox:
@@ -136,6 +137,7 @@ selftests: toolbox
 	$(MAKE) selftests-bins
 	$(MAKE) kverbs-test
 	$(MAKE) dmabuf-exporter
+	$(MAKE) sriov-shim
 
 selftests-bins:
 	mkdir -p $(SELFTESTS_OUT)
@@ -183,6 +185,11 @@ kverbs-test: $(MODULES_DEP)
 # The test-only dynamic DMA-BUF exporter (verbs_compat_test.sh loads it).
 dmabuf-exporter: $(MODULES_DEP)
 	$(KBUILD_RUN) $(MAKE) -C $(KDIR_USED) M=$(SELFTESTS_DIR)/dmabuf_exporter W=$(W) $(JOBS_FLAG) modules
+
+# The test-only SR-IOV shim (sriov_test.sh loads it; Documentation/emulator.md,
+# "SR-IOV").
+sriov-shim: $(MODULES_DEP)
+	$(KBUILD_RUN) $(MAKE) -C $(KDIR_USED) M=$(SELFTESTS_DIR)/sriov_shim W=$(W) $(JOBS_FLAG) modules
 
 check: toolbox emu selftests selftests-sid
 	$(TOP)/scripts/check
