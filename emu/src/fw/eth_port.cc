@@ -16,6 +16,7 @@ void Firmware::eth_port_changed(bool was_up)
 		auto lk = dp_->lock();
 		dp_->set_eth_link(eth.link_up(), eth.admin_mtu);
 	}
+	publish_vport();
 	if (up == was_up || state != FnState::Initialized)
 		return;
 	post_port_change(up ? prm::port_change::ACTIVE : prm::port_change::DOWN);
@@ -57,6 +58,8 @@ std::string Firmware::set_host_vport_mac(const MacAddr &mac)
 {
 	if (!cfg.is_vf() || !is_eth())
 		return kNotVf;
+	if (host_set([&](VportRecord &r) { r.mac = mac; }))
+		return {};
 	std::lock_guard<std::mutex> lk(mu);
 	// Read by the VF's driver when it builds its netdev: a running netdev
 	// keeps its address until the driver is reloaded, as on a ConnectX.
@@ -71,6 +74,11 @@ std::string Firmware::set_host_vport_vlan(uint16_t vlan, uint8_t qos)
 		return kNotVf;
 	if (vlan > 4095 || qos > 7)
 		return "VLAN is 0..4095, QOS 0..7";
+	if (host_set([&](VportRecord &r) {
+		    r.vst_vlan = vlan;
+		    r.vst_qos = vlan ? qos : 0;
+	    }))
+		return {};
 	std::lock_guard<std::mutex> lk(mu);
 	eth.vst_vlan = vlan;
 	eth.vst_qos = vlan ? qos : 0;
@@ -82,6 +90,8 @@ std::string Firmware::set_host_vport_spoofchk(bool on)
 {
 	if (!cfg.is_vf() || !is_eth())
 		return kNotVf;
+	if (host_set([&](VportRecord &r) { r.spoofchk = on; }))
+		return {};
 	std::lock_guard<std::mutex> lk(mu);
 	eth.spoofchk = on;
 	vport_acl_changed();
@@ -92,6 +102,8 @@ std::string Firmware::set_host_vport_trust(bool on)
 {
 	if (!cfg.is_vf() || !is_eth())
 		return kNotVf;
+	if (host_set([&](VportRecord &r) { r.trust = on; }))
+		return {};
 	std::lock_guard<std::mutex> lk(mu);
 	eth.trust = on;
 	vport_acl_changed();
@@ -104,6 +116,8 @@ std::string Firmware::set_host_vport_admin(VportAdmin a)
 		return kNotVf;
 	if (!is_eth())
 		return set_ib_vport_admin(a);
+	if (host_set([a](VportRecord &r) { r.admin = a; }))
+		return {};
 	std::lock_guard<std::mutex> lk(mu);
 	bool was_up = eth.oper_up();
 	eth.vport_admin = a;
