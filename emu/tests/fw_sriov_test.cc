@@ -490,6 +490,14 @@ TEST(FwSriov, ControlChannelVfs)
 		<< s;
 	EXPECT_NE(s.find("vf 1 vport 2 enabled no alive no function absent pages_held 0"), std::string::npos) << s;
 	EXPECT_EQ(execute_control_command(hcas, "hca 1 vfs").rfind("error: vfs: not a PF with VFs", 0), 0u);
+	// `hca N vport` on the PF: its own vport, then each VF's.
+	const MacAddr mac{0x02, 0x00, 0x00, 0x00, 0x32, 0x20};
+	EXPECT_EQ(vf.fw().set_host_vport_mac(mac), "");
+	s = execute_control_command(hcas, "hca 0 vport");
+	EXPECT_NE(s.find("function pf"), std::string::npos) << s;
+	EXPECT_NE(s.find("vf 0 vport 1 link auto"), std::string::npos) << s;
+	EXPECT_NE(s.find("mac 02:00:00:00:32:20 state up"), std::string::npos) << s;
+	EXPECT_NE(s.find("vf 1 vport 2 link auto"), std::string::npos) << s;
 }
 
 } // namespace

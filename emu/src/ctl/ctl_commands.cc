@@ -572,7 +572,9 @@ const CtlSpec kCommands[] = {
 	 "promiscuous mode only with `trust on`; drops counted in `hca N nic`. An InfiniBand VF's vport (`ip link set <pf> vf N node_guid|port_guid|state`): without "
 	 "arguments its GUIDs, SMI, link policy and state; `guid node|port` sets the node GUID or the port GUID "
 	 "(GID[0]) its driver reads, at once, kept across resets (0 restores the emulator's); `link disable` holds "
-	 "the vport DOWN (a port change event; its traffic stops), `auto` and `enable` follow the port",
+	 "the vport DOWN (a port change event; its traffic stops), `auto` and `enable` follow the port. On a PF "
+	 "with VFs, without arguments: its own vport, then each VF's (what the PF or the control channel set, "
+	 "what the VF reports)",
 	 hca_vport},
 	{Scope::Hca, "vfs", nullptr, 0, 0, "hca N vfs",
 	 "PF with VFs: SR-IOV state, per VF enabled,\nalive, pages held",

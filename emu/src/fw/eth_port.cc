@@ -125,7 +125,40 @@ std::string Firmware::set_host_vport_admin(VportAdmin a)
 	return {};
 }
 
+namespace {
+
+// A PF with VFs: each VF's vport as the adapter holds it (what the PF or
+// the control channel set, what the VF reports).
+std::vector<std::string> vf_vport_lines(const Adapter &a, bool eth)
+{
+	std::vector<std::string> v;
+	for (uint16_t n = 1; n <= a.total_vfs(); ++n) {
+		VportRecord r = a.vport(n);
+		const MacAddr &m = r.mac;
+		std::string s = fmt("vf %u vport %u link %s node_guid 0x%016llx port_guid 0x%016llx", n - 1u, n,
+				    kAdmin[static_cast<unsigned>(r.admin)], static_cast<unsigned long long>(r.cur_node_guid),
+				    static_cast<unsigned long long>(r.cur_port_guid));
+		if (eth)
+			s += fmt(" mac %02x:%02x:%02x:%02x:%02x:%02x state %s uc %zu mc %zu promisc %s", m[0], m[1], m[2],
+				 m[3], m[4], m[5], r.oper_up ? "up" : "down", r.uc_list.size(), r.mc_list.size(),
+				 r.promisc_uc || r.promisc_all ? "on" : "off");
+		v.push_back(std::move(s));
+	}
+	return v;
+}
+
+} // namespace
+
 std::vector<std::string> Firmware::vport_lines() const
+{
+	std::vector<std::string> v = own_vport_lines();
+	if (cfg.adapter && !cfg.is_vf())
+		for (std::string &s : vf_vport_lines(*cfg.adapter, is_eth()))
+			v.push_back(std::move(s));
+	return v;
+}
+
+std::vector<std::string> Firmware::own_vport_lines() const
 {
 	std::lock_guard<std::mutex> lk(mu);
 	if (!is_eth())

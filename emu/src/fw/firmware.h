@@ -162,7 +162,9 @@ public:
 	// Trust: the VF's promiscuous modes take effect (untrusted, it gets
 	// the unicast frames for its own addresses only).
 	std::string set_host_vport_trust(bool on);
+	// On a PF with VFs, each VF's vport too.
 	std::vector<std::string> vport_lines() const;
+	std::vector<std::string> own_vport_lines() const;
 	// An InfiniBand VF's GUIDs as its host sets them (`ip link set <pf>
 	// vf N node_guid|port_guid` on a host): the vport's node GUID, or its
 	// port GUID (GUID[0], GID[0]'s low half). They take effect at once
