@@ -28,6 +28,7 @@
 #include "ctl/ctl_commands.h"
 #include "dma/dma_map_table.h"
 #include "fabric/fabric.h"
+#include "fw/adapter.h"
 #include "fw/doorbell_poller.h"
 #include "fw/firmware.h"
 #include "fw/hca.h"
@@ -319,9 +320,10 @@ struct EmulatedFunction {
 // SR-IOV capability, and its VFs are functions of their own, served from
 // the start on sockets named after the PF's (hcaI-vfJ.sock), HCAs after
 // the PFs on the control channel. The capability's control writes come to
-// on_sriov_control(). For now it logs them and resets the VFs when VF
-// Enable clears, as a device does (a VF is gone then); the adapter model
-// (fw/adapter) takes the state over.
+// on_sriov_control(), which hands them to the PF's adapter (fw/adapter:
+// which VFs live, their firmware reset when they stop) and resets the VF
+// functions' config space when VF Enable clears, as a device does (a VF
+// is gone then).
 
 struct SriovGroup {
 	EmulatedFunction *pf = nullptr;
@@ -336,6 +338,8 @@ void on_sriov_control(SriovGroup &g, const pci::SriovState &now)
 		 now.vf_enable, now.vf_mse);
 	bool cleared = g.state.vf_enable && !now.vf_enable;
 	g.state = now;
+	if (Adapter *a = g.pf->hca.config().adapter.get())
+		a->sriov_control(now.num_vfs, now.vf_enable, now.vf_mse);
 	if (!cleared)
 		return;
 	for (EmulatedFunction *vf : g.vfs) {
@@ -374,6 +378,7 @@ bool add_sriov_vfs(const Options &o, std::vector<std::unique_ptr<EmulatedFunctio
 			cfg.link = pf->hca.config().link;
 			cfg.role = pci::FunctionRole::Vf;
 			cfg.vf_index = j;
+			cfg.adapter = pf->hca.config().adapter;
 			cfg.device_id = pci::vf_device_id(pf->hca.config().device_id);
 			if (!add(cfg, pci::FunctionConfig{}, vf_socket_path(o.sockets[i], j)))
 				return false;
@@ -453,6 +458,9 @@ int run(const Options &o)
 		pci::FunctionConfig pcfg;
 		if (!o.vfs.empty())
 			pcfg.total_vfs = uint16_t(o.vfs[o.vfs.size() == 1 ? 0 : i]);
+		// A PF with VFs: their manager, on one adapter with them.
+		if (pcfg.total_vfs)
+			cfg.adapter = std::make_shared<Adapter>(pcfg.total_vfs, true);
 		pcfg.vf_bar0_size = HcaConfig{}.bar0_size; // each VF's, below
 		if (!add_function(cfg, pcfg, o.sockets[i]))
 			return 1;

@@ -10,9 +10,12 @@
 # core's sriov_totalvfs is 2 and the VF functions are hidden;
 # sriov_numvfs above it fails with ERANGE; with pci-pf-stub on the PF,
 # `echo 2 > sriov_numvfs` brings two VFs whose BARs the kernel carved from
-# the PF's VF BARs, the in-tree mlx5_core binds them as VFs and
-# ibv_devinfo lists them; `echo 0` removes them; unloading the shim gives
-# the slot back as it was at boot. TotalVFs is the number of VF functions
+# the PF's VF BARs, and whose firmware, not enabled by a PF driver, stays
+# dead; with the in-tree mlx5_core on the PF, `echo 2 > sriov_numvfs`
+# enables them in the device (ENABLE_HCA, VF pages) and the in-tree
+# mlx5_core binds them as VFs, ibv_devinfo lists them; `echo 0` removes
+# them and every page comes back; unloading the shim gives the slot back
+# as it was at boot. TotalVFs is the number of VF functions
 # the slot has at boot: any N of scripts/vm --vfs N,0 (7 at most).
 dir=$(cd "$(dirname "$0")" && pwd)
 . "$dir/lib.sh"
@@ -132,11 +135,31 @@ t_enable()
 		[ $((0x$(setpci -s "$slot.$f" COMMAND) & 2)) -ne 0 ] || { echo "$slot.$f: memory decode off"; return 1; }
 	done
 	echo "VF BAR0 of the PF: $vfbase"
+	# pci-pf-stub enables no VF in the device (no ENABLE_HCA): their
+	# firmware waits, "initializing" (init segment 0x1fc bit 31), and
+	# refuses every command. The PF is hca 0 (scripts/vm --vfs N,0).
+	emu_ctl hca 0 vfs
+	[ "$(emu_ctl hca 0 vfs | grep -c '^vf .* enabled no alive no ')" = "$NVF" ] ||
+		{ echo "a VF lives that its PF did not enable"; return 1; }
+	echo 0 >"$sys/sriov_numvfs" || return 1
+	echo "$pf" >"$sys/driver/unbind"
+	echo >"$sys/driver_override"
 }
 
+# The in-tree mlx5_core on the PF (issue 32 step 10): echo N > sriov_numvfs
+# enables each VF in the device (ENABLE_HCA function_id n, VF pages from
+# the PF) before pci_enable_sriov(); the VFs then probe with the in-tree
+# mlx5_core as VFs.
 t_vf_driver()
 {
 	modprobe mlx5_core && modprobe mlx5_ib || return 1
+	wait_for 60 test -e "$sys/infiniband" || { echo "$pf: no RDMA device"; return 1; }
+	m=$(ktap_dmesg_mark)
+	echo $NVF >"$sys/sriov_numvfs" || { dmesg | tail -n 20; return 1; }
+	dmesg | tail -n +$((m + 1)) | grep -i -E 'sriov|vf|e-switch' | head -n 20
+	emu_ctl hca 0 vfs
+	[ "$(emu_ctl hca 0 vfs | grep -c '^vf .* enabled yes alive yes ')" = "$NVF" ] ||
+		{ echo "not every VF enabled by the PF"; return 1; }
 	for f in $vfs; do
 		wait_for 60 test -e "/sys/bus/pci/devices/$slot.$f/infiniband" ||
 			{ echo "$slot.$f: no RDMA device"; return 1; }
@@ -175,7 +198,7 @@ ktap_case "insmod sriov_shim refuses no pf=, a VF slot and a PF without the capa
 ktap_case "insmod sriov_shim: lspci shows SR-IOV (TotalVFs $NVF, offset 1, stride 1, VF device ID), VFs hidden" t_shim
 ktap_case "echo $((NVF + 1)) > sriov_numvfs fails with ERANGE" t_erange
 ktap_case "pci-pf-stub on the PF, echo $NVF > sriov_numvfs: $NVF VFs with BARs in the PF's VF BARs" t_enable
-ktap_case "the in-tree mlx5_core binds the VFs, ibv_devinfo lists them" t_vf_driver
+ktap_case "in-tree mlx5_core on the PF, echo $NVF > sriov_numvfs: the VFs enabled, the in-tree mlx5_core binds them, ibv_devinfo lists them" t_vf_driver
 ktap_case "echo 0 > sriov_numvfs removes the VFs, firmware pages back" t_disable
 ktap_case "rmmod sriov_shim: the slot as at boot, no SR-IOV capability" t_unload
 ktap_end
