@@ -7,9 +7,9 @@
 # mlx5c_core (driver_override). Its names: modinfo, the auxiliary devices
 # and drivers of each pair (neither binds the other's), no clash of
 # exported symbols or driver names (insmod and the driver registrations
-# would fail). Then, between the in-tree function and ours: ibv_devinfo on
-# both, netdevs with carrier, ping and ping -6, a TCP transfer whose sha256
-# must match, ib_write_bw -x over RoCEv2 with the in-tree device as the
+# would fail). Then, between the in-tree function and ours: netdevs with
+# carrier, ping and ping -6, ibv_devinfo on both (a RoCE port is ACTIVE
+# once its netdev is up), TCP transfers whose sha256 must match, ib_write_bw -x over RoCEv2 with the in-tree device as the
 # server and then ours. Ours unloads while the in-tree pair runs on; then
 # the in-tree pair; every firmware page comes back and neither logged a
 # failed command.
@@ -132,23 +132,25 @@ t_write_bw_it()
 
 t_write_bw_our() { write_bw "$ib_our" "$ib_it" mixed_write_bw_in_tree_to_ours; }
 
-# Ours goes while the in-tree pair runs on: its RDMA device and netdev stay.
+# Ours goes while the in-tree pair runs on: its RDMA device answers, its
+# netdev stays (up, in its namespace).
 t_unload_ours()
 {
-	netdev_pair_down "$eth_it" "$eth_our"
 	mlx5_unload_ours_renamed || return 1
 	[ -z "$(pci_driver_of "$dev_our")" ] || { echo "$dev_our still bound to $(pci_driver_of "$dev_our")"; return 1; }
 	ls /sys/bus/auxiliary/devices/ | grep "^$rn_core\." && { echo "auxiliary devices of $rn_core left"; return 1; }
 	pci_driver_is "$dev_it" mlx5_core || { echo "$dev_it lost its driver"; return 1; }
 	[ "$(pci_ibdev "$dev_it")" = "$ib_it" ] || { echo "$ib_it is gone"; return 1; }
-	[ -d "/sys/class/net/$eth_it" ] || { echo "$eth_it is gone"; return 1; }
-	port_active "$ib_it" || { echo "$ib_it: port not ACTIVE"; return 1; }
+	ipoib_in 0 ip link show "$eth_it" | grep -q 'state UP' ||
+		{ echo "$eth_it is gone or down"; ipoib_in 0 ip link show; return 1; }
+	ibv_devinfo -d "$ib_it" | grep -E 'hca_id|state' || { echo "$ib_it does not answer"; return 1; }
 	echo "$ib_it and $eth_it on the in-tree pair after $rn_core's removal"
 }
 
 t_down()
 {
 	rc=0
+	netdev_pair_down "$eth_it" "$eth_our"
 	mlx5_unload_mixed "$dev_it" "$dev_our" || rc=1
 	for d in $devs; do
 		[ -z "$(cat "/sys/bus/pci/devices/$d/driver_override")" ] ||
@@ -163,8 +165,8 @@ t_down()
 ktap_begin 9
 ktap_case "the renamed build: $rn_core and $rn_ib, the ib module depends on and matches $rn_core" t_modinfo
 ktap_case "load: the in-tree pair on $dev_it, ours ($rn_core, $rn_ib) on $dev_our, each on its own auxiliary devices" t_load
-ktap_case "ibv_devinfo on both: link_layer Ethernet, ports ACTIVE" t_devinfo
 ktap_case "netdevs in two namespaces: carrier, ping and ping -6 between the in-tree netdev and ours" t_up
+ktap_case "ibv_devinfo on both: link_layer Ethernet, ports ACTIVE" t_devinfo
 ktap_case "TCP transfers of ${MB} MiB both ways, sha256 matches" t_tcp
 ktap_case "ib_write_bw -x over RoCEv2: ours writes to the in-tree device" t_write_bw_it
 ktap_case "ib_write_bw -x over RoCEv2: the in-tree device writes to ours" t_write_bw_our
