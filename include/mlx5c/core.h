@@ -284,4 +284,21 @@ int mlx5c_pd_free(struct mlx5c_dev *mdev, u16 uid, u32 pdn);
 int mlx5c_mkey_create(struct mlx5c_dev *mdev, void *in, int inlen, u32 *mkey);
 int mlx5c_mkey_destroy(struct mlx5c_dev *mdev, u16 uid, u32 mkey);
 
+/* ---- Vports (vport.c): the own one, or with @other another function's -- */
+
+int mlx5c_vport_query_state(struct mlx5c_dev *mdev, u8 opmod, u16 vport,
+			    bool other, u8 *state);
+void *mlx5c_vport_query_nic(struct mlx5c_dev *mdev, u16 vport, bool other);
+int mlx5c_vport_query_mac(struct mlx5c_dev *mdev, u16 vport, bool other, u8 *mac);
+int mlx5c_vport_modify_nic(struct mlx5c_dev *mdev, u16 vport, bool other,
+			   void *in, int inlen);
+void *mlx5c_vport_query_counter(struct mlx5c_dev *mdev, u8 port, u16 vport, bool other);
+void *mlx5c_vport_query_hca(struct mlx5c_dev *mdev, u8 port, u16 vport, bool other);
+int mlx5c_vport_modify_hca(struct mlx5c_dev *mdev, u8 port, u16 vport, bool other,
+			   void *in, int inlen);
+int mlx5c_vport_query_hca_gid(struct mlx5c_dev *mdev, u8 port, u16 vport, bool other,
+			      u16 index, u8 *gid);
+int mlx5c_vport_query_hca_pkey(struct mlx5c_dev *mdev, u8 port, u16 vport, bool other,
+			       u16 index, u16 *pkey);
+
 #endif /* MLX5C_CORE_H */
