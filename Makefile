@@ -63,11 +63,13 @@ KCOMPAT_H := $(TOP)/include/mlx5c/kcompat_generated.h
 # mlx5: mlx5_core and mlx5_ib, the names make install and DKMS use); the
 # auxiliary devices, the PCI driver and the ib module's match follow it.
 MLX5C_MODNAME ?=
-MODNAME_CHECK = $(if $(shell printf '%s' '$(1)' | grep -Ex '[a-z][a-z0-9_]{0,40}'),,\
-	$(error MLX5C_MODNAME='$(1)': a module name prefix is a lower-case letter, then lower-case letters, digits or _))
+# MODNAME_CHECK VARIABLE,VALUE: make stops, saying why, unless VALUE is a
+# module name prefix.
+MODNAME_CHECK = $(if $(shell printf '%s' '$(2)' | grep -Ex '[a-z][a-z0-9_]{0,40}'),,\
+	$(error $(1)='$(2)': a module name prefix is a lower-case letter, then lower-case letters, digits or _))
 
 modules: $(MODULES_DEP)
-	$(if $(MLX5C_MODNAME),$(call MODNAME_CHECK,$(MLX5C_MODNAME)))
+	$(if $(MLX5C_MODNAME),$(call MODNAME_CHECK,MLX5C_MODNAME,$(MLX5C_MODNAME)))
 	$(KBUILD_RUN) sh $(TOP)/scripts/kcompat/gen $(KDIR_USED) $(KCOMPAT_H)
 	$(KBUILD_RUN) $(MAKE) -C $(KDIR_USED) M=$(TOP) W=$(W) MLX5C_TEST=$(MLX5C_TEST) MLX5C_MODNAME=$(MLX5C_MODNAME) $(JOBS_FLAG) modules
 
@@ -82,7 +84,7 @@ RENAMED_DIR ?= $(TOP)/build/$(RENAMED_PREFIX)-modules
 RENAMED_SOURCES = cd $(TOP) && find Kbuild core ib include -type f \
 	\( -name '*.[ch]' -o -name Kbuild \) ! -name '*.mod.c' ! -name kcompat_generated.h
 modules-renamed: $(MODULES_DEP)
-	$(call MODNAME_CHECK,$(RENAMED_PREFIX))
+	$(call MODNAME_CHECK,RENAMED_PREFIX,$(RENAMED_PREFIX))
 	mkdir -p $(RENAMED_DIR)
 	$(RENAMED_SOURCES) -print0 | xargs -0 cp -pu --parents -t $(RENAMED_DIR)
 	$(KBUILD_RUN) sh $(TOP)/scripts/kcompat/gen $(KDIR_USED) $(RENAMED_DIR)/include/mlx5c/kcompat_generated.h
