@@ -22,6 +22,7 @@ have_emu || ktap_skip_all "needs the mlx5-emu control channel (runs in the proje
 MB=${MLX5_ETH_MB:-16}
 PERF_ITERS=${MLX5_PERF_ITERS:-200}
 dev_it=$(echo $devs | cut -d' ' -f1) dev_our=$(echo $devs | cut -d' ' -f2)
+ib_it="" ib_our="" eth_it="" eth_our=""
 
 # The renamed modules' metadata: their names, the ib module's dependency
 # on the renamed core and its alias for the renamed core's auxiliary
@@ -89,8 +90,17 @@ t_load()
 
 port_active() { ibv_devinfo -d "$1" | grep -q 'state:.*PORT_ACTIVE'; }
 
+# loaded: t_load found both functions' RDMA devices and netdevs (the
+# cases after it fail, not pass vacuously, when it did not).
+loaded()
+{
+	[ -n "$ib_it" ] && [ -n "$ib_our" ] && [ -n "$eth_it" ] && [ -n "$eth_our" ] ||
+		{ echo "the two pairs did not load (see the load case)"; return 1; }
+}
+
 t_devinfo()
 {
+	loaded || return 1
 	for d in $ib_it $ib_our; do
 		ibv_devinfo -d $d | grep -E 'hca_id|fw_ver|vendor_part_id|phys_port_cnt|state|link_layer'
 		ibv_devinfo -d $d | grep -q 'link_layer:.*Ethernet' || { echo "$d: not Ethernet"; return 1; }
@@ -100,12 +110,14 @@ t_devinfo()
 
 t_up()
 {
+	loaded || return 1
 	netdev_pair_up "$eth_it" "$eth_our" v6 || return 1
 	ipoib_in 0 ping -c 3 -i 0.2 -W 10 10.77.0.2 && ipoib_in 1 ping -6 -c 3 -i 0.2 -W 10 fd00:77::1
 }
 
 t_tcp()
 {
+	loaded || return 1
 	ns_tcp_transfer mlx5ns0 mlx5ns1 10.77.0.2 "$MB" mixed_tcp_to_ours &&
 		ns_tcp_transfer mlx5ns1 mlx5ns0 10.77.0.1 "$MB" mixed_tcp_to_in_tree
 }
@@ -114,6 +126,7 @@ t_tcp()
 # 10.77.0.1 and .2, one index on both devices) from CLIENT to SERVER.
 write_bw()
 {
+	loaded || return 1
 	x0=$(gid_index mlx5_0 "RoCE v2" "$(v4_gid 1)") x1=$(gid_index mlx5_1 "RoCE v2" "$(v4_gid 2)")
 	echo "RoCE v2 GID of 10.77.0.1 on mlx5_0: index $x0, of 10.77.0.2 on mlx5_1: index $x1"
 	[ -n "$x0" ] && [ "$x0" = "$x1" ] || { gid_table mlx5_0; gid_table mlx5_1; return 1; }
@@ -136,6 +149,7 @@ t_write_bw_our() { write_bw "$ib_our" "$ib_it" mixed_write_bw_in_tree_to_ours; }
 # netdev stays (up, in its namespace).
 t_unload_ours()
 {
+	loaded || return 1
 	mlx5_unload_ours_renamed || return 1
 	[ -z "$(pci_driver_of "$dev_our")" ] || { echo "$dev_our still bound to $(pci_driver_of "$dev_our")"; return 1; }
 	ls /sys/bus/auxiliary/devices/ | grep "^$rn_core\." && { echo "auxiliary devices of $rn_core left"; return 1; }
