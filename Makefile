@@ -8,6 +8,9 @@
 # make run        the demo: QEMU + 2 emulated HCAs, our driver pair, ibv_devinfo,
 #                 ibv_rc_pingpong
 # make check      every test: emulator unit tests and guest tests (KTAP)
+# make modules-renamed  our pair as mlx5c_core.ko and mlx5c_ib.ko, in
+#                 build/mlx5c-modules/{core,ib}: a test build that loads beside
+#                 the in-tree mlx5_core/mlx5_ib (MLX5C_MODNAME below)
 # make MLX5C_TEST=1  the modules with the GEN_EQE self-test harness
 #                 (core/test.c) that guest tests drive; make check and the
 #                 builds for test guests set it, make install and DKMS not
@@ -50,20 +53,49 @@ JOBS ?= $(shell nproc)
 # to a sub-make again makes it warn and leave the jobserver.
 JOBS_FLAG = $(if $(filter -j% --jobserver%,$(MAKEFLAGS)),,-j$(JOBS))
 
-.PHONY: all modules kverbs-test dmabuf-exporter clean emu emu-test emu-asan emu-test-asan emu-fuzz toolbox sid-root selftests selftests-bins selftests-sid check check-long check-debug debug-kernel run bench bench-emu install dkms-src dkms-install dkms-remove
+.PHONY: all modules modules-renamed kverbs-test dmabuf-exporter sriov-shim clean emu emu-test emu-asan emu-test-asan emu-fuzz toolbox sid-root selftests selftests-bins selftests-sid check check-long check-debug debug-kernel run bench bench-emu install dkms-src dkms-install dkms-remove
 
 all: modules
 
 KCOMPAT_H := $(TOP)/include/mlx5c/kcompat_generated.h
 
+# MLX5C_MODNAME=PREFIX names the modules PREFIX_core and PREFIX_ib (default
+# mlx5: mlx5_core and mlx5_ib, the names make install and DKMS use); the
+# auxiliary devices, the PCI driver and the ib module's match follow it.
+MLX5C_MODNAME ?=
+# MODNAME_CHECK VARIABLE,VALUE: make stops, saying why, unless VALUE is a
+# module name prefix.
+MODNAME_CHECK = $(if $(shell printf '%s' '$(2)' | grep -Ex '[a-z][a-z0-9_]{0,40}'),,\
+	$(error $(1)='$(2)': a module name prefix is a lower-case letter, then lower-case letters, digits or _))
+
 modules: $(MODULES_DEP)
+	$(if $(MLX5C_MODNAME),$(call MODNAME_CHECK,MLX5C_MODNAME,$(MLX5C_MODNAME)))
 	$(KBUILD_RUN) sh $(TOP)/scripts/kcompat/gen $(KDIR_USED) $(KCOMPAT_H)
-	$(KBUILD_RUN) $(MAKE) -C $(KDIR_USED) M=$(TOP) W=$(W) MLX5C_TEST=$(MLX5C_TEST) $(JOBS_FLAG) modules
+	$(KBUILD_RUN) $(MAKE) -C $(KDIR_USED) M=$(TOP) W=$(W) MLX5C_TEST=$(MLX5C_TEST) MLX5C_MODNAME=$(MLX5C_MODNAME) $(JOBS_FLAG) modules
+
+# The renamed test build: a copy of the module sources in RENAMED_DIR
+# (only files newer than the copy's are copied again, so that kbuild
+# rebuilds what changed), built there with MLX5C_MODNAME=RENAMED_PREFIX
+# (the objects of the tree's own build keep their names and flags).
+# Ours and the in-tree pair then load together (mixed_pair_test.sh;
+# selftests' lib.sh: mlx5_load_mixed).
+RENAMED_PREFIX ?= mlx5c
+RENAMED_DIR ?= $(TOP)/build/$(RENAMED_PREFIX)-modules
+RENAMED_SOURCES = cd $(TOP) && find Kbuild core ib include -type f \
+	\( -name '*.[ch]' -o -name Kbuild \) ! -name '*.mod.c' ! -name kcompat_generated.h
+modules-renamed: $(MODULES_DEP)
+	$(call MODNAME_CHECK,RENAMED_PREFIX,$(RENAMED_PREFIX))
+	mkdir -p $(RENAMED_DIR)
+	$(RENAMED_SOURCES) -print0 | xargs -0 cp -pu --parents -t $(RENAMED_DIR)
+	$(KBUILD_RUN) sh $(TOP)/scripts/kcompat/gen $(KDIR_USED) $(RENAMED_DIR)/include/mlx5c/kcompat_generated.h
+	$(KBUILD_RUN) $(MAKE) -C $(KDIR_USED) M=$(RENAMED_DIR) W=$(W) MLX5C_TEST=$(MLX5C_TEST) \
+		MLX5C_MODNAME=$(RENAMED_PREFIX) $(JOBS_FLAG) modules
 
 clean:
 	-$(KBUILD_RUN) $(MAKE) -C $(KDIR_USED) M=$(TOP) clean
 	-$(KBUILD_RUN) $(MAKE) -C $(KDIR_USED) M=$(SELFTESTS_DIR)/kverbs clean
 	-$(KBUILD_RUN) $(MAKE) -C $(KDIR_USED) M=$(SELFTESTS_DIR)/dmabuf_exporter clean
+	-$(KBUILD_RUN) $(MAKE) -C $(KDIR_USED) M=$(SELFTESTS_DIR)/sriov_shim clean
 	rm -rf $(TOP)/build $(KCOMPAT_H)
 
 toolbox:
@@ -136,6 +168,7 @@ selftests: toolbox
 	$(MAKE) selftests-bins
 	$(MAKE) kverbs-test
 	$(MAKE) dmabuf-exporter
+	$(MAKE) sriov-shim
 
 selftests-bins:
 	mkdir -p $(SELFTESTS_OUT)
@@ -183,6 +216,11 @@ kverbs-test: $(MODULES_DEP)
 # The test-only dynamic DMA-BUF exporter (verbs_compat_test.sh loads it).
 dmabuf-exporter: $(MODULES_DEP)
 	$(KBUILD_RUN) $(MAKE) -C $(KDIR_USED) M=$(SELFTESTS_DIR)/dmabuf_exporter W=$(W) $(JOBS_FLAG) modules
+
+# The test-only SR-IOV shim (sriov_test.sh loads it; Documentation/emulator.md,
+# "SR-IOV").
+sriov-shim: $(MODULES_DEP)
+	$(KBUILD_RUN) $(MAKE) -C $(KDIR_USED) M=$(SELFTESTS_DIR)/sriov_shim W=$(W) $(JOBS_FLAG) modules
 
 check: toolbox emu selftests selftests-sid
 	$(TOP)/scripts/check

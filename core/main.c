@@ -600,6 +600,11 @@ static int __init mlx5c_init(void)
 {
 	int err;
 
+	/*
+	 * auxiliary_device_add() names our devices after KBUILD_MODNAME; the
+	 * ib module and the Ethernet driver match them by MLX5C_CORE_DRV_NAME.
+	 */
+	BUILD_BUG_ON(__builtin_strcmp(KBUILD_MODNAME, MLX5C_CORE_DRV_NAME));
 	get_random_bytes(mlx5c_sw_owner_id, sizeof(mlx5c_sw_owner_id));
 	mlx5c_debugfs_module_init();
 	err = mlx5c_en_init();

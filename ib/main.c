@@ -595,7 +595,7 @@ static void mlx5c_ib_remove(struct auxiliary_device *adev)
 }
 
 static const struct auxiliary_device_id mlx5c_ib_id_table[] = {
-	{ .name = "mlx5_core." MLX5C_AUX_RDMA_NAME },
+	{ .name = MLX5C_CORE_DRV_NAME "." MLX5C_AUX_RDMA_NAME },
 	{ }
 };
 MODULE_DEVICE_TABLE(auxiliary, mlx5c_ib_id_table);

@@ -87,33 +87,13 @@ out:
 	return err;
 }
 
-/**
- * mlx5c_ib_hca_vport_context() - this function's HCA vport context
- * @dev: device
- * @port: port number
- *
- * Return: the command's output (kfree() it; the context is its
- * hca_vport_context), or an ERR_PTR.
+/*
+ * This function's HCA vport context: the command's output (kfree() it; the
+ * context is its hca_vport_context), or an ERR_PTR.
  */
 static void *mlx5c_ib_hca_vport_context(struct mlx5c_ib_dev *dev, u8 port)
 {
-	u32 in[MLX5_ST_SZ_DW(query_hca_vport_context_in)] = {};
-	int outlen = MLX5_ST_SZ_BYTES(query_hca_vport_context_out);
-	void *out;
-	int err;
-
-	out = kzalloc(outlen, GFP_KERNEL);
-	if (!out)
-		return ERR_PTR(-ENOMEM);
-	MLX5_SET(query_hca_vport_context_in, in, opcode,
-		 MLX5_CMD_OP_QUERY_HCA_VPORT_CONTEXT);
-	MLX5_SET(query_hca_vport_context_in, in, port_num, port);
-	err = mlx5c_cmd_exec(dev->mdev, in, sizeof(in), out, outlen);
-	if (err) {
-		kfree(out);
-		return ERR_PTR(err);
-	}
-	return out;
+	return mlx5c_vport_query_hca(dev->mdev, port, 0, false);
 }
 
 #define HCA_VPORT_CTX(out) \
@@ -142,24 +122,17 @@ static int query_node_desc_reg(struct mlx5c_ib_dev *dev, char *node_desc)
 static int query_node_nic_vport(struct mlx5c_ib_dev *dev, __be64 *node_guid,
 				__be64 *sys_image_guid, char *node_desc)
 {
-	u32 in[MLX5_ST_SZ_DW(query_nic_vport_context_in)] = {};
-	int outlen = MLX5_ST_SZ_BYTES(query_nic_vport_context_out);
 	void *out, *ctx;
-	int err;
 
-	out = kzalloc(outlen, GFP_KERNEL);
-	if (!out)
-		return -ENOMEM;
-	MLX5_SET(query_nic_vport_context_in, in, opcode, MLX5_CMD_OP_QUERY_NIC_VPORT_CONTEXT);
-	err = mlx5c_cmd_exec(dev->mdev, in, sizeof(in), out, outlen);
-	if (!err) {
-		ctx = MLX5_ADDR_OF(query_nic_vport_context_out, out, nic_vport_context);
-		*node_guid = cpu_to_be64(MLX5_GET64(nic_vport_context, ctx, node_guid));
-		*sys_image_guid = cpu_to_be64(MLX5_GET64(nic_vport_context, ctx,
-							 system_image_guid));
-	}
+	out = mlx5c_vport_query_nic(dev->mdev, 0, false);
+	if (IS_ERR(out))
+		return PTR_ERR(out);
+	ctx = MLX5_ADDR_OF(query_nic_vport_context_out, out, nic_vport_context);
+	*node_guid = cpu_to_be64(MLX5_GET64(nic_vport_context, ctx, node_guid));
+	*sys_image_guid = cpu_to_be64(MLX5_GET64(nic_vport_context, ctx,
+						 system_image_guid));
 	kfree(out);
-	return err ? err : query_node_desc_reg(dev, node_desc);
+	return query_node_desc_reg(dev, node_desc);
 }
 
 /* ib_virt: the GUIDs the vport's manager gave this function. */
@@ -488,30 +461,14 @@ int mlx5c_ib_query_gid(struct ib_device *ibdev, u32 port, int index,
 		       union ib_gid *gid)
 {
 	struct mlx5c_ib_dev *dev = to_mdev(ibdev);
-	int outlen = MLX5_ST_SZ_BYTES(query_hca_vport_gid_out) +
-		     MLX5_ST_SZ_BYTES(array128_auto);
-	u32 in[MLX5_ST_SZ_DW(query_hca_vport_gid_in)] = {};
-	void *out;
-	int err;
 
 	if (port < 1 || port > dev->num_ports || index < 0 ||
 	    index >= dev->port[port - 1].gid_tbl_len)
 		return -EINVAL;
 	if (dev->roce)
 		return mlx5c_ib_roce_query_gid(dev, port, index, gid);
-	out = kzalloc(outlen, GFP_KERNEL);
-	if (!out)
-		return -ENOMEM;
-	MLX5_SET(query_hca_vport_gid_in, in, opcode,
-		 MLX5_CMD_OP_QUERY_HCA_VPORT_GID);
-	MLX5_SET(query_hca_vport_gid_in, in, port_num, port);
-	MLX5_SET(query_hca_vport_gid_in, in, gid_index, index);
-	err = mlx5c_cmd_exec(dev->mdev, in, sizeof(in), out, outlen);
-	if (!err)
-		memcpy(gid->raw, MLX5_ADDR_OF(query_hca_vport_gid_out, out, gid),
-		       sizeof(gid->raw));
-	kfree(out);
-	return err;
+	BUILD_BUG_ON(sizeof(gid->raw) != 16);
+	return mlx5c_vport_query_hca_gid(dev->mdev, port, 0, false, index, gid->raw);
 }
 
 /**
@@ -527,10 +484,6 @@ int mlx5c_ib_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
 			u16 *pkey)
 {
 	struct mlx5c_ib_dev *dev = to_mdev(ibdev);
-	u32 out[(MLX5_ST_SZ_BYTES(query_hca_vport_pkey_out) +
-		 MLX5_ST_SZ_BYTES(pkey)) / 4] = {};
-	u32 in[MLX5_ST_SZ_DW(query_hca_vport_pkey_in)] = {};
-	int err;
 
 	if (port < 1 || port > dev->num_ports ||
 	    index >= dev->port[port - 1].pkey_tbl_len)
@@ -540,15 +493,7 @@ int mlx5c_ib_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
 		*pkey = 0xffff;
 		return 0;
 	}
-	MLX5_SET(query_hca_vport_pkey_in, in, opcode,
-		 MLX5_CMD_OP_QUERY_HCA_VPORT_PKEY);
-	MLX5_SET(query_hca_vport_pkey_in, in, port_num, port);
-	MLX5_SET(query_hca_vport_pkey_in, in, pkey_index, index);
-	err = mlx5c_cmd_exec(dev->mdev, in, sizeof(in), out, sizeof(out));
-	if (!err)
-		*pkey = MLX5_GET(pkey, MLX5_ADDR_OF(query_hca_vport_pkey_out,
-						    out, pkey), pkey);
-	return err;
+	return mlx5c_vport_query_hca_pkey(dev->mdev, port, 0, false, index, pkey);
 }
 
 /*
@@ -561,7 +506,6 @@ static int modify_port_hca_vport(struct mlx5c_ib_dev *dev, u8 port,
 {
 	u32 change = props->set_port_cap_mask | props->clr_port_cap_mask;
 	int inlen = MLX5_ST_SZ_BYTES(modify_hca_vport_context_in);
-	u32 out[MLX5_ST_SZ_DW(modify_hca_vport_context_out)] = {};
 	void *in, *ctx;
 	u32 perm;
 	int err;
@@ -582,14 +526,11 @@ static int modify_port_hca_vport(struct mlx5c_ib_dev *dev, u8 port,
 	in = kzalloc(inlen, GFP_KERNEL);
 	if (!in)
 		return -ENOMEM;
-	MLX5_SET(modify_hca_vport_context_in, in, opcode,
-		 MLX5_CMD_OP_MODIFY_HCA_VPORT_CONTEXT);
-	MLX5_SET(modify_hca_vport_context_in, in, port_num, port);
 	ctx = MLX5_ADDR_OF(modify_hca_vport_context_in, in, hca_vport_context);
 	MLX5_SET(hca_vport_context, ctx, cap_mask1,
 		 props->set_port_cap_mask & ~props->clr_port_cap_mask);
 	MLX5_SET(hca_vport_context, ctx, cap_mask1_field_select, change);
-	err = mlx5c_cmd_exec(dev->mdev, in, inlen, out, sizeof(out));
+	err = mlx5c_vport_modify_hca(dev->mdev, port, 0, false, in, inlen);
 	kfree(in);
 	return err;
 }

@@ -47,7 +47,6 @@ u32 mlx5c_ib_roce_port_caps(struct mlx5c_ib_dev *dev)
  */
 static int mlx5c_ib_roce_enable(struct mlx5c_ib_dev *dev, bool on)
 {
-	u32 out[MLX5_ST_SZ_DW(modify_nic_vport_context_out)] = {};
 	int inlen = MLX5_ST_SZ_BYTES(modify_nic_vport_context_in);
 	void *in;
 	int err;
@@ -55,11 +54,9 @@ static int mlx5c_ib_roce_enable(struct mlx5c_ib_dev *dev, bool on)
 	in = kzalloc(inlen, GFP_KERNEL);
 	if (!in)
 		return -ENOMEM;
-	MLX5_SET(modify_nic_vport_context_in, in, opcode,
-		 MLX5_CMD_OP_MODIFY_NIC_VPORT_CONTEXT);
 	MLX5_SET(modify_nic_vport_context_in, in, field_select.roce_en, 1);
 	MLX5_SET(modify_nic_vport_context_in, in, nic_vport_context.roce_en, on);
-	err = mlx5c_cmd_exec(dev->mdev, in, inlen, out, sizeof(out));
+	err = mlx5c_vport_modify_nic(dev->mdev, 0, false, in, inlen);
 	kfree(in);
 	return err;
 }

@@ -2,8 +2,10 @@
 /*
  * The port and the NIC vport as the netdev sees them: administrative
  * state (PAOS), operational state (the vport's, QUERY_VPORT_STATE) and
- * speed (PTYS), MTU (PMTU and the vport context), the permanent MAC
- * address and the vport counters; port change events update the carrier.
+ * speed (PTYS), MTU (PMTU and the vport context), the vport's address
+ * lists and promiscuous modes, the permanent MAC address and the vport
+ * counters; port change events update the carrier. The vport commands
+ * themselves are core/vport.c's (mlx5c_vport_*()).
  */
 #include <linux/slab.h>
 
@@ -45,15 +47,13 @@ int mlx5c_en_port_set_admin(struct mlx5c_en_priv *priv, bool up)
  */
 int mlx5c_en_port_oper_up(struct mlx5c_en_priv *priv, bool *up)
 {
-	u32 in[MLX5_ST_SZ_DW(query_vport_state_in)] = {};
-	u32 out[MLX5_ST_SZ_DW(query_vport_state_out)] = {};
+	u8 state;
 	int err;
 
-	MLX5_SET(query_vport_state_in, in, opcode, MLX5_CMD_OP_QUERY_VPORT_STATE);
-	MLX5_SET(query_vport_state_in, in, op_mod, MLX5_VPORT_STATE_OP_MOD_VNIC_VPORT);
-	err = mlx5c_cmd_exec(priv->mdev, in, sizeof(in), out, sizeof(out));
+	err = mlx5c_vport_query_state(priv->mdev, MLX5_VPORT_STATE_OP_MOD_VNIC_VPORT,
+				      0, false, &state);
 	if (!err)
-		*up = MLX5_GET(query_vport_state_out, out, state) == VPORT_STATE_UP;
+		*up = state == VPORT_STATE_UP;
 	return err;
 }
 
@@ -104,7 +104,6 @@ int mlx5c_en_port_speed(struct mlx5c_en_priv *priv, u32 *mbps)
 int mlx5c_en_set_hw_mtu(struct mlx5c_en_priv *priv, int mtu)
 {
 	u32 in[MLX5_ST_SZ_DW(modify_nic_vport_context_in)] = {};
-	u32 out[MLX5_ST_SZ_DW(modify_nic_vport_context_out)] = {};
 	u32 reg[MLX5_ST_SZ_DW(pmtu_reg)] = {};
 	u16 hw_mtu = mtu + MLX5C_EN_HW_MTU_EXTRA;
 	int err;
@@ -114,10 +113,9 @@ int mlx5c_en_set_hw_mtu(struct mlx5c_en_priv *priv, int mtu)
 	err = access_reg(priv, MLX5C_REG_PMTU, true, reg, NULL, sizeof(reg));
 	if (err)
 		return err;
-	MLX5_SET(modify_nic_vport_context_in, in, opcode, MLX5_CMD_OP_MODIFY_NIC_VPORT_CONTEXT);
 	MLX5_SET(modify_nic_vport_context_in, in, field_select.mtu, 1);
 	MLX5_SET(modify_nic_vport_context_in, in, nic_vport_context.mtu, hw_mtu);
-	return mlx5c_cmd_exec(priv->mdev, in, sizeof(in), out, sizeof(out));
+	return mlx5c_vport_modify_nic(priv->mdev, 0, false, in, sizeof(in));
 }
 
 /* One address list (unicast or multicast) of the NIC vport context. */
@@ -127,7 +125,6 @@ static int set_vport_list(struct mlx5c_en_priv *priv, int type, const u8 *addrs,
 	const void *caps = mlx5c_cap_general(priv->mdev);
 	u32 log = mcast ? MLX5_GET(cmd_hca_cap, caps, log_max_current_mc_list) :
 			  MLX5_GET(cmd_hca_cap, caps, log_max_current_uc_list);
-	u32 out[MLX5_ST_SZ_DW(modify_nic_vport_context_out)] = {};
 	int inlen, i, k = 0, max, err;
 	void *in, *ctx, *e;
 
@@ -139,7 +136,6 @@ static int set_vport_list(struct mlx5c_en_priv *priv, int type, const u8 *addrs,
 	in = kzalloc(inlen, GFP_KERNEL);
 	if (!in)
 		return -ENOMEM;
-	MLX5_SET(modify_nic_vport_context_in, in, opcode, MLX5_CMD_OP_MODIFY_NIC_VPORT_CONTEXT);
 	MLX5_SET(modify_nic_vport_context_in, in, field_select.addresses_list, 1);
 	ctx = MLX5_ADDR_OF(modify_nic_vport_context_in, in, nic_vport_context);
 	for (i = 0; i < n && k < max; i++) {
@@ -151,9 +147,9 @@ static int set_vport_list(struct mlx5c_en_priv *priv, int type, const u8 *addrs,
 	}
 	MLX5_SET(nic_vport_context, ctx, allowed_list_type, type);
 	MLX5_SET(nic_vport_context, ctx, allowed_list_size, k);
-	err = mlx5c_cmd_exec(priv->mdev, in,
-			     MLX5_ST_SZ_BYTES(modify_nic_vport_context_in) +
-			     k * MLX5_ST_SZ_BYTES(mac_address_layout), out, sizeof(out));
+	err = mlx5c_vport_modify_nic(priv->mdev, 0, false, in,
+				     MLX5_ST_SZ_BYTES(modify_nic_vport_context_in) +
+				     k * MLX5_ST_SZ_BYTES(mac_address_layout));
 	kfree(in);
 	return err;
 }
@@ -178,7 +174,6 @@ int mlx5c_en_set_vport_rx_mode(struct mlx5c_en_priv *priv, const u8 *addrs, int 
 			       bool promisc, bool allmulti)
 {
 	u32 in[MLX5_ST_SZ_DW(modify_nic_vport_context_in)] = {};
-	u32 out[MLX5_ST_SZ_DW(modify_nic_vport_context_out)] = {};
 	int err;
 
 	err = set_vport_list(priv, MLX5_NVPRT_LIST_TYPE_UC, addrs, n, false);
@@ -186,12 +181,11 @@ int mlx5c_en_set_vport_rx_mode(struct mlx5c_en_priv *priv, const u8 *addrs, int 
 		err = set_vport_list(priv, MLX5_NVPRT_LIST_TYPE_MC, addrs, n, true);
 	if (err)
 		return err;
-	MLX5_SET(modify_nic_vport_context_in, in, opcode, MLX5_CMD_OP_MODIFY_NIC_VPORT_CONTEXT);
 	MLX5_SET(modify_nic_vport_context_in, in, field_select.promisc, 1);
 	/* Promiscuous is every frame; all-multicast every multicast one. */
 	MLX5_SET(modify_nic_vport_context_in, in, nic_vport_context.promisc_all, promisc);
 	MLX5_SET(modify_nic_vport_context_in, in, nic_vport_context.promisc_mc, allmulti);
-	return mlx5c_cmd_exec(priv->mdev, in, sizeof(in), out, sizeof(out));
+	return mlx5c_vport_modify_nic(priv->mdev, 0, false, in, sizeof(in));
 }
 
 /**
@@ -203,24 +197,7 @@ int mlx5c_en_set_vport_rx_mode(struct mlx5c_en_priv *priv, const u8 *addrs, int 
  */
 int mlx5c_en_query_mac(struct mlx5c_en_priv *priv, u8 *mac)
 {
-	u32 in[MLX5_ST_SZ_DW(query_nic_vport_context_in)] = {};
-	int outlen = MLX5_ST_SZ_BYTES(query_nic_vport_context_out);
-	void *out, *addr;
-	int err;
-
-	out = kzalloc(outlen, GFP_KERNEL);
-	if (!out)
-		return -ENOMEM;
-	MLX5_SET(query_nic_vport_context_in, in, opcode, MLX5_CMD_OP_QUERY_NIC_VPORT_CONTEXT);
-	err = mlx5c_cmd_exec(priv->mdev, in, sizeof(in), out, outlen);
-	if (!err) {
-		addr = MLX5_ADDR_OF(query_nic_vport_context_out, out,
-				    nic_vport_context.permanent_address);
-		/* mac_addr_47_32 sits in the low half of the first dword. */
-		ether_addr_copy(mac, addr + 2);
-	}
-	kfree(out);
-	return err;
+	return mlx5c_vport_query_mac(priv->mdev, 0, false, mac);
 }
 
 const char * const mlx5c_en_vport_counter_names[MLX5C_EN_VPORT_COUNTERS] = {
@@ -240,33 +217,26 @@ const char * const mlx5c_en_vport_counter_names[MLX5C_EN_VPORT_COUNTERS] = {
  */
 int mlx5c_en_vport_counters(struct mlx5c_en_priv *priv, u64 *out, int n)
 {
-	u32 in[MLX5_ST_SZ_DW(query_vport_counter_in)] = {};
-	int outlen = MLX5_ST_SZ_BYTES(query_vport_counter_out);
 	void *o;
-	int err;
 
 	if (n < MLX5C_EN_VPORT_COUNTERS)
 		return -EINVAL;
-	o = kzalloc(outlen, GFP_KERNEL);
-	if (!o)
-		return -ENOMEM;
-	MLX5_SET(query_vport_counter_in, in, opcode, MLX5_CMD_OP_QUERY_VPORT_COUNTER);
-	err = mlx5c_cmd_exec(priv->mdev, in, sizeof(in), o, outlen);
-	if (!err) {
+	o = mlx5c_vport_query_counter(priv->mdev, 0, 0, false);
+	if (IS_ERR(o))
+		return PTR_ERR(o);
 #define VC(fld, what) MLX5_GET64(traffic_counter, \
 	MLX5_ADDR_OF(query_vport_counter_out, o, fld), what)
-		out[0] = VC(received_eth_unicast, packets);
-		out[1] = VC(received_eth_unicast, octets);
-		out[2] = VC(transmitted_eth_unicast, packets);
-		out[3] = VC(transmitted_eth_unicast, octets);
-		out[4] = VC(received_eth_multicast, packets);
-		out[5] = VC(received_eth_broadcast, packets);
-		out[6] = VC(transmitted_eth_multicast, packets);
-		out[7] = VC(transmitted_eth_broadcast, packets);
+	out[0] = VC(received_eth_unicast, packets);
+	out[1] = VC(received_eth_unicast, octets);
+	out[2] = VC(transmitted_eth_unicast, packets);
+	out[3] = VC(transmitted_eth_unicast, octets);
+	out[4] = VC(received_eth_multicast, packets);
+	out[5] = VC(received_eth_broadcast, packets);
+	out[6] = VC(transmitted_eth_multicast, packets);
+	out[7] = VC(transmitted_eth_broadcast, packets);
 #undef VC
-	}
 	kfree(o);
-	return err;
+	return 0;
 }
 
 /**

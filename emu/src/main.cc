@@ -6,6 +6,7 @@
 //            [--msix N] [--pidfile F] [-v]
 //   mlx5-emu --hca N --socket-dir DIR ...      sockets DIR/hca0.sock .. hca{N-1}.sock
 //   mlx5-emu ... --function vf                 each HCA a VF as a VM sees one
+//   mlx5-emu ... --vfs N                       each PF with N VFs (hcaI-vfJ.sock)
 //   mlx5-emu ctl ...                           control-channel client
 //   mlx5-emu --ctl-commands-markdown           the control commands as a Markdown table
 #include <signal.h>
@@ -27,6 +28,7 @@
 #include "ctl/ctl_commands.h"
 #include "dma/dma_map_table.h"
 #include "fabric/fabric.h"
+#include "fw/adapter.h"
 #include "fw/doorbell_poller.h"
 #include "fw/firmware.h"
 #include "fw/hca.h"
@@ -50,6 +52,7 @@ struct Options {
 	bool verbose = false;
 	std::vector<LinkType> links; // one for all HCAs, or one per HCA
 	std::vector<pci::FunctionRole> roles; // the same
+	std::vector<unsigned> vfs;            // the same
 	Fabric::Sm sm = Fabric::Sm::Internal;
 	bool poll_doorbells = false;
 };
@@ -75,6 +78,10 @@ void usage(FILE *out)
 		     "                     function as a VM sees one (the VF device ID of\n"
 		     "                     --device-id's generation, VF caps and config space;\n"
 		     "                     manager commands refused), or each HCA in turn\n"
+		     "  --vfs N[,..]       every HCA (a PF) with N VFs (0..7), or each HCA in turn:\n"
+		     "                     an SR-IOV capability, and the VFs served from the start\n"
+		     "                     on sockets named after the PF's (DIR/hcaI-vfJ.sock);\n"
+		     "                     on the control channel they are the HCAs after the PFs\n"
 		     "  --sm internal|external\n"
 		     "                     who configures the ports: the emulator (default: ACTIVE,\n"
 		     "                     LID = index + 1) or a subnet manager in the guest\n"
@@ -130,6 +137,12 @@ bool parse_links(const char *s, std::vector<LinkType> *out)
 bool parse_roles(const char *s, std::vector<pci::FunctionRole> *out)
 {
 	return parse_list<pci::FunctionRole>(s, {{"pf", pci::FunctionRole::Pf}, {"vf", pci::FunctionRole::Vf}}, out);
+}
+
+bool parse_vfs(const char *s, std::vector<unsigned> *out)
+{
+	return parse_list<unsigned>(s, {{"0", 0}, {"1", 1}, {"2", 2}, {"3", 3}, {"4", 4}, {"5", 5}, {"6", 6}, {"7", 7}},
+				    out);
 }
 
 // Returns 0 to go on, or the exit status (1 error, 0 --help).
@@ -215,6 +228,11 @@ int parse(int argc, char **argv, Options &o)
 				std::fprintf(stderr, "mlx5-emu: --function takes pf or vf, or a comma list of them\n");
 				return 1;
 			}
+		} else if (a == "--vfs") {
+			if (!value(&v) || !parse_vfs(v, &o.vfs)) {
+				std::fprintf(stderr, "mlx5-emu: --vfs takes 0..%u, or a comma list of them\n", pci::kMaxVfs);
+				return 1;
+			}
 		} else if (a == "--msix") {
 			if (!value(&v) || !parse_number(v, pci::kMaxMsixVectors, &n) || n == 0) {
 				std::fprintf(stderr, "mlx5-emu: --msix takes 1..%u\n", pci::kMaxMsixVectors);
@@ -248,6 +266,10 @@ int parse(int argc, char **argv, Options &o)
 	if (o.roles.size() > 1 && o.roles.size() != o.sockets.size()) {
 		std::fprintf(stderr, "mlx5-emu: --function lists %zu roles for %zu HCAs\n", o.roles.size(),
 			     o.sockets.size());
+		return 1;
+	}
+	if (o.vfs.size() > 1 && o.vfs.size() != o.sockets.size()) {
+		std::fprintf(stderr, "mlx5-emu: --vfs lists %zu VF counts for %zu HCAs\n", o.vfs.size(), o.sockets.size());
 		return 1;
 	}
 	return 0;
@@ -293,6 +315,84 @@ struct EmulatedFunction {
 	}
 };
 
+// ---------------------------------------------------------------------------
+// SR-IOV (issue 32 part 2, step 8). A PF given VFs (--vfs) carries the
+// SR-IOV capability, and its VFs are functions of their own, served from
+// the start on sockets named after the PF's (hcaI-vfJ.sock), HCAs after
+// the PFs on the control channel. The capability's control writes come to
+// on_sriov_control(), which hands them to the PF's adapter (fw/adapter:
+// which VFs live, their firmware reset when they stop) and resets the VF
+// functions' config space when VF Enable clears, as a device does (a VF
+// is gone then).
+
+struct SriovGroup {
+	EmulatedFunction *pf = nullptr;
+	std::vector<EmulatedFunction *> vfs;
+	pci::SriovState state; // the last one reported
+};
+
+// Called on the PF's connection thread (a config write, or its reset).
+void on_sriov_control(SriovGroup &g, const pci::SriovState &now)
+{
+	log_info("hca%u: SR-IOV NumVFs %u, VF Enable %u, VF MSE %u", g.pf->hca.config().index, now.num_vfs,
+		 now.vf_enable, now.vf_mse);
+	bool cleared = g.state.vf_enable && !now.vf_enable;
+	g.state = now;
+	if (Adapter *a = g.pf->hca.config().adapter.get())
+		a->sriov_control(now.num_vfs, now.vf_enable, now.vf_mse);
+	if (!cleared)
+		return;
+	for (EmulatedFunction *vf : g.vfs) {
+		log_info("hca%u: reset (VF %u of hca%u, VF Enable cleared)", vf->hca.config().index,
+			 vf->hca.config().vf_index, g.pf->hca.config().index);
+		vf->pci.reset();
+	}
+}
+
+// The socket of VF `j` of the PF at `pf_path`: DIR/hca0.sock -> DIR/hca0-vf0.sock.
+std::string vf_socket_path(const std::string &pf_path, unsigned j)
+{
+	const std::string ext = ".sock";
+	std::string base = pf_path;
+	if (base.size() > ext.size() && base.compare(base.size() - ext.size(), ext.size(), ext) == 0)
+		base.resize(base.size() - ext.size());
+	return base + "-vf" + std::to_string(j) + ext;
+}
+
+// Adds the VFs of every PF in `functions` that has some, each through
+// add(cfg, pcfg, socket), and routes the PF's SR-IOV listener.
+template <class Add>
+bool add_sriov_vfs(const Options &o, std::vector<std::unique_ptr<EmulatedFunction>> &functions,
+		   std::vector<std::unique_ptr<SriovGroup>> &groups, Add &&add)
+{
+	size_t npf = functions.size();
+	for (size_t i = 0; i < npf; i++) {
+		EmulatedFunction *pf = functions[i].get();
+		uint16_t total = pf->pci.function_config().total_vfs;
+		if (!total)
+			continue;
+		auto g = std::make_unique<SriovGroup>();
+		g->pf = pf;
+		for (uint16_t j = 0; j < total; j++) {
+			HcaConfig cfg;
+			cfg.link = pf->hca.config().link;
+			cfg.role = pci::FunctionRole::Vf;
+			cfg.vf_index = j;
+			cfg.adapter = pf->hca.config().adapter;
+			cfg.device_id = pci::vf_device_id(pf->hca.config().device_id);
+			if (!add(cfg, pci::FunctionConfig{}, vf_socket_path(o.sockets[i], j)))
+				return false;
+			g->vfs.push_back(functions.back().get());
+		}
+		SriovGroup *gp = g.get();
+		pf->pci.set_sriov_listener([gp](const pci::SriovState &s) { on_sriov_control(*gp, s); });
+		groups.push_back(std::move(g));
+	}
+	return true;
+}
+
+// ---------------------------------------------------------------------------
+
 int run(const Options &o)
 {
 	set_log_verbose(o.verbose);
@@ -315,24 +415,16 @@ int run(const Options &o)
 	// One fabric links the ports of every HCA of the process: back to
 	// back, or through a switch from three HCAs on.
 	auto fabric = std::make_shared<Fabric>(o.sm);
+	std::vector<std::unique_ptr<SriovGroup>> sriov_groups; // outlives functions
 	std::vector<std::unique_ptr<EmulatedFunction>> functions;
-	for (unsigned i = 0; i < o.sockets.size(); i++) {
-		HcaConfig cfg;
+	// The PFs (or part-1 VFs) first, HCAs 0..: then every PF's VFs.
+	auto add_function = [&](HcaConfig cfg, pci::FunctionConfig pcfg, const std::string &path) {
+		unsigned i = unsigned(functions.size());
 		cfg.fabric = fabric;
 		cfg.index = i;
 		cfg.guid_seed = guid_seed_for(i);
 		cfg.msix_vectors = o.msix;
 		cfg.poll_doorbells = o.poll_doorbells;
-		if (!o.links.empty())
-			cfg.link = o.links[o.links.size() == 1 ? 0 : i];
-		if (!o.roles.empty())
-			cfg.role = o.roles[o.roles.size() == 1 ? 0 : i];
-		cfg.device_id = function_device_id(o.device_id, cfg.role);
-		if (!cfg.device_id) {
-			log_info("hca%u: no VF device ID is known for device 0x%04x", i, o.device_id);
-			return 1;
-		}
-		pci::FunctionConfig pcfg;
 		pcfg.device_id = cfg.device_id;
 		pcfg.msix_vectors = cfg.msix_vectors;
 		pcfg.bar0_size = cfg.bar0_size;
@@ -343,14 +435,38 @@ int run(const Options &o)
 			pcfg.class_code = pci::kClassEthernet;
 		if (const char *bad = pci::check_function_config(pcfg); *bad) {
 			log_info("hca%u: %s", i, bad);
-			return 1;
+			return false;
 		}
-		functions.push_back(std::make_unique<EmulatedFunction>(cfg, pcfg, o.sockets[i]));
+		functions.push_back(std::make_unique<EmulatedFunction>(cfg, pcfg, path));
 		if (DoorbellPages *p = functions.back()->hca.impl().dbpages.get(); p && !p->ok()) {
 			log_info("hca%u: %s", i, p->error().c_str());
+			return false;
+		}
+		return true;
+	};
+	for (unsigned i = 0; i < o.sockets.size(); i++) {
+		HcaConfig cfg;
+		if (!o.links.empty())
+			cfg.link = o.links[o.links.size() == 1 ? 0 : i];
+		if (!o.roles.empty())
+			cfg.role = o.roles[o.roles.size() == 1 ? 0 : i];
+		cfg.device_id = function_device_id(o.device_id, cfg.role);
+		if (!cfg.device_id) {
+			log_info("hca%u: no VF device ID is known for device 0x%04x", i, o.device_id);
 			return 1;
 		}
+		pci::FunctionConfig pcfg;
+		if (!o.vfs.empty())
+			pcfg.total_vfs = uint16_t(o.vfs[o.vfs.size() == 1 ? 0 : i]);
+		// A PF with VFs: their manager, on one adapter with them.
+		if (pcfg.total_vfs)
+			cfg.adapter = std::make_shared<Adapter>(pcfg.total_vfs, true);
+		pcfg.vf_bar0_size = HcaConfig{}.bar0_size; // each VF's, below
+		if (!add_function(cfg, pcfg, o.sockets[i]))
+			return 1;
 	}
+	if (!add_sriov_vfs(o, functions, sriov_groups, add_function))
+		return 1;
 
 	// Polled doorbells: one thread for every HCA of the process.
 	std::unique_ptr<DoorbellPoller> poller;
@@ -384,9 +500,10 @@ int run(const Options &o)
 				ctl->stop();
 			return 1;
 		}
-		log_info("listening on %s (hca%u, %04x:%04x%s, %u MSI-X vectors)", f->server.socket_path().c_str(),
+		log_info("listening on %s (hca%u, %04x:%04x%s, %u MSI-X vectors%s)", f->server.socket_path().c_str(),
 			 f->hca.config().index, pci::kMellanoxVendorId, f->hca.config().device_id,
-			 f->hca.config().is_vf() ? " VF" : "", o.msix);
+			 f->hca.config().is_vf() ? " VF" : "", o.msix,
+			 f->pci.layout().sriov ? ", SR-IOV" : "");
 	}
 
 	if (!o.pidfile.empty()) {

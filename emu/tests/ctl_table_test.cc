@@ -49,6 +49,8 @@ const char kHelpBefore[] =
 	"                                       VF: the host side of its vport: show it, set\n"
 	"                                       the MAC it reads, its link (a flap), VST, the\n"
 	"                                       spoof check, trust, an IB VF's GUIDs\n"
+	"hca N vfs                              PF with VFs: SR-IOV state, per VF enabled,\n"
+	"                                       alive, pages held\n"
 	"hca N datapath                         data-path counters, CQs, SRQs\n"
 	"die                                    the emulator process dies at once (SIGKILL)\n"
 	"                                       after answering: every HCA is gone\n"
@@ -76,13 +78,14 @@ TEST(CtlTable, MarkdownHasARowPerHelpCommand)
 	ASSERT_GE(rows.size(), 3u);
 	EXPECT_EQ(rows[0], "| command | effect |");
 	EXPECT_EQ(rows[1], "|---|---|");
-	EXPECT_EQ(rows.size(), 2u + 31u) << md;
+	EXPECT_EQ(rows.size(), 2u + 32u) << md;
 	for (size_t i = 2; i < rows.size(); ++i) {
 		EXPECT_EQ(rows[i].rfind("| `", 0), 0u) << rows[i];
 		EXPECT_EQ(rows[i].back(), '|') << rows[i];
 	}
 	for (const char *syn : {"| `hca N fail-cmd OPCODE STATUS [SYND] [COUNT\\|forever]` |",
-				"| `hca N hang \\| unhang` |", "| `link delay MS` |", "| `die` |", "| `hca N port down \\| up` |"})
+				"| `hca N hang \\| unhang` |", "| `link delay MS` |", "| `die` |", "| `hca N port down \\| up` |",
+				"| `hca N vfs` |"})
 		EXPECT_NE(md.find(syn), std::string::npos) << syn;
 }
 
@@ -117,6 +120,8 @@ TEST(CtlTable, MalformedCommandsAnswerAsBefore)
 	EXPECT_EQ(ask("hca 0 vport link sideways"), "error: vport: link is auto, enable or disable\n");
 	EXPECT_EQ(ask("hca 0 vport link disable"),
 		  "error: vport: not an Ethernet VF (a PF's driver manages its own vport)\n");
+	EXPECT_EQ(ask("hca 0 vfs"), "error: vfs: not a PF with VFs\n");
+	EXPECT_EQ(ask("hca 0 vfs 1"), "error: unknown or malformed command 'vfs' (try help)\n");
 	EXPECT_EQ(ask("hca 0 stats 1"), "error: unknown or malformed command 'stats' (try help)\n");
 	EXPECT_EQ(ask("hca 0 fail-cmd INIT_HCA"), "error: unknown or malformed command 'fail-cmd' (try help)\n");
 	EXPECT_EQ(ask("hca 0 fail-cmd INIT_HCA 3 0 1 2"),

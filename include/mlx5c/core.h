@@ -31,7 +31,7 @@ struct mlx5c_eq;
 
 /**
  * struct mlx5c_adev - auxiliary device published by mlx5_core
- * @adev: the auxiliary device ("mlx5_core.rdma.N")
+ * @adev: the auxiliary device ("mlx5_core.rdma.N": MLX5C_CORE_DRV_NAME)
  * @mdev: the core device it belongs to
  */
 struct mlx5c_adev {
@@ -58,8 +58,19 @@ struct net_device;
 struct net_device *mlx5c_netdev_get(struct mlx5c_dev *mdev);
 void mlx5c_netdev_set(struct mlx5c_dev *mdev, struct net_device *netdev);
 
-/* The Ethernet auxiliary driver (core/en/main.c, part of mlx5_core). */
-#define MLX5C_CORE_DRV_NAME	"mlx5_core"
+/*
+ * The core module's name: its PCI driver's, and the prefix of the
+ * auxiliary devices it publishes ("NAME.rdma.N", "NAME.eth.N") that the ib
+ * module and the Ethernet driver match. core/Kbuild and ib/Kbuild define
+ * MLX5C_CORE_MODNAME from MLX5C_MODNAME: "mlx5_core" by default,
+ * "mlx5c_core" in the renamed test build (make modules-renamed).
+ */
+#ifndef MLX5C_CORE_MODNAME
+#error "MLX5C_CORE_MODNAME is not defined (core/Kbuild and ib/Kbuild define it)"
+#endif
+#define MLX5C_CORE_DRV_NAME	MLX5C_CORE_MODNAME
+
+/* The Ethernet auxiliary driver (core/en/main.c, part of the core module). */
 int mlx5c_en_init(void);
 void mlx5c_en_exit(void);
 
@@ -274,5 +285,22 @@ int mlx5c_pd_alloc(struct mlx5c_dev *mdev, u16 uid, u32 *pdn);
 int mlx5c_pd_free(struct mlx5c_dev *mdev, u16 uid, u32 pdn);
 int mlx5c_mkey_create(struct mlx5c_dev *mdev, void *in, int inlen, u32 *mkey);
 int mlx5c_mkey_destroy(struct mlx5c_dev *mdev, u16 uid, u32 mkey);
+
+/* ---- Vports (vport.c): the own one, or with @other another function's -- */
+
+int mlx5c_vport_query_state(struct mlx5c_dev *mdev, u8 opmod, u16 vport,
+			    bool other, u8 *state);
+void *mlx5c_vport_query_nic(struct mlx5c_dev *mdev, u16 vport, bool other);
+int mlx5c_vport_query_mac(struct mlx5c_dev *mdev, u16 vport, bool other, u8 *mac);
+int mlx5c_vport_modify_nic(struct mlx5c_dev *mdev, u16 vport, bool other,
+			   void *in, int inlen);
+void *mlx5c_vport_query_counter(struct mlx5c_dev *mdev, u8 port, u16 vport, bool other);
+void *mlx5c_vport_query_hca(struct mlx5c_dev *mdev, u8 port, u16 vport, bool other);
+int mlx5c_vport_modify_hca(struct mlx5c_dev *mdev, u8 port, u16 vport, bool other,
+			   void *in, int inlen);
+int mlx5c_vport_query_hca_gid(struct mlx5c_dev *mdev, u8 port, u16 vport, bool other,
+			      u16 index, u8 *gid);
+int mlx5c_vport_query_hca_pkey(struct mlx5c_dev *mdev, u8 port, u16 vport, bool other,
+			       u16 index, u16 *pkey);
 
 #endif /* MLX5C_CORE_H */

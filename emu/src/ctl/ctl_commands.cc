@@ -277,6 +277,16 @@ std::string hca_vport(const Call &c)
 	return err.empty() ? ok() : error("vport: " + err);
 }
 
+// A PF's VFs: the SR-IOV state of its capability, and per VF whether the
+// PF enabled it, whether it lives, the PF's pages the firmware holds for it.
+std::string hca_vfs(const Call &c)
+{
+	std::vector<std::string> v = c.fw().vfs_lines();
+	if (v.size() == 1 && v[0].rfind("error: ", 0) == 0)
+		return error("vfs: " + v[0].substr(7));
+	return block(c.head(), v);
+}
+
 std::string hca_trace(const Call &c)
 {
 	std::vector<TraceEntry> t = c.fw().trace_entries();
@@ -562,8 +572,18 @@ const CtlSpec kCommands[] = {
 	 "promiscuous mode only with `trust on`; drops counted in `hca N nic`. An InfiniBand VF's vport (`ip link set <pf> vf N node_guid|port_guid|state`): without "
 	 "arguments its GUIDs, SMI, link policy and state; `guid node|port` sets the node GUID or the port GUID "
 	 "(GID[0]) its driver reads, at once, kept across resets (0 restores the emulator's); `link disable` holds "
-	 "the vport DOWN (a port change event; its traffic stops), `auto` and `enable` follow the port",
+	 "the vport DOWN (a port change event; its traffic stops), `auto` and `enable` follow the port. On a PF "
+	 "with VFs, without arguments: its own vport, then each VF's (what the PF or the control channel set, "
+	 "what the VF reports)",
 	 hca_vport},
+	{Scope::Hca, "vfs", nullptr, 0, 0, "hca N vfs",
+	 "PF with VFs: SR-IOV state, per VF enabled,\nalive, pages held",
+	 "a PF with VFs: TotalVFs, NumVFs, VF Enable and VF MSE of its SR-IOV capability, whether its PF is a "
+	 "guest function; per VF its vport, whether the PF enabled it (ENABLE_HCA function_id n), whether it "
+	 "lives (a VF lives while the PF has it enabled, VF Enable is set and it is within NumVFs), whether its "
+	 "function exists, the PF's pages the firmware holds and wants for it, and the NIC_VPORT_CHANGE events "
+	 "sent about it",
+	 hca_vfs},
 	{Scope::Hca, "datapath", nullptr, 0, 0, "hca N datapath", "data-path counters, CQs, SRQs", nullptr,
 	 hca_datapath},
 	{Scope::Top, "die", nullptr, 0, 0, "die", "the emulator process dies at once (SIGKILL)\nafter answering: every HCA is gone",

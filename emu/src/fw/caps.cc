@@ -5,6 +5,7 @@
 // memory, UMR, DC, XRC, counters, PPS/real-time clock, GENERAL_2).
 #include "fw/caps.h"
 
+#include "fw/adapter.h"
 #include "fw/hca.h"
 #include "prm/prm.h"
 #include "queues/mcg_table.h"
@@ -286,6 +287,24 @@ void Caps::build(const HcaConfig &cfg)
 		// InfiniBand virtualization: the VF reads its port through
 		// its HCA vport context (GUIDs, state, has_smi 0) and the
 		// port registers, not through SMPs (cmd_vport.cc).
+		if (cfg.link == LinkType::Ib)
+			put(g, gc::ib_virt, 1);
+	}
+	// A PF with VFs (an adapter with total_vfs > 0) manages their vports:
+	// vport_group_manager (other_vport commands, VF pages, ENABLE_HCA of
+	// its VFs; the in-tree driver's MLX5_VPORT_MANAGER on Ethernet),
+	// nic_vport_change_event (NIC_VPORT_CHANGE when a VF changes its
+	// address lists or promiscuous modes) and, on InfiniBand, ib_virt
+	// (the VFs' GUIDs and policy through MODIFY_HCA_VPORT_CONTEXT; the
+	// port through the HCA vport context). Not eswitch_manager nor the
+	// E_SWITCH / ESWITCH_FLOW_TABLE / QOS cap types: there is no e-switch
+	// to program yet, and without eswitch_manager the in-tree PF builds
+	// no FDB or ACLs (mlx5_esw_allowed() is false: mlx5_eswitch_enable()
+	// does nothing), so `sriov_numvfs` runs ENABLE_HCA per VF and
+	// pci_enable_sriov() alone (Documentation/emulator.md).
+	if (!cfg.is_vf() && cfg.adapter && cfg.adapter->total_vfs()) {
+		put(g, gc::vport_group_manager, 1);
+		put(g, gc::nic_vport_change_event, 1);
 		if (cfg.link == LinkType::Ib)
 			put(g, gc::ib_virt, 1);
 	}

@@ -16,16 +16,55 @@ using namespace prm;
 
 constexpr uint32_t kSupportedIssi = 0x3; // ISSI 0 and 1
 
-// Only this function (function_id 0, not an embedded-CPU function) exists.
-bool is_self(CmdCtx &c, bits::Field ec, bits::Field fid)
+// The function a command names: 0 for itself, n for VF n of its adapter
+// (a PF with VFs addresses VF n as function_id n, its vport). -1, with the
+// command failed BAD_PARAM, for anything else: an embedded-CPU function, a
+// function the adapter does not have, any other function from a VF.
+int target_function(CmdCtx &c, bits::Field ec, bits::Field fid)
 {
-	return c.get(ec) == 0 && c.get(fid) == 0;
+	uint32_t n = c.get(fid);
+	if (c.get(ec) == 0) {
+		if (n == 0)
+			return 0;
+		const Firmware &fw = c.fw;
+		if (!fw.cfg.is_vf() && fw.cfg.adapter && fw.cfg.adapter->valid_vf(n))
+			return static_cast<int>(n);
+	}
+	c.fail(status::BAD_PARAM, 1);
+	return -1;
+}
+
+// ENABLE_HCA / DISABLE_HCA of VF n by its PF. The PF sends ENABLE_HCA
+// before it sets VF Enable (the in-tree mlx5_sriov_enable), so the VF is
+// taken here and lives once VF Enable is set too. The firmware asks the PF
+// for pages on the VF's behalf (PAGE_REQUEST func_id n); after DISABLE_HCA
+// it gives back every page it holds for it (a negative request), which the
+// PF's driver waits for, and the VF, if it lived, is reset.
+void enable_vf(CmdCtx &c, uint16_t n, bool on)
+{
+	Firmware &fw = c.fw;
+	Adapter &a = *fw.cfg.adapter;
+	a.enable_vf(n, on);
+	uint64_t held = fw.pages.held({false, n});
+	if (on) {
+		int32_t want = Adapter::kVfPfPages - static_cast<int32_t>(held);
+		a.set_vf_pages_wanted(n, Adapter::kVfPfPages);
+		if (want > 0)
+			fw.post_page_request(n, want);
+		return;
+	}
+	a.set_vf_pages_wanted(n, 0);
+	if (held)
+		fw.post_page_request(n, -static_cast<int32_t>(held));
 }
 
 void enable_hca(CmdCtx &c)
 {
-	if (!is_self(c, enable_hca_in::embedded_cpu_function, enable_hca_in::function_id))
-		return c.fail(status::BAD_PARAM, 1);
+	int fn = target_function(c, enable_hca_in::embedded_cpu_function, enable_hca_in::function_id);
+	if (fn < 0)
+		return;
+	if (fn > 0)
+		return enable_vf(c, static_cast<uint16_t>(fn), true);
 	Firmware &fw = c.fw;
 	if (fw.state != FnState::Disabled)
 		fw.function_reset("ENABLE_HCA of an enabled function");
@@ -34,8 +73,11 @@ void enable_hca(CmdCtx &c)
 
 void disable_hca(CmdCtx &c)
 {
-	if (!is_self(c, enable_hca_in::embedded_cpu_function, enable_hca_in::function_id))
-		return c.fail(status::BAD_PARAM, 1);
+	int fn = target_function(c, enable_hca_in::embedded_cpu_function, enable_hca_in::function_id);
+	if (fn < 0)
+		return;
+	if (fn > 0)
+		return enable_vf(c, static_cast<uint16_t>(fn), false);
 	c.fw.function_reset("DISABLE_HCA");
 }
 
@@ -55,10 +97,28 @@ void set_issi(CmdCtx &c)
 
 void query_hca_cap(CmdCtx &c)
 {
-	if (c.get(query_hca_cap_in::other_function))
-		return c.fail(status::BAD_PARAM, 1); // no other functions to manage
 	uint16_t type = c.op_mod >> 1;
 	bool current = c.op_mod & 1;
+	if (c.get(query_hca_cap_in::other_function)) {
+		// The manager reads a VF's caps (the in-tree e-switch: its
+		// vhca_id and roce): the VF profile, as the VF's function
+		// reads it at power-on (what the VF's own SET_HCA_CAP changes
+		// is not followed).
+		uint32_t n = c.get(query_hca_cap_in::function_id);
+		const HcaConfig &pf = c.fw.cfg;
+		if (pf.is_vf() || !pf.adapter || !pf.adapter->valid_vf(n))
+			return c.fail(status::BAD_PARAM, 1);
+		HcaConfig vc = pf;
+		vc.role = pci::FunctionRole::Vf;
+		vc.vf_index = static_cast<uint16_t>(n - 1);
+		vc.adapter = nullptr;
+		Caps vf(vc);
+		const Caps::Block *b = current ? vf.cur(type) : vf.max(type);
+		if (!b)
+			return c.fail(status::BAD_PARAM, 2);
+		std::memcpy(c.out + query_hca_cap_in::kCapability, b->data(), query_hca_cap_in::kCapSize);
+		return;
+	}
 	const Caps::Block *b = current ? c.fw.caps.cur(type) : c.fw.caps.max(type);
 	if (!b)
 		return c.fail(status::BAD_PARAM, 2);

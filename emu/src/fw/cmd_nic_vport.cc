@@ -44,10 +44,56 @@ MacAddr get_mac(const uint8_t *entry)
 	return m;
 }
 
+// Up to the room in the output: the list entries of `l`.
+template <typename T, typename Put> unsigned put_list(CmdCtx &c, uint8_t *ctx, const std::vector<T> &l, Put put)
+{
+	unsigned n = 0;
+	for (; n < l.size() && nv::kQueryAt + nv::kAddressList + 8 * (n + 1) <= c.outlen; ++n)
+		put(ctx + nv::kAddressList + 8 * n, l[n]);
+	return n;
+}
+
+// The manager's view of VF n's NIC vport: what the VF last wrote (lists,
+// promiscuous modes, MTU), what the manager set (its MAC) and armed.
+void query_other_nic_vport(CmdCtx &c, uint16_t n)
+{
+	VportRecord r = c.fw.cfg.adapter->vport(n);
+	uint8_t *ctx = c.out + nv::kQueryAt;
+	bits::store_be64(ctx + nic_vport_context::kSystemImageGuid, c.fw.port().system_image_guid);
+	bits::store_be64(ctx + nic_vport_context::kPortGuid, r.cur_port_guid);
+	bits::store_be64(ctx + nic_vport_context::kNodeGuid, r.cur_node_guid);
+	bits::set(ctx, nv::event_on_uc_address_change, !!(r.armed & vport_event::UC));
+	bits::set(ctx, nv::event_on_mc_address_change, !!(r.armed & vport_event::MC));
+	bits::set(ctx, nv::event_on_vlan_change, !!(r.armed & vport_event::VLAN));
+	bits::set(ctx, nv::event_on_promisc_change, !!(r.armed & vport_event::PROMISC));
+	bits::set(ctx, nv::event_on_mtu, !!(r.armed & vport_event::MTU));
+	if (!c.fw.is_eth())
+		return;
+	bits::set(ctx, nv::roce_en, r.roce_en);
+	bits::set(ctx, nv::mtu, r.mtu);
+	bits::set(ctx, nv::promisc_uc, r.promisc_uc);
+	bits::set(ctx, nv::promisc_mc, r.promisc_mc);
+	bits::set(ctx, nv::promisc_all, r.promisc_all);
+	uint8_t perm[8];
+	put_mac(perm, r.mac);
+	std::memcpy(ctx + 4 * nv::perm_mac_47_32.dw, perm, 8);
+	uint32_t type = c.get(nv::query_allowed_list_type);
+	bits::set(ctx, nv::allowed_list_type, type);
+	unsigned cnt = 0;
+	if (type == nv::LIST_UC || type == nv::LIST_MC)
+		cnt = put_list(c, ctx, type == nv::LIST_UC ? r.uc_list : r.mc_list, put_mac);
+	else if (type == nv::LIST_VLAN)
+		cnt = put_list(c, ctx, r.vlan_list, [](uint8_t *e, uint16_t v) { bits::store_be32(e, v & 0xfff); });
+	bits::set(ctx, nv::allowed_list_size, cnt);
+}
+
 void query_nic_vport_context(CmdCtx &c)
 {
-	if (!own_vport(c, kVport))
+	int vport = target_vport(c, kVport);
+	if (vport < 0)
 		return;
+	if (vport > 0)
+		return query_other_nic_vport(c, static_cast<uint16_t>(vport));
 	Firmware &fw = c.fw;
 	const PortAttrs &p = fw.port();
 	uint8_t *ctx = c.out + nv::kQueryAt;
@@ -117,10 +163,53 @@ bool read_list(CmdCtx &c, const uint8_t *ctx, EthPort &e)
 	return true;
 }
 
+// The manager's change of VF n's NIC vport: its permanent MAC, node and
+// port GUIDs (the in-tree set_vf_mac sets the MAC and a node GUID made
+// from it), and the events it arms. The VF learns them (an action on its
+// engine); its lists and modes are its own.
+void modify_other_nic_vport(CmdCtx &c, uint16_t n)
+{
+	uint32_t sel = c.get(nv::modify_field_select);
+	constexpr uint32_t kManager =
+		nv::SEL_PERMANENT_ADDRESS | nv::SEL_NODE_GUID | nv::SEL_PORT_GUID | nv::SEL_CHANGE_EVENT;
+	if (sel & ~kManager || (!c.fw.is_eth() && sel & nv::SEL_PERMANENT_ADDRESS))
+		return c.fail(status::BAD_PARAM, kUnsupported);
+	const uint8_t *ctx = c.in + nv::kModifyAt;
+	uint8_t raw[8];
+	std::memcpy(raw, ctx + 4 * nv::perm_mac_47_32.dw, 8);
+	MacAddr mac = get_mac(raw);
+	uint64_t node = bits::load_be64(ctx + nic_vport_context::kNodeGuid);
+	uint64_t port = bits::load_be64(ctx + nic_vport_context::kPortGuid);
+	uint8_t armed = 0;
+	if (bits::get(ctx, nv::arm_change_event)) {
+		armed |= bits::get(ctx, nv::event_on_uc_address_change) ? vport_event::UC : 0;
+		armed |= bits::get(ctx, nv::event_on_mc_address_change) ? vport_event::MC : 0;
+		armed |= bits::get(ctx, nv::event_on_vlan_change) ? vport_event::VLAN : 0;
+		armed |= bits::get(ctx, nv::event_on_promisc_change) ? vport_event::PROMISC : 0;
+		armed |= bits::get(ctx, nv::event_on_mtu) ? vport_event::MTU : 0;
+	}
+	c.fw.cfg.adapter->set_vport(
+		n,
+		[&](VportRecord &r) {
+			if (sel & nv::SEL_PERMANENT_ADDRESS)
+				r.mac = mac;
+			if (sel & nv::SEL_NODE_GUID)
+				r.node_guid = node;
+			if (sel & nv::SEL_PORT_GUID)
+				r.port_guid = port;
+			if (sel & nv::SEL_CHANGE_EVENT)
+				r.armed = armed;
+		},
+		&c.fw);
+}
+
 void modify_nic_vport_context(CmdCtx &c)
 {
-	if (!own_vport(c, kVport))
+	int vport = target_vport(c, kVport);
+	if (vport < 0)
 		return;
+	if (vport > 0)
+		return modify_other_nic_vport(c, static_cast<uint16_t>(vport));
 	uint32_t sel = c.get(nv::modify_field_select);
 	constexpr uint32_t kKnown = nv::SEL_ROCE_EN | nv::SEL_ADDRESSES_LIST | nv::SEL_PERMANENT_ADDRESS |
 				    nv::SEL_PROMISC | nv::SEL_CHANGE_EVENT | nv::SEL_MTU | nv::SEL_MIN_INLINE |
@@ -176,15 +265,28 @@ void modify_nic_vport_context(CmdCtx &c)
 	// forwards to it.
 	if (c.fw.eth.vport_on_eswitch && sel & (nv::SEL_ADDRESSES_LIST | nv::SEL_PROMISC))
 		c.fw.vport_acl_changed();
+	// Its manager reads them (and hears of a change it armed).
+	c.fw.publish_vport();
 }
 
 void modify_vport_state(CmdCtx &c)
 {
-	if (!own_vport(c, kVport))
+	int vport = target_vport(c, kVport);
+	if (vport < 0)
 		return;
 	uint32_t admin = c.get(vport_state::modify_admin_state);
 	if (admin > vport_state::FOLLOW)
 		return c.fail(status::BAD_PARAM, kState);
+	if (vport > 0) {
+		// A VF's e-switch vport (op_mod ESW_VPORT, as the in-tree
+		// set_vf_link_state sends it): the VF sees a port change.
+		if (c.op_mod != vport_state::OPMOD_ESW_VPORT)
+			return c.fail(status::BAD_PARAM, kState);
+		c.fw.cfg.adapter->set_vport(
+			static_cast<uint16_t>(vport), [admin](VportRecord &r) { r.admin = static_cast<VportAdmin>(admin); },
+			&c.fw);
+		return;
+	}
 	bool was_up = c.fw.eth.oper_up();
 	c.fw.eth.vport_admin = static_cast<VportAdmin>(admin);
 	c.fw.eth_port_changed(was_up);
@@ -198,11 +300,18 @@ void put_counter(CmdCtx &c, unsigned at, uint64_t packets, uint64_t octets)
 
 void query_vport_counter(CmdCtx &c)
 {
-	if (!own_vport(c, kVport))
+	int vport = target_vport(c, kVport);
+	if (vport < 0)
 		return;
 	namespace vc = vport_counter;
-	auto lk = c.fw.dp().lock();
-	const EthCounters &k = c.fw.dp().eth_counters();
+	EthCounters k{};
+	if (vport > 0) {
+		// A VF's (its function's data path; zeros while it has none).
+		c.fw.cfg.adapter->vport_counters(static_cast<uint16_t>(vport), &k);
+	} else {
+		auto lk = c.fw.dp().lock();
+		k = c.fw.dp().eth_counters();
+	}
 	put_counter(c, vc::kReceivedErrors, k.rx_errors, 0);
 	put_counter(c, vc::kTransmitErrors, k.tx_errors, 0);
 	put_counter(c, vc::kRxEthUnicast, k.rx[EthCounters::Ucast].packets, k.rx[EthCounters::Ucast].bytes);

@@ -28,6 +28,7 @@ enum : uint32_t {
 	kReasonUid = 0xff06,
 	kReasonException = 0xff07,
 	kReasonManager = 0xff08,
+	kReasonNotAlive = 0xff09,
 };
 
 const std::map<uint16_t, CmdSpec> &table()
@@ -100,6 +101,23 @@ bool own_vport(CmdCtx &c, uint32_t reason)
 	return true;
 }
 
+int target_vport(CmdCtx &c, uint32_t reason)
+{
+	uint32_t n = c.get(prm::vport_in::vport_number);
+	if (!c.get(prm::vport_in::other_vport)) {
+		if (n == 0)
+			return 0;
+	} else if (c.fw.cfg.is_vf()) {
+		// A VF names no vport but its own, not even with other_vport.
+	} else if (n == 0) {
+		return 0; // other_vport naming the PF's own vport
+	} else if (!c.fw.cfg.is_vf() && c.fw.cfg.adapter && c.fw.cfg.adapter->valid_vf(n)) {
+		return static_cast<int>(n);
+	}
+	c.fail(prm::status::BAD_PARAM, reason);
+	return -1;
+}
+
 const CmdSpec *find_command(uint16_t opcode)
 {
 	auto it = table().find(opcode);
@@ -112,6 +130,13 @@ void dispatch_command(CmdCtx &ctx)
 	if (!spec) {
 		ctx.fail(prm::status::BAD_OP, kReasonUnknownOpcode);
 		log_unknown_opcode(ctx);
+		return;
+	}
+	if (!ctx.fw.alive()) {
+		// A VF its PF has not enabled (its init segment still says
+		// initializing): nothing runs on it.
+		++ctx.fw.refusals.vf_dead;
+		ctx.fail(prm::status::BAD_SYS_STATE, kReasonNotAlive);
 		return;
 	}
 	if (spec->who == Who::Manager && ctx.fw.cfg.is_vf()) {

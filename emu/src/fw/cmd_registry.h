@@ -69,6 +69,11 @@ struct CmdSpec {
 // (other_vport 0, vport_number 0; dword 2 of every vport command's input).
 // False, with the command failed BAD_PARAM and `reason`, otherwise.
 bool own_vport(CmdCtx &c, uint32_t reason);
+// The same for the commands a manager may send for another vport: 0 for
+// its own, n with other_vport for VF n of its adapter (a PF with VFs);
+// -1, with the command failed BAD_PARAM and `reason`, for anything else (a
+// VF never names another vport).
+int target_vport(CmdCtx &c, uint32_t reason);
 
 // Per-group tables (cmd_*.cc).
 std::span<const CmdSpec> hca_commands();

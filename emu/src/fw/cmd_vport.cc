@@ -7,6 +7,7 @@
 #include "fw/cmd_registry.h"
 #include "fw/firmware.h"
 #include "fw/mad.h"
+#include "prm/eth.h"
 #include "prm/prm.h"
 
 namespace mlx5emu {
@@ -46,10 +47,34 @@ bool table_entries(CmdCtx &c, unsigned len, uint32_t index, unsigned at, unsigne
 	return true;
 }
 
+// The vport of a command that a manager may send for a VF's vport (with
+// its port: port 1 only); -1 with the command failed otherwise.
+int target_vport_port(CmdCtx &c)
+{
+	int vport = target_vport(c, 1);
+	if (vport >= 0 && c.get(vport_in::port_num) > 1) {
+		c.fail(status::BAD_PARAM, 2);
+		return -1;
+	}
+	return vport;
+}
+
 void query_vport_state(CmdCtx &c)
 {
-	if (!own_vport_port(c, false))
+	int vport = target_vport(c, 1);
+	if (vport < 0)
 		return;
+	if (vport > 0) {
+		// A VF's vport (op_mod VNIC or ESW_VPORT): its manager's admin
+		// state and the state its function reports.
+		if (c.op_mod > vport_state::OPMOD_ESW_VPORT)
+			return c.fail(status::BAD_PARAM, 2);
+		VportRecord r = c.fw.cfg.adapter->vport(static_cast<uint16_t>(vport));
+		bool up = c.fw.is_eth() ? r.oper_up : r.ib_state == mad::PORT_ACTIVE;
+		c.put(query_vport_state_out::admin_state, static_cast<uint32_t>(r.admin));
+		c.put(query_vport_state_out::state, up ? query_vport_state_out::STATE_UP : 0);
+		return;
+	}
 	if (c.fw.is_eth()) {
 		// The port (PAOS, the cable) and the vport's admin state, which
 		// its manager sets (MODIFY_VPORT_STATE, a VF's host side).
@@ -64,11 +89,38 @@ void query_vport_state(CmdCtx &c)
 	      c.fw.ib_vport_state() == mad::PORT_ACTIVE ? query_vport_state_out::STATE_UP : 0);
 }
 
+// The manager's view of VF n's HCA vport: its GUIDs and state as the VF
+// reports them, the policy the manager set, the PF's port (one physical
+// port: LID, SM) and no SMI.
+void query_other_hca_vport(CmdCtx &c, uint16_t n)
+{
+	namespace hv = hca_vport_context;
+	VportRecord r = c.fw.cfg.adapter->vport(n);
+	const PortAttrs &p = c.fw.port();
+	uint8_t *ctx = c.out + hv::kAt;
+	bits::set(ctx, hv::has_smi, 0);
+	bits::set(ctx, hv::port_physical_state, mad::PHYS_LINK_UP);
+	bits::set(ctx, hv::port_state, p.state);
+	bits::set(ctx, hv::vport_state, r.ib_state);
+	bits::set(ctx, hv::vport_state_policy, static_cast<uint32_t>(r.admin));
+	bits::store_be64(ctx + hv::kSystemImageGuid, p.system_image_guid);
+	bits::store_be64(ctx + hv::kPortGuid, r.cur_port_guid);
+	bits::store_be64(ctx + hv::kNodeGuid, r.cur_node_guid);
+	bits::set(ctx, hv::lid, p.lid);
+	bits::set(ctx, hv::lmc, p.lmc);
+	bits::set(ctx, hv::subnet_timeout, p.subnet_timeout);
+	bits::set(ctx, hv::sm_lid, p.sm_lid);
+	bits::set(ctx, hv::sm_sl, p.sm_sl);
+}
+
 void query_hca_vport_context(CmdCtx &c)
 {
 	namespace hv = hca_vport_context;
-	if (!own_vport_port(c, true))
+	int vport = target_vport_port(c);
+	if (vport < 0)
 		return;
+	if (vport > 0)
+		return query_other_hca_vport(c, static_cast<uint16_t>(vport));
 	const PortAttrs &p = c.fw.port();
 	uint8_t *ctx = c.out + hv::kAt;
 	bits::set(ctx, hv::has_smi, c.fw.has_smi());
@@ -90,11 +142,43 @@ void query_hca_vport_context(CmdCtx &c)
 
 // A function sets the capability mask bits of its vport it may change
 // (ib_cm's IsCM); its GUIDs and its state policy are its manager's.
+// The manager sets VF n's GUIDs and state policy (the in-tree
+// set_vf_guid, set_vf_link_state and the GUIDs restored at SR-IOV enable);
+// the VF learns them (an action on its engine). Nothing else.
+void modify_other_hca_vport(CmdCtx &c, uint16_t n)
+{
+	namespace hv = hca_vport_context;
+	const uint8_t *ctx = c.in + modify_hca_vport_context_in::kContext;
+	uint32_t sel = bits::get(ctx, hv::field_select);
+	if (sel & ~(hv::SEL_PORT_GUID | hv::SEL_NODE_GUID | hv::SEL_STATE_POLICY) ||
+	    bits::get(ctx, hv::cap_mask1_field_select))
+		return c.fail(status::BAD_PARAM, 5);
+	uint32_t policy = bits::get(ctx, hv::vport_state_policy);
+	if (sel & hv::SEL_STATE_POLICY && policy > static_cast<uint32_t>(VportAdmin::Auto))
+		return c.fail(status::BAD_PARAM, 7);
+	uint64_t node = bits::load_be64(ctx + hv::kNodeGuid);
+	uint64_t port = bits::load_be64(ctx + hv::kPortGuid);
+	c.fw.cfg.adapter->set_vport(
+		n,
+		[&](VportRecord &r) {
+			if (sel & hv::SEL_NODE_GUID)
+				r.node_guid = node;
+			if (sel & hv::SEL_PORT_GUID)
+				r.port_guid = port;
+			if (sel & hv::SEL_STATE_POLICY)
+				r.admin = static_cast<VportAdmin>(policy);
+		},
+		&c.fw);
+}
+
 void modify_hca_vport_context(CmdCtx &c)
 {
 	namespace hv = hca_vport_context;
-	if (!own_vport_port(c, true))
+	int vport = target_vport_port(c);
+	if (vport < 0)
 		return;
+	if (vport > 0)
+		return modify_other_hca_vport(c, static_cast<uint16_t>(vport));
 	const uint8_t *ctx = c.in + modify_hca_vport_context_in::kContext;
 	if (bits::get(ctx, hv::field_select))
 		return c.fail(status::BAD_PARAM, 5);

@@ -16,6 +16,7 @@ void Firmware::eth_port_changed(bool was_up)
 		auto lk = dp_->lock();
 		dp_->set_eth_link(eth.link_up(), eth.admin_mtu);
 	}
+	publish_vport();
 	if (up == was_up || state != FnState::Initialized)
 		return;
 	post_port_change(up ? prm::port_change::ACTIVE : prm::port_change::DOWN);
@@ -57,6 +58,8 @@ std::string Firmware::set_host_vport_mac(const MacAddr &mac)
 {
 	if (!cfg.is_vf() || !is_eth())
 		return kNotVf;
+	if (host_set([&](VportRecord &r) { r.mac = mac; }))
+		return {};
 	std::lock_guard<std::mutex> lk(mu);
 	// Read by the VF's driver when it builds its netdev: a running netdev
 	// keeps its address until the driver is reloaded, as on a ConnectX.
@@ -71,6 +74,11 @@ std::string Firmware::set_host_vport_vlan(uint16_t vlan, uint8_t qos)
 		return kNotVf;
 	if (vlan > 4095 || qos > 7)
 		return "VLAN is 0..4095, QOS 0..7";
+	if (host_set([&](VportRecord &r) {
+		    r.vst_vlan = vlan;
+		    r.vst_qos = vlan ? qos : 0;
+	    }))
+		return {};
 	std::lock_guard<std::mutex> lk(mu);
 	eth.vst_vlan = vlan;
 	eth.vst_qos = vlan ? qos : 0;
@@ -82,6 +90,8 @@ std::string Firmware::set_host_vport_spoofchk(bool on)
 {
 	if (!cfg.is_vf() || !is_eth())
 		return kNotVf;
+	if (host_set([&](VportRecord &r) { r.spoofchk = on; }))
+		return {};
 	std::lock_guard<std::mutex> lk(mu);
 	eth.spoofchk = on;
 	vport_acl_changed();
@@ -92,6 +102,8 @@ std::string Firmware::set_host_vport_trust(bool on)
 {
 	if (!cfg.is_vf() || !is_eth())
 		return kNotVf;
+	if (host_set([&](VportRecord &r) { r.trust = on; }))
+		return {};
 	std::lock_guard<std::mutex> lk(mu);
 	eth.trust = on;
 	vport_acl_changed();
@@ -104,6 +116,8 @@ std::string Firmware::set_host_vport_admin(VportAdmin a)
 		return kNotVf;
 	if (!is_eth())
 		return set_ib_vport_admin(a);
+	if (host_set([a](VportRecord &r) { r.admin = a; }))
+		return {};
 	std::lock_guard<std::mutex> lk(mu);
 	bool was_up = eth.oper_up();
 	eth.vport_admin = a;
@@ -111,7 +125,40 @@ std::string Firmware::set_host_vport_admin(VportAdmin a)
 	return {};
 }
 
+namespace {
+
+// A PF with VFs: each VF's vport as the adapter holds it (what the PF or
+// the control channel set, what the VF reports).
+std::vector<std::string> vf_vport_lines(const Adapter &a, bool eth)
+{
+	std::vector<std::string> v;
+	for (uint16_t n = 1; n <= a.total_vfs(); ++n) {
+		VportRecord r = a.vport(n);
+		const MacAddr &m = r.mac;
+		std::string s = fmt("vf %u vport %u link %s node_guid 0x%016llx port_guid 0x%016llx", n - 1u, n,
+				    kAdmin[static_cast<unsigned>(r.admin)], static_cast<unsigned long long>(r.cur_node_guid),
+				    static_cast<unsigned long long>(r.cur_port_guid));
+		if (eth)
+			s += fmt(" mac %02x:%02x:%02x:%02x:%02x:%02x state %s uc %zu mc %zu promisc %s", m[0], m[1], m[2],
+				 m[3], m[4], m[5], r.oper_up ? "up" : "down", r.uc_list.size(), r.mc_list.size(),
+				 r.promisc_uc || r.promisc_all ? "on" : "off");
+		v.push_back(std::move(s));
+	}
+	return v;
+}
+
+} // namespace
+
 std::vector<std::string> Firmware::vport_lines() const
+{
+	std::vector<std::string> v = own_vport_lines();
+	if (cfg.adapter && !cfg.is_vf())
+		for (std::string &s : vf_vport_lines(*cfg.adapter, is_eth()))
+			v.push_back(std::move(s));
+	return v;
+}
+
+std::vector<std::string> Firmware::own_vport_lines() const
 {
 	std::lock_guard<std::mutex> lk(mu);
 	if (!is_eth())

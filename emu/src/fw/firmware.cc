@@ -115,10 +115,21 @@ Firmware::Firmware(const HcaConfig &c, GuestMemory &m, InterruptSink &i)
 	if (cfg.poll_doorbells)
 		dbpages = std::make_unique<DoorbellPages>(cfg.bar0_size, first_uar() + 1, uar_limit());
 	engine_.start();
+	if (cfg.adapter) {
+		// One function of an adapter: its vport record (seeded from the
+		// defaults above on its first attach) and, for a VF of a guest
+		// PF, whether that PF has enabled it.
+		std::lock_guard<std::mutex> lk(mu);
+		cfg.adapter->attach(cfg.vport(), this, vport_seed());
+		attached_ = true;
+		apply_adapter_locked();
+	}
 }
 
 Firmware::~Firmware()
 {
+	if (cfg.adapter)
+		cfg.adapter->detach(cfg.vport(), this);
 	engine_.stop();
 	dp_.reset();
 }
@@ -189,6 +200,8 @@ void Firmware::restart(const char *why)
 		function_reset(why);
 		health.set_syndrome(0, 0, false);
 		crashed_ = false;
+		if (cfg.adapter && attached_)
+			apply_adapter_locked();
 	}
 	engine_.set_hung(ctl_hung_ || link.is_cut());
 }
@@ -224,6 +237,8 @@ uint8_t Firmware::ib_vport_state() const
 // state (PORT_CHANGE ACTIVE or DOWN when it changed).
 std::string Firmware::set_ib_vport_admin(VportAdmin a)
 {
+	if (host_set([a](VportRecord &r) { r.admin = a; }))
+		return {};
 	std::lock_guard<std::mutex> lk(mu);
 	uint8_t before = ib_vport_state();
 	ib_vport_admin = a;
@@ -239,6 +254,8 @@ std::string Firmware::set_host_vport_guid(bool node, uint64_t guid)
 {
 	if (!cfg.is_vf() || is_eth())
 		return "not an InfiniBand VF (a PF's GUIDs are its own)";
+	if (host_set([node, guid](VportRecord &r) { (node ? r.node_guid : r.port_guid) = guid; }))
+		return {};
 	std::lock_guard<std::mutex> lk(mu);
 	if (node) {
 		port_.node_guid = guid ? guid : default_node_guid_;
@@ -300,8 +317,13 @@ void Firmware::function_reset(const char *why)
 			vport_acl_changed();
 		}
 	}
+	// A PF's VFs go with it: each is disabled (and reset); the pages it
+	// held for them are released below with its own.
+	if (cfg.adapter && !cfg.is_vf())
+		cfg.adapter->pf_reset();
 	pages.release_all(why);
 	state = FnState::Disabled;
+	publish_vport();
 }
 
 FnState Firmware::function_state() const
@@ -373,6 +395,7 @@ void Firmware::port_changed(const PortChanges &ch)
 		post_vport_state_event(ib_vport_admin == VportAdmin::Down ? uint8_t{mad::PORT_DOWN} : ch.old_state);
 	if (ch.rereg)
 		post_port_change(sub::CLIENT_REREG);
+	publish_vport();
 }
 
 bool Firmware::post_event(const uint8_t *eqe64)

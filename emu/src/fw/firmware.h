@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "fabric/sma_port.h"
+#include "fw/adapter.h"
 #include "fw/caps.h"
 #include "fw/command_queue.h"
 #include "fw/doorbell_pages.h"
@@ -161,7 +162,9 @@ public:
 	// Trust: the VF's promiscuous modes take effect (untrusted, it gets
 	// the unicast frames for its own addresses only).
 	std::string set_host_vport_trust(bool on);
+	// On a PF with VFs, each VF's vport too.
 	std::vector<std::string> vport_lines() const;
+	std::vector<std::string> own_vport_lines() const;
 	// An InfiniBand VF's GUIDs as its host sets them (`ip link set <pf>
 	// vf N node_guid|port_guid` on a host): the vport's node GUID, or its
 	// port GUID (GUID[0], GID[0]'s low half). They take effect at once
@@ -191,6 +194,30 @@ public:
 	// The control channel's link flap: the cable is pulled (or plugged
 	// back); false on an InfiniBand port.
 	bool set_eth_cable(bool up);
+
+	// --- the adapter (cfg.adapter; fw/adapter.h) -------------------------
+	// Alive: a VF whose guest PF has not enabled it reads "initializing"
+	// in its init segment and refuses every command; always true
+	// otherwise.
+	bool alive() const { return alive_.load(); }
+	// Run `fn` on this function's command engine (any thread): how the
+	// adapter reaches a function (it never takes a Firmware::mu).
+	void queue_action(std::function<void()> fn);
+	// Worker actions the adapter queues: learn the vport record and
+	// liveness; start over (ENABLE_HCA of an enabled VF by its PF); the
+	// PF's NIC_VPORT_CHANGE EQE for `vport`.
+	void adapter_sync();
+	void adapter_restart(const char *why);
+	void post_nic_vport_change(uint16_t vport);
+	// A PAGE_REQUEST EQE for function `func_id` (npages > 0: give, < 0:
+	// take back), written by the worker after the current command (`mu`
+	// held or not). False if no EQ takes page requests.
+	bool post_page_request(uint16_t func_id, int32_t npages);
+	// `hca N vfs`: an error line on a function that is no PF with VFs.
+	std::vector<std::string> vfs_lines() const;
+	// Publishes this function's vport (its NIC vport context, state and
+	// GUIDs) to the adapter (`mu` held; nothing without an adapter).
+	void publish_vport();
 
 	// On-device memory (cfg.memic_size; null: none). Its own lock, any
 	// thread; MEMIC keys reach it through the data path's key table.
@@ -240,6 +267,13 @@ private:
 	// A reset of the firmware (function reset, software reset): commands
 	// queued are dropped, the function is disabled and a crash is over.
 	void restart(const char *why);
+	// Apply the adapter's view of this function (`mu` held): liveness
+	// (a VF that stops living is reset) and, on a VF, the vport record.
+	void apply_adapter_locked();
+	// The control channel's host side with an adapter: change the vport
+	// record and apply it (false without an adapter: the caller does it).
+	bool host_set(const std::function<void(VportRecord &)> &fn);
+	VportRecord vport_seed() const;
 
 	PortAttrs port_;
 	uint64_t default_node_guid_ = 0; // from the GUID seed and the index
@@ -253,6 +287,8 @@ private:
 	CommandEngine engine_;
 	std::atomic<bool> crashed_{false}; // fatal syndrome set (set_health_syndrome)
 	std::atomic<bool> ctl_hung_{false}; // hang() from the control channel
+	std::atomic<bool> alive_{true};     // see alive()
+	bool attached_ = false;             // to cfg.adapter (under mu)
 };
 
 } // namespace mlx5emu

@@ -14,6 +14,7 @@
 
 namespace mlx5emu {
 
+class Adapter;
 class Fabric;
 
 // The link layer of the HCA's port.
@@ -66,8 +67,17 @@ struct HcaConfig {
 	// The fabric linking this HCA's port to the others of the process;
 	// null: a private fabric (loopback only).
 	std::shared_ptr<Fabric> fabric;
+	// The adapter this function belongs to (fw/adapter.h): a PF and its
+	// VFs share one. Null: a function alone (no SR-IOV; a VF's host side
+	// is its own). A PF with an adapter of VFs is their manager
+	// (vport_group_manager, other_vport/other_function commands, VF
+	// pages); a VF with an adapter whose PF is a guest function lives
+	// only while that PF has it enabled.
+	std::shared_ptr<Adapter> adapter;
 
 	bool is_vf() const { return role == pci::FunctionRole::Vf; }
+	// Its vport on the adapter: 0 for the PF, n for VF n (1-based).
+	uint16_t vport() const { return is_vf() ? static_cast<uint16_t>(vf_index + 1) : 0; }
 };
 
 // BAR0 layout (all big-endian registers):

@@ -46,7 +46,8 @@ uint32_t InitSegment::dword(uint32_t off) const
 		return cmdq_l_.load() | static_cast<uint32_t>(nic_ifc_.load() & 7) << 8 |
 		       is::kLogCmdqSize << 4 | is::kLogCmdqStride;
 	case is::kInitializing:
-		return is::kFwResetSupported; // ready, not an embedded CPU
+		// Not an embedded CPU; ready unless a VF waits for its PF.
+		return (ready_.load() ? 0 : is::kInitializingBit) | is::kFwResetSupported;
 	case is::kCmdExecTo:
 	case is::kCmdQInitTo:
 		return 0; // timeouts not reported: driver defaults, no DTOR

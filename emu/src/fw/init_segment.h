@@ -29,6 +29,9 @@ public:
 	uint64_t cmdq_addr() const;
 	uint8_t nic_interface() const { return nic_ifc_.load(); }
 	void reset();
+	// A VF its PF has not enabled reads "initializing" (bit 31 of
+	// 0x1fc) until it has (fw/adapter.h); ready otherwise.
+	void set_ready(bool ready) { ready_ = ready; }
 
 	// Host-order value of the big-endian dword at `off` (dword aligned).
 	uint32_t dword(uint32_t off) const;
@@ -43,6 +46,7 @@ private:
 	std::atomic<uint32_t> cmdq_h_{0};
 	std::atomic<uint32_t> cmdq_l_{0}; // bits[31:12]
 	std::atomic<uint8_t> nic_ifc_{0};
+	std::atomic<bool> ready_{true};
 };
 
 } // namespace mlx5emu

@@ -69,6 +69,8 @@ std::vector<std::string> RefusalCounters::lines() const
 		{"refused_mkey_budget", &mkey_budget},	{"refused_mkey_table", &mkey_table},
 		{"refused_privileged_qp", &privileged_qp}, {"command_exceptions", &command_exceptions},
 		{"refused_vf", &vf_refused},
+		{"refused_vf_dead", &vf_dead},
+		{"refused_vf_page_budget", &vf_page_budget},
 	};
 	std::vector<std::string> v;
 	for (const auto &[name, n] : all)

@@ -87,6 +87,8 @@ struct RefusalCounters {
 	std::atomic<uint64_t> privileged_qp{0}; // CREATE_QP of QP0, QP1 or the UMR QP by a user uid
 	std::atomic<uint64_t> command_exceptions{0}; // a handler threw: INTERNAL_ERR (cmd_registry.cc)
 	std::atomic<uint64_t> vf_refused{0};    // a VF's manager command or port-register write
+	std::atomic<uint64_t> vf_dead{0};       // a command to a VF its PF has not enabled
+	std::atomic<uint64_t> vf_page_budget{0}; // MANAGE_PAGES GIVE for a VF beyond Adapter::kVfPageBudget
 
 	std::vector<std::string> lines() const;
 };

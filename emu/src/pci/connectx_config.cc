@@ -3,6 +3,8 @@
 
 #include <utility>
 
+#include "pci/sriov_cap.h"
+
 namespace mlx5emu::pci {
 
 namespace {
@@ -166,6 +168,16 @@ const char *check_function_config(const FunctionConfig &cfg)
 		return "BAR0 size must be a power of 2 of at least 4 KiB";
 	if (cfg.role == FunctionRole::Vf && !is_vf_device_id(cfg.device_id))
 		return "a VF needs a VF device ID";
+	if (cfg.total_vfs) {
+		if (cfg.role == FunctionRole::Vf)
+			return "a VF has no VFs";
+		if (cfg.total_vfs > kMaxVfs)
+			return "at most 7 VFs (functions 1-7 of the PF's slot)";
+		if (!vf_device_id(cfg.device_id))
+			return "no VF device ID is known for this device ID";
+		if (cfg.vf_bar0_size < 4096 || (cfg.vf_bar0_size & (cfg.vf_bar0_size - 1)))
+			return "VF BAR0 size must be a power of 2 of at least 4 KiB";
+	}
 	return "";
 }
 
@@ -184,9 +196,16 @@ ConfigLayout build_connectx_config(ConfigSpace &cs, const FunctionConfig &cfg)
 	add_pm(cs, kPmAt, kMsixAt);
 	add_express(cs, kExpAt, kVscAt, cfg.role);
 	add_vendor_specific(cs, kVscAt, 0);
-	// 0x100: no extended capabilities (header 0).
+	ConfigLayout layout{kPmAt, kMsixAt, kExpAt};
+	// 0x100: the SR-IOV capability alone on a PF with VFs, else no
+	// extended capability (header 0).
+	if (cfg.total_vfs) {
+		add_sriov_cap(cs, kExtCapStart, 0,
+			      SriovCapConfig{cfg.total_vfs, vf_device_id(cfg.device_id), cfg.vf_bar0_size, kMsixBarSize});
+		layout.sriov = kExtCapStart;
+	}
 	cs.save_defaults();
-	return ConfigLayout{kPmAt, kMsixAt, kExpAt};
+	return layout;
 }
 
 } // namespace mlx5emu::pci

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // The configuration space of the emulated ConnectX function: IDs, class,
-// BAR types, and the PM, MSI-X and PCI Express (v2, Endpoint) capabilities.
+// BAR types, and the PM, MSI-X and PCI Express (v2, Endpoint) capabilities;
+// on a PF with VFs, the SR-IOV extended capability at 0x100.
 // A virtual function (role Vf) has the VF device ID of its PF's generation
 // and the config space a ConnectX VF shows: no PM and no vendor-specific
 // capability, an Express link that reports no speed or width.
@@ -26,6 +27,11 @@ struct FunctionConfig {
 	uint64_t bar0_size = 32ull << 20;  // power of 2, >= 4 KiB
 	FunctionRole role = FunctionRole::Pf;
 	uint32_t class_code = kClassInfiniband;
+	// A PF with VFs (0..kMaxVfs): the SR-IOV capability describes that
+	// many VFs of vf_device_id(device_id), each with a BAR0 of
+	// vf_bar0_size and the MSI-X BAR2.
+	uint16_t total_vfs = 0;
+	uint64_t vf_bar0_size = 32ull << 20;
 };
 
 // The device ID of the VFs of a PF with device ID `pf` (the ConnectX
@@ -47,6 +53,7 @@ struct ConfigLayout {
 	uint16_t pm = 0;
 	uint16_t msix = 0;
 	uint16_t exp = 0;
+	uint16_t sriov = 0; // extended; 0: none
 };
 
 // Empty string when cfg is usable, else what is wrong with it.

@@ -17,6 +17,11 @@ bool in_region(uint64_t offset, uint32_t count, uint64_t size)
 	return count > 0 && offset < size && count <= size - offset;
 }
 
+bool overlaps(uint64_t offset, uint32_t count, uint64_t reg, uint32_t size)
+{
+	return offset < reg + size && reg < offset + count;
+}
+
 // Largest naturally aligned access (8/4/2/1) that fits at offset.
 unsigned piece_size(uint64_t offset, uint32_t remaining)
 {
@@ -66,9 +71,11 @@ int PciFunction::read(unsigned region_index, uint64_t offset, void *dst, uint32_
 	if (!r.readable || !in_region(offset, count, r.size))
 		return EINVAL;
 	switch (region_index) {
-	case VFIO_PCI_CONFIG_REGION_INDEX:
+	case VFIO_PCI_CONFIG_REGION_INDEX: {
+		std::lock_guard lk(config_mu_);
 		config_.read(uint32_t(offset), dst, count);
 		return 0;
+	}
 	case VFIO_PCI_BAR0_REGION_INDEX:
 		bar0_read(offset, static_cast<uint8_t *>(dst), count);
 		return 0;
@@ -100,25 +107,79 @@ int PciFunction::write(unsigned region_index, uint64_t offset, const void *src, 
 
 void PciFunction::notify_bus_master()
 {
+	std::lock_guard lk(notify_mu_);
 	if (bus_master_listener_)
 		bus_master_listener_(bus_master_enabled());
 }
 
+SriovState PciFunction::sriov_state() const
+{
+	if (!layout_.sriov)
+		return {};
+	std::lock_guard lk(config_mu_);
+	return pci::sriov_state(config_, layout_.sriov);
+}
+
+void PciFunction::notify_sriov()
+{
+	if (!layout_.sriov)
+		return;
+	std::lock_guard lk(notify_mu_);
+	SriovState now = sriov_state();
+	if (now == reported_sriov_)
+		return;
+	reported_sriov_ = now;
+	if (sriov_listener_)
+		sriov_listener_(now);
+}
+
+// NumVFs takes a value up to TotalVFs, and only while VF Enable is clear
+// (a write of the control register and NumVFs together sees the old VF
+// Enable). Called with config_mu_ held.
+void PciFunction::keep_num_vfs_sane(uint64_t offset, uint32_t count, const SriovState &before)
+{
+	uint16_t reg = uint16_t(layout_.sriov + kSriovNumVfs);
+	if (!overlaps(offset, count, reg, 2))
+		return;
+	uint16_t want = config_.read16(reg);
+	uint16_t total = config_.read16(layout_.sriov + kSriovTotalVfs);
+	if (want == before.num_vfs)
+		return;
+	if (before.vf_enable)
+		log_info("SR-IOV: NumVFs write of %u while VF Enable is set ignored (NumVFs stays %u)", want,
+			 before.num_vfs);
+	else if (want > total)
+		log_info("SR-IOV: NumVFs write of %u above TotalVFs %u ignored (NumVFs stays %u)", want, total,
+			 before.num_vfs);
+	else
+		return;
+	config_.set16(reg, before.num_vfs);
+}
+
 int PciFunction::config_write(uint64_t offset, const void *src, uint32_t count)
 {
-	config_.write(uint32_t(offset), src, count);
+	bool flr = false;
+	{
+		std::lock_guard lk(config_mu_);
+		SriovState before = layout_.sriov ? pci::sriov_state(config_, layout_.sriov) : SriovState{};
+		config_.write(uint32_t(offset), src, count);
+		if (layout_.sriov)
+			keep_num_vfs_sane(offset, count, before);
+
+		// DevCtl "initiate FLR" (bit 15 = bit 7 of DevCtl's second byte).
+		uint64_t flr_byte = uint64_t(layout_.exp) + kExpDevCtl + 1;
+		if (offset <= flr_byte && flr_byte < offset + count)
+			flr = static_cast<const uint8_t *>(src)[flr_byte - offset] & (kExpDevCtlInitiateFlr >> 8);
+	}
 	if (offset <= kCommand && kCommand < offset + count)
 		notify_bus_master();
-
-	// DevCtl "initiate FLR" (bit 15 = bit 7 of DevCtl's second byte).
-	uint64_t flr_byte = uint64_t(layout_.exp) + kExpDevCtl + 1;
-	if (offset <= flr_byte && flr_byte < offset + count) {
-		uint8_t b = static_cast<const uint8_t *>(src)[flr_byte - offset];
-		if (b & (kExpDevCtlInitiateFlr >> 8)) {
-			flr_count_++;
-			log_info("function level reset requested through config space");
-			reset();
-		}
+	if (layout_.sriov && (overlaps(offset, count, layout_.sriov + kSriovControl, 2) ||
+			      overlaps(offset, count, layout_.sriov + kSriovNumVfs, 2)))
+		notify_sriov();
+	if (flr) {
+		flr_count_++;
+		log_info("function level reset requested through config space");
+		reset();
 	}
 	return 0;
 }
@@ -152,8 +213,12 @@ void PciFunction::bar0_write(uint64_t offset, const uint8_t *src, uint32_t count
 
 void PciFunction::reset()
 {
-	config_.restore_defaults();
+	{
+		std::lock_guard lk(config_mu_);
+		config_.restore_defaults();
+	}
 	notify_bus_master();
+	notify_sriov();
 	bar0_.reset();
 }
 
@@ -166,6 +231,7 @@ void PciFunction::set_bar0_mmap(int fd, uint64_t file_offset, std::vector<MmapAr
 
 bool PciFunction::bus_master_enabled() const
 {
+	std::lock_guard lk(config_mu_);
 	return config_.read16(kCommand) & kCommandMaster;
 }
 

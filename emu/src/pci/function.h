@@ -4,18 +4,22 @@
 //   BAR0    trapped, forwarded to the BarHandler in 1/2/4/8-byte pieces
 //   BAR2    MSI-X table (emulated by QEMU; reads 0 here) and PBA (reads 0)
 //   CONFIG  4096 bytes (pci/connectx_config.h)
-// Used by the connection thread only.
+// Used by the connection thread, except reset(), which another thread may
+// call too (a PF clearing VF Enable resets its VFs): config-space accesses
+// hold a lock, and the listeners are called in the order of the states
+// they report.
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <mutex>
 #include <vector>
 
 #include "pci/bar_handler.h"
 #include "pci/config_space.h"
-#include <functional>
-
 #include "pci/connectx_config.h"
 #include "pci/region.h"
+#include "pci/sriov_cap.h"
 
 namespace mlx5emu::pci {
 
@@ -44,6 +48,15 @@ public:
 	// to the command register and after a reset.
 	void set_bus_master_listener(std::function<void(bool)> fn) { bus_master_listener_ = std::move(fn); }
 
+	// A PF with VFs: called with the new SR-IOV control state (NumVFs,
+	// VF Enable, VF MSE) whenever a config write or a reset changed it.
+	// NumVFs above TotalVFs, or changed while VF Enable is set, is not
+	// taken (the register keeps its value). Set before the function is
+	// served.
+	void set_sriov_listener(std::function<void(const SriovState &)> fn) { sriov_listener_ = std::move(fn); }
+	SriovState sriov_state() const;
+
+	// Unlocked: for single-threaded use (tests, set-up).
 	const ConfigSpace &config() const { return config_; }
 	const ConfigLayout &layout() const { return layout_; }
 	const FunctionConfig &function_config() const { return cfg_; }
@@ -52,14 +65,20 @@ public:
 
 private:
 	void notify_bus_master();
+	void notify_sriov();
+	void keep_num_vfs_sane(uint64_t offset, uint32_t count, const SriovState &before);
 	int config_write(uint64_t offset, const void *src, uint32_t count);
 	void bar0_read(uint64_t offset, uint8_t *dst, uint32_t count);
 	void bar0_write(uint64_t offset, const uint8_t *src, uint32_t count);
 
 	FunctionConfig cfg_;
 	BarHandler &bar0_;
+	mutable std::mutex config_mu_; // config_
 	ConfigSpace config_;
 	ConfigLayout layout_;
+	std::mutex notify_mu_; // a listener call and the state it reports
+	SriovState reported_sriov_;
+	std::function<void(const SriovState &)> sriov_listener_;
 	int bar0_mmap_fd_ = -1;
 	uint64_t bar0_mmap_offset_ = 0;
 	std::vector<MmapArea> bar0_mmap_areas_;

@@ -77,4 +77,35 @@ inline constexpr uint16_t kExpLinkCtl2 = 0x30;
 inline constexpr uint16_t kExpDevCtlInitiateFlr = 1u << 15;
 inline constexpr uint16_t kExpTypeEndpoint = 0x0;
 
+// Extended capabilities (from 0x100): a 32-bit header of ID (15:0),
+// version (19:16) and next offset (31:20).
+inline constexpr uint16_t kExtCapStart = 0x100;
+inline constexpr uint16_t kExtCapSriov = 0x0010;
+
+constexpr uint32_t ext_cap_header(uint16_t id, uint8_t version, uint16_t next)
+{
+	return uint32_t(id) | uint32_t(version & 0xf) << 16 | uint32_t(next & 0xffc) << 20;
+}
+
+// Single Root I/O Virtualization capability, version 1 (64 bytes).
+inline constexpr uint16_t kSriovCapSize = 0x40;
+inline constexpr uint16_t kSriovCaps = 0x04;
+inline constexpr uint16_t kSriovControl = 0x08;
+inline constexpr uint16_t kSriovStatus = 0x0a;
+inline constexpr uint16_t kSriovInitialVfs = 0x0c;
+inline constexpr uint16_t kSriovTotalVfs = 0x0e;
+inline constexpr uint16_t kSriovNumVfs = 0x10;
+inline constexpr uint16_t kSriovFuncLink = 0x12;
+inline constexpr uint16_t kSriovVfOffset = 0x14;
+inline constexpr uint16_t kSriovVfStride = 0x16;
+inline constexpr uint16_t kSriovVfDeviceId = 0x1a;
+inline constexpr uint16_t kSriovSupportedPageSizes = 0x1c;
+inline constexpr uint16_t kSriovSystemPageSize = 0x20;
+inline constexpr uint16_t kSriovVfBar0 = 0x24; // VF BARn at 0x24 + 4n
+inline constexpr uint16_t kSriovVfMigrationState = 0x3c;
+
+inline constexpr uint16_t kSriovControlVfEnable = 1u << 0;
+inline constexpr uint16_t kSriovControlVfMse = 1u << 3;
+inline constexpr uint16_t kSriovControlAriHierarchy = 1u << 4;
+
 } // namespace mlx5emu::pci

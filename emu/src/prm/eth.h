@@ -168,6 +168,13 @@ constexpr Field min_wqe_inline_mode{0, 26, 24};
 constexpr Field disable_mc_local_lb{0, 2, 2};
 constexpr Field disable_uc_local_lb{0, 1, 1};
 constexpr Field roce_en{0, 0, 0};
+// The manager's event arming (MODIFY with other_vport, SEL_CHANGE_EVENT).
+constexpr Field arm_change_event{1, 31, 31};
+constexpr Field event_on_mtu{1, 4, 4};
+constexpr Field event_on_promisc_change{1, 3, 3};
+constexpr Field event_on_vlan_change{1, 2, 2};
+constexpr Field event_on_mc_address_change{1, 1, 1};
+constexpr Field event_on_uc_address_change{1, 0, 0};
 constexpr Field mtu{9, 15, 0};
 constexpr Field promisc_uc{0x3c, 31, 31};
 constexpr Field promisc_mc{0x3c, 30, 30};
@@ -204,6 +211,8 @@ constexpr Field admin_state{3, 7, 4};
 constexpr Field state{3, 3, 0};
 constexpr Field modify_admin_state{3, 7, 4}; // MODIFY input
 enum : uint8_t { DOWN = 0, UP = 1, FOLLOW = 2 };
+// op_mod of QUERY/MODIFY_VPORT_STATE: which vport of the function.
+enum : uint16_t { OPMOD_VNIC_VPORT = 0, OPMOD_ESW_VPORT = 1, OPMOD_UPLINK = 2 };
 } // namespace vport_state
 
 namespace vport_counter {

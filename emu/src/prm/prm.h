@@ -110,6 +110,7 @@ enum : uint8_t {
 	PORT_CHANGE = 0x09,
 	CMD = 0x0a,
 	PAGE_REQUEST = 0x0b,
+	NIC_VPORT_CHANGE = 0x0d,
 };
 } // namespace event
 
@@ -330,6 +331,8 @@ constexpr unsigned kOwner = 0x3f;
 constexpr unsigned kPageReqEcFunction = 0x20;
 constexpr unsigned kPageReqFuncId = 0x22;
 constexpr unsigned kPageReqNumPages = 0x24;
+// NIC_VPORT_CHANGE: be16 vport_num at data + 2.
+constexpr unsigned kVportChangeVportNum = 0x22;
 } // namespace eqe
 
 // On-demand paging (transport page-fault scheme).
@@ -634,6 +637,7 @@ constexpr unsigned kLogCmdqSize = 5;   // 32 slots
 constexpr unsigned kLogCmdqStride = 6; // 64-byte entries
 // initializing: the firmware can be reset through nic_interface SW_RESET.
 constexpr uint32_t kFwResetSupported = 1u << 30;
+constexpr uint32_t kInitializingBit = 1u << 31; // the firmware is not ready yet
 enum : uint8_t { NIC_IFC_FULL_DRIVER = 0, NIC_IFC_DISABLED = 1, NIC_IFC_NO_DRAM_NIC = 2, NIC_IFC_SW_RESET = 7 };
 } // namespace iseg
 

@@ -102,6 +102,97 @@ mlx5_load()
 		{ echo "$(mlx5_ibdev_count) of $ndev RDMA devices registered"; ls /sys/class/infiniband; return 1; }
 }
 
+# Ours under other names (make modules-renamed, MLX5C_MODNAME=mlx5c):
+# mlx5c_core and mlx5c_ib, which load beside the in-tree mlx5_core and
+# mlx5_ib in one kernel. Override with MLX5_RN_CORE_KO / MLX5_RN_IB_KO.
+rn_core=mlx5c_core rn_ib=mlx5c_ib
+rn_core_ko=${MLX5_RN_CORE_KO:-$top/build/mlx5c-modules/core/$rn_core.ko}
+rn_ib_ko=${MLX5_RN_IB_KO:-$top/build/mlx5c-modules/ib/$rn_ib.ko}
+
+# pci_driver_of DEV: the driver bound to PCI function DEV (nothing if none).
+pci_driver_of()
+{
+	_l=$(readlink "/sys/bus/pci/devices/$1/driver") || return 0
+	echo "${_l##*/}"
+}
+
+# pci_driver_is DEV DRIVER: PCI function DEV is bound to DRIVER.
+pci_driver_is() { [ "$(pci_driver_of "$1")" = "$2" ]; }
+
+# pci_ibdev DEV: the RDMA device (mlx5_N) of PCI function DEV.
+pci_ibdev() { ls "/sys/bus/pci/devices/$1/infiniband" 2>/dev/null | head -n 1; }
+
+# mlx5_mixed_loaded: any of the two pairs (in-tree or renamed ours) is loaded.
+mlx5_mixed_loaded() { mlx5_loaded || [ -d /sys/module/$rn_core ] || [ -d /sys/module/$rn_ib ]; }
+
+# mlx5_load_mixed IN-TREE-DEV OURS-DEV: the in-tree pair on PCI function
+# IN-TREE-DEV and ours, renamed, on OURS-DEV, in one kernel; each function
+# is held to its driver by driver_override, so neither core driver takes
+# the other's function. The in-tree pair loads first: its RDMA device is
+# mlx5_0, ours mlx5_1. Fails, saying why, when a driver of either pair is
+# loaded already, the renamed modules are not built, or a function is not
+# bound, or has no RDMA device, within 30 s.
+mlx5_load_mixed()
+{
+	_it=$1 _our=$2
+	if mlx5_mixed_loaded; then
+		echo "an mlx5 driver is already loaded:"
+		grep -E "^(mlx5_ib|mlx5_core|$rn_core|$rn_ib) " /proc/modules
+		return 1
+	fi
+	for _m in "$rn_core_ko" "$rn_ib_ko"; do
+		[ -f "$_m" ] || { echo "module not built: $_m (make modules-renamed)"; return 1; }
+	done
+	[ -d /sys/bus/auxiliary ] || modprobe -q auxiliary 2>/dev/null
+	[ -d /sys/module/ib_uverbs ] || modprobe -q ib_uverbs || { echo "modprobe ib_uverbs failed"; return 1; }
+	echo mlx5_core >"/sys/bus/pci/devices/$_it/driver_override" || return 1
+	echo $rn_core >"/sys/bus/pci/devices/$_our/driver_override" || return 1
+	modprobe mlx5_core && modprobe mlx5_ib || { echo "modprobe of the in-tree pair failed"; return 1; }
+	for _m in mlx5_core mlx5_ib; do
+		_p=$(modinfo -n $_m)
+		echo "$_m: $_p"
+		case "$_p" in */kernel/drivers/*) ;; *) echo "not the in-tree $_m"; return 1 ;; esac
+	done
+	wait_for 30 pci_driver_is "$_it" mlx5_core || { echo "$_it: bound to '$(pci_driver_of "$_it")', not mlx5_core"; return 1; }
+	wait_for 30 sh -c "ls /sys/bus/pci/devices/$_it/infiniband 2>/dev/null | grep -q ." ||
+		{ echo "$_it: no RDMA device from the in-tree pair"; return 1; }
+	insmod "$rn_core_ko" || { echo "insmod $rn_core_ko failed"; return 1; }
+	insmod "$rn_ib_ko" || { echo "insmod $rn_ib_ko failed"; return 1; }
+	echo "$rn_core: $rn_core_ko"
+	echo "$rn_ib: $rn_ib_ko"
+	mlx5_modmap_note
+	wait_for 30 pci_driver_is "$_our" $rn_core || { echo "$_our: bound to '$(pci_driver_of "$_our")', not $rn_core"; return 1; }
+	wait_for 30 sh -c "ls /sys/bus/pci/devices/$_our/infiniband 2>/dev/null | grep -q ." ||
+		{ echo "$_our: no RDMA device from $rn_ib"; return 1; }
+	echo "$_it: $(pci_driver_of "$_it"), $(pci_ibdev "$_it"); $_our: $(pci_driver_of "$_our"), $(pci_ibdev "$_our")"
+}
+
+# mlx5_unload_ours_renamed: mlx5c_ib (if loaded), then mlx5c_core; fails
+# unless both are gone.
+mlx5_unload_ours_renamed()
+{
+	if [ -d /sys/module/$rn_ib ]; then
+		rmmod $rn_ib || { echo "rmmod $rn_ib failed"; return 1; }
+	fi
+	if [ -d /sys/module/$rn_core ]; then
+		rmmod $rn_core || { echo "rmmod $rn_core failed"; return 1; }
+	fi
+	! [ -d /sys/module/$rn_core ] && ! [ -d /sys/module/$rn_ib ]
+}
+
+# mlx5_unload_mixed DEV...: both pairs unloaded (ours first), the
+# driver_override of every DEV cleared; fails unless every module is gone.
+mlx5_unload_mixed()
+{
+	_rc=0
+	mlx5_unload_ours_renamed || _rc=1
+	mlx5_unload in-tree || _rc=1
+	for _d in "$@"; do
+		echo >"/sys/bus/pci/devices/$_d/driver_override" || _rc=1
+	done
+	return $_rc
+}
+
 # mlx5_modmap_note: on a kernel with kmemleak, append the text range of each
 # loaded mlx5 module ("MODULE FIRST-SYMBOL LAST-SYMBOL", addresses in hex) to
 # $MLX5_MODMAP: once a module is unloaded, kmemleak prints its frames as bare
@@ -134,6 +225,14 @@ emu_pages_back()
 mlx5_log_clean()
 {
 	_bad=$(dmesg | tail -n +$(($1 + 1)) | grep -E 'mlx5_(core|ib)[. ][0-9a-z:.]+: .*(failed|error|err\()' | head)
+	[ -z "$_bad" ] || { echo "$_bad"; return 1; }
+}
+
+# mlx5_mixed_log_clean MARK: mlx5_log_clean for both pairs (the renamed
+# ours logs as mlx5c_core / mlx5c_ib).
+mlx5_mixed_log_clean()
+{
+	_bad=$(dmesg | tail -n +$(($1 + 1)) | grep -E 'mlx5c?_(core|ib)[. ][0-9a-z:.]+: .*(failed|error|err\()' | head)
 	[ -z "$_bad" ] || { echo "$_bad"; return 1; }
 }
 
@@ -216,9 +315,10 @@ need_tool()
 rdma_port=18515
 RDMA_PAIR_TIMEOUT=${RDMA_PAIR_TIMEOUT:-180}
 
-# rdma_pair NAME TOOL ARGS...: TOOL ARGS as the server on mlx5_0 in the
-# background, on a fresh TCP port ($rdma_port), then, once the port
-# listens, TOOL ARGS as the client on mlx5_1 (or $RDMA_PAIR_CLIENT_DEV) to 127.0.0.1 (the guest
+# rdma_pair NAME TOOL ARGS...: TOOL ARGS as the server on mlx5_0 (or
+# $RDMA_PAIR_SERVER_DEV) in the background, on a fresh TCP port
+# ($rdma_port), then, once the port listens, TOOL ARGS as the client on
+# mlx5_1 (or $RDMA_PAIR_CLIENT_DEV) to 127.0.0.1 (the guest
 # resolves no host names). Each side has $RDMA_PAIR_TIMEOUT seconds. Their
 # output: $out/NAME.server and $out/NAME.client (also printed). Succeeds
 # when both exit 0; a run perftest gave up at its clock calibration is run
@@ -244,7 +344,7 @@ rdma_pair_once()
 	shift 2
 	rdma_port=$((rdma_port + 1))
 	need_tool "$_tool" || return 1
-	timeout "$RDMA_PAIR_TIMEOUT" "$_tool" -d mlx5_0 -p "$rdma_port" "$@" >"$out/$_name.server" 2>&1 &
+	timeout "$RDMA_PAIR_TIMEOUT" "$_tool" -d "${RDMA_PAIR_SERVER_DEV:-mlx5_0}" -p "$rdma_port" "$@" >"$out/$_name.server" 2>&1 &
 	_spid=$!
 	if ! wait_listen "$rdma_port" "$_spid"; then
 		kill "$_spid" 2>/dev/null
