@@ -257,6 +257,8 @@ private:
 	void receive_packet(const Packet &p);
 	void deliver(const Packet &p);
 	void deliver_to(Qp &qp, const Packet &p);
+	// One packet (no burst) to `qp`, by QP type and opcode.
+	void dispatch(Qp &qp, const Packet &p);
 
 	// datapath.cc: engine tasks and timers.
 	// What a timer does when it fires: the handler, called with the QP or

@@ -26,6 +26,11 @@ public:
 
 	// responder.cc: an RC (or XRC) request to `qp`.
 	void rc_request(Qp &qp, const Packet &p);
+	// responder.cc: a burst of RC WRITE packets taken whole (one key
+	// check, one copy, one ACK); false, with nothing changed, when any of
+	// its packets would not simply be accepted: the caller then delivers
+	// them one by one.
+	bool rc_burst(Qp &qp, const Packet &p);
 	// uc.cc
 	void uc_request(Qp &qp, const Packet &p);
 	// xrc.cc: XRC packets reach the RC requester (initiator) and

@@ -115,7 +115,15 @@ bool Fabric::drop_injected()
 
 void Fabric::transmit(FabricPort *from, Packet &&p)
 {
-	bump(s_.packets);
+	// A burst goes whole only straight to a port without injection; the
+	// switch, drops and delays take its packets one by one.
+	if (p.burst > 1 && (sw_ || drops_armed_.load(std::memory_order_relaxed) ||
+			    delay_ms_.load(std::memory_order_relaxed))) {
+		for (unsigned i = 0; i < p.burst; ++i)
+			transmit(from, p.part(i));
+		return;
+	}
+	bump(s_.packets, p.burst);
 	bump(s_.bytes, p.payload_len());
 	if (drops_armed_.load(std::memory_order_relaxed) && drop_injected())
 		return;
@@ -160,12 +168,19 @@ void Fabric::to_port(Node &n, Packet &&p)
 {
 	FabricPort *to = n.port;
 	Inbox &in = inbox_[to];
+	if (p.burst > 1 && (in.queued + p.burst > kLinkQueueCap || delay_ms_.load(std::memory_order_relaxed))) {
+		// Those of its packets that fit wait, the rest are dropped
+		// (or each is delayed).
+		for (unsigned i = 0; i < p.burst; ++i)
+			to_port(n, p.part(i));
+		return;
+	}
 	if (in.queued >= kLinkQueueCap) {
 		bump(s_.dropped_full);
 		return;
 	}
-	++in.queued;
-	bump(s_.queued);
+	in.queued += p.burst;
+	bump(s_.queued, p.burst);
 	bump_max(s_.queued_max, in.queued);
 	uint32_t delay = delay_ms_.load(std::memory_order_relaxed);
 	if (delay) {
@@ -216,19 +231,18 @@ void Fabric::drain(FabricPort *to)
 		Packet p = std::move(in.ring[in.head]);
 		in.head = (in.head + 1) % in.ring.size();
 		--in.count;
-		unqueue(in);
+		unqueue(in, p.burst);
 		if (p.ref.mem)
 			holds.add(p.ref.mem->source());
 		deliver(to, p);
 	}
 }
 
-void Fabric::unqueue(Inbox &in)
+void Fabric::unqueue(Inbox &in, uint32_t n)
 {
-	if (!in.queued)
-		return;
-	--in.queued;
-	s_.queued.store(s_.queued.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
+	n = std::min(n, in.queued);
+	in.queued -= n;
+	s_.queued.store(s_.queued.load(std::memory_order_relaxed) - n, std::memory_order_relaxed);
 }
 
 void Fabric::unqueue(FabricPort *to)
@@ -247,7 +261,7 @@ void Fabric::deliver(FabricPort *to, const Packet &p)
 		++to->qp0_dropped_;
 		return;
 	}
-	bump(s_.delivered);
+	bump(s_.delivered, p.burst);
 	to->receive(p);
 }
 

@@ -176,7 +176,7 @@ private:
 		uint32_t queued = 0;
 		bool scheduled = false; // a drain task is queued
 	};
-	void unqueue(Inbox &in);
+	void unqueue(Inbox &in, uint32_t n = 1); // n packets (a burst's) no longer wait
 	std::map<FabricPort *, Inbox> inbox_;
 	// Under the state lock:
 	std::vector<Node> nodes_; // by HCA index
