@@ -5,7 +5,8 @@
 // copy, and counted as the packets they stand for. Whatever needs the
 // packets one by one (the switch, drop injection, a responder that would
 // not simply accept them) gets them one by one, with the same outcome as
-// before bursts.
+// before bursts. ACKs a responder QP answers in one delivery burst leave
+// as one (they are cumulative).
 #include <gtest/gtest.h>
 
 #include "dp_harness.h"
@@ -63,15 +64,70 @@ TEST(ExecBurst, WriteOf64KiBIsOneCopyCountedAsSixteenPackets)
 	EXPECT_EQ(p.b.dp().res().qp(p.bqp.qpn)->resp.epsn, (0x100u + 16) & 0xffffff);
 }
 
-TEST(ExecBurst, OneMiBWriteIsAcknowledgedEvery32PacketsAsBefore)
+TEST(ExecBurst, OneMiBWriteIsABurstPerAckRequest)
 {
 	RcPair p;
 	auto src = p.a.reg_mr(1 << 20), dst = p.b.reg_mr(1 << 20);
 	uint64_t copies = p.b.mem().copies_from();
 	ASSERT_EQ(write_through(p, 1 << 20, src, dst, 7), 0);
-	EXPECT_EQ(p.b.mem().copies_from() - copies, 8u) << "a burst per ACK request";
+	EXPECT_EQ(p.b.mem().copies_from() - copies, 8u) << "a burst per ACK request (every 32 packets)";
 	EXPECT_EQ(counters(p.b, p.bqp).rx_packets, 256u);
-	EXPECT_EQ(counters(p.b, p.bqp).tx_packets, 8u) << "ACKs every 32 packets, as packet by packet";
+	// The ACKs asked for in one delivery burst (the window: 128 packets)
+	// go out as one.
+	uint64_t acks = counters(p.b, p.bqp).tx_packets;
+	EXPECT_GE(acks, 2u);
+	EXPECT_LE(acks, 8u);
+}
+
+uint64_t acks_merged(DpHca &d)
+{
+	auto lk = d.dp().lock();
+	return d.dp().counters().acks_merged;
+}
+
+// ACKs are cumulative: those a responder QP answers in one delivery burst
+// leave as one, the last, sent when the burst ends.
+TEST(ExecBurst, AcksOfOneDeliveryBurstGoAsOne)
+{
+	RcPair p;
+	auto src = p.a.reg_mr(4096), dst = p.b.reg_mr(4096);
+	uint64_t merged = acks_merged(p.b);
+	// Eight 8-byte WRITEs behind one doorbell: one engine task sends
+	// them, one delivery burst takes them.
+	for (int i = 0; i < 8; ++i)
+		p.a.post_send(p.aqp, DpHca::rdma_wr(OP_WRITE, src, 8, dst.addr + 8 * i, dst.key, 8 * i), i == 7);
+	Cqe e;
+	for (int i = 0; i < 8; ++i) {
+		ASSERT_TRUE(p.a.poll(p.acq, &e)) << i;
+		EXPECT_EQ(e.opcode, 0);
+	}
+	EXPECT_EQ(counters(p.b, p.bqp).rx_write_requests, 8u);
+	EXPECT_EQ(counters(p.b, p.bqp).tx_packets, 1u) << "one ACK for the eight";
+	EXPECT_EQ(acks_merged(p.b) - merged, 7u);
+	// Alone, a WRITE still gets its own ACK.
+	p.send(DpHca::rdma_wr(OP_WRITE, src, 8, dst.addr, dst.key));
+	ASSERT_TRUE(p.a.poll(p.acq, &e));
+	EXPECT_EQ(counters(p.b, p.bqp).tx_packets, 2u);
+}
+
+// A NAK after a held ACK: the ACK goes first (the requester completes
+// the WRITEs before the one refused).
+TEST(ExecBurst, HeldAckGoesBeforeANak)
+{
+	RcPair p;
+	auto src = p.a.reg_mr(4096), dst = p.b.reg_mr(4096);
+	for (int i = 0; i < 3; ++i)
+		p.a.post_send(p.aqp, DpHca::rdma_wr(OP_WRITE, src, 8, dst.addr, dst.key), false);
+	p.a.post_send(p.aqp, DpHca::rdma_wr(OP_WRITE, src, 8, dst.addr, dst.key ^ 1), true); // wrong variant: no such key
+	Cqe e;
+	for (int i = 0; i < 3; ++i) {
+		ASSERT_TRUE(p.a.poll(p.acq, &e)) << i;
+		EXPECT_EQ(e.opcode, 0) << i;
+	}
+	ASSERT_TRUE(p.a.poll(p.acq, &e));
+	EXPECT_EQ(e.opcode, 0xd);
+	EXPECT_EQ(e.syndrome, 0x13) << "remote access error";
+	EXPECT_EQ(counters(p.b, p.bqp).tx_packets, 2u) << "the ACK of the three, then the NAK";
 }
 
 TEST(ExecBurst, PsnsWrapInsideABurst)
@@ -144,6 +200,54 @@ TEST(ExecBurst, WriteWithImmediateSendsItsLastPacketAlone)
 	// bytes (a retransmission reads its data when it goes out).
 	EXPECT_EQ(p.b.mem().copies_from() - copies, 1u);
 	EXPECT_EQ(counters(p.b, p.bqp).rx_write_requests, 1u);
+}
+
+TEST(ExecBurst, SendOf64KiBIsOneCopyIntoTheReceive)
+{
+	RcPair p;
+	auto src = p.a.reg_mr(64 * 1024), dst = p.b.reg_mr(64 * 1024);
+	auto data = pattern(64 * 1024, 17);
+	p.a.mem().write(src.addr, data.data(), data.size());
+	p.recv(dst, 64 * 1024);
+	uint64_t copies = p.b.mem().copies_from();
+	Cqe e, r;
+	ASSERT_TRUE(p.send_and_poll(src, 64 * 1024, &e, &r));
+	EXPECT_EQ(e.opcode, 0);
+	EXPECT_EQ(r.opcode, 2) << "RESP_SEND";
+	EXPECT_EQ(r.byte_cnt, 64u * 1024);
+	EXPECT_EQ(p.b.mem().bytes(dst.addr, data.size()), data);
+	EXPECT_EQ(p.b.mem().copies_from() - copies, 1u);
+	EXPECT_EQ(counters(p.b, p.bqp).rx_packets, 16u);
+	// With immediate: the last packet alone.
+	auto w = DpHca::send_wr(src, 64 * 1024);
+	w.opcode = OP_SEND_IMM;
+	w.imm = 0x4321;
+	p.recv(dst, 64 * 1024);
+	copies = p.b.mem().copies_from();
+	ASSERT_TRUE(p.send_and_poll(w, &e, &r));
+	EXPECT_EQ(r.opcode, 3) << "RESP_SEND_IMM";
+	EXPECT_EQ(r.byte_cnt, 64u * 1024);
+	EXPECT_EQ(p.b.mem().copies_from() - copies, 2u);
+}
+
+// A receive too short for the message: the burst is not taken whole;
+// packet by packet, the one that overflows fails the receive (local
+// length on the responder, remote invalid request on the requester).
+TEST(ExecBurst, SendLongerThanTheReceiveFailsAsPacketByPacket)
+{
+	RcPair p;
+	auto src = p.a.reg_mr(64 * 1024), dst = p.b.reg_mr(64 * 1024);
+	auto data = pattern(64 * 1024, 19);
+	p.a.mem().write(src.addr, data.data(), data.size());
+	p.recv(dst, 20000);
+	Cqe e, r;
+	ASSERT_TRUE(p.send_and_poll(src, 64 * 1024, &e, &r));
+	EXPECT_EQ(e.opcode, 0xd);
+	EXPECT_EQ(e.syndrome, 0x12) << "remote invalid request";
+	EXPECT_EQ(r.opcode, 0xe) << "responder error CQE";
+	EXPECT_EQ(r.syndrome, 0x01) << "local length";
+	// Packets 0..3 (16 KiB) landed before packet 4 overflowed.
+	EXPECT_EQ(p.b.mem().bytes(dst.addr, 16384), p.a.mem().bytes(src.addr, 16384));
 }
 
 TEST(ExecBurst, PartsAreThePacketsAlone)

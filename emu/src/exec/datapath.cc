@@ -37,6 +37,9 @@ DataPath::DataPath(const Config &cfg, GuestMemory &mem, Fabric &fabric, EventSin
 	: cfg_(cfg), lid_(cfg.lid), port_state_(cfg.active ? mad::PORT_ACTIVE : mad::PORT_INIT), mem_(mem), fabric_(fabric),
 	  events_(events)
 {
+	// The QPs that hold an ACK over one delivery burst: room for a busy
+	// burst up front, so the list rarely grows while packets move.
+	held_acks_.reserve(kHeldAckRoom);
 	if (cfg_.eth) {
 		eth_path_.eth_port_ = fabric_.attach_eth(this);
 	} else {
@@ -206,6 +209,17 @@ constexpr uint64_t kHeaderBytes = 26;
 void DataPath::receive(const Packet &p)
 {
 	guarded(0, [&] { receive_packet(p); });
+}
+
+void DataPath::burst_begin() { acks_held_ = true; }
+
+void DataPath::burst_end()
+{
+	acks_held_ = false;
+	for (uint32_t qpn : held_acks_)
+		if (Qp *qp = res_.qp(qpn))
+			guarded(qpn, [&] { responder_.send_held_ack(*qp); });
+	held_acks_.clear();
 }
 
 void DataPath::receive_packet(const Packet &p)

@@ -301,11 +301,15 @@ bool RdmaResponder::rc_burst(Qp &qp, const Packet &p)
 	// packet, asked without changing anything: a QP that takes requests
 	// and had its first one, the expected PSN, a WRITE under way or
 	// starting, no immediate, no page fault pending or due.
-	if (qp.cfg.is_xrc() || !is_write(p.opcode) || p.burst < 2)
+	if (qp.cfg.is_xrc() || p.burst < 2)
 		return false;
 	if (qp.state != qs::RTS && qp.state != qs::SQD && qp.state != qs::SQER && !(qp.state == qs::RTR && r.comm_est))
 		return false;
-	if (psn_diff(p.psn, r.epsn) != 0 || r.fault_pending || r.fault_failed)
+	if (psn_diff(p.psn, r.epsn) != 0)
+		return false;
+	if (is_send(p.opcode))
+		return rc_send_burst(qp, p);
+	if (!is_write(p.opcode) || r.fault_pending || r.fault_failed)
 		return false;
 	bool first = p.opcode == ibop::RC_WRITE_FIRST;
 	bool last = p.last_opcode == ibop::RC_WRITE_LAST;
@@ -348,6 +352,41 @@ bool RdmaResponder::rc_burst(Qp &qp, const Packet &p)
 		r.in_progress = 0;
 		r.msn = psn_add(r.msn, 1);
 		++qp.ctr.rx_write_requests;
+	}
+	if (p.ack_req)
+		send_ack(qp, p, aeth::ACK, psn_add(p.psn, p.burst - 1u));
+	return true;
+}
+
+bool RdmaResponder::rc_send_burst(Qp &qp, const Packet &p)
+{
+	Responder &r = qp.resp;
+	bool first = p.opcode == ibop::RC_SEND_FIRST;
+	bool last = p.last_opcode == ibop::RC_SEND_LAST;
+	if (!first && p.opcode != ibop::RC_SEND_MIDDLE)
+		return false;
+	if (!last && p.last_opcode != ibop::RC_SEND_MIDDLE)
+		return false;
+	if (first ? r.in_progress != 0 : r.in_progress != 's')
+		return false;
+	// The receive WQE the first packet takes (taken now, it is the one
+	// the packets one by one would use too).
+	if (first && !r.recv.valid && !take_recv_wqe(qp, &r.recv))
+		return false;
+	size_t n = p.payload_len();
+	uint64_t off = first ? 0 : r.recv_off;
+	if (!n || scatter(qp, r.recv, off, p) != Scatter::Ok)
+		return false;
+	r.nak_seq_sent = false;
+	r.in_progress = 's';
+	r.recv_off = off + n;
+	r.epsn = psn_add(r.epsn, p.burst);
+	if (last) {
+		CqeInfo ci = dp_.completer_.resp_cqe(qp, r.recv);
+		ci.opcode = prm::cqe_opcode::RESP_SEND;
+		complete_recv(qp, p, ci, r.recv_off);
+		r.in_progress = 0;
+		r.msn = psn_add(r.msn, 1);
 	}
 	if (p.ack_req)
 		send_ack(qp, p, aeth::ACK, psn_add(p.psn, p.burst - 1u));

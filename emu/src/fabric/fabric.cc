@@ -131,7 +131,7 @@ void Fabric::transmit(FabricPort *from, Packet &&p)
 		bump(s_.multicast);
 	Node *src = node(from);
 	if (!src)
-		return count_no_route();
+		return count_no_route(p.burst);
 	// A port's own LIDs loop back inside the HCA.
 	if (p.dlid != mad::kPermissiveLid && src->owns(p.dlid))
 		return to_port(*src, std::move(p));
@@ -145,7 +145,7 @@ void Fabric::transmit(FabricPort *from, Packet &&p)
 	// goes if the neighbour has the LID.
 	if (peer && (p.dlid == mad::kPermissiveLid || is_multicast_lid(p.dlid) || peer->owns(p.dlid)))
 		return to_port(*peer, std::move(p));
-	count_no_route();
+	count_no_route(p.burst);
 }
 
 void Fabric::through_switch(unsigned in_port, Packet p)
@@ -225,6 +225,7 @@ void Fabric::drain(FabricPort *to)
 	// one lock each instead of two per packet.
 	DmaHolds holds;
 	holds.add(to->burst_memory());
+	to->burst_begin();
 	// The packets waiting now; those they cause to this port (loopback)
 	// come with the next task, after the tasks queued meanwhile.
 	for (size_t n = in.count; n; --n) {
@@ -236,6 +237,7 @@ void Fabric::drain(FabricPort *to)
 			holds.add(p.ref.mem->source());
 		deliver(to, p);
 	}
+	to->burst_end();
 }
 
 void Fabric::unqueue(Inbox &in, uint32_t n)
@@ -255,7 +257,7 @@ void Fabric::deliver(FabricPort *to, const Packet &p)
 {
 	// The port may have left while the packet was on its way.
 	if (!node(to))
-		return count_no_route();
+		return count_no_route(p.burst);
 	if (!vl15_matches_qp0(p)) {
 		bump(s_.qp0_dropped);
 		++to->qp0_dropped_;
