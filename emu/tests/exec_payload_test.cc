@@ -35,8 +35,9 @@ TEST(PayloadRef, WriteMovesOnceFromTheSendersMemory)
 	ASSERT_TRUE(p.a.poll(p.acq, &e));
 	EXPECT_EQ(e.opcode, 0) << "syndrome 0x" << std::hex << unsigned(e.syndrome);
 	EXPECT_EQ(p.b.mem().bytes(dst.addr, data.size()), data);
-	// 16 packets of 4 KiB, each read by b straight out of a's memory.
-	EXPECT_GE(p.b.mem().copies_from() - before, 16u);
+	// Read by b straight out of a's memory (16 packets of 4 KiB, one
+	// burst: exec_burst_test.cc).
+	EXPECT_GE(p.b.mem().copies_from() - before, 1u);
 }
 
 TEST(PayloadRef, SendAcrossSgesAndReadResponses)

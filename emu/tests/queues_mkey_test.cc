@@ -127,3 +127,52 @@ TEST_F(MkeyFixture, FreeKeysAndDestroy)
 
 } // namespace
 } // namespace mlx5emu::test
+
+namespace mlx5emu::test {
+namespace {
+
+// MTT pages that follow one another in guest memory make one piece (one
+// copy for a multi-page packet); a gap starts a new piece; a page not
+// present still fails the walk after the pieces before it.
+TEST(MkeyPieces, ContiguousPagesMergeGapsSplitMissingFails)
+{
+	FakeGuestMemory mem;
+	MkeyTable t;
+	Mkey m;
+	m.variant = 0x11;
+	m.pd = 1;
+	m.mode = prm::mkc::MODE_MTT;
+	m.access = ACC_LOCAL_READ;
+	m.start = 0x50000000;
+	m.len = 5 * 4096;
+	m.log_page = 12;
+	uint64_t run = mem.alloc(3 * 4096, 4096);
+	mem.alloc(4096, 4096); // a hole
+	uint64_t far = mem.alloc(2 * 4096, 4096);
+	m.mtt = {run, run + 4096, run + 8192, far, far + 4096};
+	uint32_t index;
+	ASSERT_TRUE(t.create(m, &index));
+	const Mkey *k = t.find_index(index);
+	ASSERT_NE(k, nullptr);
+	std::vector<std::pair<uint64_t, size_t>> got;
+	auto collect = [](void *v, uint64_t ga, size_t n) {
+		static_cast<std::vector<std::pair<uint64_t, size_t>> *>(v)->emplace_back(ga, n);
+		return true;
+	};
+	// From 0x100 into page 0 to 0x80 into page 4.
+	ASSERT_TRUE(t.extents(*k, m.start + 0x100, 4 * 4096 - 0x80, collect, &got));
+	ASSERT_EQ(got.size(), 2u);
+	EXPECT_EQ(got[0], std::make_pair(run + 0x100, size_t(3 * 4096 - 0x100)));
+	EXPECT_EQ(got[1], std::make_pair(far, size_t(4096 + 0x80)));
+
+	// Page 1 not present: page 0 is one piece, then the walk fails.
+	Mkey z = *k;
+	z.mtt[1] = Mkey::kNotPresent;
+	got.clear();
+	EXPECT_FALSE(t.extents(z, m.start, 2 * 4096, collect, &got));
+	ASSERT_EQ(got.size(), 1u);
+	EXPECT_EQ(got[0], std::make_pair(run, size_t(4096)));
+}
+
+} // namespace
+} // namespace mlx5emu::test

@@ -37,6 +37,9 @@ DataPath::DataPath(const Config &cfg, GuestMemory &mem, Fabric &fabric, EventSin
 	: cfg_(cfg), lid_(cfg.lid), port_state_(cfg.active ? mad::PORT_ACTIVE : mad::PORT_INIT), mem_(mem), fabric_(fabric),
 	  events_(events)
 {
+	// The QPs that hold an ACK over one delivery burst: room for a busy
+	// burst up front, so the list rarely grows while packets move.
+	held_acks_.reserve(kHeldAckRoom);
 	if (cfg_.eth) {
 		eth_path_.eth_port_ = fabric_.attach_eth(this);
 	} else {
@@ -208,6 +211,17 @@ void DataPath::receive(const Packet &p)
 	guarded(0, [&] { receive_packet(p); });
 }
 
+void DataPath::burst_begin() { acks_held_ = true; }
+
+void DataPath::burst_end()
+{
+	acks_held_ = false;
+	for (uint32_t qpn : held_acks_)
+		if (Qp *qp = res_.qp(qpn))
+			guarded(qpn, [&] { responder_.send_held_ack(*qp); });
+	held_acks_.clear();
+}
+
 void DataPath::receive_packet(const Packet &p)
 {
 	if (unplugged_.load(std::memory_order_acquire)) {
@@ -221,16 +235,16 @@ void DataPath::receive_packet(const Packet &p)
 		     : is_multicast_lid(p.dlid) ? true
 						       : lid_ && (p.dlid >> lmc_) == (lid_ >> lmc_);
 	if (!to_us || (!smp && port_state_ != mad::PORT_ACTIVE && port_state_ != mad::PORT_ARMED)) {
-		++traffic_.rcv_errors;
-		++c_.dropped_packets;
+		traffic_.rcv_errors += p.burst;
+		c_.dropped_packets += p.burst;
 		return;
 	}
-	++traffic_.rcv_pkts;
-	traffic_.rcv_bytes += p.payload_len() + kHeaderBytes;
-	if (is_multicast_lid(p.dlid))
-		++traffic_.rcv_mcast;
+	traffic_.rcv_pkts += p.burst;
+	traffic_.rcv_bytes += p.payload_len() + p.burst * kHeaderBytes;
 	if (is_multicast_lid(p.dlid)) {
-		responder_.multicast_receive(p, nullptr);
+		traffic_.rcv_mcast += p.burst;
+		for (unsigned i = 0; i < p.burst; ++i)
+			responder_.multicast_receive(p.burst > 1 ? p.part(i) : p, nullptr);
 		return;
 	}
 	deliver(p);
@@ -241,12 +255,12 @@ void DataPath::deliver(const Packet &p)
 	// SMPs reach QP0 of the function with the SMI only (a VF's QP0
 	// exists, but VL15 is not its).
 	if (p.dqpn == 0 && !cfg_.smi) {
-		++c_.smi_refused;
+		c_.smi_refused += p.burst;
 		return;
 	}
 	Qp *qp = res_.qp_for_packet(p.dqpn);
 	if (!qp) {
-		++c_.no_qp_packets;
+		c_.no_qp_packets += p.burst;
 		return;
 	}
 	guarded(qp->qpn, [&] { deliver_to(*qp, p); });
@@ -254,8 +268,22 @@ void DataPath::deliver(const Packet &p)
 
 void DataPath::deliver_to(Qp &qp, const Packet &p)
 {
-	++qp.ctr.rx_packets;
+	qp.ctr.rx_packets += p.burst;
 	qp.ctr.rx_bytes += p.payload_len();
+	if (p.burst > 1) {
+		// A burst: whole when the responder can take all of it at once,
+		// else its packets one by one, as they would have come.
+		if (qp.cfg.is_rc() && !is_rc_response(p.opcode) && responder_.rc_burst(qp, p))
+			return;
+		for (unsigned i = 0; i < p.burst; ++i)
+			dispatch(qp, p.part(i));
+		return;
+	}
+	dispatch(qp, p);
+}
+
+void DataPath::dispatch(Qp &qp, const Packet &p)
+{
 	if (p.opcode == ibop::UD_SEND_ONLY || p.opcode == ibop::UD_SEND_ONLY_IMM) {
 		if (qp.cfg.is_ud())
 			responder_.ud_receive(qp, p);
@@ -287,20 +315,27 @@ void DataPath::transmit(Qp &qp, Packet &&p)
 		++traffic_.xmit_discards; // only SMPs leave a port that is not ACTIVE
 		return;
 	}
-	++qp.ctr.tx_packets;
+	qp.ctr.tx_packets += p.burst;
 	qp.ctr.tx_bytes += p.payload_len();
-	++traffic_.xmit_pkts;
-	traffic_.xmit_bytes += p.payload_len() + kHeaderBytes;
+	traffic_.xmit_pkts += p.burst;
+	traffic_.xmit_bytes += p.payload_len() + p.burst * kHeaderBytes;
 	if (is_multicast_lid(p.dlid))
-		++traffic_.xmit_mcast;
+		traffic_.xmit_mcast += p.burst;
 	// The requester and responder speak RC opcodes; XRC QPs put the
 	// XRC transport bits on everything they send.
-	if (qp.cfg.is_xrc())
+	if (qp.cfg.is_xrc()) {
 		p.opcode = static_cast<uint8_t>(ibop::XRC_BASE | p.opcode);
-	if (cfg_.eth)
-		eth_path_.roce_transmit(std::move(p));
-	else
+		p.last_opcode = static_cast<uint8_t>(ibop::XRC_BASE | p.last_opcode);
+	}
+	if (cfg_.eth) {
+		// RoCE frames one packet each.
+		if (p.burst == 1)
+			return eth_path_.roce_transmit(std::move(p));
+		for (unsigned i = 0; i < p.burst; ++i)
+			eth_path_.roce_transmit(p.part(i));
+	} else {
 		fabric_.transmit(this, std::move(p));
+	}
 }
 
 Gid DataPath::port_gid() const

@@ -189,6 +189,10 @@ public:
 	// --- engine thread, state lock held ---------------------------------
 	// datapath.cc: a packet from the fabric.
 	void receive(const Packet &p) override;
+	// Plain ACKs the responder answers during a fabric burst are held and
+	// merged per QP (respond()), and sent when the burst ends.
+	void burst_begin() override;
+	void burst_end() override;
 	GuestMemory *burst_memory() override { return mem_.source(); }
 	// A frame from the L2 switch (nic_recv.cc).
 	void receive_frame(const std::vector<uint8_t> &frame) override { eth_path_.receive_frame(frame); }
@@ -257,6 +261,8 @@ private:
 	void receive_packet(const Packet &p);
 	void deliver(const Packet &p);
 	void deliver_to(Qp &qp, const Packet &p);
+	// One packet (no burst) to `qp`, by QP type and opcode.
+	void dispatch(Qp &qp, const Packet &p);
 
 	// datapath.cc: engine tasks and timers.
 	// What a timer does when it fires: the handler, called with the QP or
@@ -368,6 +374,10 @@ private:
 	bool closing_ = false;
 	Counters c_;
 	QpCounters retired_; // counters of destroyed QPs
+	// Inside a fabric delivery burst: the QPs holding an ACK for its end.
+	bool acks_held_ = false;
+	static constexpr size_t kHeldAckRoom = 256;
+	std::vector<uint32_t> held_acks_;
 
 	// The roles (each holds a reference back to this object).
 	Completer completer_{*this};

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "exec/datapath.h"
+#include "fabric/smp.h"
 #include "prm/bits.h"
 #include "prm/cq.h"
 #include "prm/qp.h"
@@ -210,7 +211,15 @@ void RdmaRequester::rc_send_packets(Qp &qp, SendWr &wr, uint32_t from_psn, uint3
 	bool write = wr.opcode == w::OP_RDMA_WRITE || wr.opcode == w::OP_RDMA_WRITE_IMM;
 	// The headers every packet of the message shares, built once.
 	const Packet base = dp_.rc_request_packet(qp, wr, 0, 0);
+	bool bursts = by_ref && burst_path(qp);
 	for (uint32_t k = k0; k < std::min(end, wr.npsn); ++k) {
+		if (bursts) {
+			uint32_t b = rc_burst(qp, wr, base, k, std::min(end, wr.npsn));
+			if (b) {
+				k += b - 1;
+				continue;
+			}
+		}
 		bool first = k == 0, last = k + 1 == wr.npsn;
 		uint64_t off = static_cast<uint64_t>(k) * m;
 		size_t n = static_cast<size_t>(std::min<uint64_t>(m, wr.length - std::min(off, wr.length)));
@@ -242,6 +251,62 @@ void RdmaRequester::rc_send_packets(Qp &qp, SendWr &wr, uint32_t from_psn, uint3
 		}
 		dp_.transmit(qp, std::move(p));
 	}
+}
+
+bool RdmaRequester::burst_path(const Qp &qp) const
+{
+	// Bursts cross IB links of this process only (RoCE frames go one
+	// by one), to one unicast QP: RC SENDs and WRITEs of the first
+	// transmission.
+	const QpConfig &c = qp.cfg;
+	return !dp_.cfg_.eth && c.is_rc() && !c.is_xrc() && c.remote_qpn != 0 &&
+	       c.path.rlid != mad::kPermissiveLid && !is_multicast_lid(c.path.rlid);
+}
+
+uint32_t RdmaRequester::rc_burst(Qp &qp, SendWr &wr, const Packet &base, uint32_t k, uint32_t end)
+{
+	// Packets k .. j - 1 as one: never past a packet that asks for an
+	// ACK (every kRcAckEvery-th and the last), the last one of a WRITE
+	// with immediate or a SEND with immediate or invalidation alone (it
+	// needs a receive WQE or names a key), at most PayloadRef::kExtents
+	// pieces of memory.
+	bool write = wr.opcode == w::OP_RDMA_WRITE || wr.opcode == w::OP_RDMA_WRITE_IMM;
+	uint32_t j = std::min(end, (k / kRcAckEvery + 1) * kRcAckEvery);
+	if (wr.opcode == w::OP_RDMA_WRITE_IMM || wr.opcode == w::OP_SEND_IMM || wr.opcode == w::OP_SEND_INVAL)
+		j = std::min(j, wr.npsn - 1);
+	if (j < k + 2)
+		return 0;
+	uint32_t m = dp_.mtu(qp);
+	uint64_t off = static_cast<uint64_t>(k) * m;
+	Packet p = base;
+	for (;;) {
+		uint64_t stop = std::min<uint64_t>(static_cast<uint64_t>(j) * m, wr.length);
+		if (stop > off && dp_.payload_ref(qp, wr, off, static_cast<size_t>(stop - off), &p.ref))
+			break;
+		// Too many pieces (or a key that fails: the packets one by one
+		// say where): a shorter burst, down to none.
+		if (j - k <= PayloadRef::kExtents)
+			return 0;
+		j = k + PayloadRef::kExtents;
+	}
+	bool first = k == 0, last = j == wr.npsn;
+	p.opcode = write ? write_opcode(wr, first, false) : send_opcode(wr, first, false);
+	p.last_opcode = write ? write_opcode(wr, false, last) : send_opcode(wr, false, last);
+	p.burst = static_cast<uint16_t>(j - k);
+	p.burst_mtu = m;
+	p.psn = psn_add(wr.first_psn, k);
+	if (write && first) {
+		p.va = wr.remote_va;
+		p.rkey = wr.rkey;
+		p.dma_len = static_cast<uint32_t>(wr.length);
+	}
+	p.ack_req = last || j % kRcAckEvery == 0;
+	if (last) {
+		p.solicited = wr.solicited;
+		p.imm = wr.imm;
+	}
+	dp_.transmit(qp, std::move(p));
+	return j - k;
 }
 
 void RdmaRequester::rc_retransmit(Qp &qp, uint32_t from_psn)

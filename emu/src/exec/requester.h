@@ -50,6 +50,11 @@ private:
 	// SEND/WRITE payloads by reference into this HCA's memory when
 	// `by_ref` (first transmissions), else as bytes read now.
 	void rc_send_packets(Qp &qp, SendWr &wr, uint32_t from_psn, uint32_t end, bool by_ref);
+	// Whether `qp`'s WRITEs may go out as bursts (Packet::burst).
+	bool burst_path(const Qp &qp) const;
+	// Packets k, k + 1, .. (before `end`) of SEND or WRITE `wr` as one
+	// burst by reference; how many it took (0: none, send packet k alone).
+	uint32_t rc_burst(Qp &qp, SendWr &wr, const Packet &base, uint32_t k, uint32_t end);
 	void rc_kick(Qp &qp);
 	void rc_retransmit(Qp &qp, uint32_t from_psn);
 	void rc_complete(Qp &qp);

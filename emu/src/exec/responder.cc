@@ -10,6 +10,7 @@
 #include "exec/datapath.h"
 #include "prm/bits.h"
 #include "prm/cq.h"
+#include "prm/prm.h"
 #include "prm/qp.h"
 
 namespace mlx5emu {
@@ -290,6 +291,106 @@ void RdmaResponder::rc_write_request(Qp &qp, const Packet &p)
 	}
 	if (p.ack_req)
 		send_ack(qp, p, aeth::ACK, p.psn);
+}
+
+bool RdmaResponder::rc_burst(Qp &qp, const Packet &p)
+{
+	namespace o = prm::odp;
+	Responder &r = qp.resp;
+	// What rc_request, rc_write_request and odp_hold would find for each
+	// packet, asked without changing anything: a QP that takes requests
+	// and had its first one, the expected PSN, a WRITE under way or
+	// starting, no immediate, no page fault pending or due.
+	if (qp.cfg.is_xrc() || p.burst < 2)
+		return false;
+	if (qp.state != qs::RTS && qp.state != qs::SQD && qp.state != qs::SQER && !(qp.state == qs::RTR && r.comm_est))
+		return false;
+	if (psn_diff(p.psn, r.epsn) != 0)
+		return false;
+	if (is_send(p.opcode))
+		return rc_send_burst(qp, p);
+	if (!is_write(p.opcode) || r.fault_pending || r.fault_failed)
+		return false;
+	bool first = p.opcode == ibop::RC_WRITE_FIRST;
+	bool last = p.last_opcode == ibop::RC_WRITE_LAST;
+	if (!first && p.opcode != ibop::RC_WRITE_MIDDLE)
+		return false;
+	if (!last && p.last_opcode != ibop::RC_WRITE_MIDDLE)
+		return false;
+	const Mkey *mk = nullptr;
+	if (first) {
+		if (r.in_progress || !qp.cfg.rwe || !check_rkey(qp, p.rkey, p.va, p.dma_len, ACC_REMOTE_WRITE, &mk))
+			return false;
+	} else if (r.in_progress != 'w') {
+		return false;
+	}
+	uint32_t rkey = first ? p.rkey : r.write_rkey;
+	uint64_t va = first ? p.va : r.write_va + r.write_done;
+	uint64_t len = first ? p.dma_len : r.write_len;
+	uint64_t done = first ? 0 : r.write_done;
+	size_t n = p.payload_len();
+	if (!n || done + n > len || (last && done + n != len))
+		return false;
+	if (!check_rkey(qp, rkey, va, n, ACC_REMOTE_WRITE, &mk))
+		return false;
+	if (dp_.events_.listens(o::kEventPageFault) && !dp_.res_.mkeys.present(*mk, va, n))
+		return false;
+	// One copy for the whole burst. Should it fail, the packets one by
+	// one write the same bytes again and meet the failure where it is.
+	if (dp_.put_payload(*mk, va, p, 0, n) != GuestMemory::Copy::Ok)
+		return false;
+	r.nak_seq_sent = false;
+	if (first) {
+		r.write_rkey = p.rkey;
+		r.write_va = p.va;
+		r.write_len = p.dma_len;
+		r.in_progress = 'w';
+	}
+	r.write_done = done + n;
+	r.epsn = psn_add(r.epsn, p.burst);
+	if (last) {
+		r.in_progress = 0;
+		r.msn = psn_add(r.msn, 1);
+		++qp.ctr.rx_write_requests;
+	}
+	if (p.ack_req)
+		send_ack(qp, p, aeth::ACK, psn_add(p.psn, p.burst - 1u));
+	return true;
+}
+
+bool RdmaResponder::rc_send_burst(Qp &qp, const Packet &p)
+{
+	Responder &r = qp.resp;
+	bool first = p.opcode == ibop::RC_SEND_FIRST;
+	bool last = p.last_opcode == ibop::RC_SEND_LAST;
+	if (!first && p.opcode != ibop::RC_SEND_MIDDLE)
+		return false;
+	if (!last && p.last_opcode != ibop::RC_SEND_MIDDLE)
+		return false;
+	if (first ? r.in_progress != 0 : r.in_progress != 's')
+		return false;
+	// The receive WQE the first packet takes (taken now, it is the one
+	// the packets one by one would use too).
+	if (first && !r.recv.valid && !take_recv_wqe(qp, &r.recv))
+		return false;
+	size_t n = p.payload_len();
+	uint64_t off = first ? 0 : r.recv_off;
+	if (!n || scatter(qp, r.recv, off, p) != Scatter::Ok)
+		return false;
+	r.nak_seq_sent = false;
+	r.in_progress = 's';
+	r.recv_off = off + n;
+	r.epsn = psn_add(r.epsn, p.burst);
+	if (last) {
+		CqeInfo ci = dp_.completer_.resp_cqe(qp, r.recv);
+		ci.opcode = prm::cqe_opcode::RESP_SEND;
+		complete_recv(qp, p, ci, r.recv_off);
+		r.in_progress = 0;
+		r.msn = psn_add(r.msn, 1);
+	}
+	if (p.ack_req)
+		send_ack(qp, p, aeth::ACK, psn_add(p.psn, p.burst - 1u));
+	return true;
 }
 
 void RdmaResponder::rc_read_request(Qp &qp, const Packet &p, bool duplicate)

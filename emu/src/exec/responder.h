@@ -26,6 +26,11 @@ public:
 
 	// responder.cc: an RC (or XRC) request to `qp`.
 	void rc_request(Qp &qp, const Packet &p);
+	// responder.cc: a burst of RC WRITE packets taken whole (one key
+	// check, one copy, one ACK); false, with nothing changed, when any of
+	// its packets would not simply be accepted: the caller then delivers
+	// them one by one.
+	bool rc_burst(Qp &qp, const Packet &p);
 	// uc.cc
 	void uc_request(Qp &qp, const Packet &p);
 	// xrc.cc: XRC packets reach the RC requester (initiator) and
@@ -59,6 +64,7 @@ private:
 	void rc_duplicate(Qp &qp, const Packet &p);
 	void rc_send_request(Qp &qp, const Packet &p);
 	void rc_write_request(Qp &qp, const Packet &p);
+	bool rc_send_burst(Qp &qp, const Packet &p); // rc_burst's SEND half
 	void rc_read_request(Qp &qp, const Packet &p, bool duplicate);
 	void rc_atomic_request(Qp &qp, const Packet &p, bool duplicate);
 	void send_ack(Qp &qp, const Packet &req, uint8_t syndrome, uint32_t psn);
@@ -70,6 +76,10 @@ private:
 	bool respond_read(Qp &qp, const ReadJob &job);
 	void responses_pump(Qp &qp);
 	void responses_kick(Qp &qp);
+public:
+	// The ACK `qp` holds for the delivery burst goes out now.
+	void send_held_ack(Qp &qp);
+private:
 	unsigned max_rd_queued(const Qp &qp) const;
 
 	// odp.cc: true when request `p` must wait for a page fault (raised

@@ -30,7 +30,23 @@ unsigned RdmaResponder::max_rd_queued(const Qp &qp) const { return 1u << qp.cfg.
 void RdmaResponder::respond(Qp &qp, Packet p, bool rd_slot)
 {
 	Responder &r = qp.resp;
+	bool plain = !rd_slot && plain_ack(p);
+	if (r.ack_held) {
+		// A later ACK of the same burst covers the one held.
+		if (plain && r.responses.empty()) {
+			r.held_ack = std::move(p);
+			++dp_.c_.acks_merged;
+			return;
+		}
+		send_held_ack(qp);
+	}
 	if (r.responses.empty()) {
+		if (plain && dp_.acks_held_) {
+			r.held_ack = std::move(p);
+			r.ack_held = true;
+			dp_.held_acks_.push_back(qp.qpn);
+			return;
+		}
 		dp_.transmit(qp, std::move(p));
 		return;
 	}
@@ -66,9 +82,19 @@ bool RdmaResponder::respond_read(Qp &qp, const ReadJob &job)
 	return true;
 }
 
+void RdmaResponder::send_held_ack(Qp &qp)
+{
+	Responder &r = qp.resp;
+	if (!r.ack_held)
+		return;
+	r.ack_held = false;
+	dp_.transmit(qp, std::move(r.held_ack));
+}
+
 void RdmaResponder::responses_pump(Qp &qp)
 {
 	Responder &r = qp.resp;
+	send_held_ack(qp);
 	if (!accepting(qp.state)) {
 		r.responses.clear();
 		r.rd_queued = 0;

@@ -115,7 +115,15 @@ bool Fabric::drop_injected()
 
 void Fabric::transmit(FabricPort *from, Packet &&p)
 {
-	bump(s_.packets);
+	// A burst goes whole only straight to a port without injection; the
+	// switch, drops and delays take its packets one by one.
+	if (p.burst > 1 && (sw_ || drops_armed_.load(std::memory_order_relaxed) ||
+			    delay_ms_.load(std::memory_order_relaxed))) {
+		for (unsigned i = 0; i < p.burst; ++i)
+			transmit(from, p.part(i));
+		return;
+	}
+	bump(s_.packets, p.burst);
 	bump(s_.bytes, p.payload_len());
 	if (drops_armed_.load(std::memory_order_relaxed) && drop_injected())
 		return;
@@ -123,7 +131,7 @@ void Fabric::transmit(FabricPort *from, Packet &&p)
 		bump(s_.multicast);
 	Node *src = node(from);
 	if (!src)
-		return count_no_route();
+		return count_no_route(p.burst);
 	// A port's own LIDs loop back inside the HCA.
 	if (p.dlid != mad::kPermissiveLid && src->owns(p.dlid))
 		return to_port(*src, std::move(p));
@@ -137,7 +145,7 @@ void Fabric::transmit(FabricPort *from, Packet &&p)
 	// goes if the neighbour has the LID.
 	if (peer && (p.dlid == mad::kPermissiveLid || is_multicast_lid(p.dlid) || peer->owns(p.dlid)))
 		return to_port(*peer, std::move(p));
-	count_no_route();
+	count_no_route(p.burst);
 }
 
 void Fabric::through_switch(unsigned in_port, Packet p)
@@ -160,12 +168,19 @@ void Fabric::to_port(Node &n, Packet &&p)
 {
 	FabricPort *to = n.port;
 	Inbox &in = inbox_[to];
+	if (p.burst > 1 && (in.queued + p.burst > kLinkQueueCap || delay_ms_.load(std::memory_order_relaxed))) {
+		// Those of its packets that fit wait, the rest are dropped
+		// (or each is delayed).
+		for (unsigned i = 0; i < p.burst; ++i)
+			to_port(n, p.part(i));
+		return;
+	}
 	if (in.queued >= kLinkQueueCap) {
 		bump(s_.dropped_full);
 		return;
 	}
-	++in.queued;
-	bump(s_.queued);
+	in.queued += p.burst;
+	bump(s_.queued, p.burst);
 	bump_max(s_.queued_max, in.queued);
 	uint32_t delay = delay_ms_.load(std::memory_order_relaxed);
 	if (delay) {
@@ -210,25 +225,26 @@ void Fabric::drain(FabricPort *to)
 	// one lock each instead of two per packet.
 	DmaHolds holds;
 	holds.add(to->burst_memory());
+	to->burst_begin();
 	// The packets waiting now; those they cause to this port (loopback)
 	// come with the next task, after the tasks queued meanwhile.
 	for (size_t n = in.count; n; --n) {
 		Packet p = std::move(in.ring[in.head]);
 		in.head = (in.head + 1) % in.ring.size();
 		--in.count;
-		unqueue(in);
+		unqueue(in, p.burst);
 		if (p.ref.mem)
 			holds.add(p.ref.mem->source());
 		deliver(to, p);
 	}
+	to->burst_end();
 }
 
-void Fabric::unqueue(Inbox &in)
+void Fabric::unqueue(Inbox &in, uint32_t n)
 {
-	if (!in.queued)
-		return;
-	--in.queued;
-	s_.queued.store(s_.queued.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
+	n = std::min(n, in.queued);
+	in.queued -= n;
+	s_.queued.store(s_.queued.load(std::memory_order_relaxed) - n, std::memory_order_relaxed);
 }
 
 void Fabric::unqueue(FabricPort *to)
@@ -241,13 +257,13 @@ void Fabric::deliver(FabricPort *to, const Packet &p)
 {
 	// The port may have left while the packet was on its way.
 	if (!node(to))
-		return count_no_route();
+		return count_no_route(p.burst);
 	if (!vl15_matches_qp0(p)) {
 		bump(s_.qp0_dropped);
 		++to->qp0_dropped_;
 		return;
 	}
-	bump(s_.delivered);
+	bump(s_.delivered, p.burst);
 	to->receive(p);
 }
 

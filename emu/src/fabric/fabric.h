@@ -45,6 +45,10 @@ public:
 	// The memory receive() writes, held over a burst of deliveries
 	// (GuestMemory::hold); null: none to hold.
 	virtual GuestMemory *burst_memory() { return nullptr; }
+	// Around a burst of receive() calls (Fabric::drain): what the port
+	// holds back for the burst goes out at its end.
+	virtual void burst_begin() {}
+	virtual void burst_end() {}
 	// Packets the fabric kept from this port (state lock): for its QP0
 	// but not on VL15 (sent by a QP other than QP0), or on VL15 for
 	// another QP.
@@ -158,7 +162,7 @@ private:
 		if (v > c.load(std::memory_order_relaxed))
 			c.store(v, std::memory_order_relaxed);
 	}
-	void count_no_route() { bump(s_.no_route); }
+	void count_no_route(uint64_t n = 1) { bump(s_.no_route, n); }
 
 	const Sm sm_;
 	mutable std::mutex cfg_mu_; // drop injection, Ethernet queue counts
@@ -176,7 +180,7 @@ private:
 		uint32_t queued = 0;
 		bool scheduled = false; // a drain task is queued
 	};
-	void unqueue(Inbox &in);
+	void unqueue(Inbox &in, uint32_t n = 1); // n packets (a burst's) no longer wait
 	std::map<FabricPort *, Inbox> inbox_;
 	// Under the state lock:
 	std::vector<Node> nodes_; // by HCA index

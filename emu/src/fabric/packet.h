@@ -165,6 +165,19 @@ struct Packet {
 	RoceAddr roce;          // Ethernet ports only
 	std::vector<uint8_t> payload; // the bytes, unless `ref` names them
 	PayloadRef ref;
+	// A burst: `burst` consecutive MTU packets of one RC SEND or WRITE
+	// moving as one (an RC requester's first transmission by reference,
+	// between IB ports of this process), PSNs psn .. psn + burst - 1.
+	// `opcode` is the first packet's, `last_opcode` the last one's, those
+	// between are MIDDLE; each packet but the last carries `burst_mtu`
+	// bytes of the payload. The RETH fields belong to the first packet;
+	// ImmDt / IETH, `solicited` and `ack_req` to the last (no packet
+	// before the last asks for an ACK). Whoever needs the packets one by
+	// one (drop or delay injection, the switch, a full port queue, a
+	// receiver without the burst's fast path) takes them with part().
+	uint16_t burst = 1;
+	uint8_t last_opcode = 0;
+	uint32_t burst_mtu = 0;
 
 	size_t payload_len() const { return ref.mem ? ref.len : payload.size(); }
 	// Payload bytes [off, off + n) into `dst` at guest address `iova`
@@ -177,7 +190,19 @@ struct Packet {
 	// A reference becomes bytes; false (payload left empty) when the
 	// sender's memory could not be read.
 	bool materialize();
+	// Packet i of a burst (0 .. burst - 1) as it would have travelled
+	// alone; the packet itself when it is no burst.
+	Packet part(unsigned i) const;
 };
+
+// MIDDLE of the family (RC/UC SEND or WRITE) `op` belongs to.
+inline uint8_t middle_opcode(uint8_t op)
+{
+	uint8_t rc = op & 0x1f;
+	uint8_t mid = rc >= ibop::RC_WRITE_FIRST && rc <= ibop::RC_WRITE_ONLY_IMM ? ibop::RC_WRITE_MIDDLE
+										     : ibop::RC_SEND_MIDDLE;
+	return static_cast<uint8_t>((op & 0xe0) | mid);
+}
 
 inline void Grh::encode(uint16_t paylen, uint8_t *o) const
 {

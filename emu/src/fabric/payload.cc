@@ -76,4 +76,42 @@ bool Packet::materialize()
 	return true;
 }
 
+Packet Packet::part(unsigned i) const
+{
+	Packet q = *this;
+	if (burst <= 1)
+		return q;
+	bool first = i == 0, last = i + 1 == burst;
+	q.burst = 1;
+	q.last_opcode = 0;
+	q.burst_mtu = 0;
+	q.psn = psn_add(psn, i);
+	q.opcode = first ? opcode : last ? last_opcode : middle_opcode(opcode);
+	if (!first) {
+		q.va = 0;
+		q.rkey = 0;
+		q.dma_len = 0;
+	}
+	if (!last) {
+		q.solicited = false;
+		q.ack_req = false;
+		q.imm = 0;
+		q.inv_rkey = 0;
+	}
+	uint64_t off = static_cast<uint64_t>(i) * burst_mtu;
+	size_t total = payload_len();
+	size_t n = last ? total - std::min<uint64_t>(off, total) : std::min<uint64_t>(burst_mtu, total - std::min<uint64_t>(off, total));
+	if (!ref.mem) {
+		q.payload.assign(payload.begin() + static_cast<ptrdiff_t>(std::min<uint64_t>(off, total)),
+				 payload.begin() + static_cast<ptrdiff_t>(std::min<uint64_t>(off + n, total)));
+		return q;
+	}
+	q.ref = PayloadRef{};
+	if (!n)
+		return q;
+	q.ref.mem = ref.mem;
+	ref_pieces(ref, off, n, [&](uint64_t from, size_t, size_t k) { return q.ref.add(from, k); });
+	return q;
+}
+
 } // namespace mlx5emu

@@ -50,8 +50,18 @@ template <class Fn> bool direct_pieces(const Mkey &m, uint64_t va, size_t len, F
 		if (idx >= m.mtt.size() || m.mtt[idx] == Mkey::kNotPresent)
 			return false;
 		uint64_t in_page = a & (page - 1);
+		uint64_t ga = m.mtt[idx] + in_page;
 		size_t n = static_cast<size_t>(std::min<uint64_t>(len - done, page - in_page));
-		if (!fn(m.mtt[idx] + in_page, done, n))
+		// Pages that follow in guest memory too make one piece: one
+		// copy (and one lookup of the DMA window) instead of one per
+		// page. A page that does not follow ends the piece; one not
+		// present fails on the next turn, as before.
+		while (done + n < len && idx + 1 < m.mtt.size() && m.mtt[idx + 1] != Mkey::kNotPresent &&
+		       m.mtt[idx + 1] == m.mtt[idx] + page) {
+			++idx;
+			n += static_cast<size_t>(std::min<uint64_t>(len - done - n, page));
+		}
+		if (!fn(ga, done, n))
 			return false;
 		done += n;
 	}

@@ -236,6 +236,11 @@ struct Responder {
 	SlotRing<Response> responses;
 	unsigned rd_queued = 0;
 	bool resp_kick = false; // a task to send the next burst is queued
+	// A plain ACK held until the fabric's delivery burst ends
+	// (DataPath::burst_end): the later ACKs of the burst replace it
+	// (ACKs are cumulative), anything else this QP answers goes after it.
+	Packet held_ack;
+	bool ack_held = false;
 	// ODP (exec/odp.cc): the one page fault this responder raised and
 	// software has not resumed yet; its requests get RNR NAKs meanwhile.
 	// `fault_failed`: resumed with an error, the retried request gets a
