@@ -212,9 +212,9 @@ t_refused_forever()
 	echo "CQs still refused at removal: $m"
 	for h in 0 1; do emu_ctl hca $h clear-faults >/dev/null; done
 	reload_ib || rc=1
-	# The processes' CQs, and at removal the CQ ib_core's MAD layer keeps
-	# on each device.
-	[ "$rc" -eq 0 ] && [ "$n" -eq 2 ] && [ "$m" -eq 4 ]
+	# The processes' CQs, and at removal on each device the CQ ib_core's
+	# MAD layer keeps and the CQ of the driver's UMR QP (ib/umr_qp.c).
+	[ "$rc" -eq 0 ] && [ "$n" -eq 2 ] && [ "$m" -eq 6 ]
 }
 
 # Port-change events (GEN_EQE through mlx5_core's debugfs test_event, on
