@@ -14,6 +14,22 @@
 
 #include "mlx5_core.h"
 
+/* A query whose output is too large for the stack: the output (kfree() it) or an ERR_PTR. */
+static void *vport_query(struct mlx5c_dev *mdev, const void *in, int inlen, int outlen)
+{
+	void *out = kzalloc(outlen, GFP_KERNEL);
+	int err;
+
+	if (!out)
+		return ERR_PTR(-ENOMEM);
+	err = mlx5c_cmd_exec(mdev, in, inlen, out, outlen);
+	if (err) {
+		kfree(out);
+		return ERR_PTR(err);
+	}
+	return out;
+}
+
 /**
  * mlx5c_vport_query_state() - the state of a vport (QUERY_VPORT_STATE)
  * @mdev: core device
@@ -55,23 +71,12 @@ EXPORT_SYMBOL_NS_GPL(mlx5c_vport_query_state, MLX5C_NS);
  */
 void *mlx5c_vport_query_nic(struct mlx5c_dev *mdev, u16 vport, bool other)
 {
-	int outlen = MLX5_ST_SZ_BYTES(query_nic_vport_context_out);
 	u32 in[MLX5_ST_SZ_DW(query_nic_vport_context_in)] = {};
-	void *out;
-	int err;
 
-	out = kzalloc(outlen, GFP_KERNEL);
-	if (!out)
-		return ERR_PTR(-ENOMEM);
 	MLX5_SET(query_nic_vport_context_in, in, opcode, MLX5_CMD_OP_QUERY_NIC_VPORT_CONTEXT);
 	MLX5_SET(query_nic_vport_context_in, in, other_vport, other);
 	MLX5_SET(query_nic_vport_context_in, in, vport_number, other ? vport : 0);
-	err = mlx5c_cmd_exec(mdev, in, sizeof(in), out, outlen);
-	if (err) {
-		kfree(out);
-		return ERR_PTR(err);
-	}
-	return out;
+	return vport_query(mdev, in, sizeof(in), MLX5_ST_SZ_BYTES(query_nic_vport_context_out));
 }
 EXPORT_SYMBOL_NS_GPL(mlx5c_vport_query_nic, MLX5C_NS);
 
@@ -138,24 +143,13 @@ EXPORT_SYMBOL_NS_GPL(mlx5c_vport_modify_nic, MLX5C_NS);
  */
 void *mlx5c_vport_query_counter(struct mlx5c_dev *mdev, u8 port, u16 vport, bool other)
 {
-	int outlen = MLX5_ST_SZ_BYTES(query_vport_counter_out);
 	u32 in[MLX5_ST_SZ_DW(query_vport_counter_in)] = {};
-	void *out;
-	int err;
 
-	out = kzalloc(outlen, GFP_KERNEL);
-	if (!out)
-		return ERR_PTR(-ENOMEM);
 	MLX5_SET(query_vport_counter_in, in, opcode, MLX5_CMD_OP_QUERY_VPORT_COUNTER);
 	MLX5_SET(query_vport_counter_in, in, port_num, port);
 	MLX5_SET(query_vport_counter_in, in, other_vport, other);
 	MLX5_SET(query_vport_counter_in, in, vport_number, other ? vport : 0);
-	err = mlx5c_cmd_exec(mdev, in, sizeof(in), out, outlen);
-	if (err) {
-		kfree(out);
-		return ERR_PTR(err);
-	}
-	return out;
+	return vport_query(mdev, in, sizeof(in), MLX5_ST_SZ_BYTES(query_vport_counter_out));
 }
 EXPORT_SYMBOL_NS_GPL(mlx5c_vport_query_counter, MLX5C_NS);
 
@@ -171,24 +165,13 @@ EXPORT_SYMBOL_NS_GPL(mlx5c_vport_query_counter, MLX5C_NS);
  */
 void *mlx5c_vport_query_hca(struct mlx5c_dev *mdev, u8 port, u16 vport, bool other)
 {
-	int outlen = MLX5_ST_SZ_BYTES(query_hca_vport_context_out);
 	u32 in[MLX5_ST_SZ_DW(query_hca_vport_context_in)] = {};
-	void *out;
-	int err;
 
-	out = kzalloc(outlen, GFP_KERNEL);
-	if (!out)
-		return ERR_PTR(-ENOMEM);
 	MLX5_SET(query_hca_vport_context_in, in, opcode, MLX5_CMD_OP_QUERY_HCA_VPORT_CONTEXT);
 	MLX5_SET(query_hca_vport_context_in, in, port_num, port);
 	MLX5_SET(query_hca_vport_context_in, in, other_vport, other);
 	MLX5_SET(query_hca_vport_context_in, in, vport_number, other ? vport : 0);
-	err = mlx5c_cmd_exec(mdev, in, sizeof(in), out, outlen);
-	if (err) {
-		kfree(out);
-		return ERR_PTR(err);
-	}
-	return out;
+	return vport_query(mdev, in, sizeof(in), MLX5_ST_SZ_BYTES(query_hca_vport_context_out));
 }
 EXPORT_SYMBOL_NS_GPL(mlx5c_vport_query_hca, MLX5C_NS);
 
@@ -234,25 +217,21 @@ EXPORT_SYMBOL_NS_GPL(mlx5c_vport_modify_hca, MLX5C_NS);
 int mlx5c_vport_query_hca_gid(struct mlx5c_dev *mdev, u8 port, u16 vport, bool other,
 			      u16 index, u8 *gid)
 {
-	int outlen = MLX5_ST_SZ_BYTES(query_hca_vport_gid_out) +
-		     MLX5_ST_SZ_BYTES(array128_auto);
 	u32 in[MLX5_ST_SZ_DW(query_hca_vport_gid_in)] = {};
 	void *out;
-	int err;
 
-	out = kzalloc(outlen, GFP_KERNEL);
-	if (!out)
-		return -ENOMEM;
 	MLX5_SET(query_hca_vport_gid_in, in, opcode, MLX5_CMD_OP_QUERY_HCA_VPORT_GID);
 	MLX5_SET(query_hca_vport_gid_in, in, port_num, port);
 	MLX5_SET(query_hca_vport_gid_in, in, other_vport, other);
 	MLX5_SET(query_hca_vport_gid_in, in, vport_number, other ? vport : 0);
 	MLX5_SET(query_hca_vport_gid_in, in, gid_index, index);
-	err = mlx5c_cmd_exec(mdev, in, sizeof(in), out, outlen);
-	if (!err)
-		memcpy(gid, MLX5_ADDR_OF(query_hca_vport_gid_out, out, gid), 16);
+	out = vport_query(mdev, in, sizeof(in), MLX5_ST_SZ_BYTES(query_hca_vport_gid_out) +
+			  MLX5_ST_SZ_BYTES(array128_auto));
+	if (IS_ERR(out))
+		return PTR_ERR(out);
+	memcpy(gid, MLX5_ADDR_OF(query_hca_vport_gid_out, out, gid), 16);
 	kfree(out);
-	return err;
+	return 0;
 }
 EXPORT_SYMBOL_NS_GPL(mlx5c_vport_query_hca_gid, MLX5C_NS);
 
