@@ -2,7 +2,7 @@
 // RC errors and recovery: RNR NAK with retries (success and
 // RNR_RETRY_EXC), a dropped packet retransmitted after the ACK timeout,
 // the timeout deferred by progress, transport retries exhausted, MKey violations (local protection, remote
-// access), receive buffers too small, and the flush of every outstanding
+// access; a zero-length WRITE/READ needs no key), receive buffers too small, and the flush of every outstanding
 // WQE when a QP enters the error state.
 #include "dp_harness.h"
 #include "poll_for.h"
@@ -203,6 +203,29 @@ TEST(ExecRcError, RemoteAccessErrors)
 		ASSERT_TRUE(q.a.poll(q.acq, &e));
 		EXPECT_EQ(e.syndrome, kRemoteAccess) << (k ? "atomic right" : "READ beyond the MR");
 	}
+}
+
+TEST(ExecRcError, ZeroLengthRdmaNeedsNoKey)
+{
+	// DMA length 0: no R_Key or VA check, the request succeeds whatever the
+	// key (UCX's rc_verbs flush is a zero-length WRITE with rkey 0).
+	RcPair p;
+	Cqe e;
+	for (uint8_t op : {OP_WRITE, OP_READ}) {
+		DpHca::Wr w;
+		w.opcode = op;
+		w.raddr = 0;
+		w.rkey = 0;
+		p.send(w);
+		ASSERT_TRUE(p.a.poll(p.acq, &e));
+		EXPECT_EQ(e.opcode, kReq) << (op == OP_WRITE ? "WRITE" : "READ");
+		EXPECT_EQ(qp_state(p.b, p.bqp), 3) << "the responder stays in RTS";
+	}
+	// The QP's remote write enable still applies: a QP without it refuses.
+	auto s = p.a.reg_mr(4096), ro = p.b.reg_mr(4096, A_LR | A_LW | A_RR);
+	p.send(DpHca::rdma_wr(OP_WRITE, s, 16, ro.addr, ro.key));
+	ASSERT_TRUE(p.a.poll(p.acq, &e));
+	EXPECT_EQ(e.syndrome, kRemoteAccess) << "a non-empty WRITE is still checked";
 }
 
 TEST(ExecRcError, ReceiveBufferTooSmall)
