@@ -323,7 +323,7 @@ extern const char * const mlx5c_en_vport_counter_names[MLX5C_EN_VPORT_COUNTERS];
 
 /* main.c */
 int mlx5c_en_reconfigure(struct mlx5c_en_priv *priv,
-			 int (*apply)(struct mlx5c_en_priv *priv, int arg), int arg);
+			 int (*apply)(struct mlx5c_en_priv *priv, int arg, int *old), int arg);
 
 /* channels.c */
 int mlx5c_en_channels_open(struct mlx5c_en_priv *priv);

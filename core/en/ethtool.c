@@ -155,8 +155,9 @@ static void en_get_channels(struct net_device *netdev, struct ethtool_channels *
 	ch->combined_count = priv->num_channels;
 }
 
-static int apply_channels(struct mlx5c_en_priv *priv, int n)
+static int apply_channels(struct mlx5c_en_priv *priv, int n, int *old)
 {
+	*old = priv->num_channels;
 	priv->num_channels = n;
 	return 0;
 }
@@ -195,8 +196,9 @@ static void en_get_ringparam(struct net_device *netdev, struct ethtool_ringparam
 }
 
 /* @arg: the RQ's log size in bits 7:0, the SQ's in 15:8. */
-static int apply_rings(struct mlx5c_en_priv *priv, int arg)
+static int apply_rings(struct mlx5c_en_priv *priv, int arg, int *old)
 {
+	*old = priv->log_sq_size << 8 | priv->log_rq_size;
 	priv->log_rq_size = arg & 0xff;
 	priv->log_sq_size = arg >> 8;
 	return 0;

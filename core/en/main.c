@@ -192,40 +192,54 @@ static int en_stop(struct net_device *netdev)
 /**
  * mlx5c_en_reconfigure() - apply a change that needs new queues
  * @priv: netdev private data
- * @apply: makes the change while the queues are down (may be NULL)
+ * @apply: makes the change while the queues are down and stores in its
+ *	   third argument the value it replaced (may be NULL)
  * @arg: for @apply
  *
  * Closes the queues if the netdev is up, applies the change, opens them.
  * The port stays up: its link carries RoCE too, whose QPs would see it
  * down for as long as the queues take (the carrier goes off meanwhile).
+ * When the queues do not open with the change, the old value is applied
+ * again and the queues reopened with it: a refused change leaves the
+ * netdev as it was, and the caller gets the error.
  *
  * Return: 0 or a negative errno.
  */
 int mlx5c_en_reconfigure(struct mlx5c_en_priv *priv,
-			 int (*apply)(struct mlx5c_en_priv *priv, int arg), int arg)
+			 int (*apply)(struct mlx5c_en_priv *priv, int arg, int *old), int arg)
 {
 	bool running;
-	int err = 0;
+	int err = 0, old;
 
 	mutex_lock(&priv->lock);
 	running = priv->opened;
 	if (running)
 		en_stop_locked(priv, false);
 	if (apply)
-		err = apply(priv, arg);
+		err = apply(priv, arg, &old);
 	if (running) {
 		int err2 = en_open_locked(priv, false);
 
+		if (err2 && apply && !err) {
+			netdev_warn(priv->netdev,
+				    "queues did not open with the new settings (%d): back to the old ones\n",
+				    err2);
+			if (!apply(priv, old, &old))
+				err2 = en_open_locked(priv, false) ?: err2;
+			if (!priv->opened)
+				netdev_err(priv->netdev, "queues did not open with the old settings either: down\n");
+		}
 		err = err ?: err2;
 	}
 	mutex_unlock(&priv->lock);
 	return err;
 }
 
-static int apply_mtu(struct mlx5c_en_priv *priv, int mtu)
+static int apply_mtu(struct mlx5c_en_priv *priv, int mtu, int *old)
 {
 	int err;
 
+	*old = priv->netdev->mtu;
 	err = mlx5c_en_set_hw_mtu(priv, mtu);
 	if (!err)
 		WRITE_ONCE(priv->netdev->mtu, mtu);
