@@ -6,6 +6,7 @@
  * schedules NAPI. Also the RSS objects in front of the RQs: an RQ table
  * and an indirect TIR hashing IPv4/TCP with Toeplitz.
  */
+#include <linux/ethtool.h>
 #include <linux/log2.h>
 #include <linux/slab.h>
 
@@ -13,7 +14,6 @@
 
 #include "en.h"
 
-#define MLX5C_EN_RQT_SIZE	128
 
 /* ---- CQs ------------------------------------------------------------- */
 
@@ -473,6 +473,54 @@ void mlx5c_en_channels_close(struct mlx5c_en_priv *priv)
 /* ---- RSS ------------------------------------------------------------- */
 
 /**
+ * mlx5c_en_rss_indir_default() - spread the indirection table evenly
+ * @priv: netdev private data
+ * @nch: over this many channels
+ */
+void mlx5c_en_rss_indir_default(struct mlx5c_en_priv *priv, int nch)
+{
+	int i;
+
+	for (i = 0; i < priv->rss_size; i++)
+		priv->rss_indir[i] = ethtool_rxfh_indir_default(i, nch);
+}
+
+/* The RQ table's size and entries: the channel each indirection entry names. */
+static void rss_fill_rqt(struct mlx5c_en_priv *priv, void *rqtc)
+{
+	int i, ch;
+
+	MLX5_SET(rqtc, rqtc, rqt_max_size, priv->rss_size);
+	MLX5_SET(rqtc, rqtc, rqt_actual_size, priv->rss_size);
+	for (i = 0; i < priv->rss_size; i++) {
+		ch = priv->rss_indir[i];
+		if (ch >= priv->num_channels)
+			ch = i % priv->num_channels;
+		MLX5_SET(rqtc, rqtc, rq_num[i], priv->channels[ch]->rq.rqn);
+	}
+}
+
+/* The TIR's hash: Toeplitz with our key over IPv4 addresses and TCP ports. */
+static void rss_fill_hash(struct mlx5c_en_priv *priv, void *tirc)
+{
+	void *hf = MLX5_ADDR_OF(tirc, tirc, rx_hash_field_selector_outer);
+
+	MLX5_SET(tirc, tirc, rx_hash_fn, MLX5_RX_HASH_FN_TOEPLITZ);
+	memcpy(MLX5_ADDR_OF(tirc, tirc, rx_hash_toeplitz_key), priv->rss_key,
+	       sizeof(priv->rss_key));
+	MLX5_SET(rx_hash_field_select, hf, l3_prot_type, MLX5_L3_PROT_TYPE_IPV4);
+	MLX5_SET(rx_hash_field_select, hf, l4_prot_type, MLX5_L4_PROT_TYPE_TCP);
+	MLX5_SET(rx_hash_field_select, hf, selected_fields,
+		 MLX5_HASH_FIELD_SEL_SRC_IP | MLX5_HASH_FIELD_SEL_DST_IP |
+		 MLX5_HASH_FIELD_SEL_L4_SPORT | MLX5_HASH_FIELD_SEL_L4_DPORT);
+}
+
+static int rss_rqt_inlen(struct mlx5c_en_priv *priv)
+{
+	return MLX5_ST_SZ_BYTES(modify_rqt_in) + priv->rss_size * MLX5_ST_SZ_BYTES(rq_num);
+}
+
+/**
  * mlx5c_en_rss_create() - the RQ table over the channels' RQs and the TIR
  * @priv: netdev private data, channels open
  *
@@ -482,21 +530,15 @@ int mlx5c_en_rss_create(struct mlx5c_en_priv *priv)
 {
 	u32 tout[MLX5_ST_SZ_DW(create_tir_out)] = {};
 	u32 out[MLX5_ST_SZ_DW(create_rqt_out)] = {};
-	int size = MLX5C_EN_RQT_SIZE, inlen, i, err;
-	void *in, *rqtc, *tirc, *hf;
+	int inlen = rss_rqt_inlen(priv), err;
+	void *in, *tirc;
 
-	size = min_t(int, size, BIT(MLX5_GET(cmd_hca_cap, mlx5c_cap_general(priv->mdev),
-				      log_max_rqt_size)));
-	inlen = MLX5_ST_SZ_BYTES(create_rqt_in) + size * MLX5_ST_SZ_BYTES(rq_num);
+	BUILD_BUG_ON(MLX5_ST_SZ_BYTES(create_rqt_in) != MLX5_ST_SZ_BYTES(modify_rqt_in));
 	in = kvzalloc(max_t(int, inlen, MLX5_ST_SZ_BYTES(create_tir_in)), GFP_KERNEL);
 	if (!in)
 		return -ENOMEM;
 	MLX5_SET(create_rqt_in, in, opcode, MLX5_CMD_OP_CREATE_RQT);
-	rqtc = MLX5_ADDR_OF(create_rqt_in, in, rqt_context);
-	MLX5_SET(rqtc, rqtc, rqt_max_size, size);
-	MLX5_SET(rqtc, rqtc, rqt_actual_size, size);
-	for (i = 0; i < size; i++)
-		MLX5_SET(rqtc, rqtc, rq_num[i], priv->channels[i % priv->num_channels]->rq.rqn);
+	rss_fill_rqt(priv, MLX5_ADDR_OF(create_rqt_in, in, rqt_context));
 	err = mlx5c_cmd_exec(priv->mdev, in, inlen, out, sizeof(out));
 	if (err)
 		goto out;
@@ -510,21 +552,47 @@ int mlx5c_en_rss_create(struct mlx5c_en_priv *priv)
 	MLX5_SET(tirc, tirc, transport_domain, priv->tdn);
 	MLX5_SET(tirc, tirc, self_lb_block, MLX5_TIRC_SELF_LB_BLOCK_BLOCK_UNICAST |
 		 MLX5_TIRC_SELF_LB_BLOCK_BLOCK_MULTICAST);
-	MLX5_SET(tirc, tirc, rx_hash_fn, MLX5_RX_HASH_FN_TOEPLITZ);
-	memcpy(MLX5_ADDR_OF(tirc, tirc, rx_hash_toeplitz_key), priv->rss_key,
-	       sizeof(priv->rss_key));
-	hf = MLX5_ADDR_OF(tirc, tirc, rx_hash_field_selector_outer);
-	MLX5_SET(rx_hash_field_select, hf, l3_prot_type, MLX5_L3_PROT_TYPE_IPV4);
-	MLX5_SET(rx_hash_field_select, hf, l4_prot_type, MLX5_L4_PROT_TYPE_TCP);
-	MLX5_SET(rx_hash_field_select, hf, selected_fields,
-		 MLX5_HASH_FIELD_SEL_SRC_IP | MLX5_HASH_FIELD_SEL_DST_IP |
-		 MLX5_HASH_FIELD_SEL_L4_SPORT | MLX5_HASH_FIELD_SEL_L4_DPORT);
+	rss_fill_hash(priv, tirc);
 	err = mlx5c_cmd_exec(priv->mdev, in, MLX5_ST_SZ_BYTES(create_tir_in), tout, sizeof(tout));
 	if (err) {
 		mlx5c_en_rss_destroy(priv);
 		goto out;
 	}
 	priv->tirn = MLX5_GET(create_tir_out, tout, tirn);
+out:
+	kvfree(in);
+	return err;
+}
+
+/**
+ * mlx5c_en_rss_modify() - the live RQ table and TIR hash to the current
+ * indirection table and key (ethtool -X)
+ * @priv: netdev private data, lock held, queues open
+ *
+ * Return: 0 or a negative errno (the device may then hold either state).
+ */
+int mlx5c_en_rss_modify(struct mlx5c_en_priv *priv)
+{
+	u32 out[MLX5_ST_SZ_DW(modify_tir_out)] = {};
+	int inlen = rss_rqt_inlen(priv), err;
+	void *in;
+
+	in = kvzalloc(max_t(int, inlen, MLX5_ST_SZ_BYTES(modify_tir_in)), GFP_KERNEL);
+	if (!in)
+		return -ENOMEM;
+	MLX5_SET(modify_rqt_in, in, opcode, MLX5_CMD_OP_MODIFY_RQT);
+	MLX5_SET(modify_rqt_in, in, rqtn, priv->rqtn);
+	MLX5_SET(modify_rqt_in, in, bitmask.rqn_list, 1);
+	rss_fill_rqt(priv, MLX5_ADDR_OF(modify_rqt_in, in, ctx));
+	err = mlx5c_cmd_exec(priv->mdev, in, inlen, out, sizeof(out));
+	if (err)
+		goto out;
+	memset(in, 0, MLX5_ST_SZ_BYTES(modify_tir_in));
+	MLX5_SET(modify_tir_in, in, opcode, MLX5_CMD_OP_MODIFY_TIR);
+	MLX5_SET(modify_tir_in, in, tirn, priv->tirn);
+	MLX5_SET(modify_tir_in, in, bitmask.hash, 1);
+	rss_fill_hash(priv, MLX5_ADDR_OF(modify_tir_in, in, ctx));
+	err = mlx5c_cmd_exec(priv->mdev, in, MLX5_ST_SZ_BYTES(modify_tir_in), out, sizeof(out));
 out:
 	kvfree(in);
 	return err;

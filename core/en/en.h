@@ -31,6 +31,8 @@
 
 #define MLX5C_EN_DRV_NAME	"mlx5c_en"
 #define MLX5C_EN_MAX_CHANNELS	16
+/* RSS indirection entries (fewer when the device's RQ tables are smaller). */
+#define MLX5C_EN_RQT_SIZE	128
 /* Ring sizes: the defaults, and the range ethtool -G may set. */
 #define MLX5C_EN_LOG_SQ_SIZE	10	/* WQEBBs */
 #define MLX5C_EN_LOG_RQ_SIZE	9	/* WQEs */
@@ -260,6 +262,8 @@ struct mlx5c_en_fs {
  * @opened: the netdev is up and the queues exist
  * @fs: receive steering
  * @rss_key: Toeplitz key
+ * @rss_size: entries of the indirection table
+ * @rss_indir: the channel of each indirection entry (ethtool -X)
  * @nb: event notifier (port change)
  * @port_work: reads the port state into the carrier
  * @rx_mode_work: reprograms the steering rules from the address lists
@@ -292,6 +296,8 @@ struct mlx5c_en_priv {
 	bool opened;
 	struct mlx5c_en_fs fs;
 	u8 rss_key[40];
+	u16 rss_size;
+	u8 rss_indir[MLX5C_EN_RQT_SIZE];
 	struct notifier_block nb;
 	struct work_struct port_work;
 	struct work_struct rx_mode_work;
@@ -331,6 +337,8 @@ void mlx5c_en_channels_deactivate(struct mlx5c_en_priv *priv);
 void mlx5c_en_channels_close(struct mlx5c_en_priv *priv);
 int mlx5c_en_rss_create(struct mlx5c_en_priv *priv);
 void mlx5c_en_rss_destroy(struct mlx5c_en_priv *priv);
+int mlx5c_en_rss_modify(struct mlx5c_en_priv *priv);
+void mlx5c_en_rss_indir_default(struct mlx5c_en_priv *priv, int nch);
 
 /* txrx.c */
 netdev_tx_t mlx5c_en_xmit(struct sk_buff *skb, struct net_device *netdev);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ethtool: driver information, link settings (speed from PTYS), the
- * counters (-S: software ring counters and the vport counters), channels
- * (-l/-L), ring sizes (-g/-G: new queues) and interrupt coalescing (-c/-C:
- * the CQs' event moderation, changed on the live CQs).
+ * counters (-S: software ring counters, the vport counters and per channel
+ * rxN_/txN_ packets and bytes), channels
+ * (-l/-L), ring sizes (-g/-G: new queues), interrupt coalescing (-c/-C:
+ * the CQs' event moderation, changed on the live CQs) and RSS (-x/-X: the
+ * indirection table and Toeplitz key, on the live RQ table and TIR).
  */
 #include <linux/ethtool.h>
 
@@ -111,15 +113,24 @@ static int en_get_link_ksettings(struct net_device *netdev,
 	return 0;
 }
 
+/*
+ * Per channel: packets and bytes of its RQ and SQ since the channel was
+ * made (the totals above also hold those of channels destroyed).
+ */
+#define NUM_CH_STATS 4
+
 static int en_get_sset_count(struct net_device *netdev, int sset)
 {
+	struct mlx5c_en_priv *priv = netdev_priv(netdev);
+
 	if (sset != ETH_SS_STATS)
 		return -EOPNOTSUPP;
-	return NUM_SW_STATS + MLX5C_EN_VPORT_COUNTERS;
+	return NUM_SW_STATS + MLX5C_EN_VPORT_COUNTERS + NUM_CH_STATS * priv->max_channels;
 }
 
 static void en_get_strings(struct net_device *netdev, u32 sset, u8 *data)
 {
+	struct mlx5c_en_priv *priv = netdev_priv(netdev);
 	int i;
 
 	if (sset != ETH_SS_STATS)
@@ -128,19 +139,35 @@ static void en_get_strings(struct net_device *netdev, u32 sset, u8 *data)
 		ethtool_puts(&data, sw_stats[i].name);
 	for (i = 0; i < MLX5C_EN_VPORT_COUNTERS; i++)
 		ethtool_puts(&data, mlx5c_en_vport_counter_names[i]);
+	for (i = 0; i < priv->max_channels; i++) {
+		ethtool_sprintf(&data, "rx%d_packets", i);
+		ethtool_sprintf(&data, "rx%d_bytes", i);
+		ethtool_sprintf(&data, "tx%d_packets", i);
+		ethtool_sprintf(&data, "tx%d_bytes", i);
+	}
 }
 
 static void en_get_ethtool_stats(struct net_device *netdev, struct ethtool_stats *stats,
 				 u64 *data)
 {
 	struct mlx5c_en_priv *priv = netdev_priv(netdev);
+	u64 *ch = data + NUM_SW_STATS + MLX5C_EN_VPORT_COUNTERS;
 	int i, j;
 
+	memset(ch, 0, NUM_CH_STATS * priv->max_channels * sizeof(u64));
 	spin_lock_bh(&priv->stats_lock);
 	for (i = 0; i < NUM_SW_STATS; i++) {
 		data[i] = *old_stat(priv, i);
 		for (j = 0; j < priv->stats_channels; j++)
 			data[i] += channel_stat(priv->channels[j], i);
+	}
+	for (j = 0; j < priv->stats_channels; j++) {
+		struct mlx5c_en_channel *c = priv->channels[j];
+
+		ch[NUM_CH_STATS * j] = ring_stat(&c->rq.stats, offsetof(struct mlx5c_en_ring_stats, packets));
+		ch[NUM_CH_STATS * j + 1] = ring_stat(&c->rq.stats, offsetof(struct mlx5c_en_ring_stats, bytes));
+		ch[NUM_CH_STATS * j + 2] = ring_stat(&c->sq.stats, offsetof(struct mlx5c_en_ring_stats, packets));
+		ch[NUM_CH_STATS * j + 3] = ring_stat(&c->sq.stats, offsetof(struct mlx5c_en_ring_stats, bytes));
 	}
 	spin_unlock_bh(&priv->stats_lock);
 	if (mlx5c_en_vport_counters(priv, data + NUM_SW_STATS, MLX5C_EN_VPORT_COUNTERS))
@@ -155,10 +182,16 @@ static void en_get_channels(struct net_device *netdev, struct ethtool_channels *
 	ch->combined_count = priv->num_channels;
 }
 
+/*
+ * An indirection table the user set stays (the ethtool core refuses fewer
+ * channels than it names); the default one is spread over the new count.
+ */
 static int apply_channels(struct mlx5c_en_priv *priv, int n, int *old)
 {
 	*old = priv->num_channels;
 	priv->num_channels = n;
+	if (!netif_is_rxfh_configured(priv->netdev))
+		mlx5c_en_rss_indir_default(priv, n);
 	return 0;
 }
 
@@ -287,6 +320,120 @@ static int en_set_coalesce(struct net_device *netdev, struct ethtool_coalesce *c
 	return err;
 }
 
+static u32 en_get_rxfh_key_size(struct net_device *netdev)
+{
+	struct mlx5c_en_priv *priv = netdev_priv(netdev);
+
+	return sizeof(priv->rss_key);
+}
+
+static u32 en_get_rxfh_indir_size(struct net_device *netdev)
+{
+	struct mlx5c_en_priv *priv = netdev_priv(netdev);
+
+	return priv->rss_size;
+}
+
+/* The RX rings the indirection table may name: the channels in use. */
+static u32 en_get_rx_ring_count(struct net_device *netdev)
+{
+	struct mlx5c_en_priv *priv = netdev_priv(netdev);
+
+	return READ_ONCE(priv->num_channels);
+}
+
+static int en_get_rxnfc(struct net_device *netdev, struct ethtool_rxnfc *info, u32 *rules)
+{
+	if (info->cmd != ETHTOOL_GRXRINGS)
+		return -EOPNOTSUPP;
+	info->data = en_get_rx_ring_count(netdev);
+	return 0;
+}
+
+static int en_rxfh_get(struct mlx5c_en_priv *priv, u32 *indir, u8 *key, u8 *hfunc)
+{
+	int i;
+
+	if (hfunc)
+		*hfunc = ETH_RSS_HASH_TOP;
+	mutex_lock(&priv->lock);
+	if (indir)
+		for (i = 0; i < priv->rss_size; i++)
+			indir[i] = priv->rss_indir[i];
+	if (key)
+		memcpy(key, priv->rss_key, sizeof(priv->rss_key));
+	mutex_unlock(&priv->lock);
+	return 0;
+}
+
+/*
+ * ethtool -X: the indirection table and the Toeplitz key, applied to the
+ * live RQ table and TIR without new queues. A change the device refuses
+ * is undone.
+ */
+static int en_rxfh_set(struct mlx5c_en_priv *priv, const u32 *indir, const u8 *key, u8 hfunc)
+{
+	u8 old_indir[MLX5C_EN_RQT_SIZE], old_key[sizeof(priv->rss_key)];
+	int i, err = 0;
+
+	if (hfunc != ETH_RSS_HASH_NO_CHANGE && hfunc != ETH_RSS_HASH_TOP)
+		return -EOPNOTSUPP;
+	mutex_lock(&priv->lock);
+	if (indir)
+		for (i = 0; i < priv->rss_size; i++)
+			if (indir[i] >= priv->num_channels) {
+				err = -EINVAL;
+				goto out;
+			}
+	memcpy(old_indir, priv->rss_indir, sizeof(old_indir));
+	memcpy(old_key, priv->rss_key, sizeof(old_key));
+	if (indir)
+		for (i = 0; i < priv->rss_size; i++)
+			priv->rss_indir[i] = indir[i];
+	if (key)
+		memcpy(priv->rss_key, key, sizeof(priv->rss_key));
+	if (priv->opened) {
+		err = mlx5c_en_rss_modify(priv);
+		if (err) {
+			memcpy(priv->rss_indir, old_indir, sizeof(old_indir));
+			memcpy(priv->rss_key, old_key, sizeof(old_key));
+			if (mlx5c_en_rss_modify(priv))
+				netdev_warn(priv->netdev, "RSS not restored after a refused change\n");
+		}
+	}
+out:
+	mutex_unlock(&priv->lock);
+	return err;
+}
+
+#ifdef HAVE_ETHTOOL_RXFH_PARAM
+static int en_get_rxfh(struct net_device *netdev, struct ethtool_rxfh_param *p)
+{
+	return en_rxfh_get(netdev_priv(netdev), p->indir, p->key, &p->hfunc);
+}
+
+static int en_set_rxfh(struct net_device *netdev, struct ethtool_rxfh_param *p,
+		       struct netlink_ext_ack *extack)
+{
+	if (p->rss_context) {
+		NL_SET_ERR_MSG_MOD(extack, "no additional RSS contexts");
+		return -EOPNOTSUPP;
+	}
+	return en_rxfh_set(netdev_priv(netdev), p->indir, p->key, p->hfunc);
+}
+#else
+static int en_get_rxfh(struct net_device *netdev, u32 *indir, u8 *key, u8 *hfunc)
+{
+	return en_rxfh_get(netdev_priv(netdev), indir, key, hfunc);
+}
+
+static int en_set_rxfh(struct net_device *netdev, const u32 *indir, const u8 *key,
+		       const u8 hfunc)
+{
+	return en_rxfh_set(netdev_priv(netdev), indir, key, hfunc);
+}
+#endif
+
 const struct ethtool_ops mlx5c_en_ethtool_ops = {
 	.supported_coalesce_params = ETHTOOL_COALESCE_USECS |
 				     ETHTOOL_COALESCE_MAX_FRAMES,
@@ -302,4 +449,12 @@ const struct ethtool_ops mlx5c_en_ethtool_ops = {
 	.set_ringparam = en_set_ringparam,
 	.get_coalesce = en_get_coalesce,
 	.set_coalesce = en_set_coalesce,
+	.get_rxnfc = en_get_rxnfc,
+#ifdef HAVE_ETHTOOL_GET_RX_RING_COUNT
+	.get_rx_ring_count = en_get_rx_ring_count,
+#endif
+	.get_rxfh_key_size = en_get_rxfh_key_size,
+	.get_rxfh_indir_size = en_get_rxfh_indir_size,
+	.get_rxfh = en_get_rxfh,
+	.set_rxfh = en_set_rxfh,
 };

@@ -354,6 +354,9 @@ static int en_probe(struct auxiliary_device *adev, const struct auxiliary_device
 	INIT_WORK(&priv->port_work, mlx5c_en_port_work);
 	INIT_WORK(&priv->rx_mode_work, mlx5c_en_rx_mode_work);
 	netdev_rss_key_fill(priv->rss_key, sizeof(priv->rss_key));
+	priv->rss_size = min_t(int, MLX5C_EN_RQT_SIZE,
+			       BIT(MLX5_GET(cmd_hca_cap, mlx5c_cap_general(mdev), log_max_rqt_size)));
+	mlx5c_en_rss_indir_default(priv, nch);
 	priv->wq = alloc_ordered_workqueue("mlx5c_en/%s", 0, dev_name(&adev->dev));
 	if (!priv->wq) {
 		err = -ENOMEM;
