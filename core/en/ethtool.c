@@ -2,8 +2,9 @@
 /*
  * ethtool: driver information, link settings (speed from PTYS), the
  * counters (-S: software ring counters and the vport counters), channels
- * (-l/-L), ring sizes (-g/-G: new queues) and interrupt coalescing (-c/-C:
- * the CQs' event moderation, changed on the live CQs).
+ * (-l/-L), ring sizes (-g/-G: new queues), interrupt coalescing (-c/-C:
+ * the CQs' event moderation, changed on the live CQs) and global pause
+ * (-a/-A: the port's PFCC; no autonegotiation of it).
  */
 #include <linux/ethtool.h>
 
@@ -285,6 +286,27 @@ static int en_set_coalesce(struct net_device *netdev, struct ethtool_coalesce *c
 	return err;
 }
 
+static void en_get_pauseparam(struct net_device *netdev, struct ethtool_pauseparam *pause)
+{
+	struct mlx5c_en_priv *priv = netdev_priv(netdev);
+	bool rx, tx;
+
+	if (mlx5c_en_pause_get(priv, &rx, &tx))
+		return;
+	pause->autoneg = 0;
+	pause->rx_pause = rx;
+	pause->tx_pause = tx;
+}
+
+static int en_set_pauseparam(struct net_device *netdev, struct ethtool_pauseparam *pause)
+{
+	struct mlx5c_en_priv *priv = netdev_priv(netdev);
+
+	if (pause->autoneg)
+		return -EINVAL;
+	return mlx5c_en_pause_set(priv, pause->rx_pause, pause->tx_pause);
+}
+
 const struct ethtool_ops mlx5c_en_ethtool_ops = {
 	.supported_coalesce_params = ETHTOOL_COALESCE_USECS |
 				     ETHTOOL_COALESCE_MAX_FRAMES,
@@ -300,4 +322,6 @@ const struct ethtool_ops mlx5c_en_ethtool_ops = {
 	.set_ringparam = en_set_ringparam,
 	.get_coalesce = en_get_coalesce,
 	.set_coalesce = en_set_coalesce,
+	.get_pauseparam = en_get_pauseparam,
+	.set_pauseparam = en_set_pauseparam,
 };
