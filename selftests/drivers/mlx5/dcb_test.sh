@@ -3,7 +3,8 @@
 # DCB on the emulator's Ethernet ports (guest with --link eth), for the
 # in-tree pair (mlx5e's dcbnl) and then ours (core/en/dcb.c) in the same
 # boot: iproute2's dcb sets PFC, ETS (with a 0 % TC), DSCP APP entries
-# (trust DSCP) and reads them back, with the buffers and the DCBX mode;
+# (trust DSCP) and rate limits per TC and reads them back, with the
+# buffers and the DCBX mode;
 # ethtool -a/-A sets global pause. Each read-back is checked, and so is
 # the emulator's own view of the port's registers (hca 0 qos); at the end
 # ours must have read back what the in-tree pair did. ETS bandwidth that
@@ -18,6 +19,15 @@ out=/tmp/dcb_test
 rm -rf $out && mkdir -p $out
 
 netdev_of() { ls "/sys/bus/pci/devices/$1/net" 2>/dev/null | head -n 1; }
+
+# qos_match ERE: the emulator shows a line matching ERE (whole line).
+qos_match()
+{
+	emu_ctl hca 0 qos | grep -Eqx "$1" && return 0
+	echo "emulator: no line matching \"$1\" in:"
+	emu_ctl hca 0 qos
+	return 1
+}
 
 # The emulator's QoS line of HCA 0 that starts with $1.
 qos_line() { emu_ctl hca 0 qos | grep -m 1 "^$1"; }
@@ -139,6 +149,20 @@ t_app()
 	qos_has "trust pcp"
 }
 
+# Rate limits per TC. dcb hands the kernel bytes per second where both
+# drivers read kbit/s (dcb's 400Mbit is 50000000, 50 Gbit/s to the driver:
+# Gbit/s units; 100Mbit is 12.5 Gbit/s: 100 Mbit/s units), and reads them
+# back the same way; then none.
+t_maxrate()
+{
+	dcb maxrate set dev "$dev" tc-maxrate all:0 1:400Mbit 2:100Mbit || return 1
+	show maxrate dcb maxrate show dev "$dev" || return 1
+	has maxrate "1:400Mbit" && has maxrate "2:100Mbit" || return 1
+	qos_match "tc 1 .* limit 50gbit" && qos_match "tc 2 .* limit 125x100mbit" || return 1
+	dcb maxrate set dev "$dev" tc-maxrate all:0 || return 1
+	qos_match "tc 1 .* limit none"
+}
+
 # The receive buffers as the device has them (buffer 0, half the port).
 t_buffer()
 {
@@ -158,7 +182,7 @@ t_unload()
 t_same()
 {
 	rc=0
-	for n in ets0 pfc pause_off pause_on ets1 ets2 app buffer; do
+	for n in ets0 pfc pause_off pause_on ets1 ets2 app maxrate buffer; do
 		if cmp -s "$out/in-tree.$n" "$out/ours.$n"; then
 			echo "$n: same"
 		else
@@ -170,13 +194,14 @@ t_same()
 	return $rc
 }
 
-ktap_begin 15
+ktap_begin 17
 for pair in in-tree ours; do
 	ktap_case "load, the netdev up [$pair]" t_load
 	ktap_case "dcb ets/dcbx show: the initial layout, host DCBX [$pair]" t_initial
 	ktap_case "dcb pfc prio-pfc 3,5 on (pause off), off; ethtool -A on [$pair]" t_pfc
 	ktap_case "dcb ets: ETS/strict TCs, a 0 % TC, prio-tc; a bad sum refused [$pair]" t_ets
 	ktap_case "dcb app dscp-prio: trust DSCP, the map in the device, back to PCP [$pair]" t_app
+	ktap_case "dcb maxrate: TC rate limits in both units, then none [$pair]" t_maxrate
 	ktap_case "dcb buffer show [$pair]" t_buffer
 	ktap_case "unload: no mlx5 command failed [$pair]" t_unload
 done
