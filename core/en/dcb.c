@@ -13,7 +13,8 @@
  *   off; `ethtool -A` changes global pause only.
  * - APP: DSCP entries only. The first one switches the port to DSCP
  *   trust (QPTS), each writes its DSCP's priority (QPDPM), deleting the
- *   last returns to PCP trust.
+ *   last returns to PCP trust. `dcb apptrust` sets the trust directly
+ *   (PCP or DSCP alone), where the kernel has it (not 6.1).
  * - Receive buffers (PBMC, PPTB), read only.
  * - DCBX is the host's (DCBX_PARAM in host mode); no firmware agent.
  * The device keeps all of it; what the driver keeps is what the registers
@@ -426,6 +427,34 @@ static int en_dcb_delapp(struct net_device *netdev, struct dcb_app *app)
 	return err;
 }
 
+#ifdef HAVE_DCBNL_APPTRUST
+/*
+ * The trust order, as QPTS has it: PCP alone or DSCP alone (no "both" in
+ * QCAM). DSCP APP entries still switch it as they come and go.
+ */
+static int en_dcb_setapptrust(struct net_device *netdev, u8 *sel, int nsel)
+{
+	struct mlx5c_en_priv *priv = netdev_priv(netdev);
+
+	if (!priv->dcb.dscp)
+		return -EOPNOTSUPP;
+	if (nsel != 1 || (sel[0] != DCB_APP_SEL_PCP && sel[0] != IEEE_8021QAZ_APP_SEL_DSCP))
+		return -EOPNOTSUPP;
+	return set_trust(priv, sel[0] == DCB_APP_SEL_PCP ? EN_DCB_TRUST_PCP : EN_DCB_TRUST_DSCP);
+}
+
+static int en_dcb_getapptrust(struct net_device *netdev, u8 *sel, int *nsel)
+{
+	struct mlx5c_en_priv *priv = netdev_priv(netdev);
+
+	if (!priv->dcb.dscp)
+		return -EOPNOTSUPP;
+	sel[0] = priv->dcb.trust == EN_DCB_TRUST_DSCP ? IEEE_8021QAZ_APP_SEL_DSCP : DCB_APP_SEL_PCP;
+	*nsel = 1;
+	return 0;
+}
+#endif
+
 static u8 en_dcb_getdcbx(struct net_device *netdev)
 {
 	return DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE;
@@ -492,6 +521,10 @@ static const struct dcbnl_rtnl_ops en_dcbnl_ops = {
 	.getdcbx = en_dcb_getdcbx,
 	.setdcbx = en_dcb_setdcbx,
 	.dcbnl_getbuffer = en_dcb_getbuffer,
+#ifdef HAVE_DCBNL_APPTRUST
+	.dcbnl_setapptrust = en_dcb_setapptrust,
+	.dcbnl_getapptrust = en_dcb_getapptrust,
+#endif
 };
 
 /* Bit @n of a PCAM/QCAM register mask (bit 0 in the mask's last byte). */

@@ -3,8 +3,9 @@
 # DCB on the emulator's Ethernet ports (guest with --link eth), for the
 # in-tree pair (mlx5e's dcbnl) and then ours (core/en/dcb.c) in the same
 # boot: iproute2's dcb sets PFC, ETS (with a 0 % TC), DSCP APP entries
-# (trust DSCP) and rate limits per TC and reads them back, with the
-# buffers and the DCBX mode;
+# (trust DSCP), rate limits per TC and (ours: the in-tree mlx5e has no
+# such operation) the trust order of dcb apptrust, and reads them back,
+# with the buffers and the DCBX mode;
 # ethtool -a/-A sets global pause. Each read-back is checked, and so is
 # the emulator's own view of the port's registers (hca 0 qos); at the end
 # ours must have read back what the in-tree pair did. ETS bandwidth that
@@ -149,6 +150,29 @@ t_app()
 	qos_has "trust pcp"
 }
 
+# dcb apptrust (ours; the in-tree mlx5e has no apptrust operation):
+# DSCP alone, PCP alone; an order of both is refused (QPTS has no
+# "both" here).
+t_apptrust()
+{
+	if ! dcb apptrust show dev "$dev" >"$out/$pair.apptrust" 2>&1; then
+		cat "$out/$pair.apptrust"
+		[ $pair = in-tree ] && { echo "SKIP: the in-tree mlx5e has no apptrust"; return $KSFT_SKIP; }
+		return 1
+	fi
+	cat "$out/$pair.apptrust"
+	has apptrust "order: pcp" || return 1
+	dcb apptrust set dev "$dev" order dscp || return 1
+	show apptrust2 dcb apptrust show dev "$dev" || return 1
+	has apptrust2 "order: dscp" && qos_has "trust dscp" || return 1
+	if dcb apptrust set dev "$dev" order dscp pcp 2>/dev/null; then
+		echo "an order of both was taken"
+		return 1
+	fi
+	dcb apptrust set dev "$dev" order pcp || return 1
+	qos_has "trust pcp"
+}
+
 # Rate limits per TC. dcb hands the kernel bytes per second where both
 # drivers read kbit/s (dcb's 400Mbit is 50000000, 50 Gbit/s to the driver:
 # Gbit/s units; 100Mbit is 12.5 Gbit/s: 100 Mbit/s units), and reads them
@@ -194,13 +218,14 @@ t_same()
 	return $rc
 }
 
-ktap_begin 17
+ktap_begin 19
 for pair in in-tree ours; do
 	ktap_case "load, the netdev up [$pair]" t_load
 	ktap_case "dcb ets/dcbx show: the initial layout, host DCBX [$pair]" t_initial
 	ktap_case "dcb pfc prio-pfc 3,5 on (pause off), off; ethtool -A on [$pair]" t_pfc
 	ktap_case "dcb ets: ETS/strict TCs, a 0 % TC, prio-tc; a bad sum refused [$pair]" t_ets
 	ktap_case "dcb app dscp-prio: trust DSCP, the map in the device, back to PCP [$pair]" t_app
+	ktap_case "dcb apptrust: DSCP, PCP; both refused [$pair]" t_apptrust
 	ktap_case "dcb maxrate: TC rate limits in both units, then none [$pair]" t_maxrate
 	ktap_case "dcb buffer show [$pair]" t_buffer
 	ktap_case "unload: no mlx5 command failed [$pair]" t_unload
