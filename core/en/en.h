@@ -195,6 +195,33 @@ struct mlx5c_en_rq {
 
 struct mlx5c_en_priv;
 
+#define MLX5C_EN_NUM_DSCP	64
+
+/**
+ * struct mlx5c_en_dcb - what DCB keeps beyond the device's registers
+ * @num_tc: traffic classes (max_tc)
+ * @ets: ETS and rate limits offered (QETCR, QTCT)
+ * @dscp: DSCP trust offered (QPTS, QPDPM)
+ * @buffers: receive buffers readable (PBMC, PPTB)
+ * @trust: QPTS trust state last set
+ * @tsa: the transmission selection each TC was given (the device keeps
+ *	groups and shares only)
+ * @cable_len: PFC delay allowance (meters)
+ * @dscp_apps: DSCP APP entries in dcbnl's table
+ * @dscp_prio: the device's DSCP -> priority map as set
+ */
+struct mlx5c_en_dcb {
+	u8 num_tc;
+	bool ets;
+	bool dscp;
+	bool buffers;
+	u8 trust;
+	u8 tsa[8];
+	u32 cable_len;
+	int dscp_apps;
+	u8 dscp_prio[MLX5C_EN_NUM_DSCP];
+};
+
 /**
  * struct mlx5c_en_channel - one completion vector's queues
  * @priv: netdev private data
@@ -271,6 +298,7 @@ struct mlx5c_en_fs {
  * @stats_lock: protects @old_stats and @stats_channels
  * @stats_channels: channels whose counters the statistics read
  * @old_stats: counters of channels already destroyed
+ * @dcb: DCB state (dcb.c)
  */
 struct mlx5c_en_priv {
 	struct net_device *netdev;
@@ -311,6 +339,7 @@ struct mlx5c_en_priv {
 		u64 tso_packets, tso_bytes, tx_dropped, tx_errors, tx_stopped, tx_wake;
 		u64 rx_bad_cqe, tx_bad_cqe;
 	} old_stats;
+	struct mlx5c_en_dcb dcb;
 };
 
 /* port.c */
@@ -322,6 +351,8 @@ int mlx5c_en_query_mac(struct mlx5c_en_priv *priv, u8 *mac);
 int mlx5c_en_set_vport_rx_mode(struct mlx5c_en_priv *priv, const u8 *addrs, int n,
 			       bool promisc, bool allmulti);
 int mlx5c_en_vport_counters(struct mlx5c_en_priv *priv, u64 *out, int n);
+int mlx5c_en_pause_get(struct mlx5c_en_priv *priv, bool *rx, bool *tx);
+int mlx5c_en_pause_set(struct mlx5c_en_priv *priv, bool rx, bool tx);
 void mlx5c_en_port_work(struct work_struct *work);
 int mlx5c_en_port_event(struct notifier_block *nb, unsigned long type, void *data);
 #define MLX5C_EN_VPORT_COUNTERS	8
@@ -352,6 +383,15 @@ int mlx5c_en_napi_poll(struct napi_struct *napi, int budget);
 int mlx5c_en_fs_create(struct mlx5c_en_priv *priv);
 void mlx5c_en_fs_destroy(struct mlx5c_en_priv *priv);
 void mlx5c_en_rx_mode_work(struct work_struct *work);
+
+/* dcb.c (built with CONFIG_DCB) */
+#if IS_ENABLED(CONFIG_DCB)
+void mlx5c_en_dcb_init(struct mlx5c_en_priv *priv);
+void mlx5c_en_dcb_cleanup(struct mlx5c_en_priv *priv);
+#else
+static inline void mlx5c_en_dcb_init(struct mlx5c_en_priv *priv) {}
+static inline void mlx5c_en_dcb_cleanup(struct mlx5c_en_priv *priv) {}
+#endif
 
 /* stats (ethtool.c) */
 void mlx5c_en_fold_stats(struct mlx5c_en_priv *priv, struct mlx5c_en_channel *c);

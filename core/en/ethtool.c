@@ -4,8 +4,9 @@
  * counters (-S: software ring counters, the vport counters and per channel
  * rxN_/txN_ packets and bytes), channels
  * (-l/-L), ring sizes (-g/-G: new queues), interrupt coalescing (-c/-C:
- * the CQs' event moderation, changed on the live CQs) and RSS (-x/-X: the
- * indirection table and Toeplitz key, on the live RQ table and TIR).
+ * the CQs' event moderation, changed on the live CQs), RSS (-x/-X: the
+ * indirection table and Toeplitz key, on the live RQ table and TIR) and
+ * global pause (-a/-A: the port's PFCC; no autonegotiation of it).
  */
 #include <linux/ethtool.h>
 
@@ -434,6 +435,27 @@ static int en_set_rxfh(struct net_device *netdev, const u32 *indir, const u8 *ke
 }
 #endif
 
+static void en_get_pauseparam(struct net_device *netdev, struct ethtool_pauseparam *pause)
+{
+	struct mlx5c_en_priv *priv = netdev_priv(netdev);
+	bool rx, tx;
+
+	if (mlx5c_en_pause_get(priv, &rx, &tx))
+		return;
+	pause->autoneg = 0;
+	pause->rx_pause = rx;
+	pause->tx_pause = tx;
+}
+
+static int en_set_pauseparam(struct net_device *netdev, struct ethtool_pauseparam *pause)
+{
+	struct mlx5c_en_priv *priv = netdev_priv(netdev);
+
+	if (pause->autoneg)
+		return -EINVAL;
+	return mlx5c_en_pause_set(priv, pause->rx_pause, pause->tx_pause);
+}
+
 const struct ethtool_ops mlx5c_en_ethtool_ops = {
 	.supported_coalesce_params = ETHTOOL_COALESCE_USECS |
 				     ETHTOOL_COALESCE_MAX_FRAMES,
@@ -457,4 +479,6 @@ const struct ethtool_ops mlx5c_en_ethtool_ops = {
 	.get_rxfh_indir_size = en_get_rxfh_indir_size,
 	.get_rxfh = en_get_rxfh,
 	.set_rxfh = en_set_rxfh,
+	.get_pauseparam = en_get_pauseparam,
+	.set_pauseparam = en_set_pauseparam,
 };

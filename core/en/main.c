@@ -389,6 +389,7 @@ static int en_probe(struct auxiliary_device *adev, const struct auxiliary_device
 	netdev->vlan_features = netdev->hw_features & ~NETIF_F_RXHASH;
 	netif_set_tso_max_size(netdev, GSO_LEGACY_MAX_SIZE);
 	netif_carrier_off(netdev);
+	mlx5c_en_dcb_init(priv);
 
 	priv->nb.notifier_call = mlx5c_en_port_event;
 	mlx5c_event_register(mdev, &priv->nb);
@@ -420,6 +421,7 @@ static void en_remove(struct auxiliary_device *adev)
 	struct net_device *netdev = priv->netdev;
 
 	unregister_netdev(netdev);
+	mlx5c_en_dcb_cleanup(priv);
 	mlx5c_netdev_set(priv->mdev, NULL);
 	mlx5c_event_unregister(priv->mdev, &priv->nb);
 	cancel_work_sync(&priv->port_work);

@@ -3,8 +3,9 @@
  * The port and the NIC vport as the netdev sees them: administrative
  * state (PAOS), operational state (the vport's, QUERY_VPORT_STATE) and
  * speed (PTYS), MTU (PMTU and the vport context), the vport's address
- * lists and promiscuous modes, the permanent MAC address and the vport
- * counters; port change events update the carrier. The vport commands
+ * lists and promiscuous modes, the permanent MAC address, the vport
+ * counters and global pause (PFCC); port change events update the
+ * carrier. The vport commands
  * themselves are core/vport.c's (mlx5c_vport_*()).
  */
 #include <linux/slab.h>
@@ -279,4 +280,51 @@ int mlx5c_en_port_event(struct notifier_block *nb, unsigned long type, void *dat
 		return NOTIFY_DONE;
 	queue_work(priv->wq, &priv->port_work);
 	return NOTIFY_OK;
+}
+
+/**
+ * mlx5c_en_pause_get() - read global pause (PFCC)
+ * @priv: netdev private data
+ * @rx: rx pause (out)
+ * @tx: tx pause (out)
+ *
+ * Return: 0 or a negative errno.
+ */
+int mlx5c_en_pause_get(struct mlx5c_en_priv *priv, bool *rx, bool *tx)
+{
+	u32 in[MLX5_ST_SZ_DW(pfcc_reg)] = {};
+	u32 out[MLX5_ST_SZ_DW(pfcc_reg)];
+	int err;
+
+	MLX5_SET(pfcc_reg, in, local_port, 1);
+	err = access_reg(priv, MLX5C_REG_PFCC, false, in, out, sizeof(out));
+	if (err)
+		return err;
+	*rx = MLX5_GET(pfcc_reg, out, pprx);
+	*tx = MLX5_GET(pfcc_reg, out, pptx);
+	return 0;
+}
+
+/**
+ * mlx5c_en_pause_set() - set global pause (PFCC), PFC left as it is
+ * @priv: netdev private data
+ * @rx: rx pause
+ * @tx: tx pause
+ *
+ * The device refuses pause in a direction where PFC is on.
+ *
+ * Return: 0, -EOPNOTSUPP on a function that does not manage its port, or
+ * another negative errno.
+ */
+int mlx5c_en_pause_set(struct mlx5c_en_priv *priv, bool rx, bool tx)
+{
+	u32 in[MLX5_ST_SZ_DW(pfcc_reg)] = {};
+	u32 out[MLX5_ST_SZ_DW(pfcc_reg)];
+
+	if (!MLX5_GET(cmd_hca_cap, mlx5c_cap_general(priv->mdev), vport_group_manager))
+		return -EOPNOTSUPP;
+	MLX5_SET(pfcc_reg, in, local_port, 1);
+	MLX5_SET(pfcc_reg, in, pprx, rx);
+	MLX5_SET(pfcc_reg, in, pptx, tx);
+	return access_reg(priv, MLX5C_REG_PFCC, true, in, out, sizeof(out));
 }

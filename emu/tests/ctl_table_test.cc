@@ -45,6 +45,8 @@ const char kHelpBefore[] =
 	"hca N qps                              queue pairs: state, PSNs, per-QP counters\n"
 	"hca N nic                              Ethernet: link, SQs, RQs, counters, flow tables\n"
 	"hca N port down | up                   Ethernet: pull the cable / plug it back (link flap)\n"
+	"hca N qos                              Ethernet: the port's PFC, pause, ETS, trust,\n"
+	"                                       DSCP map, buffers, DCBX mode\n"
 	"hca N vport [mac MAC | link auto|enable|disable | vlan VID [QOS] | spoofchk on|off | trust on|off | guid node|port G]\n"
 	"                                       VF: the host side of its vport: show it, set\n"
 	"                                       the MAC it reads, its link (a flap), VST, the\n"
@@ -78,7 +80,7 @@ TEST(CtlTable, MarkdownHasARowPerHelpCommand)
 	ASSERT_GE(rows.size(), 3u);
 	EXPECT_EQ(rows[0], "| command | effect |");
 	EXPECT_EQ(rows[1], "|---|---|");
-	EXPECT_EQ(rows.size(), 2u + 32u) << md;
+	EXPECT_EQ(rows.size(), 2u + 33u) << md;
 	for (size_t i = 2; i < rows.size(); ++i) {
 		EXPECT_EQ(rows[i].rfind("| `", 0), 0u) << rows[i];
 		EXPECT_EQ(rows[i].back(), '|') << rows[i];

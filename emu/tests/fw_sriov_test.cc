@@ -287,7 +287,15 @@ TEST(FwSriov, OtherFunctionCapsAndTheManagersCaps)
 	alone.enable();
 	auto o = alone.ok(Msg(op::QUERY_HCA_CAP, 0, 16), query_hca_cap_in::kOutSize);
 	std::vector<uint8_t> ga(o.begin() + query_hca_cap_in::kCapability, o.end());
-	EXPECT_EQ(field(ga, gc::vport_group_manager), 0u) << "a PF without VFs manages nothing";
+	// An Ethernet PF manages its port's QoS (the in-tree mlx5e's dcbnl
+	// needs vport_group_manager), but has no VFs' vports to hear about.
+	EXPECT_EQ(field(ga, gc::vport_group_manager), 1u) << "an Ethernet PF manages its port";
+	EXPECT_EQ(field(ga, gc::nic_vport_change_event), 0u) << "a PF without VFs has no VF vports";
+	FwHarness ib_alone(pf_config(nullptr, LinkType::Ib));
+	ib_alone.enable();
+	auto oi = ib_alone.ok(Msg(op::QUERY_HCA_CAP, 0, 16), query_hca_cap_in::kOutSize);
+	std::vector<uint8_t> gi(oi.begin() + query_hca_cap_in::kCapability, oi.end());
+	EXPECT_EQ(field(gi, gc::vport_group_manager), 0u) << "an InfiniBand PF without VFs manages nothing";
 	EXPECT_EQ(alone.exec(beyond.set(query_hca_cap_in::function_id, 1), query_hca_cap_in::kOutSize).status,
 		  status::BAD_PARAM);
 	EXPECT_EQ(alone.exec(enable_vf_msg(op::ENABLE_HCA, 1), 16).status, status::BAD_PARAM);

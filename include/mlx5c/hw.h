@@ -162,11 +162,21 @@ static inline unsigned int mlx5c_iseg_timeout_ms(u32 reg)
  * Upstream's internal API header has them as well, but with the whole of
  * mlx5_core's structures; core/ includes only device.h and mlx5_ifc.h.
  */
+#define MLX5C_REG_QPTS			0x4002
+#define MLX5C_REG_QETCR			0x4005
+#define MLX5C_REG_QTCT			0x400a
+#define MLX5C_REG_QPDPM			0x4013
+#define MLX5C_REG_QCAM			0x4019
+#define MLX5C_REG_DCBX_PARAM		0x4020
 #define MLX5C_REG_PCAP			0x5001
 #define MLX5C_REG_PMTU			0x5003
 #define MLX5C_REG_PTYS			0x5004
 #define MLX5C_REG_PAOS			0x5006
+#define MLX5C_REG_PFCC			0x5007
+#define MLX5C_REG_PPTB			0x500b
+#define MLX5C_REG_PBMC			0x500c
 #define MLX5C_REG_PVLC			0x500f
+#define MLX5C_REG_PCAM			0x507f
 #define MLX5C_REG_NODE_DESC		0x6001
 
 /* PTYS proto_mask: which half of the register, InfiniBand or Ethernet. */

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iterator>
+#include <mutex>
 #include <sstream>
 #include <utility>
 
@@ -213,6 +214,17 @@ std::string hca_port(const Call &c)
 	if (!c.fw().set_eth_cable(c.arg(0) == "up"))
 		return error("port: not an Ethernet port");
 	return ok();
+}
+
+// The port's QoS registers as the firmware holds them (fw/port_qos.h).
+std::string hca_qos(const Call &c)
+{
+	const Firmware &fw = c.fw();
+	if (!fw.is_eth())
+		return error("qos: not an Ethernet port");
+	std::lock_guard<std::mutex> lk(fw.mu);
+	const EthPort &e = fw.eth;
+	return block(c.head(), e.qos.lines(e.pfc_tx, e.pfc_rx, e.pause_tx, e.pause_rx));
 }
 
 bool parse_mac(const std::string &s, MacAddr *m)
@@ -556,6 +568,13 @@ const CtlSpec kCommands[] = {
 	 "Ethernet: link, SQs, RQs, counters, flow tables, RoCE counters and the GID table", hca_nic},
 	{Scope::Hca, "port", nullptr, 1, 1, "hca N port down | up", "Ethernet: pull the cable / plug it back (link flap)",
 	 nullptr, hca_port},
+	{Scope::Hca, "qos", nullptr, 0, 0, "hca N qos", "Ethernet: the port's PFC, pause, ETS, trust,\nDSCP map, buffers, DCBX mode",
+	 "Ethernet: the port's QoS registers as the firmware holds them: global pause and PFC per direction "
+	 "(PFCC, `pfc` a priority bit mask), trust (QPTS), priority -> TC (QTCT), per TC its ETS group, share "
+	 "and rate limit (QETCR), DSCP -> priority (QPDPM, 64 values), priority -> buffer (PPTB), the port "
+	 "buffer and each buffer's size, lossy bit and XOFF/XON thresholds in cells (PBMC), the DCBX mode "
+	 "(DCBX_PARAM)",
+	 hca_qos},
 	{Scope::Hca, "vport", nullptr, 0, 3,
 	 "hca N vport [mac MAC | link auto|enable|disable | vlan VID [QOS] | spoofchk on|off | trust on|off | "
 	 "guid node|port G]",

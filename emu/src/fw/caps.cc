@@ -10,6 +10,7 @@
 #include "prm/prm.h"
 #include "queues/mcg_table.h"
 #include "prm/eth.h"
+#include "prm/qos.h"
 #include "exec/datapath.h"
 
 namespace mlx5emu {
@@ -102,6 +103,26 @@ void ethernet_caps(Caps::Block &g, std::map<uint16_t, Caps::Block> &max, bool ro
 	put(r, rc::r_roce_min_src_udp_port, DataPath::kUdpSportMin);
 	put(r, rc::roce_address_table_size, DataPath::kRoceGids);
 	max[prm::cap_type_eth::ROCE] = r;
+}
+
+// Port QoS on an Ethernet PF (fw/port_qos.cc): the ETS, trust, DSCP,
+// buffer and DCBX registers, the PCAM/QCAM masks naming them (PCAM's ppcnt
+// bit too: with pcam_reg the in-tree driver reads PPCNT only when PCAM
+// says so), 8 TCs, and an empty QOS cap block (no packet pacing or
+// scheduling elements). A ConnectX PF is its port's vport group manager:
+// the in-tree mlx5e offers dcbnl_ops, `ethtool -A` and DSCP trust only on
+// it. No SBCAM (128-byte buffer cells), buffer_ownership or pfcc_mask.
+void qos_caps(Caps::Block &g, std::map<uint16_t, Caps::Block> &max)
+{
+	namespace qg = prm::qos_gen_caps;
+	put(g, gc::vport_group_manager, 1);
+	put(g, gc::qos, 1);
+	put(g, qg::ets, 1);
+	put(g, qg::dcbx, 1);
+	put(g, gc::max_tc, prm::kNumTc);
+	put(g, gc::pcam_reg, 1);
+	put(g, gc::qcam_reg, 1);
+	max[prm::cap_type_qos::QOS] = Caps::Block{};
 }
 
 unsigned log2_floor(uint64_t v)
@@ -273,6 +294,8 @@ void Caps::build(const HcaConfig &cfg)
 
 	if (cfg.link == LinkType::Eth)
 		ethernet_caps(g, max_, cfg.caps_roce);
+	if (cfg.link == LinkType::Eth && !cfg.is_vf())
+		qos_caps(g, max_);
 
 	// A VF: its vhca_id is its vport number (VF n, 1-based, is n; the PF
 	// is 0 — the numbers are the emulator's choice, firmware picks them).

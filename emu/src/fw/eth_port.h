@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 // The Ethernet port and NIC vport of a function with `--link eth`: what
-// the port registers (PAOS, PMTU, PTYS, PFCC) and the NIC vport context
-// hold. Guarded by Firmware::mu; the data path learns the link state and
+// the port registers (PAOS, PMTU, PTYS, PFCC, the QoS registers) and the
+// NIC vport context hold. Guarded by Firmware::mu; the data path learns the link state and
 // MTU through DataPath::set_eth_link().
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <vector>
+
+#include "fw/port_qos.h"
 
 namespace mlx5emu {
 
@@ -47,6 +49,7 @@ struct EthPort {
 	static constexpr uint16_t kMaxMtu = 9216;
 	bool pause_rx = true, pause_tx = true; // PFCC global pause
 	uint8_t pfc_rx = 0, pfc_tx = 0;
+	PortQos qos; // ETS, trust, DSCP map, buffers, DCBX mode
 
 	// The physical port (PAOS and PTYS oper): the vport's state is not in it.
 	bool phys_up() const { return admin_up && cable_up; }

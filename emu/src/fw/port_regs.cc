@@ -2,7 +2,8 @@
 // Port access registers. Ethernet: PAOS (admin/oper status), PTYS (one
 // 100GBASE-CR4 link mode for ethtool), PMTU (port MTU), PPCNT (802.3,
 // RFC 2863 and RFC 2819 counters from the data path; the other groups the
-// driver reads are zeros), PFCC (global pause and PFC settings, stored).
+// driver reads are zeros), PFCC (global pause and PFC settings, stored;
+// the QoS registers are port_qos.cc's).
 // InfiniBand, read-only (the SM and the cable set them): PTYS (4x EDR),
 // PMTU (the MTU the port carries), PVLC (its data VLs); what a driver with
 // ib_virt reads instead of PortInfo.
@@ -14,6 +15,7 @@
 #include "fw/port_regs.h"
 #include "prm/prm.h"
 #include "prm/eth.h"
+#include "prm/qos.h"
 #include "prm/qp.h"
 
 namespace mlx5emu {
@@ -21,7 +23,6 @@ namespace mlx5emu {
 namespace {
 
 using namespace prm;
-namespace ar = access_register_in;
 
 enum Reason : uint32_t {
 	kLen = 0x20,
@@ -29,37 +30,14 @@ enum Reason : uint32_t {
 	kValue = 0x22,
 	kGroup = 0x23,
 	kProto = 0x24,
+	kPauseAndPfc = 0x25,
 };
 
-// The register's data in the input (a write) and the output (the answer).
-struct Reg {
-	CmdCtx &c;
-	unsigned size;
-	const uint8_t *in() const { return c.in + ar::kData; }
-	uint8_t *out() const { return c.out + ar::kData; }
-	uint32_t get(bits::Field f) const { return bits::get(in(), f); }
-	void put(bits::Field f, uint32_t v) const { bits::set(out(), f, v); }
-	bool write() const { return c.op_mod == ar::WRITE; }
-};
-
-bool check(Reg &r, bits::Field local_port)
-{
-	if (r.c.inlen < ar::kData + r.size || r.c.outlen < ar::kData + r.size) {
-		r.c.fail(status::BAD_INPUT_LEN, kLen);
-		return false;
-	}
-	if (r.get(local_port) != 1) {
-		r.c.fail(status::BAD_PARAM, kPort);
-		return false;
-	}
-	// The answer starts as the request (index fields echoed).
-	std::memcpy(r.out(), r.in(), r.size);
-	return true;
-}
+using Reg = PortReg;
 
 void reg_paos(Reg r)
 {
-	if (!check(r, paos::local_port))
+	if (!r.begin(paos::local_port))
 		return;
 	EthPort &e = r.c.fw.eth;
 	if (r.write() && r.get(paos::ase)) {
@@ -77,7 +55,7 @@ void reg_paos(Reg r)
 
 void reg_ptys(Reg r)
 {
-	if (!check(r, ptys::local_port))
+	if (!r.begin(ptys::local_port))
 		return;
 	if (r.get(ptys::proto_mask) != ptys::PROTO_EN)
 		return r.c.fail(status::BAD_PARAM, kProto);
@@ -98,7 +76,7 @@ void reg_ptys(Reg r)
 
 void reg_pmtu(Reg r)
 {
-	if (!check(r, pmtu::local_port))
+	if (!r.begin(pmtu::local_port))
 		return;
 	EthPort &e = r.c.fw.eth;
 	if (r.write()) {
@@ -114,28 +92,40 @@ void reg_pmtu(Reg r)
 	r.put(pmtu::oper_mtu, e.admin_mtu);
 }
 
+// A write changes global pause in a direction unless its negative mask
+// (pptx_mask_n, pprx_mask_n) is set, and PFC only for the priorities of
+// prio_mask_tx/rx: `ethtool -A` leaves PFC alone, `dcb pfc` writes both.
+// Global pause and PFC exclude each other per direction (BAD_PARAM, the
+// port unchanged).
 void reg_pfcc(Reg r)
 {
-	if (!check(r, pfcc::local_port))
+	if (!r.begin(pfcc::local_port))
 		return;
+	namespace pm = pfcc_mask;
 	EthPort &e = r.c.fw.eth;
 	if (r.write()) {
-		e.pause_tx = r.get(pfcc::pptx);
-		e.pause_rx = r.get(pfcc::pprx);
-		e.pfc_tx = static_cast<uint8_t>(r.get(pfcc::pfctx));
-		e.pfc_rx = static_cast<uint8_t>(r.get(pfcc::pfcrx));
+		bool ptx = r.get(pm::pptx_mask_n) ? e.pause_tx : r.get(pfcc::pptx) != 0;
+		bool prx = r.get(pm::pprx_mask_n) ? e.pause_rx : r.get(pfcc::pprx) != 0;
+		uint32_t mtx = r.get(pm::prio_mask_tx), mrx = r.get(pm::prio_mask_rx);
+		auto ftx = static_cast<uint8_t>((e.pfc_tx & ~mtx) | (r.get(pfcc::pfctx) & mtx));
+		auto frx = static_cast<uint8_t>((e.pfc_rx & ~mrx) | (r.get(pfcc::pfcrx) & mrx));
+		if ((ptx && ftx) || (prx && frx))
+			return r.c.fail(status::BAD_PARAM, kPauseAndPfc);
+		e.pause_tx = ptx;
+		e.pause_rx = prx;
+		e.pfc_tx = ftx;
+		e.pfc_rx = frx;
 	}
+	std::memset(r.out() + 4, 0, r.size - 4);
 	r.put(pfcc::pptx, e.pause_tx);
 	r.put(pfcc::pprx, e.pause_rx);
 	r.put(pfcc::pfctx, e.pfc_tx);
 	r.put(pfcc::pfcrx, e.pfc_rx);
-	r.put(pfcc::aptx, 0);
-	r.put(pfcc::aprx, 0);
 }
 
 void reg_ppcnt(Reg r)
 {
-	if (!check(r, ppcnt::local_port))
+	if (!r.begin(ppcnt::local_port))
 		return;
 	uint8_t grp = static_cast<uint8_t>(r.get(ppcnt::grp));
 	uint8_t *cnt = r.out() + ppcnt::kCounters;
@@ -201,7 +191,7 @@ constexpr uint32_t kIbProtoEdr = 1u << 5;
 
 void reg_ib_ptys(Reg r)
 {
-	if (!check(r, ptys::local_port))
+	if (!r.begin(ptys::local_port))
 		return;
 	if (r.get(ptys::proto_mask) != ptys::PROTO_IB)
 		return r.c.fail(status::BAD_PARAM, kProto);
@@ -217,7 +207,7 @@ void reg_ib_ptys(Reg r)
 
 void reg_ib_pmtu(Reg r)
 {
-	if (!check(r, pmtu::local_port))
+	if (!r.begin(pmtu::local_port))
 		return;
 	if (r.write())
 		return r.c.fail(status::BAD_PARAM, kValue);
@@ -229,7 +219,7 @@ void reg_ib_pmtu(Reg r)
 
 void reg_ib_pvlc(Reg r)
 {
-	if (!check(r, pvlc::local_port))
+	if (!r.begin(pvlc::local_port))
 		return;
 	if (r.write())
 		return r.c.fail(status::BAD_PARAM, kValue);
@@ -240,6 +230,21 @@ void reg_ib_pvlc(Reg r)
 }
 
 } // namespace
+
+bool PortReg::begin(bits::Field local_port, bool port0)
+{
+	if (c.inlen < prm::access_register_in::kData + size || c.outlen < prm::access_register_in::kData + size) {
+		c.fail(prm::status::BAD_INPUT_LEN, kLen);
+		return false;
+	}
+	uint32_t port = get(local_port);
+	if (port != 1 && !(port0 && port == 0)) {
+		c.fail(prm::status::BAD_PARAM, kPort);
+		return false;
+	}
+	std::memcpy(out(), in(), size);
+	return true;
+}
 
 bool ib_port_register(CmdCtx &c, uint16_t id)
 {
@@ -277,7 +282,7 @@ bool eth_port_register(CmdCtx &c, uint16_t id)
 		reg_ppcnt(Reg{c, ppcnt::kSize});
 		return true;
 	default:
-		return false;
+		return eth_qos_register(c, id);
 	}
 }
 
