@@ -24,7 +24,7 @@ constexpr uint16_t ctx_dw(uint16_t d) { return static_cast<uint16_t>(4 + d); }
 enum : uint8_t { OP_NOP = 0x00, OP_SEND_INV = 0x01, OP_WRITE = 0x08, OP_WRITE_IMM = 0x09, OP_SEND = 0x0a,
 		 OP_SEND_IMM = 0x0b, OP_READ = 0x10, OP_CAS = 0x11, OP_FAA = 0x12 };
 enum : uint8_t { F_SIGNALED = 0x08, F_SOLICITED = 0x02, F_FENCE = 0x40 };
-enum : uint8_t { ST_RC = 0, ST_UC = 1, ST_UD = 2, ST_XRC = 3, ST_QP0 = 7, ST_QP1 = 8, ST_UMR = 0xc };
+enum : uint8_t { ST_RC = 0, ST_UC = 1, ST_UD = 2, ST_XRC = 3, ST_DCI = 5, ST_QP0 = 7, ST_QP1 = 8, ST_UMR = 0xc };
 enum : unsigned { A_LR = 1u << 10, A_LW = 1u << 11, A_RR = 1u << 12, A_RW = 1u << 13, A_ATOMIC = 1u << 14,
 		  A_ALL = A_LR | A_LW | A_RR | A_RW | A_ATOMIC, A_UMR_EN = 1u << 15 };
 
@@ -364,6 +364,7 @@ public:
 		uint32_t flow_label = 0;
 		Gid dgid{};
 		uint32_t xrc_srqn = 0; // XRC initiators: the XRC segment
+		uint64_t dc_key = 0;   // DCIs: the address vector's DC access key (dqpn: the DCT)
 	};
 
 	// A signaled SEND of `len` bytes at `off` in `m`.
@@ -389,9 +390,12 @@ public:
 	uint16_t post_send(Qp &q, const Wr &w, bool ring = true)
 	{
 		std::vector<uint8_t> wqe(16, 0);
-		if (q.st == ST_UD || q.st == ST_QP0 || q.st == ST_QP1) {
+		if (q.st == ST_UD || q.st == ST_QP0 || q.st == ST_QP1 || q.st == ST_DCI) {
 			std::vector<uint8_t> av(48, 0);
-			bits::store_be32(&av[0], w.qkey);
+			if (q.st == ST_DCI)
+				bits::store_be64(&av[0], w.dc_key);
+			else
+				bits::store_be32(&av[0], w.qkey);
 			bits::store_be32(&av[8], 0x80000000u | w.dqpn);
 			bits::store_be16(&av[14], w.dlid);
 			if (w.grh) {

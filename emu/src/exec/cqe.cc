@@ -144,7 +144,7 @@ CqeInfo Completer::req_cqe(const Qp &qp, const SendWr &wr) const
 CqeInfo Completer::resp_cqe(const Qp &qp, const RecvWqe &rw) const
 {
 	CqeInfo ci;
-	ci.qpn = qp.qpn;
+	ci.qpn = qp.dc.conn_of ? qp.dc.conn_of : qp.qpn; // a DCT's connection: the DCT
 	ci.wqe_counter = rw.counter;
 	ci.srqn_uidx = cqe_srqn_uidx(qp, rw.from_srq ? dp_.res_.srq(rw.srqn) : nullptr);
 	return ci;

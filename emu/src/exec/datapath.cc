@@ -174,7 +174,7 @@ void DataPath::run_sq(Qp &qp)
 	case prm::qp_state::RTS:
 		if (qp.cfg.is_ud())
 			requester_.ud_send(qp);
-		else if (qp.cfg.is_connected())
+		else if (qp.cfg.is_connected() || qp.cfg.is_dci())
 			requester_.rc_take_wqes(qp);
 		else
 			requester_.local_send(qp);
@@ -259,8 +259,17 @@ void DataPath::deliver(const Packet &p)
 		return;
 	}
 	Qp *qp = res_.qp_for_packet(p.dqpn);
-	if (!qp) {
+	// A DCT's connections have numbers of their own, but packets reach
+	// them only through their DCT (dc.cc).
+	if (!qp || qp->dc.conn_of) {
 		c_.no_qp_packets += p.burst;
+		return;
+	}
+	if (qp->dc.target) {
+		guarded(qp->qpn, [&] {
+			for (unsigned i = 0; i < p.burst; ++i)
+				dc_receive(*qp, p.burst > 1 ? p.part(i) : p);
+		});
 		return;
 	}
 	guarded(qp->qpn, [&] { deliver_to(*qp, p); });
@@ -297,6 +306,14 @@ void DataPath::dispatch(Qp &qp, const Packet &p)
 	}
 	if (qp.cfg.is_xrc()) {
 		responder_.xrc_receive(qp, p);
+		return;
+	}
+	if (qp.cfg.is_dci()) {
+		// A DCI takes responses only.
+		if (is_rc_response(p.opcode))
+			requester_.rc_response(qp, p);
+		else
+			++c_.dropped_packets;
 		return;
 	}
 	if (!qp.cfg.is_rc()) {
@@ -386,6 +403,19 @@ Packet DataPath::rc_request_packet(const Qp &qp, const SendWr &wr, uint8_t opcod
 {
 	Packet p = rc_packet(qp, opcode, psn);
 	p.xrc_srqn = wr.xrc_srqn;
+	if (qp.cfg.is_dci()) {
+		// The destination of the WQE (dc.cc); the first packet of the
+		// WQE that opened the connection asks the DCT to open it.
+		p.dqpn = wr.dct;
+		p.dlid = wr.dlid;
+		p.sl = wr.sl;
+		p.grh = wr.grh;
+		if (p.grh.present)
+			p.grh.sgid = port_gid();
+		p.dc_key = wr.dc_key;
+		p.dc_gen = wr.dc_gen;
+		p.dc_connect = wr.dc_connect && psn == wr.first_psn;
+	}
 	return p;
 }
 
@@ -482,6 +512,9 @@ void DataPath::stop_timer(uint64_t *id)
 
 void DataPath::post_qp_event(uint8_t type, uint32_t number)
 {
+	// A DCT's connection is no QP software knows (dc.cc).
+	if (const Qp *q = res_.qp(number); q && q->dc.conn_of)
+		return;
 	uint8_t eqe[prm::eqe::kSize] = {};
 	eqe[prm::eqe::kType] = type;
 	eqe[prm::async_event::kQpSrqType] = 0; // QP (SRQ events use the number alone)
@@ -564,7 +597,8 @@ std::vector<std::string> DataPath::qp_lines()
 				"outstanding=%zu doorbells=%llu wqes=%llu tx=%llu/%lluB rx=%llu/%lluB recvs=%llu "
 				"retransmits=%llu timeouts=%llu rnr_sent=%llu rnr_rcvd=%llu seq_naks=%llu dups=%llu "
 				"errors=%llu flushed=%llu cqes=%llu qkey_viol=%llu uc_dropped=%llu xrc_bad_srq=%llu",
-				n, qp_type_name(qp->cfg.st), qp_state_name(qp->state), qp->cfg.path.rlid,
+				n, qp->dc.target ? "DCT" : qp->dc.conn_of ? "DCT-conn" : qp_type_name(qp->cfg.st),
+				qp_state_name(qp->state), qp->cfg.path.rlid,
 				qp->cfg.remote_qpn, qp->req.sq_pi, qp->req.sq_ci, qp->resp.rq_ci, qp->req.next_psn,
 				qp->resp.epsn, qp->req.wrs.size(), u(k.doorbells), u(k.sq_wqes), u(k.tx_packets),
 				u(k.tx_bytes), u(k.rx_packets), u(k.rx_bytes), u(k.recv_wqes), u(k.retransmits),
@@ -600,6 +634,8 @@ std::vector<std::string> DataPath::stats_lines()
 	v.push_back(fmt("page_fault_naks %llu", u(c_.fault_naks)));
 	v.push_back(fmt("page_fault_resumes %llu", u(c_.fault_resumes)));
 	v.push_back(fmt("page_fault_errors %llu", u(c_.fault_errors)));
+	v.push_back(fmt("dc_key_violations %llu dc_not_active %llu dc_no_conn %llu dc_conns_opened %llu",
+			u(c_.dc_key_violations), u(c_.dc_not_active), u(c_.dc_no_conn), u(c_.dc_conns_opened)));
 	v.push_back(fmt("comp_events %llu", u(c_.comp_events)));
 	v.push_back(fmt("moderation_timeouts %llu", u(c_.moderation_timeouts)));
 	v.push_back(fmt("async_events %llu", u(c_.async_events)));

@@ -125,6 +125,11 @@ public:
 	void qp_destroying(Qp &qp);
 	// Drop every object (function reset).
 	void clear();
+	// DC targets (exec/dc.cc; commands, state lock held): DRAIN_DCT
+	// (its connections go, the DCT_DRAINED event follows) and what
+	// DESTROY_DCT does before the DCT goes.
+	void dct_drain(Qp &dct);
+	void dct_retire(Qp &dct);
 	// Ethernet (eth_path.h, nic.cc): the port's operational state and
 	// hardware MTU, SQ/RQ state changes from MODIFY_SQ/RQ, counters.
 	void set_eth_link(bool up, uint16_t hw_mtu) { eth_path_.set_eth_link(up, hw_mtu); }
@@ -228,6 +233,11 @@ public:
 		// ODP (exec/odp.cc): PAGE_FAULT EQEs raised, packets answered
 		// with an RNR NAK while their QP's fault was pending, resumes.
 		uint64_t page_faults = 0, fault_naks = 0, fault_resumes = 0, fault_errors = 0;
+		// DC (exec/dc.cc): requests to a DCT dropped for a wrong access
+		// key, for a DCT not ACTIVE, for no connection (a packet that
+		// opens none from an initiator the DCT does not know, or no room
+		// for one); connections opened.
+		uint64_t dc_key_violations = 0, dc_not_active = 0, dc_no_conn = 0, dc_conns_opened = 0;
 	};
 	const Counters &counters() const { return c_; }
 
@@ -263,6 +273,15 @@ private:
 	void deliver_to(Qp &qp, const Packet &p);
 	// One packet (no burst) to `qp`, by QP type and opcode.
 	void dispatch(Qp &qp, const Packet &p);
+	// dc.cc: a request to a DCT: the key and state checks, then to the
+	// connection of its initiator (opened by the packet that asks).
+	void dc_receive(Qp &dct, const Packet &p);
+	Qp *dc_open(Qp &dct, const Packet &p, Qp *conn);
+	void dc_close(Qp &dct, uint32_t conn_qpn);
+	// dc.cc: a DCI's next WQE goes to the destination its address vector
+	// names: the current one, or a new one once every earlier WQE
+	// completed (false: wait). Sets wr.dc_connect when it opens one.
+	bool dci_destination(Qp &qp, SendWr &wr, bool earlier_done);
 
 	// datapath.cc: engine tasks and timers.
 	// What a timer does when it fires: the handler, called with the QP or
@@ -367,6 +386,7 @@ private:
 	Faults *faults_ = nullptr;
 	std::atomic<bool> unplugged_{false};
 	bool mc_local_lb_disabled_ = false;
+	uint32_t dc_gen_ = 0; // the last DCI connection generation (dc.cc)
 	// Set by the destructor under the state lock: no timer or task naming
 	// this object is queued after it, so the destructor's cancel and wait
 	// cover every one (a task the engine already took runs before its

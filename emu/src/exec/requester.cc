@@ -114,10 +114,12 @@ void RdmaRequester::rc_transmit(Qp &qp)
 			wr.done = true;
 			continue;
 		}
+		bool earlier_done = all_done;
 		all_done = all_done && wr.done;
 		bool rd = is_rd_atomic(wr.opcode);
 		if (!wr.sent) {
-			if ((wr.fence && rd_pending) || (rd && r.rd_atomic_outstanding >= (1u << qp.cfg.log_sra_max))) {
+			if ((wr.fence && rd_pending) || (rd && r.rd_atomic_outstanding >= (1u << qp.cfg.log_sra_max)) ||
+			    (qp.cfg.is_dci() && !dp_.dci_destination(qp, wr, earlier_done))) {
 				r.stalled = true;
 				break;
 			}
@@ -227,6 +229,7 @@ void RdmaRequester::rc_send_packets(Qp &qp, SendWr &wr, uint32_t from_psn, uint3
 		Packet p = base;
 		p.opcode = qp.cfg.is_uc() ? ibop::UC_BASE | op : op;
 		p.psn = psn_add(wr.first_psn, k);
+		p.dc_connect = wr.dc_connect && k == 0;
 		if (n && !(by_ref && dp_.payload_ref(qp, wr, off, n, &p.ref))) {
 			p.payload.resize(n);
 			if (!dp_.gather(qp, wr, off, p.payload.data(), n)) {

@@ -112,6 +112,27 @@ bool DataPath::take_send_wqe(Qp &qp, SendWr *wr, UdAddress *av, uint8_t *syndrom
 		av->roce.force_lb = a[w::kAvFlMlid] & w::kAvForceLoopback;
 		pos += w::kAvSize;
 	}
+	if (qp.cfg.is_dci()) {
+		// The destination of this WQE (exec/dc.cc): DCT number, DC
+		// access key, LID, SL and GRH as a UD address vector has them.
+		if (pos + w::kAvSize > end)
+			return malformed();
+		const uint8_t *a = buf + pos;
+		wr->dc_key = load_be64(a + w::kAvDcKey);
+		wr->dct = load_be32(a + w::kAvDqpDct) & 0xffffff;
+		wr->sl = a[w::kAvStatRateSl] & 0xf;
+		wr->dlid = bits::load_be16(a + w::kAvRlid);
+		uint32_t gfl = load_be32(a + w::kAvGrhGidFl);
+		wr->grh = Grh{};
+		if (gfl & w::kAvGrh) {
+			wr->grh.present = true;
+			wr->grh.tclass = a[w::kAvTclass];
+			wr->grh.hop_limit = a[w::kAvHopLimit];
+			wr->grh.flow_label = gfl & w::kAvFlowLabelMask;
+			std::memcpy(wr->grh.dgid.data(), a + w::kAvRgid, 16);
+		}
+		pos += w::kAvSize;
+	}
 	if (qp.cfg.is_xrc()) {
 		if (pos + w::kXrcSize > end)
 			return malformed();

@@ -162,6 +162,11 @@ struct Packet {
 	uint32_t imm = 0;       // ImmDt (raw big-endian bytes)
 	uint32_t inv_rkey = 0;  // IETH
 	uint32_t xrc_srqn = 0;  // XRCETH (XRC requests)
+	uint64_t dc_key = 0;    // DCETH (DC requests: the DC access key)
+	// DC (exec/dc.cc): the DCI's connection generation, and whether the
+	// packet opens that connection at the DCT.
+	uint32_t dc_gen = 0;
+	bool dc_connect = false;
 	RoceAddr roce;          // Ethernet ports only
 	std::vector<uint8_t> payload; // the bytes, unless `ref` names them
 	PayloadRef ref;

@@ -209,6 +209,13 @@ void Caps::build(const HcaConfig &cfg)
 	put(g, gc::xrc, 1);
 	put(g, gc::log_max_xrcd, 16);
 	put(g, gc::log_max_transport_domain, 16);
+	// DC (cmd_dct.cc, exec/dc.cc): DCTs and DCIs as a ConnectX-5 has
+	// them (no DCI streams), the DCI's read/atomic depth and WQE size as
+	// an RC QP's.
+	put(g, gc::dct, 1);
+	put(g, gc::log_max_ra_req_dc, 4);
+	put(g, gc::log_max_ra_res_dc, 4);
+	put(g, gc::max_wqe_sz_sq_dc, 1024);
 	// CQs: MODIFY_CQ resizes (queues/cq.cc); event moderation by count
 	// and period, the period from the last EQE or the first CQE, changed
 	// by MODIFY_CQ too (exec/cq_moderation.cc).

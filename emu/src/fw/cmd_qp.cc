@@ -47,7 +47,8 @@ bool supported_type(uint8_t st)
 {
 	// REG_UMR: the in-tree mlx5_ib creates its UMR QP before the first
 	// memory registration even when no UMR feature is advertised.
-	return st == qp_st::RC || st == qp_st::UC || st == qp_st::XRC || st == qp_st::UD || st == qp_st::QP0 || st == qp_st::QP1 || st == qp_st::REG_UMR;
+	return st == qp_st::RC || st == qp_st::UC || st == qp_st::XRC || st == qp_st::UD || st == qp_st::QP0 || st == qp_st::QP1 || st == qp_st::REG_UMR ||
+	       st == qp_st::DCI;
 }
 
 void create_qp(CmdCtx &c)
@@ -135,12 +136,20 @@ void create_qp(CmdCtx &c)
 	c.put(create_qp_out::qpn, qpn);
 }
 
+// The QP a QP command names: DCTs and their connections (cmd_dct.cc,
+// exec/dc.cc) are no QPs to these commands.
+Qp *named_qp(Resources &r, uint32_t qpn)
+{
+	Qp *qp = r.qp(qpn);
+	return qp && !qp->dc.target && !qp->dc.conn_of ? qp : nullptr;
+}
+
 void destroy_qp(CmdCtx &c)
 {
 	auto lk = c.fw.dp().lock();
 	Resources &r = c.fw.dp().res();
 	uint32_t qpn = c.get(qp_cmd_in::qpn);
-	Qp *qp = r.qp(qpn);
+	Qp *qp = named_qp(r, qpn);
 	if (!qp)
 		return c.fail(status::BAD_PARAM, kNoQp);
 	if (!uid_may_touch(c, Obj::Qp, qpn, kForeign))
@@ -159,7 +168,7 @@ void destroy_qp(CmdCtx &c)
 void query_qp(CmdCtx &c)
 {
 	auto lk = c.fw.dp().lock();
-	Qp *qp = c.fw.dp().res().qp(c.get(qp_cmd_in::qpn));
+	Qp *qp = named_qp(c.fw.dp().res(), c.get(qp_cmd_in::qpn));
 	if (!qp)
 		return c.fail(status::BAD_PARAM, kNoQp);
 	if (!uid_may_touch(c, Obj::Qp, qp->qpn, kForeign))
@@ -181,7 +190,7 @@ void modify_qp(CmdCtx &c)
 	const uint8_t *x = c.inlen >= qp_cmd_in::kQpc + qpc::kSize ? c.in + qp_cmd_in::kQpc : nullptr;
 
 	auto lk = fw.dp().lock();
-	Qp *qp = fw.dp().res().qp(c.get(qp_cmd_in::qpn));
+	Qp *qp = named_qp(fw.dp().res(), c.get(qp_cmd_in::qpn));
 	if (!qp)
 		return c.fail(status::BAD_PARAM, kNoQp);
 	if (!uid_may_touch(c, Obj::Qp, qp->qpn, kForeign))

@@ -37,7 +37,7 @@ const std::map<uint16_t, CmdSpec> &table()
 		std::map<uint16_t, CmdSpec> m;
 		for (auto group : {hca_commands(), pages_commands(), eq_commands(), vport_commands(),
 				   reg_commands(), misc_commands(), pd_commands(), mkey_commands(), cq_commands(),
-				   qp_commands(), srq_commands(), mcg_commands(), nic_commands(), flow_table_commands(),
+				   qp_commands(), dct_commands(), srq_commands(), mcg_commands(), nic_commands(), flow_table_commands(),
 				   nic_vport_commands(), roce_commands(), memic_commands(), uctx_commands(),
 				   odp_commands()})
 			for (const CmdSpec &s : group)

@@ -86,6 +86,7 @@ std::span<const CmdSpec> pd_commands();
 std::span<const CmdSpec> mkey_commands();
 std::span<const CmdSpec> cq_commands();
 std::span<const CmdSpec> qp_commands();
+std::span<const CmdSpec> dct_commands();
 std::span<const CmdSpec> srq_commands();
 std::span<const CmdSpec> mcg_commands();
 std::span<const CmdSpec> nic_commands();

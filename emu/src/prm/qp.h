@@ -154,6 +154,68 @@ constexpr unsigned kPas = 0x110; // page list (no context extension)
 constexpr unsigned kSize = 0x110;
 } // namespace query_qp_out
 
+// Dynamically Connected targets (DCT): CREATE_DCT .. ARM_DCT_FOR_KEY_VIOLATION.
+namespace dct_op {
+enum : uint16_t {
+	CREATE_DCT = 0x710,
+	DESTROY_DCT = 0x711,
+	DRAIN_DCT = 0x712,
+	QUERY_DCT = 0x713,
+	ARM_DCT_FOR_KEY_VIOLATION = 0x714,
+};
+} // namespace dct_op
+
+// DCT context (dctc, 64 bytes).
+namespace dctc {
+constexpr Field state{0, 27, 24};
+constexpr Field user_index{1, 23, 0};
+constexpr Field cqn{2, 23, 0};
+constexpr Field counter_set_id{3, 31, 24};
+constexpr Field atomic_mode{3, 23, 20};
+constexpr Field rre{3, 19, 19};
+constexpr Field rwe{3, 18, 18};
+constexpr Field rae{3, 17, 17};
+constexpr Field rlky{3, 14, 14};
+constexpr Field cs_res{4, 23, 16};
+constexpr Field min_rnr_nak{4, 12, 8};
+constexpr Field srqn_xrqn{5, 23, 0};
+constexpr Field pd{6, 23, 0};
+constexpr Field tclass{7, 31, 24};
+constexpr Field flow_label{7, 19, 0};
+constexpr unsigned kDcAccessKey = 0x20; // be64
+constexpr Field mtu{0xa, 26, 24};
+constexpr Field port{0xa, 23, 16};
+constexpr Field pkey_index{0xa, 15, 0};
+constexpr Field my_addr_index{0xb, 23, 16};
+constexpr Field hop_limit{0xb, 7, 0};
+constexpr Field dc_access_key_violation_count{0xc, 31, 0};
+constexpr Field ecn{0xd, 7, 6};
+constexpr Field dscp{0xd, 5, 0};
+constexpr Field ece{0xf, 31, 0};
+constexpr unsigned kSize = 64;
+} // namespace dctc
+
+// DCT command layouts: the DCT number at dword 2 of every input but
+// CREATE's, whose context starts at 0x10 (QUERY's output too).
+namespace dct_cmd {
+constexpr Field dctn{2, 23, 0};
+constexpr unsigned kDctc = 0x10;
+constexpr unsigned kCreateInSize = 0x80;
+constexpr unsigned kQueryOutSize = 0x80;
+constexpr unsigned kSmallInSize = 0x10;
+constexpr Field create_out_dctn{2, 23, 0};
+} // namespace dct_cmd
+
+namespace dct_state {
+enum : uint8_t { ACTIVE = 0, DRAINING = 1, DRAINED = 2 };
+}
+
+// DCT events: the DCT number at the EQE's data + 24.
+namespace dct_event {
+enum : uint8_t { DRAINED = 0x1c, KEY_VIOLATION = 0x1d };
+constexpr unsigned kDctn = 0x38; // be32
+} // namespace dct_event
+
 // Command status for a QP command in the wrong state.
 constexpr uint8_t kStatusBadQpState = 0x10;
 

@@ -45,6 +45,7 @@ constexpr unsigned kAtomicSize = 16;
 
 // Datagram segment = address vector (48 bytes).
 constexpr unsigned kAvQkey = 0x0;      // be32
+constexpr unsigned kAvDcKey = 0x0;     // be64: DCI, the DC access key
 constexpr unsigned kAvDqpDct = 0x8;    // be32: ext << 31 | remote QPN
 constexpr unsigned kAvStatRateSl = 0xc; // u8: sl in [3:0]
 constexpr unsigned kAvFlMlid = 0xd;    // u8: force loopback << 7 | source path bits

@@ -112,6 +112,7 @@ struct QpConfig {
 	bool is_uc() const;
 	bool is_xrc() const;       // XRC initiator (has an SQ) or target (no SQ)
 	bool is_xrc_tgt() const;
+	bool is_dci() const;       // DC initiator: RC reliability, one destination per WQE (exec/dc.cc)
 	bool is_connected() const; // RC, UC or XRC: PSNs, a remote QP, the requester/responder
 };
 
@@ -126,6 +127,15 @@ struct SendWr {
 	uint32_t rkey = 0;
 	uint64_t swap_add = 0, compare = 0;
 	uint32_t xrc_srqn = 0; // XRC initiator: the remote XRC SRQ (XRC segment)
+	// DCI: the destination its address vector names (exec/dc.cc), and
+	// whether its first packet opens the DCI's connection to that DCT.
+	uint32_t dct = 0;
+	uint64_t dc_key = 0;
+	uint16_t dlid = 0;
+	uint8_t sl = 0;
+	Grh grh;
+	uint32_t dc_gen = 0;
+	bool dc_connect = false;
 	std::vector<Sge> sgl;
 	std::vector<uint8_t> inline_data;
 	bool is_inline = false;
@@ -263,6 +273,28 @@ struct QpCounters {
 	QpCounters &operator+=(const QpCounters &o);
 };
 
+// DC (exec/dc.cc). A DCT is a Qp numbered from the QPN space (packets
+// reach it by number) with `target`; each initiator (SLID, DCI) it hears
+// from gets a connection: a hidden RC responder Qp with `conn_of` = the
+// DCT. A DCI keeps the destination its outstanding WQEs go to.
+struct DcState {
+	bool target = false;
+	uint8_t dct_state = 0; // prm::dct_state
+	uint64_t key = 0;      // DCT: the access key
+	bool armed = false;    // DCT: the next key violation raises its event
+	uint32_t key_violations = 0;
+	std::map<std::pair<uint16_t, uint32_t>, uint32_t> conns; // DCT: (SLID, DCI QPN) -> connection
+	uint32_t conn_of = 0;     // connection: its DCT
+	// DCI: the generation of its current connection (a new one per
+	// destination, never reused by the function); connection: the one
+	// it serves.
+	uint32_t gen = 0;
+	bool dest_set = false;    // DCI: a destination is current
+	uint32_t dest_dct = 0;
+	uint16_t dest_dlid = 0;
+	uint64_t dest_key = 0;
+};
+
 struct Qp {
 	uint32_t qpn = 0;
 	uint16_t uid = 0; // the user context that created it (0: the kernel, privileged)
@@ -274,6 +306,7 @@ struct Qp {
 	QpCounters ctr;
 	uint64_t flush_timer = 0;
 	bool catas_pending = false; // a CQ in error refused a CQE (exec/cqe.cc)
+	DcState dc;
 
 	// Back to the state right after CREATE_QP (2RST).
 	void reset_runtime();

@@ -182,6 +182,7 @@ bool QpConfig::is_rc() const { return st == qp_st::RC; }
 bool QpConfig::is_uc() const { return st == qp_st::UC; }
 bool QpConfig::is_xrc() const { return st == qp_st::XRC; }
 bool QpConfig::is_xrc_tgt() const { return is_xrc() && no_sq; }
+bool QpConfig::is_dci() const { return st == qp_st::DCI; }
 bool QpConfig::is_connected() const { return is_rc() || is_uc() || is_xrc(); }
 
 void qp_config_from_create(const uint8_t *qpc, QpConfig *c)
@@ -227,7 +228,9 @@ uint8_t qp_transition(Qp &qp, uint16_t opcode, const uint8_t *qpc, uint32_t opt_
 		return kStatusBadQpState;
 	}
 	// XRC QPs take the RC fields: the same reliability, both directions.
-	uint32_t groups = qp.cfg.is_rc() || qp.cfg.is_xrc() ? r->rc_always : qp.cfg.is_uc() ? r->uc_always : r->ud_always;
+	// DCIs too (the requester's fields; the path is a template, the
+	// destination comes with each WQE).
+	uint32_t groups = qp.cfg.is_rc() || qp.cfg.is_xrc() || qp.cfg.is_dci() ? r->rc_always : qp.cfg.is_uc() ? r->uc_always : r->ud_always;
 	if (groups || r->optional) {
 		if (!qpc) {
 			*reason = kNoContext;
@@ -354,6 +357,7 @@ void Qp::reset_runtime()
 {
 	req = Requester{};
 	resp = Responder{};
+	dc.dest_set = false;
 }
 
 const char *qp_state_name(uint8_t s)
@@ -379,6 +383,8 @@ const char *qp_type_name(uint8_t st)
 		return "QP1";
 	case qp_st::REG_UMR:
 		return "UMR";
+	case qp_st::DCI:
+		return "DCI";
 	default:
 		return "?";
 	}
