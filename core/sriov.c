@@ -98,6 +98,7 @@ static int sriov_enable_device(struct mlx5c_dev *mdev, int num_vfs)
 		}
 		WRITE_ONCE(sriov->vfs[vf].enabled, true);
 	}
+	/* Step 20: on InfiniBand, the VFs' GUIDs and link policy are restored here. */
 	return 0;
 }
 
