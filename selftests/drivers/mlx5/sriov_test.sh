@@ -346,7 +346,41 @@ t_ours_rmmod()
 	mlx5_log_clean "$m"
 }
 
-ktap_begin 14
+# Our PF, renamed (make modules-renamed: mlx5c_core, mlx5c_ib), with the
+# in-tree mlx5_core on its VFs, in one kernel. The VFs are bound by
+# driver_override after sriov_drivers_autoprobe 0 (both drivers match the
+# VF ID). Skips, saying why, without the renamed build (make check's sriov
+# guest does not build it yet).
+t_ours_pf_intree_vfs()
+{
+	[ -f "$rn_core_ko" ] && [ -f "$rn_ib_ko" ] || { echo "SKIP: not built: $rn_core_ko (make modules-renamed)"; return 4; }
+	! mlx5_mixed_loaded || { echo "an mlx5 driver is still loaded"; return 1; }
+	modprobe -q ib_uverbs
+	echo $rn_core >"$sys/driver_override" || return 1
+	insmod "$rn_core_ko" && insmod "$rn_ib_ko" || return 1
+	wait_for 60 pci_driver_is "$pf" $rn_core || { echo "$pf: '$(pci_driver_of "$pf")', not $rn_core"; return 1; }
+	modprobe mlx5_core && modprobe mlx5_ib || return 1
+	echo 0 >"$sys/sriov_drivers_autoprobe" || return 1
+	echo $NVF >"$sys/sriov_numvfs" || { dmesg | tail -n 10; return 1; }
+	for f in $vfs; do
+		echo mlx5_core >"/sys/bus/pci/devices/$slot.$f/driver_override" || return 1
+		echo "$slot.$f" >/sys/bus/pci/drivers_probe
+	done
+	for f in $vfs; do
+		wait_for 120 vf_bound_ours $f || { echo "$slot.$f: '$(pci_driver_of "$slot.$f")', no RDMA device"; return 1; }
+		wait_for 60 vf_active $f || { echo "$slot.$f: port not ACTIVE"; return 1; }
+		echo "$slot.$f: $(pci_driver_of "$slot.$f") ($(modinfo -n mlx5_core)), $(pci_ibdev "$slot.$f") ACTIVE"
+	done
+	vfs_agree yes || return 1
+	echo 0 >"$sys/sriov_numvfs" || return 1
+	vfs_agree no || return 1
+	echo 1 >"$sys/sriov_drivers_autoprobe"
+	mlx5_unload_ours_renamed && mlx5_unload in-tree || return 1
+	echo >"$sys/driver_override"
+	emu_pages_back $(seq 0 $((ndev - 1)))
+}
+
+ktap_begin 15
 ktap_case "before the shim: QEMU hides the SR-IOV header at 0x100 and passes the body" t_passthrough
 ktap_case "insmod sriov_shim refuses no pf=, a VF slot and a PF without the capability, saying why" t_shim_refusals
 ktap_case "insmod sriov_shim: lspci shows SR-IOV (TotalVFs $NVF, offset 1, stride 1, VF device ID), VFs hidden" t_shim
@@ -360,5 +394,6 @@ ktap_case "ours on the PF, echo $NVF > sriov_numvfs: VFs enabled with pages (deb
 ktap_case "ours on the PF, echo 0 > sriov_numvfs: the VFs go, every VF page back" t_ours_disable
 ktap_case "ours on the PF with $NVF VFs (unbound): a fatal PF error is recovered, the VFs enabled again in the device" t_ours_recovery
 ktap_case "rmmod of ours with $NVF VFs enabled and bound: VFs disabled first, every page back, no splat" t_ours_rmmod
+ktap_case "our PF renamed (mlx5c_core), the in-tree mlx5_core on its $NVF VFs: ACTIVE, pages agree, echo 0 returns them" t_ours_pf_intree_vfs
 ktap_case "rmmod sriov_shim: the slot as at boot, no SR-IOV capability" t_unload
 ktap_end
