@@ -352,6 +352,8 @@ struct mlx5c_test;
  * @fw_minor: firmware minor version
  * @fw_sub: firmware sub-minor version
  * @ecpu: embedded-CPU function
+ * @is_vf: bound through a virtual function's device ID (a VF, or a VF
+ *	passed to a VM)
  * @issi: interface step sequence ID in use
  * @board_id: PSID from QUERY_ADAPTER
  * @cmd: command queue

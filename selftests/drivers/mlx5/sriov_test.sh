@@ -327,6 +327,36 @@ t_ours_recovery()
 	vfs_agree no
 }
 
+# With recovery off, a fatal PF error leaves the PF in the internal-error
+# state: echo N > sriov_numvfs is refused (EBUSY), saying why, and enables
+# nothing in the device; a rebind brings the PF back.
+t_ours_refuse_error()
+{
+	param=/sys/module/mlx5_core/parameters
+	echo N >"$param/recovery" || return 1
+	m=$(ktap_dmesg_mark)
+	emu_ctl hca 0 health-syndrome 1 0x42 fatal >/dev/null || return 1
+	wait_for 30 sh -c "[ \"\$(cat $sys/health/state)\" = internal-error ]" ||
+		{ echo "PF health: $(cat "$sys/health/state")"; emu_ctl hca 0 health-syndrome 0 >/dev/null; echo Y >"$param/recovery"; return 1; }
+	msg=$(/bin/echo $NVF 2>&1 >"$sys/sriov_numvfs")
+	rc=$?
+	echo "$msg"
+	dmesg | tail -n +$((m + 1)) | grep "SR-IOV: not enabling"
+	ok=1
+	[ $rc -ne 0 ] && case $msg in *"busy"*) ;; *) false ;; esac || { echo "not refused with EBUSY"; ok=0; }
+	dmesg | tail -n +$((m + 1)) | grep -q "SR-IOV: not enabling $NVF VFs: the function is in the internal-error state" ||
+		{ echo "no message saying why"; ok=0; }
+	[ "$(cat "$sys/sriov_numvfs")" = 0 ] || { echo "sriov_numvfs $(cat "$sys/sriov_numvfs")"; ok=0; }
+	[ "$(emu_ctl hca 0 vfs | grep -c '^vf .* enabled no ')" = "$NVF" ] || { echo "a VF enabled in the device"; ok=0; }
+	echo "$pf" >/sys/bus/pci/drivers/mlx5_core/unbind
+	emu_ctl hca 0 health-syndrome 0 >/dev/null
+	echo Y >"$param/recovery"
+	echo "$pf" >/sys/bus/pci/drivers/mlx5_core/bind || { echo "rebind failed"; return 1; }
+	wait_for 60 test -e "$sys/infiniband" || { echo "$pf: no RDMA device after the rebind"; return 1; }
+	expect "health after the rebind" "$(cat "$sys/health/state")" ok || return 1
+	[ $ok = 1 ]
+}
+
 # rmmod of ours with the VFs enabled and bound to ours: the VFs' drivers
 # go, SR-IOV is disabled, then the PF; every page of every function back.
 t_ours_rmmod()
@@ -380,7 +410,7 @@ t_ours_pf_intree_vfs()
 	emu_pages_back $(seq 0 $((ndev - 1)))
 }
 
-ktap_begin 15
+ktap_begin 16
 ktap_case "before the shim: QEMU hides the SR-IOV header at 0x100 and passes the body" t_passthrough
 ktap_case "insmod sriov_shim refuses no pf=, a VF slot and a PF without the capability, saying why" t_shim_refusals
 ktap_case "insmod sriov_shim: lspci shows SR-IOV (TotalVFs $NVF, offset 1, stride 1, VF device ID), VFs hidden" t_shim
@@ -393,6 +423,7 @@ ktap_case "ours on the PF: echo $((NVF + 1)) > sriov_numvfs fails with ERANGE" t
 ktap_case "ours on the PF, echo $NVF > sriov_numvfs: VFs enabled with pages (debugfs vfs = hca 0 vfs), ours binds them, PORT_ACTIVE" t_ours_enable
 ktap_case "ours on the PF, echo 0 > sriov_numvfs: the VFs go, every VF page back" t_ours_disable
 ktap_case "ours on the PF with $NVF VFs (unbound): a fatal PF error is recovered, the VFs enabled again in the device" t_ours_recovery
+ktap_case "ours on the PF in the internal-error state (recovery off): echo $NVF > sriov_numvfs refused with EBUSY, saying why" t_ours_refuse_error
 ktap_case "rmmod of ours with $NVF VFs enabled and bound: VFs disabled first, every page back, no splat" t_ours_rmmod
 ktap_case "our PF renamed (mlx5c_core), the in-tree mlx5_core on its $NVF VFs: ACTIVE, pages agree, echo 0 returns them" t_ours_pf_intree_vfs
 ktap_case "rmmod sriov_shim: the slot as at boot, no SR-IOV capability" t_unload
