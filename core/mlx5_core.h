@@ -170,7 +170,8 @@ struct mlx5c_caps {
  * @requests: page-request events received
  * @give_failed: GIVE requests that could not be satisfied
  * @refused: GIVE requests beyond the limit (max_fw_pages_pct), refused whole
- * @vf_requests: page-request events for VF functions
+ * @vf_requests: page-request events for another function than this one
+ *	(a VF of this PF, or refused as @bad_func)
  * @bad_func: page requests for a function this PF does not have, refused
  * @nb: subscription to page-request EQEs
  */

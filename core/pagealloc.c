@@ -351,10 +351,10 @@ static void page_req_work(struct work_struct *work)
 	if (req->func_id && (req->ec || !vf_pages(mdev, req->func_id))) {
 		/* Not a VF of this PF: nothing to give or take for it. */
 		mdev->pages.bad_func++;
-		dev_err(&mdev->pdev->dev,
-			"page request of %d pages for function %u%s refused: this function has %u VFs\n",
-			req->npages, req->func_id, req->ec ? " (embedded CPU)" : "",
-			mdev->sriov.max_vfs);
+		dev_err_ratelimited(&mdev->pdev->dev,
+				    "page request of %d pages for function %u%s refused: this function has %u VFs\n",
+				    req->npages, req->func_id, req->ec ? " (embedded CPU)" : "",
+				    mdev->sriov.max_vfs);
 		if (req->npages > 0 && !req->release_all)
 			cant_give(mdev, req->func_id, req->ec);
 	} else if (req->release_all) {
