@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * debugfs: /sys/kernel/debug/mlx5c/<bdf>/{cmd,eqs,cqs,pages,health}. A
- * module built with MLX5C_TEST=1 adds its self-test files there (test.c).
+ * debugfs: /sys/kernel/debug/mlx5c/<bdf>/{cmd,eqs,cqs,pages,health}, and
+ * vfs on a PF with the SR-IOV capability. A module built with MLX5C_TEST=1
+ * adds its self-test files there (test.c).
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -92,9 +93,34 @@ static int pages_show(struct seq_file *s, void *unused)
 		   atomic_read(&pg->count), pg->boot, pg->init, pg->given, pg->reclaimed);
 	seq_printf(s, "freed_locally: %llu\nrequests: %llu\ngive_failed: %llu\nrefused: %llu\n",
 		   pg->freed_locally, pg->requests, pg->give_failed, pg->refused);
+	seq_printf(s, "vf_pages: %d\nvf_requests: %llu\nbad_function: %llu\n",
+		   atomic_read(&pg->vf_count), pg->vf_requests, pg->bad_func);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(pages);
+
+/*
+ * The PF's VFs: how many the PCI core has (sriov_numvfs), and for each VF
+ * whether the PF enabled it in the device and the pages the PF gave the
+ * firmware on its behalf.
+ */
+static int vfs_show(struct seq_file *s, void *unused)
+{
+	struct mlx5c_dev *mdev = s->private;
+	struct mlx5c_sriov *sriov = &mdev->sriov;
+	int vf;
+
+	seq_printf(s, "num_vfs: %u\ntotal_vfs: %u\nvf_pages: %d\n",
+		   READ_ONCE(sriov->num_vfs), sriov->max_vfs,
+		   atomic_read(&mdev->pages.vf_count));
+	seq_puts(s, "vf function_id enabled pages\n");
+	for (vf = 0; vf < sriov->max_vfs; vf++)
+		seq_printf(s, "%d %d %s %d\n", vf, vf + 1,
+			   READ_ONCE(sriov->vfs[vf].enabled) ? "yes" : "no",
+			   atomic_read(&sriov->vfs[vf].pages));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(vfs);
 
 static int health_show(struct seq_file *s, void *unused)
 {
@@ -130,6 +156,8 @@ void mlx5c_debugfs_init(struct mlx5c_dev *mdev)
 	debugfs_create_file("cqs", 0444, d, mdev, &cqs_fops);
 	debugfs_create_file("pages", 0444, d, mdev, &pages_fops);
 	debugfs_create_file("health", 0444, d, mdev, &health_fops);
+	if (mdev->sriov.max_vfs)
+		debugfs_create_file("vfs", 0444, d, mdev, &vfs_fops);
 }
 
 /**

@@ -5,7 +5,8 @@
  * Probe brings the function up in the order the firmware expects: wait for
  * the firmware, command queue, ENABLE_HCA, ISSI, boot pages, capabilities,
  * init pages, INIT_HCA, then the UAR, MSI-X vectors and EQs; remove (and
- * every probe failure) undoes exactly what was done, in reverse.
+ * every probe failure) undoes exactly what was done, in reverse. A PF with
+ * the SR-IOV capability enables VFs through sriov_configure (sriov.c).
  */
 #include <linux/delay.h>
 #include <linux/io.h>
@@ -460,6 +461,8 @@ int mlx5c_load_one(struct mlx5c_dev *mdev)
 	err = mlx5c_aux_add(mdev);
 	if (err)
 		goto err_debugfs;
+	/* A recovery or a PCI reset of a PF with VFs: enable them again. */
+	mlx5c_sriov_attach(mdev);
 	WRITE_ONCE(mdev->loaded, true);
 	return 0;
 
@@ -494,6 +497,8 @@ void mlx5c_unload_one(struct mlx5c_dev *mdev)
 {
 	lockdep_assert_held(&mdev->state_lock);
 	WRITE_ONCE(mdev->loaded, false);
+	/* The PCI VFs stay; in the device they go while commands still work. */
+	mlx5c_sriov_detach(mdev);
 	mlx5c_aux_del(mdev);
 	mlx5c_debugfs_cleanup(mdev);
 	mlx5c_test_debugfs_cleanup(mdev);
@@ -535,11 +540,14 @@ static int mlx5c_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	err = mlx5c_pci_init(mdev);
 	if (err)
 		goto err_free_recover;
+	err = mlx5c_sriov_init(mdev);
+	if (err)
+		goto err_free_recover;
 	mutex_lock(&mdev->state_lock);
 	err = mlx5c_load_one(mdev);
 	mutex_unlock(&mdev->state_lock);
 	if (err)
-		goto err_free_recover;
+		goto err_free_sriov;
 	/* What a PCI reset restores. */
 	pci_save_state(pdev);
 
@@ -550,6 +558,8 @@ static int mlx5c_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		 mdev->num_comp_eqs, atomic_read(&mdev->pages.count));
 	return 0;
 
+err_free_sriov:
+	mlx5c_sriov_cleanup(mdev);
 err_free_recover:
 	mlx5c_recover_disable(mdev);
 	mlx5c_recover_cleanup(mdev);
@@ -569,10 +579,13 @@ static void mlx5c_remove(struct pci_dev *pdev)
 	if (!mdev)	/* already shut down */
 		return;
 	mlx5c_recover_disable(mdev);
+	/* VFs first: their drivers go, then the VFs in the device. */
+	mlx5c_sriov_remove(mdev);
 	mutex_lock(&mdev->state_lock);
 	if (mdev->loaded)
 		mlx5c_unload_one(mdev);
 	mutex_unlock(&mdev->state_lock);
+	mlx5c_sriov_cleanup(mdev);
 	mlx5c_recover_cleanup(mdev);
 	mlx5c_health_cleanup(mdev);
 	pci_set_drvdata(pdev, NULL);
@@ -592,6 +605,7 @@ static struct pci_driver mlx5c_pci_driver = {
 	.probe = mlx5c_probe,
 	.remove = mlx5c_remove,
 	.shutdown = mlx5c_shutdown,
+	.sriov_configure = mlx5c_sriov_configure,
 	.err_handler = &mlx5c_err_handler,
 	.dev_groups = mlx5c_dev_groups,
 };

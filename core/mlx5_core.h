@@ -156,8 +156,12 @@ struct mlx5c_caps {
 /**
  * struct mlx5c_pages - firmware page accounting
  * @wq: ordered workqueue running page requests
- * @pages: struct page by bus address >> 12 of every page given to the FW
- * @count: pages currently owned by the firmware
+ * @pages: struct page by bus address >> 12 of every page given to the FW;
+ *	each page's private field is the function it was given for (0: this
+ *	function, n: VF n - 1 of a PF)
+ * @count: pages currently owned by the firmware, for every function
+ * @vf_count: of @count, the pages given on behalf of VFs (per VF:
+ *	struct mlx5c_vf)
  * @boot: boot pages given
  * @init: init pages given
  * @given: pages given in total
@@ -166,12 +170,16 @@ struct mlx5c_caps {
  * @requests: page-request events received
  * @give_failed: GIVE requests that could not be satisfied
  * @refused: GIVE requests beyond the limit (max_fw_pages_pct), refused whole
+ * @vf_requests: page-request events for another function than this one
+ *	(a VF of this PF, or refused as @bad_func)
+ * @bad_func: page requests for a function this PF does not have, refused
  * @nb: subscription to page-request EQEs
  */
 struct mlx5c_pages {
 	struct workqueue_struct *wq;
 	struct xarray pages;
 	atomic_t count;
+	atomic_t vf_count;
 	u32 boot;
 	u32 init;
 	u64 given;
@@ -180,7 +188,35 @@ struct mlx5c_pages {
 	u64 requests;
 	u64 give_failed;
 	u64 refused;
+	u64 vf_requests;
+	u64 bad_func;
 	struct mlx5c_nb nb;
+};
+
+/**
+ * struct mlx5c_vf - one virtual function of a PF, as the PF sees it
+ *	(sriov.c)
+ * @enabled: the PF enabled it in the device (ENABLE_HCA function_id
+ *	vf + 1) and has not disabled it since
+ * @pages: pages the PF gave the firmware on its behalf (pagealloc.c)
+ */
+struct mlx5c_vf {
+	bool enabled;
+	atomic_t pages;
+};
+
+/**
+ * struct mlx5c_sriov - SR-IOV of a PF (sriov.c)
+ * @max_vfs: TotalVFs of the function's SR-IOV capability; 0: none (no
+ *	capability, or a VF)
+ * @num_vfs: VFs the PCI core has through sriov_numvfs; the PF keeps them
+ *	enabled in the device, and enables them again after a recovery
+ * @vfs: @max_vfs entries, VF n (function_id n + 1) at index n
+ */
+struct mlx5c_sriov {
+	u16 max_vfs;
+	u16 num_vfs;
+	struct mlx5c_vf *vfs;
 };
 
 /**
@@ -317,11 +353,14 @@ struct mlx5c_test;
  * @fw_minor: firmware minor version
  * @fw_sub: firmware sub-minor version
  * @ecpu: embedded-CPU function
+ * @is_vf: bound through a virtual function's device ID (a VF, or a VF
+ *	passed to a VM)
  * @issi: interface step sequence ID in use
  * @board_id: PSID from QUERY_ADAPTER
  * @cmd: command queue
  * @caps: capabilities
  * @pages: firmware pages
+ * @sriov: SR-IOV (a PF with the capability)
  * @health: health poller
  * @quarantine: memory the device may still write, freed once it no longer
  *	masters the bus
@@ -364,6 +403,7 @@ struct mlx5c_dev {
 	struct mlx5c_cmd cmd;
 	struct mlx5c_caps caps;
 	struct mlx5c_pages pages;
+	struct mlx5c_sriov sriov;
 	struct mlx5c_health health;
 	struct mlx5c_quarantine quarantine;
 	struct mutex state_lock;	/* load and unload */
@@ -446,6 +486,15 @@ void mlx5c_pages_cleanup(struct mlx5c_dev *mdev);
 int mlx5c_pages_startup(struct mlx5c_dev *mdev, bool boot);
 void mlx5c_pages_reclaim_all(struct mlx5c_dev *mdev);
 void mlx5c_pages_flush(struct mlx5c_dev *mdev);
+int mlx5c_pages_wait_vfs(struct mlx5c_dev *mdev, unsigned int timeout_ms);
+
+/* sriov.c */
+int mlx5c_sriov_init(struct mlx5c_dev *mdev);
+void mlx5c_sriov_cleanup(struct mlx5c_dev *mdev);
+int mlx5c_sriov_configure(struct pci_dev *pdev, int num_vfs);
+void mlx5c_sriov_remove(struct mlx5c_dev *mdev);
+void mlx5c_sriov_detach(struct mlx5c_dev *mdev);
+void mlx5c_sriov_attach(struct mlx5c_dev *mdev);
 
 /* irq.c */
 int mlx5c_irqs_alloc(struct mlx5c_dev *mdev, int want);

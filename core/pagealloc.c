@@ -5,10 +5,17 @@
  * arrive as page-request EQEs and run on an ordered workqueue; at unload
  * every page is taken back (MANAGE_PAGES TAKE) before DISABLE_HCA.
  *
- * What the firmware may hold is bounded by a share of RAM (max_fw_pages_pct):
- * a request beyond it is refused whole, with a message and MANAGE_PAGES
- * ALLOCATION_FAIL, and pages are allocated without retrying reclaim, so a
- * device asking for too much never wakes the OOM killer.
+ * A PF with VFs also gives pages on behalf of each VF it enabled: page
+ * requests with function_id vf + 1 (sriov.c). Every page records the
+ * function it was given for (its page_private), so that each function's
+ * pages are counted (mdev->pages.count for all, vf_count for the VFs',
+ * struct mlx5c_vf for each VF), returned and released on their own.
+ *
+ * What the firmware may hold, for the function and its VFs together, is
+ * bounded by a share of RAM (max_fw_pages_pct): a request beyond it is
+ * refused whole, with a message and MANAGE_PAGES ALLOCATION_FAIL, and
+ * pages are allocated without retrying reclaim, so a device asking for too
+ * much never wakes the OOM killer.
  */
 #include <linux/dma-mapping.h>
 #include <linux/jiffies.h>
@@ -39,15 +46,52 @@ struct mlx5c_page_req {
 	struct work_struct work;
 };
 
-static void page_release(struct mlx5c_dev *mdev, u64 addr, struct page *page)
+/* The page counter of VF function @func_id (1..max_vfs), or NULL. */
+static atomic_t *vf_pages(struct mlx5c_dev *mdev, u16 func_id)
 {
-	dma_unmap_page(&mdev->pdev->dev, addr, PAGE_SIZE, DMA_BIDIRECTIONAL);
-	__free_page(page);
-	atomic_dec(&mdev->pages.count);
+	struct mlx5c_sriov *sriov = &mdev->sriov;
+
+	if (!func_id || func_id > sriov->max_vfs)
+		return NULL;
+	return &sriov->vfs[func_id - 1].pages;
 }
 
-/* Allocate, map and record one page. Return its bus address or 0. */
-static u64 page_get(struct mlx5c_dev *mdev)
+static void fw_pages_add(struct mlx5c_dev *mdev, u16 func_id, int d)
+{
+	atomic_t *vf = vf_pages(mdev, func_id);
+
+	atomic_add(d, &mdev->pages.count);
+	if (vf) {
+		atomic_add(d, vf);
+		atomic_add(d, &mdev->pages.vf_count);
+	}
+}
+
+/* Pages the firmware holds for function @func_id. */
+static u32 func_held(struct mlx5c_dev *mdev, u16 func_id)
+{
+	atomic_t *vf = vf_pages(mdev, func_id);
+
+	if (vf)
+		return atomic_read(vf);
+	return atomic_read(&mdev->pages.count) - atomic_read(&mdev->pages.vf_count);
+}
+
+static void page_release(struct mlx5c_dev *mdev, u64 addr, struct page *page)
+{
+	u16 func_id = page_private(page);
+
+	dma_unmap_page(&mdev->pdev->dev, addr, PAGE_SIZE, DMA_BIDIRECTIONAL);
+	set_page_private(page, 0);
+	__free_page(page);
+	fw_pages_add(mdev, func_id, -1);
+}
+
+/*
+ * Allocate, map and record one page for function @func_id. Return its bus
+ * address or 0.
+ */
+static u64 page_get(struct mlx5c_dev *mdev, u16 func_id)
 {
 	struct device *dev = &mdev->pdev->dev;
 	struct page *zero_page = NULL;
@@ -77,13 +121,15 @@ static u64 page_get(struct mlx5c_dev *mdev)
 	}
 	if (!page)
 		return 0;
+	set_page_private(page, func_id);
 	if (xa_insert(&mdev->pages.pages, addr >> MLX5_ADAPTER_PAGE_SHIFT, page,
 		      GFP_KERNEL)) {
 		dma_unmap_page(dev, addr, PAGE_SIZE, DMA_BIDIRECTIONAL);
+		set_page_private(page, 0);
 		__free_page(page);
 		return 0;
 	}
-	atomic_inc(&mdev->pages.count);
+	fw_pages_add(mdev, func_id, 1);
 	return addr;
 }
 
@@ -126,7 +172,7 @@ static int give_batch(struct mlx5c_dev *mdev, u16 func_id, bool ec, u32 n,
 	if (!in)
 		goto no_mem;
 	for (got = 0; got < n; got++) {
-		u64 addr = page_get(mdev);
+		u64 addr = page_get(mdev, func_id);
 
 		if (!addr)
 			break;
@@ -189,9 +235,14 @@ static int give_pages(struct mlx5c_dev *mdev, u16 func_id, bool ec, u32 n,
 	if (held + n > limit) {
 		mdev->pages.give_failed++;
 		mdev->pages.refused++;
-		dev_err(&mdev->pdev->dev,
-			"firmware asks for %u more pages, holding %llu: refused, the limit is %llu (max_fw_pages_pct=%u)\n",
-			n, held, limit, READ_ONCE(max_fw_pages_pct));
+		if (func_id && !ec)
+			dev_err(&mdev->pdev->dev,
+				"VF %u page request of %u pages refused: the firmware holds %llu pages for this PF and its VFs, the limit is %llu (max_fw_pages_pct=%u)\n",
+				func_id - 1, n, held, limit, READ_ONCE(max_fw_pages_pct));
+		else
+			dev_err(&mdev->pdev->dev,
+				"firmware asks for %u more pages, holding %llu: refused, the limit is %llu (max_fw_pages_pct=%u)\n",
+				n, held, limit, READ_ONCE(max_fw_pages_pct));
 		if (event)
 			cant_give(mdev, func_id, ec);
 		return -ENOMEM;
@@ -245,14 +296,19 @@ out:
 	return err;
 }
 
-/* The firmware dropped every page of the function: free them here. */
-static void release_all(struct mlx5c_dev *mdev)
+/*
+ * The firmware dropped every page of function @func (negative: of every
+ * function): free them here.
+ */
+static void release_all(struct mlx5c_dev *mdev, int func)
 {
 	struct page *page;
 	unsigned long idx;
 	u64 n = 0;
 
 	xa_for_each(&mdev->pages.pages, idx, page) {
+		if (func >= 0 && page_private(page) != (unsigned long)func)
+			continue;
 		xa_erase(&mdev->pages.pages, idx);
 		page_release(mdev, (u64)idx << MLX5_ADAPTER_PAGE_SHIFT, page);
 		n++;
@@ -268,12 +324,13 @@ static void release_all(struct mlx5c_dev *mdev)
  */
 static int return_pages(struct mlx5c_dev *mdev, u16 func_id, bool ec, u32 n)
 {
-	u32 held = atomic_read(&mdev->pages.count);
+	u32 held = func_held(mdev, func_id);
 	int got;
 
 	if (n > held) {
 		dev_warn(&mdev->pdev->dev,
-			 "firmware asks to return %u pages but holds %u\n", n, held);
+			 "firmware asks to return %u pages of function %u but holds %u\n",
+			 n, func_id, held);
 		n = held;
 	}
 	while (n) {
@@ -291,9 +348,18 @@ static void page_req_work(struct work_struct *work)
 	struct mlx5c_dev *mdev = req->mdev;
 	int err = 0;
 
-	if (req->release_all)
-		release_all(mdev);
-	else if (req->npages > 0)
+	if (req->func_id && (req->ec || !vf_pages(mdev, req->func_id))) {
+		/* Not a VF of this PF: nothing to give or take for it. */
+		mdev->pages.bad_func++;
+		dev_err_ratelimited(&mdev->pdev->dev,
+				    "page request of %d pages for function %u%s refused: this function has %u VFs\n",
+				    req->npages, req->func_id, req->ec ? " (embedded CPU)" : "",
+				    mdev->sriov.max_vfs);
+		if (req->npages > 0 && !req->release_all)
+			cant_give(mdev, req->func_id, req->ec);
+	} else if (req->release_all) {
+		release_all(mdev, req->func_id);
+	} else if (req->npages > 0)
 		err = give_pages(mdev, req->func_id, req->ec, req->npages, true);
 	else if (req->npages < 0)
 		err = return_pages(mdev, req->func_id, req->ec,
@@ -326,6 +392,8 @@ static int pages_request_event(struct notifier_block *nb, unsigned long type, vo
 	req->npages = (s32)be32_to_cpu(eqe->data.req_pages.num_pages);
 	req->ec = !!(ec_function & MLX5C_PAGE_REQ_EC);
 	req->release_all = !!(ec_function & MLX5C_PAGE_REQ_RELEASE_ALL);
+	if (req->func_id)
+		mdev->pages.vf_requests++;
 	INIT_WORK(&req->work, page_req_work);
 	queue_work(mdev->pages.wq, &req->work);
 	return NOTIFY_OK;
@@ -393,7 +461,7 @@ void mlx5c_pages_reclaim_all(struct mlx5c_dev *mdev)
 	unsigned long end = jiffies + msecs_to_jiffies(MLX5C_RECLAIM_TIMEOUT_MS);
 	int left;
 
-	while ((left = atomic_read(&mdev->pages.count)) > 0) {
+	while ((left = func_held(mdev, 0)) > 0) {
 		int got;
 
 		if (READ_ONCE(mdev->cmd.error))
@@ -417,6 +485,38 @@ void mlx5c_pages_reclaim_all(struct mlx5c_dev *mdev)
 		}
 		msleep(20);
 	}
+}
+
+/**
+ * mlx5c_pages_wait_vfs() - wait until the firmware returned every VF page
+ * @mdev: core device (a PF) whose VFs are all disabled in the device
+ * @timeout_ms: how long the firmware may take
+ *
+ * After DISABLE_HCA of a VF the firmware asks the PF to take back the pages
+ * it held for that VF (a negative page request); this polls the count
+ * those requests bring down. A device in the internal-error state returns
+ * nothing: its pages are freed when the function is unloaded.
+ *
+ * Return: 0, -EIO in the internal-error state, or -ETIMEDOUT (said, with
+ * the pages left; they stay recorded and are freed at unload).
+ */
+int mlx5c_pages_wait_vfs(struct mlx5c_dev *mdev, unsigned int timeout_ms)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(timeout_ms);
+	int left;
+
+	while ((left = atomic_read(&mdev->pages.vf_count)) > 0) {
+		if (READ_ONCE(mdev->cmd.error))
+			return -EIO;
+		if (time_after(jiffies, end)) {
+			dev_err(&mdev->pdev->dev,
+				"timeout reclaiming VF pages: the firmware still holds %d pages of disabled VFs after %u ms; they are freed when the PF unloads\n",
+				left, timeout_ms);
+			return -ETIMEDOUT;
+		}
+		msleep(20);
+	}
+	return 0;
 }
 
 /**
@@ -464,7 +564,7 @@ void mlx5c_pages_cleanup(struct mlx5c_dev *mdev)
 			dev_warn(&mdev->pdev->dev,
 				 "%d pages were not returned by the firmware; freeing them\n",
 				 left);
-		release_all(mdev);
+		release_all(mdev, -1);
 	}
 	xa_destroy(&pg->pages);
 }
