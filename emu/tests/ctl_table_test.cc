@@ -51,6 +51,7 @@ const char kHelpBefore[] =
 	"                                       spoof check, trust, an IB VF's GUIDs\n"
 	"hca N vfs                              PF with VFs: SR-IOV state, per VF enabled,\n"
 	"                                       alive, pages held\n"
+	"hca N esw                              Ethernet PF with VFs: its legacy e-switch\n"
 	"hca N datapath                         data-path counters, CQs, SRQs\n"
 	"die                                    the emulator process dies at once (SIGKILL)\n"
 	"                                       after answering: every HCA is gone\n"
