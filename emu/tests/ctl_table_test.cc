@@ -79,14 +79,14 @@ TEST(CtlTable, MarkdownHasARowPerHelpCommand)
 	ASSERT_GE(rows.size(), 3u);
 	EXPECT_EQ(rows[0], "| command | effect |");
 	EXPECT_EQ(rows[1], "|---|---|");
-	EXPECT_EQ(rows.size(), 2u + 32u) << md;
+	EXPECT_EQ(rows.size(), 2u + 33u) << md;
 	for (size_t i = 2; i < rows.size(); ++i) {
 		EXPECT_EQ(rows[i].rfind("| `", 0), 0u) << rows[i];
 		EXPECT_EQ(rows[i].back(), '|') << rows[i];
 	}
 	for (const char *syn : {"| `hca N fail-cmd OPCODE STATUS [SYND] [COUNT\\|forever]` |",
 				"| `hca N hang \\| unhang` |", "| `link delay MS` |", "| `die` |", "| `hca N port down \\| up` |",
-				"| `hca N vfs` |"})
+				"| `hca N vfs` |", "| `hca N esw` |"})
 		EXPECT_NE(md.find(syn), std::string::npos) << syn;
 }
 
