@@ -53,6 +53,7 @@ const char kHelpBefore[] =
 	"                                       spoof check, trust, an IB VF's GUIDs\n"
 	"hca N vfs                              PF with VFs: SR-IOV state, per VF enabled,\n"
 	"                                       alive, pages held\n"
+	"hca N esw                              Ethernet PF with VFs: its legacy e-switch\n"
 	"hca N datapath                         data-path counters, CQs, SRQs\n"
 	"die                                    the emulator process dies at once (SIGKILL)\n"
 	"                                       after answering: every HCA is gone\n"
@@ -87,7 +88,7 @@ TEST(CtlTable, MarkdownHasARowPerHelpCommand)
 	}
 	for (const char *syn : {"| `hca N fail-cmd OPCODE STATUS [SYND] [COUNT\\|forever]` |",
 				"| `hca N hang \\| unhang` |", "| `link delay MS` |", "| `die` |", "| `hca N port down \\| up` |",
-				"| `hca N vfs` |"})
+				"| `hca N vfs` |", "| `hca N esw` |"})
 		EXPECT_NE(md.find(syn), std::string::npos) << syn;
 }
 

@@ -280,7 +280,7 @@ TEST(FwSriov, OtherFunctionCapsAndTheManagersCaps)
 	std::vector<uint8_t> g(own.begin() + query_hca_cap_in::kCapability, own.end());
 	EXPECT_EQ(field(g, gc::vport_group_manager), 1u);
 	EXPECT_EQ(field(g, gc::nic_vport_change_event), 1u);
-	EXPECT_EQ(field(g, gc::eswitch_manager), 0u) << "no e-switch tables yet";
+	EXPECT_EQ(field(g, gc::eswitch_manager), 1u) << "the legacy e-switch's manager on Ethernet (fw_esw_test.cc)";
 	EXPECT_EQ(field(g, gc::vhca_id), 0u);
 
 	FwHarness alone(pf_config(nullptr));

@@ -299,6 +299,16 @@ std::string hca_vfs(const Call &c)
 	return block(c.head(), v);
 }
 
+// An e-switch manager's legacy e-switch: its MPFS, the vports' VLAN
+// contexts and each table namespace.
+std::string hca_esw(const Call &c)
+{
+	std::vector<std::string> v = c.fw().esw_lines();
+	if (v.size() == 1 && v[0].rfind("error: ", 0) == 0)
+		return error("esw: " + v[0].substr(7));
+	return block(c.head(), v);
+}
+
 std::string hca_trace(const Call &c)
 {
 	std::vector<TraceEntry> t = c.fw().trace_entries();
@@ -603,6 +613,13 @@ const CtlSpec kCommands[] = {
 	 "function exists, the PF's pages the firmware holds and wants for it, and the NIC_VPORT_CHANGE events "
 	 "sent about it",
 	 hca_vfs},
+	{Scope::Hca, "esw", nullptr, 0, 0, "hca N esw", "Ethernet PF with VFs: its legacy e-switch",
+	 "an Ethernet PF with VFs (the e-switch manager): what its driver programmed into the legacy e-switch: "
+	 "the MPFS entries (SET_L2_TABLE_ENTRY), each vport's C-VLAN strip and insert "
+	 "(MODIFY_ESW_VPORT_CONTEXT), and per table namespace (the FDB, each vport's ingress and egress ACL) "
+	 "its root table, tables and entries. The VFs' frames pass their ACLs (drops counted in `hca N nic`, "
+	 "`tx_acl_dropped`, `rx_acl_dropped`)",
+	 hca_esw},
 	{Scope::Hca, "datapath", nullptr, 0, 0, "hca N datapath", "data-path counters, CQs, SRQs", nullptr,
 	 hca_datapath},
 	{Scope::Top, "die", nullptr, 0, 0, "die", "the emulator process dies at once (SIGKILL)\nafter answering: every HCA is gone",

@@ -134,6 +134,7 @@ public:
 	// hardware MTU, SQ/RQ state changes from MODIFY_SQ/RQ, counters.
 	void set_eth_link(bool up, uint16_t hw_mtu) { eth_path_.set_eth_link(up, hw_mtu); }
 	void set_vport_acl(const steer::VportAcl &acl) { eth_path_.set_vport_acl(acl); }
+	void set_eswitch(steer::Eswitch *esw, uint16_t vport) { eth_path_.set_eswitch(esw, vport); }
 	void nic_sq_state(NicSq &sq, uint8_t next) { eth_path_.nic_sq_state(sq, next); }
 	void nic_rq_state(NicRq &rq, uint8_t next) { eth_path_.nic_rq_state(rq, next); }
 	const EthCounters &eth_counters() const { return eth_path_.eth_counters(); }

@@ -15,6 +15,7 @@
 #include "exec/roce_wire.h"
 #include "fabric/packet.h"
 #include "queues/resources.h"
+#include "steer/eswitch.h"
 #include "steer/vport_acl.h"
 
 namespace mlx5emu {
@@ -50,6 +51,9 @@ struct EthCounters {
 	// Dropped by the vport ACLs (steer/vport_acl.h): a spoofed source
 	// MAC, a tag of the function's own under VST, another VLAN.
 	uint64_t tx_spoofed = 0, tx_tagged = 0, rx_vlan_dropped = 0, rx_unicast_filtered = 0;
+	// Dropped by a rule of the vport's ingress (tx) or egress (rx) ACL
+	// table that its e-switch manager programmed (steer/eswitch.h).
+	uint64_t tx_acl_dropped = 0, rx_acl_dropped = 0;
 	uint64_t lso_segments = 0;
 };
 
@@ -68,6 +72,14 @@ public:
 	void set_eth_link(bool up, uint16_t hw_mtu);
 	// The vport ACLs its manager set (a VF's host side).
 	void set_vport_acl(const steer::VportAcl &acl) { acl_ = acl; }
+	// The function's e-switch (its adapter's, steer/eswitch.h) and its
+	// vport there: its frames pass the ACL tables the manager programmed
+	// (before the VST of set_vport_acl). Null: a function alone.
+	void set_eswitch(steer::Eswitch *esw, uint16_t vport)
+	{
+		esw_ = esw;
+		esw_vport_ = vport;
+	}
 	void nic_sq_state(NicSq &sq, uint8_t next);
 	void nic_rq_state(NicRq &rq, uint8_t next);
 	std::vector<std::string> nic_lines();
@@ -122,6 +134,8 @@ private:
 	bool eth_up_ = false;
 	uint16_t eth_hw_mtu_ = 1500 + 26;
 	steer::VportAcl acl_;
+	steer::Eswitch *esw_ = nullptr;
+	uint16_t esw_vport_ = 0;
 	EthCounters eth_;
 	// RoCE
 	std::array<RoceGid, kRoceGids> gids_{};

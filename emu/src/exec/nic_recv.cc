@@ -51,6 +51,10 @@ void EthPath::receive_frame_now(const std::vector<uint8_t> &frame)
 		++eth_.rx_unicast_filtered;
 		return;
 	}
+	if (esw_ && !esw_->acl_passes(prm::flow_table_type::ESW_EGRESS_ACL, esw_vport_, frame.data(), frame.size())) {
+		++eth_.rx_acl_dropped;
+		return;
+	}
 	if (!acl_.vlan)
 		return receive_accepted(frame);
 	std::vector<uint8_t> f = frame; // VST strips the tag

@@ -258,6 +258,10 @@ void EthPath::nic_transmit(const std::vector<uint8_t> &frame)
 		++eth_.tx_link_down;
 		return;
 	}
+	if (esw_ && !esw_->acl_passes(prm::flow_table_type::ESW_INGRESS_ACL, esw_vport_, frame.data(), frame.size())) {
+		++eth_.tx_acl_dropped;
+		return;
+	}
 	if (!acl_.spoofchk && !acl_.vlan)
 		return nic_transmit_accepted(frame);
 	std::vector<uint8_t> f = frame; // VST may insert a tag

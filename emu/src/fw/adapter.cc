@@ -11,7 +11,8 @@ namespace mlx5emu {
 
 Adapter::Adapter(uint16_t total_vfs, bool guest_pf)
 	: total_vfs_(std::min(total_vfs, kMaxVfs)), guest_pf_(guest_pf), fns_(total_vfs_ + 1u, nullptr),
-	  enabled_(total_vfs_ + 1u, false), pages_wanted_(total_vfs_ + 1u, 0), vports_(total_vfs_ + 1u)
+	  enabled_(total_vfs_ + 1u, false), pages_wanted_(total_vfs_ + 1u, 0), vports_(total_vfs_ + 1u),
+	  esw_(total_vfs_, kLogL2Table)
 {
 }
 

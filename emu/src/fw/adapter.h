@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "fw/eth_port.h"
+#include "steer/eswitch.h"
 
 namespace mlx5emu {
 
@@ -67,6 +68,8 @@ class Adapter {
 public:
 	// VFs behind one PF: functions 0.1-0.7 of its slot (offset 1, stride 1).
 	static constexpr uint16_t kMaxVfs = 7;
+	// Entries of the MPFS (log_max_l2_table of an Ethernet function).
+	static constexpr unsigned kLogL2Table = 10;
 	// Pages the firmware asks the PF for on behalf of each VF it enables
 	// (PAGE_REQUEST func_id n), and the most it accepts for one VF: a
 	// GIVE beyond it fails NO_RESOURCES. The emulator's choices.
@@ -131,6 +134,12 @@ public:
 	// the data path's state lock). False when no function is attached.
 	bool vport_counters(uint16_t n, EthCounters *out) const;
 
+	// --- the legacy e-switch (steer/eswitch.h) --------------------------
+	// What the PF's e-switch commands program and the data path walks:
+	// only under the data path engine's state lock (DataPath::lock()),
+	// never Adapter::mu_ (the PF's reset clears it, fw/firmware.cc).
+	steer::Eswitch &eswitch() { return esw_; }
+
 	// `hca N vfs`: the SR-IOV state and each VF (pages held: `held(n)`,
 	// the PF's page count for func_id n, which the caller knows).
 	std::vector<std::string> lines(const std::function<uint64_t(uint16_t)> &held) const;
@@ -151,6 +160,7 @@ private:
 	std::vector<bool> enabled_;       // by vport: enabled by the PF (VFs)
 	std::vector<int32_t> pages_wanted_; // by vport
 	std::vector<VportRecord> vports_; // by vport
+	steer::Eswitch esw_;              // under the engine's state lock
 };
 
 } // namespace mlx5emu

@@ -49,7 +49,7 @@ void ethernet_caps(Caps::Block &g, std::map<uint16_t, Caps::Block> &max, bool ro
 	put(g, eg::log_max_current_uc_list, 7);
 	put(g, eg::log_max_current_mc_list, 7);
 	put(g, eg::log_max_vlan_list, 7);
-	put(g, eg::log_max_l2_table, 10);
+	put(g, eg::log_max_l2_table, Adapter::kLogL2Table);
 
 	Caps::Block e{};
 	put(e, ec::csum_cap, 1);
@@ -123,6 +123,43 @@ void qos_caps(Caps::Block &g, std::map<uint16_t, Caps::Block> &max)
 	put(g, gc::pcam_reg, 1);
 	put(g, gc::qcam_reg, 1);
 	max[prm::cap_type_qos::QOS] = Caps::Block{};
+}
+
+// The e-switch manager of an Ethernet adapter with VFs, as a ConnectX in
+// legacy mode reports it: eswitch_manager; the E_SWITCH type with the
+// vport C-VLAN strip and insert-if-none (VST through the esw vport
+// context, fw/cmd_esw.cc); the ESWITCH_FLOW_TABLE type with FDB, ingress
+// and egress ACL tables over the NIC tables' fields (the FDB also over
+// source_port), forwarding to vports and the uplink. No flow counters on
+// the ACLs, no VLAN push/pop actions (the in-tree driver then takes the
+// esw vport context for VST), no QOS type (no rate limits yet).
+void esw_manager_caps(Caps::Block &g, std::map<uint16_t, Caps::Block> &max)
+{
+	namespace fc = prm::ft_caps;
+	namespace ec = prm::esw_caps;
+	put(g, gc::eswitch_manager, 1);
+	Caps::Block e{};
+	put(e, ec::vport_cvlan_strip, 1);
+	put(e, ec::vport_cvlan_insert_if_not_exist, 1);
+	max[prm::cap_type_eth::ESWITCH] = e;
+
+	Caps::Block f{};
+	for (unsigned at : {prm::esw_ft_caps::kFdb, prm::esw_ft_caps::kIngressAcl, prm::esw_ft_caps::kEgressAcl}) {
+		uint8_t *t = f.data() + at;
+		bits::set(t, fc::ft_support, 1);
+		bits::set(t, fc::flow_modify_en, 1);
+		bits::set(t, fc::modify_root, 1);
+		bits::set(t, fc::log_max_ft_size, at == prm::esw_ft_caps::kFdb ? 16 : 10);
+		bits::set(t, fc::max_ft_level, 64);
+		bits::set(t, fc::log_max_ft_num, 10);
+		bits::set(t, fc::log_max_destination, 4);
+		bits::set(t, fc::log_max_flow, 16);
+		for (unsigned fs : {fc::kFieldSupport, fc::kFieldBitmask})
+			for (Field x : {fc::outer_dmac, fc::outer_smac, fc::outer_ether_type, fc::outer_first_prio,
+					fc::outer_first_cfi, fc::outer_first_vid})
+				bits::set(t + fs, x, 1);
+	}
+	max[prm::cap_type_eth::ESWITCH_FLOW_TABLE] = f;
 }
 
 unsigned log2_floor(uint64_t v)
@@ -326,17 +363,15 @@ void Caps::build(const HcaConfig &cfg)
 	// nic_vport_change_event (NIC_VPORT_CHANGE when a VF changes its
 	// address lists or promiscuous modes) and, on InfiniBand, ib_virt
 	// (the VFs' GUIDs and policy through MODIFY_HCA_VPORT_CONTEXT; the
-	// port through the HCA vport context). Not eswitch_manager nor the
-	// E_SWITCH / ESWITCH_FLOW_TABLE / QOS cap types: there is no e-switch
-	// to program yet, and without eswitch_manager the in-tree PF builds
-	// no FDB or ACLs (mlx5_esw_allowed() is false: mlx5_eswitch_enable()
-	// does nothing), so `sriov_numvfs` runs ENABLE_HCA per VF and
-	// pci_enable_sriov() alone (Documentation/emulator.md).
+	// port through the HCA vport context). On Ethernet it is also the
+	// e-switch manager of the legacy e-switch (esw_manager_caps).
 	if (!cfg.is_vf() && cfg.adapter && cfg.adapter->total_vfs()) {
 		put(g, gc::vport_group_manager, 1);
 		put(g, gc::nic_vport_change_event, 1);
 		if (cfg.link == LinkType::Ib)
 			put(g, gc::ib_virt, 1);
+		if (cfg.link == LinkType::Eth)
+			esw_manager_caps(g, max_);
 	}
 	max_[prm::cap_type::GENERAL] = g;
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 // Flow steering commands of an Ethernet function: NIC receive flow tables,
 // groups, entries, the root table and flow counters (steer/flow_table.h
-// holds them, steer/match.h matches on them).
+// holds them, steer/match.h matches on them); on the e-switch manager also
+// the adapter's FDB and vport ACL tables (steer/eswitch.h).
 #include <cstring>
 
 #include "exec/datapath.h"
@@ -25,21 +26,76 @@ enum Reason : uint32_t {
 	kDests = 8,
 	kOutlen = 9,
 	kNoCounter = 10,
+	kNotManager = 11,
 };
 
-// Our own vport's NIC receive tables only (no eswitch, no transmit tables).
-bool own_nic_rx(CmdCtx &c)
+// The tables a command names: the function's own NIC receive tables, or,
+// on the e-switch manager, the adapter's FDB (its own vport) or a vport's
+// ingress/egress ACL (other_vport: a VF's). No NIC transmit tables.
+struct Target {
+	uint8_t type = flow_table_type::NIC_RX;
+	uint16_t vport = 0;
+};
+
+bool target(CmdCtx &c, Target *t)
 {
-	if (!own_vport(c, kVport))
-		return false;
-	if (c.get(ft_in::table_type) != flow_table_type::NIC_RX) {
+	uint8_t type = static_cast<uint8_t>(c.get(ft_in::table_type));
+	if (type == flow_table_type::NIC_RX) {
+		if (!own_vport(c, kVport))
+			return false;
+		*t = Target{};
+		return true;
+	}
+	if (type != flow_table_type::FDB && type != flow_table_type::ESW_INGRESS_ACL &&
+	    type != flow_table_type::ESW_EGRESS_ACL) {
 		c.fail(status::BAD_PARAM, kTableType);
 		return false;
 	}
+	// A VF or a PF without VFs is no e-switch manager (caps.cc): the
+	// table types are not advertised to it.
+	if (!c.fw.caps.gen(cmd_hca_cap::eswitch_manager) || !c.fw.cfg.adapter) {
+		if (c.fw.cfg.is_vf())
+			++c.fw.refusals.vf_refused;
+		c.fail(status::BAD_OP, kNotManager);
+		return false;
+	}
+	int v = target_vport(c, kVport);
+	if (v < 0)
+		return false;
+	if (type == flow_table_type::FDB && v != 0) {
+		c.fail(status::BAD_PARAM, kVport);
+		return false;
+	}
+	t->type = type;
+	t->vport = static_cast<uint16_t>(v);
 	return true;
 }
 
+// The flow_table_prop_layout of the target's table type.
+const uint8_t *props(CmdCtx &c, const Target &t)
+{
+	switch (t.type) {
+	case flow_table_type::NIC_RX:
+		return c.fw.caps.max(cap_type_eth::FLOW_TABLE)->data() + ft_caps::kNicRx;
+	case flow_table_type::FDB:
+		return c.fw.caps.max(cap_type_eth::ESWITCH_FLOW_TABLE)->data() + esw_ft_caps::kFdb;
+	case flow_table_type::ESW_INGRESS_ACL:
+		return c.fw.caps.max(cap_type_eth::ESWITCH_FLOW_TABLE)->data() + esw_ft_caps::kIngressAcl;
+	default:
+		return c.fw.caps.max(cap_type_eth::ESWITCH_FLOW_TABLE)->data() + esw_ft_caps::kEgressAcl;
+	}
+}
+
 steer::Steering &steering(CmdCtx &c) { return c.fw.dp().res().steering; }
+
+// The target's tables (the state lock held). target() checked the type
+// and the vport, so the e-switch always has the namespace.
+steer::Steering &steering(CmdCtx &c, const Target &t)
+{
+	if (t.type == flow_table_type::NIC_RX)
+		return steering(c);
+	return *c.fw.cfg.adapter->eswitch().tables(t.type, t.vport);
+}
 
 void result(CmdCtx &c, uint8_t st, uint32_t reason)
 {
@@ -49,26 +105,27 @@ void result(CmdCtx &c, uint8_t st, uint32_t reason)
 
 void create_flow_table(CmdCtx &c)
 {
-	if (!own_nic_rx(c))
+	Target tg;
+	if (!target(c, &tg))
 		return;
 	const uint8_t *x = c.in + ftc::kAt;
 	if (bits::get(x, ftc::reformat_en) || bits::get(x, ftc::decap_en) || bits::get(x, ftc::sw_owner) ||
 	    bits::get(x, ftc::termination_table))
 		return c.fail(status::BAD_PARAM, kUnsupported);
 	steer::FlowTable t;
-	t.type = flow_table_type::NIC_RX;
+	t.type = tg.type;
 	t.level = static_cast<uint8_t>(bits::get(x, ftc::level));
 	t.log_size = static_cast<uint8_t>(bits::get(x, ftc::log_size));
 	t.miss_action = static_cast<uint8_t>(bits::get(x, ftc::table_miss_action));
 	t.miss_table = bits::get(x, ftc::table_miss_id);
-	const uint8_t *rx = c.fw.caps.max(cap_type_eth::FLOW_TABLE)->data() + ft_caps::kNicRx;
+	const uint8_t *rx = props(c, tg);
 	// The level orders the tables of a namespace in the driver; a frame
 	// goes where the entries and miss tables send it, so any level works.
 	if (t.log_size > bits::get(rx, ft_caps::log_max_ft_size))
 		return c.fail(status::BAD_PARAM, kSize);
 	auto lk = c.fw.dp().lock();
 	uint32_t id = 0, reason = 0;
-	uint8_t st = steering(c).create_table(t, &id, &reason);
+	uint8_t st = steering(c, tg).create_table(t, &id, &reason);
 	if (st)
 		return result(c, st, reason);
 	c.put(create_ft::table_id_out, id);
@@ -76,20 +133,22 @@ void create_flow_table(CmdCtx &c)
 
 void destroy_flow_table(CmdCtx &c)
 {
-	if (!own_nic_rx(c))
+	Target tg;
+	if (!target(c, &tg))
 		return;
 	auto lk = c.fw.dp().lock();
 	uint32_t reason = 0;
-	uint8_t st = steering(c).destroy_table(c.get(ft_in::table_id), &reason);
+	uint8_t st = steering(c, tg).destroy_table(c.get(ft_in::table_id), &reason);
 	result(c, st, reason);
 }
 
 void query_flow_table(CmdCtx &c)
 {
-	if (!own_nic_rx(c))
+	Target tg;
+	if (!target(c, &tg))
 		return;
 	auto lk = c.fw.dp().lock();
-	const steer::FlowTable *t = steering(c).table(c.get(ft_in::table_id));
+	const steer::FlowTable *t = steering(c, tg).table(c.get(ft_in::table_id));
 	if (!t)
 		return c.fail(status::BAD_PARAM, 0x101);
 	uint8_t *o = c.out + ftc::kAt;
@@ -101,7 +160,8 @@ void query_flow_table(CmdCtx &c)
 
 void modify_flow_table(CmdCtx &c)
 {
-	if (!own_nic_rx(c))
+	Target tg;
+	if (!target(c, &tg))
 		return;
 	uint32_t sel = c.get(modify_ft::modify_field_select);
 	if (sel & ~uint32_t(modify_ft::SEL_MISS_TABLE_ID))
@@ -111,7 +171,7 @@ void modify_flow_table(CmdCtx &c)
 	uint32_t reason = 0;
 	if (!(sel & modify_ft::SEL_MISS_TABLE_ID))
 		return;
-	uint8_t st = steering(c).modify_miss(c.get(ft_in::table_id),
+	uint8_t st = steering(c, tg).modify_miss(c.get(ft_in::table_id),
 					     static_cast<uint8_t>(bits::get(x, ftc::table_miss_action)),
 					     bits::get(x, ftc::table_miss_id), &reason);
 	result(c, st, reason);
@@ -119,20 +179,22 @@ void modify_flow_table(CmdCtx &c)
 
 void set_flow_table_root(CmdCtx &c)
 {
-	if (!own_nic_rx(c))
+	Target tg;
+	if (!target(c, &tg))
 		return;
 	if (c.get(ft_root::underlay_qpn))
 		return c.fail(status::BAD_PARAM, kUnsupported);
 	auto lk = c.fw.dp().lock();
 	uint32_t reason = 0;
 	// op_mod 1 disconnects the root.
-	uint8_t st = steering(c).set_root(c.op_mod ? 0 : c.get(ft_in::table_id), &reason);
+	uint8_t st = steering(c, tg).set_root(c.op_mod ? 0 : c.get(ft_in::table_id), &reason);
 	result(c, st, reason);
 }
 
 void create_flow_group(CmdCtx &c)
 {
-	if (!own_nic_rx(c))
+	Target tg;
+	if (!target(c, &tg))
 		return;
 	if (c.get(create_fg::group_type))
 		return c.fail(status::BAD_PARAM, kUnsupported); // no range / hash-split groups
@@ -143,7 +205,7 @@ void create_flow_group(CmdCtx &c)
 	std::memcpy(g.criteria.data(), c.in + create_fg::kMatchCriteria, g.criteria.size());
 	auto lk = c.fw.dp().lock();
 	uint32_t id = 0, reason = 0;
-	uint8_t st = steering(c).create_group(c.get(ft_in::table_id), g, &id, &reason);
+	uint8_t st = steering(c, tg).create_group(c.get(ft_in::table_id), g, &id, &reason);
 	if (st)
 		return result(c, st, reason);
 	c.put(create_fg::group_id_out, id);
@@ -151,17 +213,19 @@ void create_flow_group(CmdCtx &c)
 
 void destroy_flow_group(CmdCtx &c)
 {
-	if (!own_nic_rx(c))
+	Target tg;
+	if (!target(c, &tg))
 		return;
 	auto lk = c.fw.dp().lock();
 	uint32_t reason = 0;
-	uint8_t st = steering(c).destroy_group(c.get(ft_in::table_id), c.get(create_fg::group_id_in), &reason);
+	uint8_t st = steering(c, tg).destroy_group(c.get(ft_in::table_id), c.get(create_fg::group_id_in), &reason);
 	result(c, st, reason);
 }
 
 void set_flow_table_entry(CmdCtx &c)
 {
-	if (!own_nic_rx(c))
+	Target tg;
+	if (!target(c, &tg))
 		return;
 	if (c.op_mod > 1)
 		return c.fail(status::BAD_PARAM, kUnsupported);
@@ -176,7 +240,7 @@ void set_flow_table_entry(CmdCtx &c)
 	std::memcpy(e.value.data(), fc + flow_ctx::kMatchValue, e.value.size());
 	unsigned ndest = bits::get(fc, flow_ctx::destination_list_size);
 	unsigned ncnt = bits::get(fc, flow_ctx::flow_counter_list_size);
-	const uint8_t *rx = c.fw.caps.max(cap_type_eth::FLOW_TABLE)->data() + ft_caps::kNicRx;
+	const uint8_t *rx = props(c, tg);
 	if (ndest > (1u << bits::get(rx, ft_caps::log_max_destination)) || ncnt > 64)
 		return c.fail(status::BAD_PARAM, kDests);
 	if (set_fte::kFlowContext + flow_ctx::kDestinations + 8ull * (ndest + ncnt) > c.inlen)
@@ -192,17 +256,18 @@ void set_flow_table_entry(CmdCtx &c)
 			e.counters.push_back(bits::get(d, dest::counter_id));
 	auto lk = c.fw.dp().lock();
 	uint32_t reason = 0;
-	uint8_t st = steering(c).set_entry(c.get(ft_in::table_id), e, c.op_mod == 1, &reason);
+	uint8_t st = steering(c, tg).set_entry(c.get(ft_in::table_id), e, c.op_mod == 1, &reason);
 	result(c, st, reason);
 }
 
 void delete_flow_table_entry(CmdCtx &c)
 {
-	if (!own_nic_rx(c))
+	Target tg;
+	if (!target(c, &tg))
 		return;
 	auto lk = c.fw.dp().lock();
 	uint32_t reason = 0;
-	uint8_t st = steering(c).delete_entry(c.get(ft_in::table_id), c.get(delete_fte::flow_index), &reason);
+	uint8_t st = steering(c, tg).delete_entry(c.get(ft_in::table_id), c.get(delete_fte::flow_index), &reason);
 	result(c, st, reason);
 }
 

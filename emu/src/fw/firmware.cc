@@ -104,6 +104,8 @@ Firmware::Firmware(const HcaConfig &c, GuestMemory &m, InterruptSink &i)
 	dc.smi = has_smi();
 	dp_ = std::make_unique<DataPath>(dc, mem, *fabric_, *events_);
 	dp_->set_faults(&faults);
+	if (cfg.adapter && is_eth())
+		dp_->set_eswitch(&cfg.adapter->eswitch(), cfg.vport());
 	eth.admin_up = initial_port_admin_up();
 	eth.vport_on_eswitch = cfg.is_vf();
 	if (is_eth() && eth.admin_up)
@@ -318,9 +320,13 @@ void Firmware::function_reset(const char *why)
 		}
 	}
 	// A PF's VFs go with it: each is disabled (and reset); the pages it
-	// held for them are released below with its own.
-	if (cfg.adapter && !cfg.is_vf())
+	// held for them are released below with its own, and the e-switch it
+	// programmed goes too.
+	if (cfg.adapter && !cfg.is_vf()) {
 		cfg.adapter->pf_reset();
+		auto lk = dp_->lock();
+		cfg.adapter->eswitch().clear();
+	}
 	pages.release_all(why);
 	state = FnState::Disabled;
 	publish_vport();

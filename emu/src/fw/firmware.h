@@ -215,6 +215,9 @@ public:
 	bool post_page_request(uint16_t func_id, int32_t npages);
 	// `hca N vfs`: an error line on a function that is no PF with VFs.
 	std::vector<std::string> vfs_lines() const;
+	// `hca N esw`: the legacy e-switch its manager programmed (an error
+	// line on a function that is not its adapter's e-switch manager).
+	std::vector<std::string> esw_lines();
 	// Publishes this function's vport (its NIC vport context, state and
 	// GUIDs) to the adapter (`mu` held; nothing without an adapter).
 	void publish_vport();

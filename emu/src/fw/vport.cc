@@ -152,4 +152,12 @@ std::vector<std::string> Firmware::vfs_lines() const
 	return cfg.adapter->lines([this](uint16_t n) { return pages.held({false, n}); });
 }
 
+std::vector<std::string> Firmware::esw_lines()
+{
+	if (!cfg.adapter || !caps.gen(prm::cmd_hca_cap::eswitch_manager))
+		return {"error: not an e-switch manager (an Ethernet PF with VFs)"};
+	auto lk = dp_->lock();
+	return cfg.adapter->eswitch().describe();
+}
+
 } // namespace mlx5emu

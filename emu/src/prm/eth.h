@@ -60,8 +60,29 @@ enum : uint16_t {
 
 // Capability types beyond GENERAL and ATOMIC.
 namespace cap_type_eth {
-enum : uint16_t { ETHERNET_OFFLOADS = 0x1, ROCE = 0x4, FLOW_TABLE = 0x7 };
+enum : uint16_t { ETHERNET_OFFLOADS = 0x1, ROCE = 0x4, FLOW_TABLE = 0x7, ESWITCH_FLOW_TABLE = 0x8, ESWITCH = 0x9 };
 }
+
+// E_SWITCH capabilities (e_switch_cap): the vport VLAN offloads of the
+// legacy e-switch (MODIFY_ESW_VPORT_CONTEXT).
+namespace esw_caps {
+constexpr Field vport_svlan_strip{0, 31, 31};
+constexpr Field vport_cvlan_strip{0, 30, 30};
+constexpr Field vport_svlan_insert{0, 29, 29};
+constexpr Field vport_cvlan_insert_if_not_exist{0, 28, 28};
+constexpr Field vport_cvlan_insert_overwrite{0, 27, 27};
+constexpr Field vport_cvlan_insert_always{0, 25, 25};
+constexpr Field nic_vport_node_guid_modify{0, 1, 1};
+constexpr Field nic_vport_port_guid_modify{0, 0, 0};
+} // namespace esw_caps
+
+// ESWITCH_FLOW_TABLE capabilities (flow_table_eswitch_cap): a
+// flow_table_prop_layout (ft_caps) per e-switch table type.
+namespace esw_ft_caps {
+constexpr unsigned kFdb = 0x40;
+constexpr unsigned kIngressAcl = 0x80;
+constexpr unsigned kEgressAcl = 0xc0;
+} // namespace esw_ft_caps
 
 // ROCE capabilities (roce_cap).
 namespace roce_caps {
@@ -511,7 +532,7 @@ enum : uint64_t { RQN_LIST = 1ull << 0 };
 // Flow steering
 
 namespace flow_table_type {
-enum : uint8_t { NIC_RX = 0x0, NIC_TX = 0x1 };
+enum : uint8_t { NIC_RX = 0x0, NIC_TX = 0x1, ESW_EGRESS_ACL = 0x2, ESW_INGRESS_ACL = 0x3, FDB = 0x4 };
 }
 
 // Common head of the flow-steering commands.
@@ -601,7 +622,9 @@ namespace dest {
 constexpr Field type{0, 31, 24};
 constexpr Field id{0, 23, 0};
 constexpr Field counter_id{0, 31, 0}; // a counter entry
-enum : uint8_t { VPORT = 0x0, FLOW_TABLE = 0x1, TIR = 0x2 };
+enum : uint8_t { VPORT = 0x0, FLOW_TABLE = 0x1, TIR = 0x2, UPLINK = 0x8 };
+// The vport number of the uplink (a VPORT destination, source_port).
+constexpr uint16_t kUplinkVport = 0xffff;
 } // namespace dest
 
 namespace flow_counter {
@@ -646,6 +669,53 @@ constexpr Field udp_sport{7, 31, 16};
 constexpr Field udp_dport{7, 15, 0};
 constexpr unsigned kSrcIp = 0x20; // 16 bytes; IPv4 in the last 4
 constexpr unsigned kDstIp = 0x30;
+// fte_match_set_misc at 0x40: the e-switch vport a frame came from.
+constexpr Field source_port{0x10 + 1, 15, 0};
 } // namespace match
+
+// ---------------------------------------------------------------------------
+// The legacy e-switch of a manager (fw/cmd_esw.cc)
+
+namespace esw_op {
+enum : uint16_t {
+	QUERY_ESW_VPORT_CONTEXT = 0x752,
+	MODIFY_ESW_VPORT_CONTEXT = 0x753,
+	SET_L2_TABLE_ENTRY = 0x829,
+	QUERY_L2_TABLE_ENTRY = 0x82a,
+	DELETE_L2_TABLE_ENTRY = 0x82b,
+};
+} // namespace esw_op
+
+// QUERY/MODIFY_ESW_VPORT_CONTEXT: other_vport and vport_number as every
+// vport command (vport_in); the MODIFY's field_select at dword 3; the
+// esw_vport_context at +0x10 of the MODIFY input and of the QUERY output.
+namespace esw_vport {
+constexpr Field field_select{3, 31, 0};
+enum : uint32_t { SEL_SVLAN_STRIP = 1u << 0, SEL_CVLAN_STRIP = 1u << 1, SEL_SVLAN_INSERT = 1u << 2,
+		  SEL_CVLAN_INSERT = 1u << 3, SEL_FDB_TO_VPORT_REG_C_ID = 1u << 4 };
+constexpr unsigned kAt = 0x10;
+constexpr unsigned kSize = 0x100;
+// relative to the context
+constexpr Field vport_svlan_strip{0, 28, 28};
+constexpr Field vport_cvlan_strip{0, 27, 27};
+constexpr Field vport_svlan_insert{0, 26, 26};
+constexpr Field vport_cvlan_insert{0, 25, 24};
+constexpr Field cvlan_cfi{2, 15, 15};
+constexpr Field cvlan_pcp{2, 14, 12};
+constexpr Field cvlan_id{2, 11, 0};
+enum : uint8_t { INSERT_NONE = 0, INSERT_WHEN_NO_CVLAN = 1, INSERT_ALWAYS = 3 };
+} // namespace esw_vport
+
+// SET/QUERY/DELETE_L2_TABLE_ENTRY: the MPFS, the adapter's table of the
+// unicast MACs its uplink accepts.
+namespace l2_table {
+constexpr Field table_index{5, 23, 0};
+constexpr Field silent_mode_valid{7, 15, 15};
+constexpr Field silent_mode{7, 14, 14};
+constexpr Field vlan_valid{7, 12, 12};
+constexpr Field vlan{7, 11, 0};
+constexpr unsigned kMac = 0x22; // 6 bytes (mac_address_layout at 0x20)
+constexpr unsigned kSize = 0x40;
+} // namespace l2_table
 
 } // namespace mlx5emu::prm

@@ -95,7 +95,7 @@ uint8_t Steering::create_group(uint32_t table, const FlowGroup &g, uint32_t *id,
 	for (const auto &[n, o] : t.groups)
 		if (g.start <= o.end && o.start <= g.end)
 			return *reason = 3, st::BAD_PARAM; // overlapping ranges
-	if (!criteria_supported(g.criteria, g.enable))
+	if (!criteria_supported(g.criteria, g.enable, esw_))
 		return *reason = 4, st::BAD_PARAM; // a field the emulator does not match on
 	uint32_t n = next_group_++;
 	FlowGroup &ng = t.groups[n];
@@ -140,8 +140,12 @@ uint8_t Steering::set_entry(uint32_t table, const FlowEntry &e, bool modify, uin
 		if (d.type == prm::dest::FLOW_TABLE) {
 			if (!tables_.count(d.id) || d.id == table)
 				return *reason = 6, st::BAD_PARAM;
-		} else if (d.type != prm::dest::TIR) {
-			return *reason = 7, st::BAD_PARAM; // vport / uplink: no eswitch
+		} else if (esw_ && d.type == prm::dest::VPORT) {
+			if (d.id > max_vport_ && d.id != prm::dest::kUplinkVport)
+				return *reason = 12, st::BAD_PARAM;
+		} else if (esw_ && d.type == prm::dest::UPLINK) {
+		} else if (d.type != prm::dest::TIR || esw_) {
+			return *reason = 7, st::BAD_PARAM; // vport / uplink: no eswitch; a TIR: not an e-switch's
 		}
 	}
 	for (uint32_t c : e.counters)
@@ -248,10 +252,13 @@ Verdict Steering::classify(const MatchParam &img, uint32_t bytes)
 				}
 			}
 		}
+		v.matched = true;
 		if (hit->action & act::ACT_DROP) {
 			v.dropped_by_rule = true;
 			continue;
 		}
+		if (hit->action & act::ACT_ALLOW)
+			v.allowed = true;
 		if (!(hit->action & act::ACT_FWD_DEST))
 			continue;
 		for (const Dest &d : hit->dests) {
@@ -260,6 +267,10 @@ Verdict Steering::classify(const MatchParam &img, uint32_t bytes)
 				v.flow_tag = hit->flow_tag;
 			} else if (d.type == prm::dest::FLOW_TABLE) {
 				todo.push_back(d.id);
+			} else if (d.type == prm::dest::VPORT) {
+				v.vports.push_back(static_cast<uint16_t>(d.id));
+			} else if (d.type == prm::dest::UPLINK) {
+				v.vports.push_back(prm::dest::kUplinkVport);
 			}
 		}
 	}

@@ -52,15 +52,30 @@ struct FlowCounter {
 };
 
 // Where a frame goes: the TIRs (normally one) and the flow tag of the
-// entry that sent it there; empty tirs = dropped.
+// entry that sent it there; empty tirs = dropped. In an e-switch table: the
+// vports (prm::dest::kUplinkVport for the uplink) and whether an ALLOW rule
+// let it through (an ACL).
 struct Verdict {
 	std::vector<uint32_t> tirs;
 	uint32_t flow_tag = 0;
 	bool dropped_by_rule = false; // a DROP action (else: no rule matched)
+	std::vector<uint16_t> vports;
+	bool allowed = false;
+	bool matched = false; // some rule matched (else: every table missed)
 };
 
 class Steering {
 public:
+	// One namespace's tables. The NIC receive tables of a function: ids
+	// from 1, TIR and table destinations. An e-switch namespace (FDB, a
+	// vport's ACL): ids from `first_id` (unique on the adapter), VPORT
+	// destinations 0..max_vport, UPLINK, and the source_port match.
+	Steering() = default;
+	Steering(uint32_t first_id, uint16_t max_vport)
+		: esw_(true), max_vport_(max_vport), next_table_(first_id), next_group_(first_id)
+	{
+	}
+
 	static constexpr unsigned kMaxTables = 1024;
 	static constexpr unsigned kMaxEntries = 1u << 16; // per function
 	static constexpr unsigned kMaxCounters = 1u << 16;
@@ -96,6 +111,8 @@ public:
 private:
 	std::map<uint32_t, FlowTable> tables_;
 	std::map<uint32_t, FlowCounter> counters_;
+	bool esw_ = false;
+	uint16_t max_vport_ = 0;
 	uint32_t root_ = 0;
 	uint32_t next_table_ = 1, next_group_ = 1, next_counter_ = 1;
 	size_t n_entries_ = 0;

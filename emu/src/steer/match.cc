@@ -32,6 +32,16 @@ const MatchParam &supported_mask()
 	return mask;
 }
 
+const MatchParam &esw_supported_mask()
+{
+	static const MatchParam mask = [] {
+		MatchParam p = supported_mask();
+		bits::set(p.data(), m::source_port, m::source_port.mask());
+		return p;
+	}();
+	return mask;
+}
+
 uint32_t mac_hi(const uint8_t *a)
 {
 	return static_cast<uint32_t>(a[0]) << 24 | a[1] << 16 | a[2] << 8 | a[3];
@@ -82,9 +92,16 @@ MatchParam match_image(const Headers &h)
 	return p;
 }
 
-bool criteria_supported(const MatchParam &criteria, uint8_t enable)
+MatchParam esw_match_image(const Headers &h, uint16_t source_port)
 {
-	const MatchParam &mask = supported_mask();
+	MatchParam p = match_image(h);
+	bits::set(p.data(), m::source_port, source_port);
+	return p;
+}
+
+bool criteria_supported(const MatchParam &criteria, uint8_t enable, bool esw)
+{
+	const MatchParam &mask = esw ? esw_supported_mask() : supported_mask();
 	for (unsigned sec = 0; sec < m::kSize / m::kSectionSize; ++sec) {
 		if (!(enable >> sec & 1))
 			continue;

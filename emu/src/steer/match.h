@@ -20,9 +20,15 @@ using MatchParam = std::array<uint8_t, 512>;
 // The match image of a received frame.
 MatchParam match_image(const Headers &h);
 
+// The match image of a frame entering the e-switch from vport
+// `source_port` (prm::dest::kUplinkVport: the uplink): the headers and
+// misc_parameters.source_port.
+MatchParam esw_match_image(const Headers &h, uint16_t source_port);
+
 // True when every criteria bit lies in a field the image fills, within the
-// sections of `enable` (criteria of disabled sections are ignored).
-bool criteria_supported(const MatchParam &criteria, uint8_t enable);
+// sections of `enable` (criteria of disabled sections are ignored); `esw`:
+// an e-switch table's, whose image also has the source port.
+bool criteria_supported(const MatchParam &criteria, uint8_t enable, bool esw = false);
 
 bool matches(const MatchParam &image, const MatchParam &criteria, const MatchParam &value, uint8_t enable);
 

@@ -410,13 +410,134 @@ t_ours_pf_intree_vfs()
 	emu_pages_back $(seq 0 $((ndev - 1)))
 }
 
-ktap_begin 16
+# --- The legacy e-switch of the in-tree PF (issue 32 steps 12-13; the
+# Ethernet lane: scripts/vm --hca 2 --vfs 2,0 --emu-arg --link --emu-arg
+# eth). The in-tree PF programs the emulator's e-switch (FDB, MPFS, the
+# VFs' ACLs, the esw vport context); `ip link set <pf> vf 0 ...` reads back
+# and takes effect. The HCAs: 0 the PF, 1 the PF alone, 2.. its VFs.
+ESW_MAC=02:00:00:00:32:10
+ESW_MB=${MLX5_ESW_MB:-8}
+
+# esw_netdev BDF: the function's netdev.
+esw_netdev() { ls "/sys/bus/pci/devices/$1/net" 2>/dev/null | head -n 1; }
+# esw_counter HCA KEY: a counter of `emu_ctl hca HCA nic`'s eth line.
+esw_counter() { emu_ctl hca "$1" nic | awk -v k="$2" '$1 == "eth" { for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'; }
+# esw_cmd_errors MARK: the in-tree driver's failed-command lines since MARK.
+esw_cmd_errors() { ktap_dmesg_since "$1" 'mlx5_core.*(failed, status|syndrome)'; }
+
+# esw_eth: the PF's port is Ethernet (else the case skips: the legacy
+# e-switch is Ethernet's) and has its netdev, $pfdev.
+esw_eth()
+{
+	ib=$(ls "$sys/infiniband" 2>/dev/null | head -n 1)
+	[ "$(cat "/sys/class/infiniband/$ib/ports/1/link_layer" 2>/dev/null)" = Ethernet ] ||
+		{ echo "SKIP: the PF's port is not Ethernet (the e-switch is Ethernet's)"; return "$KSFT_SKIP"; }
+	pfdev=$(esw_netdev "$pf")
+	[ -n "$pfdev" ] || { echo "the PF has no netdev"; return 1; }
+}
+
+# The e-switch the in-tree PF built at `echo N > sriov_numvfs`: no failed
+# command in the kernel log; the emulator shows its FDB. (The MPFS is still
+# empty here: the drivers add the unicast addresses of open netdevs only.)
+t_esw_setup()
+{
+	esw_eth || return
+	! esw_cmd_errors "$dmesg_start" || { echo "failed commands in the kernel log"; return 1; }
+	emu_ctl hca 0 esw
+	emu_ctl hca 0 esw | grep -q '^  fdb of vport 0: root 0x[1-9a-f]' || { echo "no FDB root"; return 1; }
+}
+
+# ip link set <pf> vf 0 mac/vlan/spoofchk/trust/state, read back in
+# ip link show; a rebind of VF 0 brings its netdev up with that MAC.
+t_esw_vf_config()
+{
+	esw_eth || return
+	m=$(ktap_dmesg_mark)
+	ip link set "$pfdev" vf 0 mac $ESW_MAC vlan 100 spoofchk on trust on state enable || return 1
+	ip link show "$pfdev" | grep 'vf 0'
+	line=$(ip link show "$pfdev" | grep 'vf 0')
+	for w in "link/ether $ESW_MAC" "vlan 100" "spoof checking on" "link-state enable" "trust on"; do
+		case $line in *"$w"*) ;; *) echo "vf 0: no '$w'"; return 1 ;; esac
+	done
+	emu_ctl hca 0 esw
+	ip link set "$pfdev" vf 0 vlan 0 trust off state auto || return 1
+	line=$(ip link show "$pfdev" | grep 'vf 0')
+	for w in "trust off" "link-state auto"; do
+		case $line in *"$w"*) ;; *) echo "vf 0: no '$w'"; return 1 ;; esac
+	done
+	case $line in *"vlan 100"*) echo "vf 0: vlan 100 stays"; return 1 ;; esac
+	echo "$slot.1" >/sys/bus/pci/drivers/mlx5_core/unbind || return 1
+	echo "$slot.1" >/sys/bus/pci/drivers/mlx5_core/bind || return 1
+	wait_for 60 sh -c "[ -n \"\$(ls /sys/bus/pci/devices/$slot.1/net 2>/dev/null)\" ]" || { echo "VF 0: no netdev"; return 1; }
+	vf0=$(esw_netdev "$slot.1")
+	expect "VF 0 ($vf0) MAC" "$(cat "/sys/class/net/$vf0/address")" $ESW_MAC || return 1
+	! esw_cmd_errors "$m" || { echo "failed commands in the kernel log"; return 1; }
+}
+
+# esw_traffic PEER-DEV NAME: VF 0 in mlx5ns0, PEER-DEV in mlx5ns1: ping and a
+# TCP transfer with its sha256.
+esw_traffic()
+{
+	netdev_pair_up "$vf0" "$1" || { netdev_pair_down "$vf0" "$1"; return 1; }
+	ipoib_in 0 ping -c 3 -i 0.2 -W 10 10.77.0.2 && ns_tcp_transfer mlx5ns0 mlx5ns1 10.77.0.2 "$ESW_MB" "$2"
+	_rc=$?
+	netdev_pair_down "$vf0" "$1"
+	return $_rc
+}
+
+# VF 0 and its PF through the e-switch.
+t_esw_vf_pf() { esw_eth && esw_traffic "$pfdev" esw_vf_pf; }
+
+# VF 0 and hca1 (the other adapter, out of the uplink).
+t_esw_vf_uplink()
+{
+	esw_eth || return
+	other=""
+	for d in $devs; do case $d in "$slot".*) ;; *) other=$d; break ;; esac; done
+	[ -n "$other" ] || { echo "no second adapter"; return 1; }
+	wait_for 60 sh -c "[ -n \"\$(ls /sys/bus/pci/devices/$other/net 2>/dev/null)\" ]" || { echo "$other: no netdev"; return 1; }
+	esw_traffic "$(esw_netdev "$other")" esw_vf_uplink
+}
+
+# Spoof check on (the in-tree PF's ingress ACL of VF 0): a frame from VF 0
+# with another source MAC is dropped by the ACL (counted), its own passes.
+t_esw_spoofchk()
+{
+	esw_eth || return
+	netdev_pair_up "$vf0" "$pfdev" || { netdev_pair_down "$vf0" "$pfdev"; return 1; }
+	esw_spoof_steps
+	_rc=$?
+	ipoib_in 0 ip link set "$vf0" address $ESW_MAC
+	netdev_pair_down "$vf0" "$pfdev"
+	ip link set "$pfdev" vf 0 spoofchk off || return 1
+	return $_rc
+}
+
+esw_spoof_steps()
+{
+	ipoib_in 0 ping -c 2 -i 0.2 -W 10 10.77.0.2 || { echo "no ping from VF 0's own MAC"; return 1; }
+	s0=$(esw_counter 2 tx_acl_dropped)
+	ipoib_in 0 ip link set "$vf0" address 02:de:ad:00:00:01 || return 1
+	! ipoib_in 0 ping -c 2 -i 0.2 -W 2 10.77.0.2 >/dev/null 2>&1 || { echo "a spoofed source MAC got through"; return 1; }
+	s1=$(esw_counter 2 tx_acl_dropped)
+	echo "hca 2 (VF 0) tx_acl_dropped $s0 -> $s1"
+	[ "${s1:-0}" -gt "${s0:-0}" ] || return 1
+	ipoib_in 0 ip link set "$vf0" address $ESW_MAC
+	ipoib_in 0 ping -c 2 -i 0.2 -W 10 10.77.0.2 || { echo "no ping after the MAC came back"; return 1; }
+}
+
+ktap_begin 21
 ktap_case "before the shim: QEMU hides the SR-IOV header at 0x100 and passes the body" t_passthrough
 ktap_case "insmod sriov_shim refuses no pf=, a VF slot and a PF without the capability, saying why" t_shim_refusals
 ktap_case "insmod sriov_shim: lspci shows SR-IOV (TotalVFs $NVF, offset 1, stride 1, VF device ID), VFs hidden" t_shim
 ktap_case "echo $((NVF + 1)) > sriov_numvfs fails with ERANGE" t_erange
 ktap_case "pci-pf-stub on the PF, echo $NVF > sriov_numvfs: $NVF VFs with BARs in the PF's VF BARs" t_enable
 ktap_case "in-tree mlx5_core on the PF, echo $NVF > sriov_numvfs: the VFs enabled, the in-tree mlx5_core binds them, ibv_devinfo lists them" t_vf_driver
+ktap_case "the in-tree PF's legacy e-switch: FDB programmed, no failed command" t_esw_setup
+ktap_case "ip link set <pf> vf 0 mac/vlan/spoofchk/trust/state read back; VF 0 rebound has the MAC" t_esw_vf_config
+ktap_case "VF 0 <-> PF: ping, TCP ${ESW_MB} MiB sha256" t_esw_vf_pf
+ktap_case "VF 0 <-> hca1 out of the uplink: ping, TCP ${ESW_MB} MiB sha256" t_esw_vf_uplink
+ktap_case "spoofchk on: a spoofed source MAC from VF 0 is dropped by its ingress ACL" t_esw_spoofchk
 ktap_case "echo 0 > sriov_numvfs removes the VFs, firmware pages back" t_disable
 ktap_case "our mlx5_core on the PF: debugfs vfs with total_vfs $NVF, none enabled" t_ours_pf_load
 ktap_case "ours on the PF: echo $((NVF + 1)) > sriov_numvfs fails with ERANGE" t_ours_erange
