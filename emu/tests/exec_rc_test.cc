@@ -34,6 +34,32 @@ TEST(ExecRc, SendReceive)
 
 // Both CQEs carry the device clock (the internal timer's count) of the
 // moment they were written.
+// A WQE may carry inline data and pointer segments together (UCX's UD
+// and RC put an 8-byte header inline and the payload behind a pointer):
+// the message is the segments in order. Failed with a local protection
+// error while inline data meant "the whole message is inline".
+TEST(ExecRc, InlineThenPointerSegments)
+{
+	RcPair p;
+	auto src = p.a.reg_mr(4096), dst = p.b.reg_mr(4096);
+	fill(p.a.mem(), src.addr, 4096, 5);
+	p.recv(dst, 4096);
+	DpHca::Wr w;
+	w.opcode = OP_SEND;
+	w.inl = {1, 2, 3, 4, 5, 6, 7, 8};
+	w.sgl = {{src.addr + 100, 40, src.key}, {src.addr + 2000, 3000 - 2000, src.key}};
+	Cqe e, r;
+	ASSERT_TRUE(p.send_and_poll(w, &e, &r));
+	EXPECT_EQ(e.opcode, kReq) << "no error CQE";
+	EXPECT_EQ(r.opcode, kRespSend);
+	EXPECT_EQ(r.byte_cnt, 8u + 40 + 1000);
+	std::vector<uint8_t> want = w.inl;
+	auto a = p.a.mem().bytes(src.addr + 100, 40), b = p.a.mem().bytes(src.addr + 2000, 1000);
+	want.insert(want.end(), a.begin(), a.end());
+	want.insert(want.end(), b.begin(), b.end());
+	EXPECT_EQ(p.b.mem().bytes(dst.addr, want.size()), want);
+}
+
 TEST(ExecRc, CqesCarryTheDeviceClock)
 {
 	RcPair p;

@@ -185,6 +185,8 @@ bool DataPath::take_send_wqe(Qp &qp, SendWr *wr, UdAddress *av, uint8_t *syndrom
 			uint32_t len = head & w::kByteCountMask;
 			if (pos + 4 + len > end)
 				return malformed();
+			if (!wr->is_inline)
+				wr->inline_at = wr->sgl.size();
 			wr->inline_data.insert(wr->inline_data.end(), buf + pos + 4, buf + pos + 4 + len);
 			wr->is_inline = true;
 			pos += (4 + len + w::kDsUnit - 1) / w::kDsUnit * w::kDsUnit;
@@ -228,18 +230,43 @@ uint8_t DataPath::check_local_sgl(const Qp &qp, const SendWr &wr)
 
 bool DataPath::gather(const Qp &qp, const SendWr &wr, uint64_t off, uint8_t *dst, size_t len)
 {
-	if (wr.is_inline) {
-		if (off + len > wr.inline_data.size())
+	auto from_sgl = [&](const std::vector<Sge> &sgl, uint64_t o, uint8_t *d, size_t n) {
+		return walk_sgl(sgl, o, n, [&](const Sge &s, uint64_t in, size_t at, size_t k) {
+			const Mkey *mk = nullptr;
+			return res_.mkeys.check(s.lkey, qp.cfg.pd, s.addr + in, k, ACC_LOCAL_READ, &mk, Mkey::kNoQp,
+						qp.rlky) == KeyStatus::Ok &&
+			       res_.mkeys.read(mem_, *mk, s.addr + in, d + at, k);
+		});
+	};
+	if (!wr.is_inline)
+		return from_sgl(wr.sgl, off, dst, len);
+	// The message is the WQE's data segments in order: the pointer
+	// segments before the inline data, the inline bytes, the pointer
+	// segments after them (UCX's UD puts its 8-byte header inline and
+	// the payload behind a pointer).
+	std::vector<Sge> before(wr.sgl.begin(), wr.sgl.begin() + static_cast<std::ptrdiff_t>(wr.inline_at));
+	std::vector<Sge> after(wr.sgl.begin() + static_cast<std::ptrdiff_t>(wr.inline_at), wr.sgl.end());
+	uint64_t nb = 0;
+	for (const Sge &s : before)
+		nb += s.len;
+	uint64_t ni = wr.inline_data.size(), end = off + len;
+	if (end < off || end > wr.length)
+		return false;
+	if (off < nb) {
+		size_t n = static_cast<size_t>(std::min(end, nb) - off);
+		if (!from_sgl(before, off, dst, n))
 			return false;
-		std::memcpy(dst, wr.inline_data.data() + off, len);
-		return true;
 	}
-	return walk_sgl(wr.sgl, off, len, [&](const Sge &s, uint64_t in, size_t at, size_t n) {
-		const Mkey *mk = nullptr;
-		return res_.mkeys.check(s.lkey, qp.cfg.pd, s.addr + in, n, ACC_LOCAL_READ, &mk, Mkey::kNoQp, qp.rlky) ==
-			       KeyStatus::Ok &&
-		       res_.mkeys.read(mem_, *mk, s.addr + in, dst + at, n);
-	});
+	if (end > nb && off < nb + ni) {
+		uint64_t a = std::max(off, nb), b = std::min(end, nb + ni);
+		std::memcpy(dst + (a - off), wr.inline_data.data() + (a - nb), static_cast<size_t>(b - a));
+	}
+	if (end > nb + ni) {
+		uint64_t a = std::max(off, nb + ni);
+		if (!from_sgl(after, a - nb - ni, dst + (a - off), static_cast<size_t>(end - a)))
+			return false;
+	}
+	return true;
 }
 
 bool DataPath::scatter_local(uint32_t pd, bool rlky, const std::vector<Sge> &sgl, uint64_t off, const uint8_t *src,

@@ -4,6 +4,7 @@
 #include "fw/cmd_pas.h"
 #include "fw/cmd_registry.h"
 #include "fw/cmd_uid.h"
+#include "fw/cmd_umem.h"
 #include "fw/firmware.h"
 #include "prm/prm.h"
 #include "prm/cq.h"
@@ -34,14 +35,17 @@ enum Reason : uint32_t {
 	kResizeSelect = 19,
 	kPeriodMode = 20,
 	kForeign = 21,
+	kBufUmem = 22,  // and 23, 24 (cmd_umem.h)
+	kDbrUmem = 25,  // and 26, 27
 };
 
 void create_cq(CmdCtx &c)
 {
 	const uint8_t *x = c.in + cq_cmd::kCqc;
 	Firmware &fw = c.fw;
-	if (c.get(cq_cmd::cq_umem_valid) || get(x, cqc::dbr_umem_valid))
-		return c.fail(status::BAD_PARAM, kUmem);
+	// DEVX: the buffer and the doorbell record may live in umems (their
+	// ids, a byte offset for the buffer; dbr_addr the record's offset).
+	bool buf_umem = c.get(cq_cmd::cq_umem_valid), dbr_umem = get(x, cqc::dbr_umem_valid);
 	CqConfig cfg;
 	cfg.log_size = static_cast<uint8_t>(get(x, cqc::log_cq_size));
 	cfg.cqe_sz = static_cast<uint8_t>(get(x, cqc::cqe_sz));
@@ -66,12 +70,17 @@ void create_cq(CmdCtx &c)
 		return c.fail(status::BAD_PARAM, kUar);
 	uint32_t log_page_12 = get(x, cqc::log_page_size);
 	uint64_t offset = static_cast<uint64_t>(get(x, cqc::page_offset)) * ((4096ull << log_page_12) / 64);
-	if (!read_page_list(c, cq_cmd::kPas, static_cast<uint64_t>(cfg.nent()) * cfg.stride(), log_page_12, offset,
-			    &cfg.buf, kPas))
+	uint64_t bytes = static_cast<uint64_t>(cfg.nent()) * cfg.stride();
+	if (!buf_umem && !read_page_list(c, cq_cmd::kPas, bytes, log_page_12, offset, &cfg.buf, kPas))
 		return;
 
 	auto lk = fw.dp().lock();
 	Resources &r = fw.dp().res();
+	uint32_t buf_id = c.get(cq_cmd::cq_umem_id), dbr_id = get(x, cqc::dbr_umem_id);
+	if (buf_umem && !umem_buffer(c, buf_id, bits::load_be64(c.in + cq_cmd::kUmemOffset), bytes, &cfg.buf, kBufUmem))
+		return;
+	if (dbr_umem && !umem_address(c, dbr_id, cfg.dbr_addr, 8, &cfg.dbr_addr, kDbrUmem))
+		return;
 	uint32_t cqn;
 	if (!r.cqns.alloc(&cqn))
 		return c.fail(status::NO_RESOURCES, kFull);
@@ -85,6 +94,10 @@ void create_cq(CmdCtx &c)
 	auto cq = std::make_unique<Cq>(cqn, cfg);
 	r.cqs.emplace(cqn, std::move(cq));
 	uid_record(c, Obj::Cq, cqn);
+	if (buf_umem)
+		umem_bind(c, Obj::Cq, cqn, buf_id);
+	if (dbr_umem)
+		umem_bind(c, Obj::Cq, cqn, dbr_id);
 	c.put(cq_cmd::cqn, cqn);
 }
 
@@ -101,6 +114,7 @@ void destroy_cq(CmdCtx &c)
 	c.fw.dp().owners().remove(DoorbellOwners::Kind::Cq, cqn);
 	r.cqns.release(cqn);
 	uid_forget(c, Obj::Cq, cqn);
+	umem_unbind(c, Obj::Cq, cqn);
 }
 
 void query_cq(CmdCtx &c)

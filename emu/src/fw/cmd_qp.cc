@@ -5,6 +5,7 @@
 #include "fw/cmd_pas.h"
 #include "fw/cmd_registry.h"
 #include "fw/cmd_uid.h"
+#include "fw/cmd_umem.h"
 #include "fw/firmware.h"
 #include "prm/prm.h"
 #include "prm/qp.h"
@@ -41,6 +42,8 @@ enum Reason : uint32_t {
 	kForeignSrq = 23,
 	kForeignXrcd = 24,
 	kUserSpecial = 25,
+	kBufUmem = 26, // and 27, 28 (cmd_umem.h)
+	kDbrUmem = 29, // and 30, 31
 };
 
 bool supported_type(uint8_t st)
@@ -55,8 +58,9 @@ void create_qp(CmdCtx &c)
 {
 	Firmware &fw = c.fw;
 	const uint8_t *x = c.in + qp_cmd_in::kQpc;
-	if (c.get(qp_cmd_in::wq_umem_valid) || bits::get(x, qpc::dbr_umem_valid))
-		return c.fail(status::BAD_PARAM, kUmem);
+	// DEVX: the work queue and the doorbell record may live in umems
+	// (their ids, a byte offset for the queue; dbr_addr the record's).
+	bool buf_umem = c.get(qp_cmd_in::wq_umem_valid), dbr_umem = bits::get(x, qpc::dbr_umem_valid);
 	QpConfig cfg;
 	qp_config_from_create(x, &cfg);
 	if (!supported_type(cfg.st))
@@ -82,13 +86,21 @@ void create_qp(CmdCtx &c)
 	if (!cfg.no_sq && !fw.uars.count(cfg.uar_page))
 		return c.fail(status::BAD_PARAM, kUar);
 	uint64_t bytes = cfg.rq_bytes() + static_cast<uint64_t>(cfg.sq_wqebbs()) * 64;
-	if (bytes && !cfg.dbr_addr)
+	if (bytes && !cfg.dbr_addr && !dbr_umem)
 		return c.fail(status::BAD_PARAM, kDbr);
-	if (!read_page_list(c, qp_cmd_in::kPas, bytes, cfg.buf.log_page - 12, cfg.buf.offset, &cfg.buf, kPas))
+	if (!buf_umem && !read_page_list(c, qp_cmd_in::kPas, bytes, cfg.buf.log_page - 12, cfg.buf.offset, &cfg.buf, kPas))
 		return;
 
 	auto lk = fw.dp().lock();
 	Resources &r = fw.dp().res();
+	uint32_t buf_id = c.get(qp_cmd_in::wq_umem_id), dbr_id = bits::get(x, qpc::dbr_umem_id);
+	// A QP without a queue (no SQ, no RQ of its own) names its umem
+	// without using it.
+	if (buf_umem && bytes &&
+	    !umem_buffer(c, buf_id, bits::load_be64(c.in + qp_cmd_in::kWqUmemOffset), bytes, &cfg.buf, kBufUmem))
+		return;
+	if (dbr_umem && !umem_address(c, dbr_id, cfg.dbr_addr, 8, &cfg.dbr_addr, kDbrUmem))
+		return;
 	// The UMR QP works on memory keys of every PD: it may name none. An
 	// XRC target receives into the XRC SRQ each request names, with that
 	// SRQ's PD and CQ (exec/xrc.cc): its own PD, receive CQ and SRQ are
@@ -133,6 +145,10 @@ void create_qp(CmdCtx &c)
 		fw.dp().owners().add(DoorbellOwners::Kind::Sq, qpn, qp->cfg.uar_page);
 	r.qps.emplace(qpn, std::move(qp));
 	uid_record(c, Obj::Qp, qpn);
+	if (buf_umem && bytes)
+		umem_bind(c, Obj::Qp, qpn, buf_id);
+	if (dbr_umem)
+		umem_bind(c, Obj::Qp, qpn, dbr_id);
 	c.put(create_qp_out::qpn, qpn);
 }
 
@@ -163,6 +179,7 @@ void destroy_qp(CmdCtx &c)
 	r.qps.erase(qpn);
 	r.qpns.release(qpn);
 	uid_forget(c, Obj::Qp, qpn);
+	umem_unbind(c, Obj::Qp, qpn);
 }
 
 void query_qp(CmdCtx &c)

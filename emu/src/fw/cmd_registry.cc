@@ -39,7 +39,7 @@ const std::map<uint16_t, CmdSpec> &table()
 				   reg_commands(), misc_commands(), pd_commands(), mkey_commands(), cq_commands(),
 				   qp_commands(), dct_commands(), srq_commands(), mcg_commands(), nic_commands(), flow_table_commands(),
 				   nic_vport_commands(), roce_commands(), memic_commands(), uctx_commands(),
-				   odp_commands(), esw_commands()})
+				   odp_commands(), esw_commands(), umem_commands()})
 			for (const CmdSpec &s : group)
 				m.emplace(s.opcode, s);
 		return m;

@@ -97,6 +97,7 @@ std::span<const CmdSpec> memic_commands();
 std::span<const CmdSpec> uctx_commands();
 std::span<const CmdSpec> odp_commands();
 std::span<const CmdSpec> esw_commands();
+std::span<const CmdSpec> umem_commands();
 
 // nullptr for an opcode the firmware does not implement.
 const CmdSpec *find_command(uint16_t opcode);

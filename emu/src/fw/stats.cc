@@ -71,6 +71,8 @@ std::vector<std::string> RefusalCounters::lines() const
 		{"refused_vf", &vf_refused},
 		{"refused_vf_dead", &vf_dead},
 		{"refused_vf_page_budget", &vf_page_budget},
+		{"refused_umem_budget", &umem_budget},
+		{"refused_umem_busy", &umem_busy},
 	};
 	std::vector<std::string> v;
 	for (const auto &[name, n] : all)

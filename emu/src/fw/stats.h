@@ -89,6 +89,8 @@ struct RefusalCounters {
 	std::atomic<uint64_t> vf_refused{0};    // a VF's manager command or port-register write
 	std::atomic<uint64_t> vf_dead{0};       // a command to a VF its PF has not enabled
 	std::atomic<uint64_t> vf_page_budget{0}; // MANAGE_PAGES GIVE for a VF beyond Adapter::kVfPageBudget
+	std::atomic<uint64_t> umem_budget{0};   // CREATE_UMEM beyond UmemTable's count or MTT limits
+	std::atomic<uint64_t> umem_busy{0};     // DESTROY_UMEM of a umem a queue still uses
 
 	std::vector<std::string> lines() const;
 };

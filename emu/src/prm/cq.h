@@ -20,6 +20,7 @@ enum : uint16_t { CREATE_CQ = 0x400, DESTROY_CQ = 0x401, QUERY_CQ = 0x402, MODIF
 namespace cqc {
 constexpr Field status{0, 31, 28};
 constexpr Field dbr_umem_valid{0, 25, 25};
+constexpr Field dbr_umem_id{1, 31, 0}; // with dbr_umem_valid: dbr_addr is a byte offset in it
 constexpr Field cqe_sz{0, 23, 21};
 constexpr Field cc{0, 20, 20};
 constexpr Field oi{0, 17, 17};
@@ -49,6 +50,8 @@ enum : uint8_t { STATUS_OK = 0x0, STATUS_OVERFLOW = 0x9, STATUS_WRITE_FAIL = 0xa
 namespace cq_cmd {
 constexpr Field cqn{2, 23, 0}; // CREATE out, DESTROY/QUERY/MODIFY in
 constexpr unsigned kCqc = 0x10;
+constexpr unsigned kUmemOffset = 0x50; // be64, with cq_umem_valid
+constexpr Field cq_umem_id{0x16, 31, 0};
 constexpr Field cq_umem_valid{0x17, 31, 31};
 constexpr unsigned kPas = 0x110;
 constexpr unsigned kCreateSize = 0x110;

@@ -53,8 +53,11 @@ enum : uint16_t {
 	ATTACH_TO_MCG = 0x806,
 	DETACH_FROM_MCG = 0x807,
 	NOP = 0x80d,
+	QUERY_LAG = 0x842,
 	CREATE_UCTX = 0xa04,
 	DESTROY_UCTX = 0xa06,
+	CREATE_UMEM = 0xa08,
+	DESTROY_UMEM = 0xa0a,
 };
 } // namespace op
 
@@ -65,6 +68,27 @@ constexpr Field create_out_uid{2, 15, 0};
 constexpr Field destroy_in_uid{2, 15, 0};
 constexpr unsigned kCreateInSize = 0x10 + 0x30; // header + uctx
 } // namespace uctx_cmd
+
+// CREATE_UMEM / DESTROY_UMEM: pinned user memory named by id in queue
+// contexts (umem at byte 0x10 of the input: MTTs of 4 KiB << log_page_size
+// pages, the umem starting page_offset bytes into the first).
+namespace umem_cmd {
+constexpr Field ats{8, 31, 31};
+constexpr Field log_page_size{8, 4, 0};
+constexpr Field page_offset{9, 31, 0};
+constexpr unsigned kNumOfMtt = 0x28; // be64
+constexpr unsigned kMtt = 0x30;      // be64 each: address | wr_en << 1 | rd_en
+constexpr unsigned kCreateInSize = 0x30;
+constexpr Field create_out_umem_id{2, 23, 0};
+constexpr Field destroy_in_umem_id{2, 23, 0};
+constexpr unsigned kOutSize = 16;
+} // namespace umem_cmd
+
+// QUERY_LAG: the LAG context (8 bytes at output byte 8; lag_state 0 = no LAG).
+namespace query_lag {
+constexpr unsigned kInSize = 16;
+constexpr unsigned kOutSize = 16;
+} // namespace query_lag
 
 // Command status (output byte 0).
 namespace status {

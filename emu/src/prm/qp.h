@@ -129,6 +129,7 @@ constexpr Field sw_rq_counter{0x2f, 31, 0};
 constexpr Field cs_req{0x31, 15, 8};
 constexpr Field cs_res{0x31, 7, 0};
 constexpr Field dbr_umem_valid{0x34, 28, 28};
+constexpr Field dbr_umem_id{0x39, 31, 0}; // with dbr_umem_valid: dbr_addr is a byte offset in it
 constexpr unsigned kSize = 232;
 } // namespace qpc
 
@@ -140,6 +141,8 @@ constexpr Field opt_param_mask{4, 31, 0};
 constexpr Field ece{5, 31, 0};
 constexpr unsigned kQpc = 0x18;
 constexpr unsigned kPas = 0x110; // CREATE_QP: be64 page addresses
+constexpr unsigned kWqUmemOffset = 0x100; // be64, with wq_umem_valid
+constexpr Field wq_umem_id{0x42, 31, 0};
 constexpr Field wq_umem_valid{0x43, 31, 31};
 constexpr unsigned kTransitionSize = 0x100 + 16; // transitions with a context
 constexpr unsigned kCreateSize = 0x110;            // 272 without pas

@@ -139,6 +139,7 @@ struct SendWr {
 	std::vector<Sge> sgl;
 	std::vector<uint8_t> inline_data;
 	bool is_inline = false;
+	size_t inline_at = 0; // pointer segments before the inline data (a WQE may mix both)
 	uint64_t length = 0;
 	std::vector<uint8_t> umr; // OP_UMR: the segments after the control segment
 	// Transport progress.

@@ -90,6 +90,7 @@ void Resources::clear()
 	qps.clear();
 	srqs.clear();
 	mcgs.clear();
+	umems.clear();
 	qp0 = qp1 = 0;
 	tisns.clear();
 	tirns.clear();

@@ -15,12 +15,13 @@
 #include "queues/nic.h"
 #include "queues/qp.h"
 #include "queues/srq.h"
+#include "queues/umem.h"
 #include "steer/flow_table.h"
 
 namespace mlx5emu {
 
 // Kinds of objects a command creates and later names by number.
-enum class Obj : uint8_t { Pd, Xrcd, Td, QCounter, Mkey, Cq, Qp, Srq, Tis, Tir, Rqt, Sq, Rq, FlowTable };
+enum class Obj : uint8_t { Pd, Xrcd, Td, QCounter, Mkey, Cq, Qp, Srq, Tis, Tir, Rqt, Sq, Rq, FlowTable, Umem };
 
 // The uid each object was created with (the command header's; user
 // contexts may touch only their own objects, fw/cmd_uid.h). Only uids
@@ -74,6 +75,8 @@ struct Resources {
 	std::map<uint32_t, std::unique_ptr<Qp>> qps;
 	std::map<uint32_t, std::unique_ptr<Srq>> srqs;
 	McgTable mcgs;
+	// Registered user memory (CREATE_UMEM) and the queues built on it.
+	UmemTable umems;
 	uint32_t qp0 = 0, qp1 = 0; // QPNs of the special QPs (0: none)
 	// NIC objects: SQ and RQ numbers come from `qpns`.
 	IdPool tisns{1, 1u << 16};
