@@ -81,7 +81,7 @@ TEST(CtlTable, MarkdownHasARowPerHelpCommand)
 	ASSERT_GE(rows.size(), 3u);
 	EXPECT_EQ(rows[0], "| command | effect |");
 	EXPECT_EQ(rows[1], "|---|---|");
-	EXPECT_EQ(rows.size(), 2u + 33u) << md;
+	EXPECT_EQ(rows.size(), 2u + 34u) << md;
 	for (size_t i = 2; i < rows.size(); ++i) {
 		EXPECT_EQ(rows[i].rfind("| `", 0), 0u) << rows[i];
 		EXPECT_EQ(rows[i].back(), '|') << rows[i];
