@@ -271,6 +271,9 @@ t_ours_enable()
 	expect sriov_numvfs "$(cat "$sys/sriov_numvfs")" $NVF || return 1
 	for f in $vfs; do
 		wait_for 120 vf_bound_ours $f || { echo "$slot.$f: driver '$(pci_driver_of "$slot.$f")', no RDMA device"; return 1; }
+		# On Ethernet the RoCE port follows its netdev: up first.
+		nd=$(ls "/sys/bus/pci/devices/$slot.$f/net" 2>/dev/null | head -n 1)
+		[ -z "$nd" ] || ip link set "$nd" up || return 1
 		wait_for 60 vf_active $f || { echo "$slot.$f: port not ACTIVE"; return 1; }
 		ib=$(pci_ibdev "$slot.$f")
 		echo "$slot.$f: $(pci_driver_of "$slot.$f"), $ib"
