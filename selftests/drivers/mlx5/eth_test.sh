@@ -209,13 +209,15 @@ ethtool_stat() { ip netns exec "$1" ethtool -S "$2" | awk -v n="$3:" '$1 == n { 
 
 # ethtool -x/-X on our netdev: the indirection table (128 entries) and the
 # 40-byte Toeplitz key read back; a ring beyond the channels refused; all
-# of the weight on ring 1 takes every received packet of a TCP transfer
-# there (rx1_packets moves, rx0_packets does not); the default back.
+# of the weight on the last ring takes every received packet of a TCP
+# transfer there (its rxN_packets moves, ring 0's does not when there are
+# two or more: a guest with one vCPU has one channel); the default back.
 t_rss()
 {
 	nch=$(ip netns exec ns1 ethtool -l "$dev1" | awk '/^Current/ { c = 1 } c && /^Combined:/ { print $2 }')
 	echo "$dev1: $nch channels"
-	[ "${nch:-0}" -ge 2 ] || return 1
+	[ "${nch:-0}" -ge 1 ] || return 1
+	last=$((nch - 1))
 	n=$(ip netns exec ns1 ethtool -x "$dev1" | awk '/^ *[0-9]+:/ { n += NF - 1 } END { print n + 0 }')
 	echo "indirection table: $n entries"
 	[ "$n" = 128 ] || return 1
@@ -224,19 +226,21 @@ t_rss()
 		return 1
 	fi
 	key=$(seq 1 40 | awk '{ printf "%s%02x", (NR > 1 ? ":" : ""), $1 }')
-	ip netns exec ns1 ethtool -X "$dev1" weight 0 1 hkey "$key" || return 1
+	w=$(seq 0 $last | awk -v l=$last '{ printf "%s ", ($1 == l ? 1 : 0) }')
+	ip netns exec ns1 ethtool -X "$dev1" weight $w hkey "$key" || return 1
 	x=$(ip netns exec ns1 ethtool -x "$dev1")
 	echo "$x" | grep -q "^$key\$" || { echo "key not read back:"; echo "$x"; return 1; }
-	other=$(echo "$x" | awk '/^ *[0-9]+:/ { for (i = 2; i <= NF; i++) if ($i != 1) n++ } END { print n + 0 }')
-	[ "$other" = 0 ] || { echo "$other entries not on ring 1"; return 1; }
-	r0=$(ethtool_stat ns1 "$dev1" rx0_packets) r1=$(ethtool_stat ns1 "$dev1" rx1_packets)
+	other=$(echo "$x" | awk -v l=$last '/^ *[0-9]+:/ { for (i = 2; i <= NF; i++) if ($i != l) n++ } END { print n + 0 }')
+	[ "$other" = 0 ] || { echo "$other entries not on ring $last"; return 1; }
+	r0=$(ethtool_stat ns1 "$dev1" rx0_packets) rl=$(ethtool_stat ns1 "$dev1" rx${last}_packets)
 	ns_tcp_transfer ns0 ns1 10.77.0.2 "$MB" eth_rss || return 1
-	d0=$(($(ethtool_stat ns1 "$dev1" rx0_packets) - r0)) d1=$(($(ethtool_stat ns1 "$dev1" rx1_packets) - r1))
-	echo "received on ring 0: $d0, ring 1: $d1"
-	[ "$d1" -gt $((MB * 700)) ] && [ "$d0" -eq 0 ] || return 1
+	d0=$(($(ethtool_stat ns1 "$dev1" rx0_packets) - r0)) dl=$(($(ethtool_stat ns1 "$dev1" rx${last}_packets) - rl))
+	echo "received on ring 0: $d0, ring $last: $dl"
+	[ "$dl" -gt $((MB * 700)) ] || return 1
+	[ "$last" = 0 ] || [ "$d0" -eq 0 ] || return 1
 	ip netns exec ns1 ethtool -X "$dev1" default || return 1
 	ip netns exec ns1 ethtool -x "$dev1" | awk '/^ *0:/ { print; exit }'
-	ip netns exec ns1 ethtool -x "$dev1" | grep -q '^ *0: *0 *1 ' || return 1
+	ip netns exec ns1 ethtool -x "$dev1" | grep -q "^ *0: *0 *$((1 % nch)) " || return 1
 	ip netns exec ns0 ping -c 3 -i 0.2 -W 10 10.77.0.2
 }
 
@@ -285,7 +289,7 @@ ktap_case "modprobe mlx5_core again [$pair]" t_modprobe
 ktap_case "netdevs up again [$pair]" t_link_up
 ktap_case "ethtool -i/-l/-L/-g/-k, MTU 9000 and back [$pair]" t_ctl
 ktap_case "ethtool -G rings and -C coalescing, bad values and failed queues refused, traffic [$pair]" t_rings_coalesce
-ktap_case "ethtool -x/-X: indirection table and key, all of RX on one ring [$pair]" t_rss
+ktap_case "ethtool -x/-X: indirection table and key, all of RX on the last ring [$pair]" t_rss
 ktap_case "rmmod during a TCP transfer: clean, every page returned [$pair]" t_rmmod_busy
 rm -f /tmp/ns_tcp.*
 ktap_end
