@@ -38,18 +38,30 @@ struct mlx5c_ib_clock_info {
 	u64 overflow_period;
 };
 
+/*
+ * The device timer (an MMIO read, slow on a busy or emulated device) and
+ * the wall clock are read first; only the stores are published under the
+ * odd sign, with preemption off. rdma-core's reader retries a few times
+ * while the sign is odd, then fails ibv_start_poll() with EBUSY (seen once
+ * in a loaded CI run, ours only: the odd window then held the timer read).
+ */
 static void mlx5c_ib_clock_refresh(struct mlx5c_ib_dev *dev)
 {
 	struct mlx5c_ib_clock_info *ci = dev->clock_info;
-	u32 sign = READ_ONCE(ci->sign) | MLX5_IB_CLOCK_INFO_KERNEL_UPDATING;
+	u64 cycles = mlx5c_internal_timer(dev->mdev);
+	u64 nsec = ktime_get_real_ns();
+	u32 sign;
 
+	preempt_disable();
+	sign = READ_ONCE(ci->sign) | MLX5_IB_CLOCK_INFO_KERNEL_UPDATING;
 	WRITE_ONCE(ci->sign, sign);
 	smp_wmb(); /* readers see the odd sign before the new values */
-	ci->cycles = mlx5c_internal_timer(dev->mdev);
-	ci->nsec = ktime_get_real_ns();
+	ci->cycles = cycles;
+	ci->nsec = nsec;
 	ci->frac = 0;
 	/* the new values before the even sign that makes them valid */
 	smp_store_release(&ci->sign, sign + 1);
+	preempt_enable();
 }
 
 static void mlx5c_ib_clock_work(struct work_struct *work)
