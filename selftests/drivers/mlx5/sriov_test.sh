@@ -531,10 +531,11 @@ esw_spoof_steps()
 
 # The e-switch cases are the Ethernet lane's (--link eth); an InfiniBand
 # PF has no legacy e-switch to program, so they are not planned there.
-# The emulator says which (its port QoS exists on Ethernet only; the PF's
-# PCI class is InfiniBand's on both, as on a VPI ConnectX).
+# The emulator says which: `hca 0 qos` answers on an Ethernet port only
+# (an error otherwise); the PF's PCI class is InfiniBand's on both, as on
+# a VPI ConnectX.
 pf_eth=false
-case $(emu_ctl hca 0 qos 2>&1) in "" | *"not an Ethernet port"*) ;; *) pf_eth=true ;; esac
+emu_ctl hca 0 qos >/dev/null 2>&1 && pf_eth=true
 # Our PF on Ethernet needs its own legacy e-switch first (issue 32 step
 # 18: without it the VFs' netdevs have no path): our cases are planned on
 # InfiniBand only, for now.
