@@ -110,30 +110,60 @@ void mlx5c_health_fatal_unregister(struct mlx5c_dev *mdev, struct notifier_block
 }
 
 /**
+ * mlx5c_health_buffer_read() - copy the health buffer of the initialization
+ *	segment
+ * @mdev: core device
+ * @hb: filled in, host byte order
+ */
+void mlx5c_health_buffer_read(struct mlx5c_dev *mdev, struct mlx5c_health_buf *hb)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(hb->assert_var); i++)
+		hb->assert_var[i] = ioread32be(mdev->iseg + MLX5C_HB(assert_var) + 4 * i);
+	hb->assert_exit_ptr = ioread32be(mdev->iseg + MLX5C_HB(assert_exit_ptr));
+	hb->assert_callra = ioread32be(mdev->iseg + MLX5C_HB(assert_callra));
+	hb->time = ioread32be(mdev->iseg + MLX5C_HB(time));
+	hb->fw_ver = ioread32be(mdev->iseg + MLX5C_HB(fw_ver));
+	hb->hw_id = ioread32be(mdev->iseg + MLX5C_HB(hw_id));
+	hb->rfr_severity = ioread8(mdev->iseg + MLX5C_HB(rfr_severity));
+	hb->irisc_index = ioread8(mdev->iseg + MLX5C_HB(irisc_index));
+	hb->synd = ioread8(mdev->iseg + MLX5C_HB(synd));
+	hb->ext_synd = ioread16be(mdev->iseg + MLX5C_HB(ext_synd));
+}
+
+/**
+ * mlx5c_health_synd_str() - the name of a health syndrome
+ * @synd: the health buffer's syndrome
+ *
+ * Return: a constant string.
+ */
+const char *mlx5c_health_synd_str(u8 synd)
+{
+	return synd_str(synd);
+}
+
+/**
  * mlx5c_health_print() - log the health buffer
  * @mdev: core device
  */
 void mlx5c_health_print(struct mlx5c_dev *mdev)
 {
 	struct device *dev = &mdev->pdev->dev;
-	u8 synd = ioread8(mdev->iseg + MLX5C_HB(synd));
+	struct mlx5c_health_buf hb;
 	int i;
 
-	if (!synd)
+	mlx5c_health_buffer_read(mdev, &hb);
+	if (!hb.synd)
 		return;
-	for (i = 0; i < 6; i++)
-		dev_err(dev, "assert_var[%d] 0x%08x\n", i,
-			ioread32be(mdev->iseg + MLX5C_HB(assert_var) + 4 * i));
+	for (i = 0; i < ARRAY_SIZE(hb.assert_var); i++)
+		dev_err(dev, "assert_var[%d] 0x%08x\n", i, hb.assert_var[i]);
 	dev_err(dev, "assert_exit_ptr 0x%08x, assert_callra 0x%08x\n",
-		ioread32be(mdev->iseg + MLX5C_HB(assert_exit_ptr)),
-		ioread32be(mdev->iseg + MLX5C_HB(assert_callra)));
+		hb.assert_exit_ptr, hb.assert_callra);
 	dev_err(dev, "fw_ver 0x%08x, hw_id 0x%08x, rfr_severity 0x%02x, irisc_index %u\n",
-		ioread32be(mdev->iseg + MLX5C_HB(fw_ver)),
-		ioread32be(mdev->iseg + MLX5C_HB(hw_id)),
-		ioread8(mdev->iseg + MLX5C_HB(rfr_severity)),
-		ioread8(mdev->iseg + MLX5C_HB(irisc_index)));
-	dev_err(dev, "health syndrome 0x%x (%s), ext_synd 0x%04x\n", synd, synd_str(synd),
-		ioread16be(mdev->iseg + MLX5C_HB(ext_synd)));
+		hb.fw_ver, hb.hw_id, hb.rfr_severity, hb.irisc_index);
+	dev_err(dev, "health syndrome 0x%x (%s), ext_synd 0x%04x\n", hb.synd,
+		synd_str(hb.synd), hb.ext_synd);
 }
 
 /* A fatal condition of the device, or NULL. */
@@ -215,6 +245,7 @@ static void health_poll(struct work_struct *work)
 			dev_err(&mdev->pdev->dev, "firmware health syndrome 0x%x (%s)\n",
 				synd, synd_str(synd));
 			mlx5c_health_print(mdev);
+			mlx5c_devlink_report_fw(mdev, synd_str(synd));
 		}
 		h->last_synd = synd;
 	}

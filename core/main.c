@@ -543,11 +543,19 @@ static int mlx5c_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	err = mlx5c_sriov_init(mdev);
 	if (err)
 		goto err_free_recover;
+	err = mlx5c_devlink_alloc(mdev);
+	if (err)
+		goto err_free_sriov;
+	/*
+	 * Registered before the load, so that the health reporters can
+	 * report from the first poll; a reload waits for the state_lock.
+	 */
+	mlx5c_devlink_register(mdev);
 	mutex_lock(&mdev->state_lock);
 	err = mlx5c_load_one(mdev);
 	mutex_unlock(&mdev->state_lock);
 	if (err)
-		goto err_free_sriov;
+		goto err_free_devlink;
 	/* What a PCI reset restores. */
 	pci_save_state(pdev);
 
@@ -558,6 +566,10 @@ static int mlx5c_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		 mdev->num_comp_eqs, atomic_read(&mdev->pages.count));
 	return 0;
 
+err_free_devlink:
+	mlx5c_recover_disable(mdev);
+	mlx5c_devlink_unregister(mdev);
+	mlx5c_devlink_free(mdev);
 err_free_sriov:
 	mlx5c_sriov_cleanup(mdev);
 err_free_recover:
@@ -585,6 +597,9 @@ static void mlx5c_remove(struct pci_dev *pdev)
 	if (mdev->loaded)
 		mlx5c_unload_one(mdev);
 	mutex_unlock(&mdev->state_lock);
+	/* After the unload: the poller no longer reports. */
+	mlx5c_devlink_unregister(mdev);
+	mlx5c_devlink_free(mdev);
 	mlx5c_sriov_cleanup(mdev);
 	mlx5c_recover_cleanup(mdev);
 	mlx5c_health_cleanup(mdev);

@@ -72,6 +72,8 @@ struct mlx5c_nb {
 	u8 event_type;
 };
 struct dentry;
+struct devlink;
+struct devlink_health_reporter;
 
 enum mlx5c_cmd_mode {
 	MLX5C_CMD_POLLING,
@@ -302,9 +304,13 @@ struct mlx5c_eq {
  * @recover_work: recovery from the internal-error state
  * @recover_nb: recovery's subscription to @fatal_nh
  * @no_recovery: the device is going away; nothing is recovered any more
+ * @fw_reporter: devlink health reporter "fw" (syndromes), or NULL
+ * @fatal_reporter: devlink health reporter "fw_fatal" (recovery), or NULL
  */
 struct mlx5c_health {
 	bool error;
+	struct devlink_health_reporter *fw_reporter;
+	struct devlink_health_reporter *fatal_reporter;
 	struct blocking_notifier_head fatal_nh;
 	struct workqueue_struct *wq;
 	struct delayed_work work;
@@ -424,6 +430,7 @@ struct mlx5c_dev {
 	struct atomic_notifier_head event_nh[MLX5C_EVENT_CHAINS];
 	struct mlx5c_nb cq_err_nb;
 	struct dentry *dbg;
+	struct devlink *devlink;
 	struct mlx5c_test *test;
 	struct mlx5c_adev *rdma_adev;
 	struct mlx5c_adev *eth_adev;
@@ -444,6 +451,8 @@ void mlx5c_unload_one(struct mlx5c_dev *mdev);
 int mlx5c_recover_init(struct mlx5c_dev *mdev);
 void mlx5c_recover_cleanup(struct mlx5c_dev *mdev);
 void mlx5c_recover_disable(struct mlx5c_dev *mdev);
+int mlx5c_recover(struct mlx5c_dev *mdev);
+bool mlx5c_recover_auto(void);
 extern const struct pci_error_handlers mlx5c_err_handler;
 extern const struct attribute_group *mlx5c_dev_groups[];
 
@@ -527,6 +536,35 @@ void mlx5c_health_cleanup(struct mlx5c_dev *mdev);
 void mlx5c_health_start(struct mlx5c_dev *mdev);
 void mlx5c_health_stop(struct mlx5c_dev *mdev);
 void mlx5c_health_print(struct mlx5c_dev *mdev);
+
+/**
+ * struct mlx5c_health_buf - the health buffer of the initialization segment
+ *	(struct health_buffer), in host byte order
+ */
+struct mlx5c_health_buf {
+	u32 assert_var[6];
+	u32 assert_exit_ptr;
+	u32 assert_callra;
+	u32 time;
+	u32 fw_ver;
+	u32 hw_id;
+	u8 rfr_severity;
+	u8 irisc_index;
+	u8 synd;
+	u16 ext_synd;
+};
+
+void mlx5c_health_buffer_read(struct mlx5c_dev *mdev, struct mlx5c_health_buf *hb);
+const char *mlx5c_health_synd_str(u8 synd);
+
+
+/* devlink.c */
+int mlx5c_devlink_alloc(struct mlx5c_dev *mdev);
+void mlx5c_devlink_register(struct mlx5c_dev *mdev);
+void mlx5c_devlink_unregister(struct mlx5c_dev *mdev);
+void mlx5c_devlink_free(struct mlx5c_dev *mdev);
+void mlx5c_devlink_report_fw(struct mlx5c_dev *mdev, const char *msg);
+int mlx5c_devlink_report_fatal(struct mlx5c_dev *mdev);
 bool mlx5c_health_heartbeat_stopped(struct mlx5c_dev *mdev, unsigned int ms);
 
 /* cq.c */

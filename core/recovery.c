@@ -5,7 +5,10 @@
  * When the health poller finds the firmware dead, the device is in the
  * internal-error state (commands fail, consumers got
  * MLX5C_EVENT_DEVICE_ERROR) and recovery, subscribed to the poller's fatal
- * findings (mlx5c_health_fatal_register()), is told. It then unloads the function (the
+ * findings (mlx5c_health_fatal_register()), is told. It reports the error
+ * to devlink's "fw_fatal" health reporter (devlink.c), whose recovery, unless
+ * the reporter's auto_recover or the module parameter "recovery" is off,
+ * or run by hand (`devlink health recover`), unloads the function (the
  * auxiliary device goes away: mlx5_ib unregisters, which disassociates
  * user contexts), asks the firmware for a software reset through the
  * nic_interface field of the initialization segment and waits until the
@@ -75,21 +78,36 @@ static int mlx5c_fw_sw_reset(struct mlx5c_dev *mdev)
 	return 0;
 }
 
-static void mlx5c_recover_work(struct work_struct *work)
+/**
+ * mlx5c_recover() - bring a function in the internal-error state back
+ * @mdev: core device; state_lock not held
+ *
+ * Unloads the function, has the firmware reset itself and loads the
+ * function again. devlink's "fw_fatal" reporter runs it (mlx5c_recover_work()
+ * through its report, or `devlink health recover`).
+ *
+ * Return: 0 when the function is back (or was not in error), -EBUSY while
+ * the device goes away or a PCI reset runs, another negative errno when the
+ * recovery failed: the device then stays down until it is reset or rebound.
+ */
+int mlx5c_recover(struct mlx5c_dev *mdev)
 {
-	struct mlx5c_dev *mdev = container_of(work, struct mlx5c_dev,
-					      health.recover_work);
 	struct mlx5c_health *h = &mdev->health;
 	struct device *dev = &mdev->pdev->dev;
-	int err;
+	int err = 0;
 
 	mutex_lock(&mdev->state_lock);
 	/* A PCI reset in progress loads the function when it is over. */
-	if (READ_ONCE(h->no_recovery) || mdev->pci_reset || !READ_ONCE(mdev->health.error))
+	if (READ_ONCE(h->no_recovery) || mdev->pci_reset) {
+		err = -EBUSY;
+		goto out;
+	}
+	if (!READ_ONCE(mdev->health.error) && mdev->loaded)
 		goto out;
 	if (h->failed_recoveries >= MLX5C_RECOVER_MAX_FAILURES) {
 		dev_err(dev, "recovery failed %u times: the device stays down\n",
 			h->failed_recoveries);
+		err = -EIO;
 		goto out;
 	}
 	dev_warn(dev, "recovering from the internal-error state (%s)\n",
@@ -111,19 +129,49 @@ static void mlx5c_recover_work(struct work_struct *work)
 		 h->recoveries);
 out:
 	mutex_unlock(&mdev->state_lock);
+	return err;
+}
+
+/**
+ * mlx5c_recover_auto() - whether a fatal error is recovered without being
+ *	asked (the module parameter "recovery")
+ *
+ * Return: true when it is.
+ */
+bool mlx5c_recover_auto(void)
+{
+	return READ_ONCE(recovery);
+}
+
+/*
+ * A fatal error: report it to devlink's fw_fatal reporter, which dumps the
+ * health buffer and, when its auto_recover and the module parameter allow,
+ * recovers (mlx5c_recover()). Without a reporter, recover directly.
+ */
+static void mlx5c_recover_work(struct work_struct *work)
+{
+	struct mlx5c_dev *mdev = container_of(work, struct mlx5c_dev,
+					      health.recover_work);
+
+	if (READ_ONCE(mdev->health.no_recovery) || !READ_ONCE(mdev->health.error))
+		return;
+	if (mdev->health.fatal_reporter)
+		mlx5c_devlink_report_fatal(mdev);
+	else if (mlx5c_recover_auto())
+		mlx5c_recover(mdev);
 }
 
 /*
  * A fatal condition found by the health poller (the device is in the
- * internal-error state): schedule recovery, unless it is switched off
- * (module parameter) or the device is being removed.
+ * internal-error state): report it and maybe recover (mlx5c_recover_work()),
+ * unless the device is being removed.
  */
 static int mlx5c_recover_fatal(struct notifier_block *nb, unsigned long action,
 			       void *data)
 {
 	struct mlx5c_dev *mdev = container_of(nb, struct mlx5c_dev, health.recover_nb);
 
-	if (!READ_ONCE(recovery) || READ_ONCE(mdev->health.no_recovery))
+	if (READ_ONCE(mdev->health.no_recovery))
 		return NOTIFY_DONE;
 	queue_work(mdev->health.recover_wq, &mdev->health.recover_work);
 	return NOTIFY_OK;

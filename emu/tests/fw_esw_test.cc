@@ -23,27 +23,6 @@ namespace gc = cmd_hca_cap;
 namespace ftt = flow_table_type;
 namespace ev = esw_vport;
 
-HcaConfig pf_config(const std::shared_ptr<Adapter> &a, LinkType link = LinkType::Eth)
-{
-	HcaConfig c;
-	c.index = 0;
-	c.link = link;
-	c.adapter = a;
-	return c;
-}
-
-HcaConfig vf_config(const std::shared_ptr<Adapter> &a, uint16_t vf_index)
-{
-	HcaConfig c;
-	c.index = 1u + vf_index;
-	c.role = pci::FunctionRole::Vf;
-	c.vf_index = vf_index;
-	c.device_id = 0x1018;
-	c.link = LinkType::Eth;
-	c.adapter = a;
-	return c;
-}
-
 std::vector<uint8_t> caps_of(FwHarness &h, uint16_t type)
 {
 	auto out = h.ok(Msg(op::QUERY_HCA_CAP, static_cast<uint16_t>(type << 1 | 1), 16), query_hca_cap_in::kOutSize);

@@ -381,4 +381,28 @@ public:
 	std::vector<uint64_t> given;
 };
 
+// An SR-IOV adapter's functions for the firmware tests: its PF (function 0)
+// and VF `vf_index` (function 1 + vf_index). `a` may be null for a PF
+// without VFs.
+inline HcaConfig pf_config(const std::shared_ptr<Adapter> &a, LinkType link = LinkType::Eth)
+{
+	HcaConfig c;
+	c.index = 0;
+	c.link = link;
+	c.adapter = a;
+	return c;
+}
+
+inline HcaConfig vf_config(const std::shared_ptr<Adapter> &a, uint16_t vf_index, LinkType link = LinkType::Eth)
+{
+	HcaConfig c;
+	c.index = 1u + vf_index;
+	c.role = pci::FunctionRole::Vf;
+	c.vf_index = vf_index;
+	c.device_id = 0x1018;
+	c.link = link;
+	c.adapter = a;
+	return c;
+}
+
 } // namespace mlx5emu::test

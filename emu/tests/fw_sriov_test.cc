@@ -25,27 +25,6 @@ namespace hv = hca_vport_context;
 
 constexpr uint32_t kReasonNotAlive = 0xff09;
 
-HcaConfig pf_config(const std::shared_ptr<Adapter> &a, LinkType link = LinkType::Eth)
-{
-	HcaConfig c;
-	c.index = 0;
-	c.link = link;
-	c.adapter = a;
-	return c;
-}
-
-HcaConfig vf_config(const std::shared_ptr<Adapter> &a, uint16_t vf_index, LinkType link = LinkType::Eth)
-{
-	HcaConfig c;
-	c.index = 1u + vf_index;
-	c.role = pci::FunctionRole::Vf;
-	c.vf_index = vf_index;
-	c.device_id = 0x1018;
-	c.link = link;
-	c.adapter = a;
-	return c;
-}
-
 // The initializing bit of the init segment (0x1fc bit 31).
 bool initializing(FwHarness &h) { return h.rd32(0x1fc) >> 31; }
 
