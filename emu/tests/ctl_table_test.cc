@@ -34,6 +34,7 @@ const char kHelpBefore[] =
 	"hca N cqe-corrupt FIELD VALUE [COUNT] [send|recv]\n"
 	"                                       the next COUNT (1) CQEs carry VALUE in FIELD:\n"
 	"                                       wqe_counter, byte_cnt or qpn (0 clears)\n"
+	"hca N sq-error [COUNT]                 the next COUNT (1) Ethernet SQ WQEs fail, their SQ in error (0 clears)\n"
 	"hca N memic-addr-bogus [outside|unaligned] [COUNT]\n"
 	"                                       the next COUNT (1) ALLOC_MEMIC answer a bad address\n"
 	"hca N faults                           active fault injections\n"
@@ -81,7 +82,7 @@ TEST(CtlTable, MarkdownHasARowPerHelpCommand)
 	ASSERT_GE(rows.size(), 3u);
 	EXPECT_EQ(rows[0], "| command | effect |");
 	EXPECT_EQ(rows[1], "|---|---|");
-	EXPECT_EQ(rows.size(), 2u + 34u) << md;
+	EXPECT_EQ(rows.size(), 2u + 35u) << md;
 	for (size_t i = 2; i < rows.size(); ++i) {
 		EXPECT_EQ(rows[i].rfind("| `", 0), 0u) << rows[i];
 		EXPECT_EQ(rows[i].back(), '|') << rows[i];

@@ -120,6 +120,33 @@ TEST_F(EthPair, UdpFrameFromSqToRq)
 	EXPECT_EQ(got, f);
 }
 
+// ctl `sq-error`: the next WQE completes in error (local protection) and
+// its SQ goes to ERR, where it executes nothing; the driver's recovery
+// (ERR -> RST -> RDY, the ring from 0) gets a working SQ back.
+TEST_F(EthPair, InjectedSqErrorStopsTheSqUntilReset)
+{
+	std::vector<uint8_t> f = udp_frame(100);
+	a.h.fw().faults.fail_sq_wqe(1);
+	send(0x0a, f, 18);
+	Cqe tx, rx;
+	ASSERT_TRUE(a.d.poll(acq, &tx));
+	EXPECT_EQ(tx.opcode, cqe_opcode::REQ_ERR);
+	EXPECT_EQ(a.h.mem.byte(acq.buf + cqe::kSyndrome), 0x04) << "local protection syndrome";
+	EXPECT_FALSE(b.d.poll(bcq, &rx, 200ms)) << "nothing left the SQ";
+	send(0x0a, f, 18);
+	EXPECT_FALSE(a.d.poll(acq, &tx, 200ms)) << "an SQ in error executes nothing";
+	a.h.fails(a.modify_msg(nic_op::MODIFY_SQ, sq.n, wq_state::ERR, wq_state::RDY), 16, status::BAD_PARAM);
+	a.h.ok(a.modify_msg(nic_op::MODIFY_SQ, sq.n, wq_state::ERR, wq_state::RST), 16);
+	a.h.ok(a.modify_msg(nic_op::MODIFY_SQ, sq.n, wq_state::RST, wq_state::RDY), 16);
+	sq_pi = 0;
+	send(0x0a, f, 18);
+	ASSERT_TRUE(a.d.poll(acq, &tx));
+	EXPECT_EQ(tx.opcode, cqe_opcode::REQ);
+	ASSERT_TRUE(b.d.poll(bcq, &rx));
+	EXPECT_EQ(rx.byte_cnt, f.size());
+	EXPECT_FALSE(a.h.fw().faults.take_sq_wqe_failure()) << "one failure, then disarmed";
+}
+
 // LSO: a 3000-byte TCP payload with MSS 1000 arrives as three frames with
 // their own lengths, sequence numbers, PSH only on the last, checksums.
 TEST_F(EthPair, LsoCutsTcpIntoMssFrames)

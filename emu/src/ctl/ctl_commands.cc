@@ -473,6 +473,15 @@ std::string hca_cqe_corrupt(const Call &c)
 	return ok();
 }
 
+std::string hca_sq_error(const Call &c)
+{
+	uint32_t count = 1;
+	if (c.argc() && !parse_u32(c.arg(0), &count))
+		return error("sq-error: usage: sq-error [COUNT]");
+	c.fw().faults.fail_sq_wqe(count);
+	return ok();
+}
+
 std::string hca_memic_addr_bogus(const Call &c)
 {
 	uint32_t count = 1;
@@ -556,6 +565,11 @@ const CtlSpec kCommands[] = {
 	 "the next COUNT (1) CQEs carry VALUE in FIELD: `wqe_counter` (16 bits), `byte_cnt` or `qpn` (24 bits); "
 	 "0 clears",
 	 hca_cqe_corrupt},
+	{Scope::Hca, "sq-error", nullptr, 0, 1, "hca N sq-error [COUNT]",
+	 "the next COUNT (1) Ethernet SQ WQEs fail, their SQ in error (0 clears)",
+	 "the next COUNT (1) WQEs the function's Ethernet SQs execute complete in error (local protection, "
+	 "syndrome 0x4) and move their SQ to the error state, as a real WQE error does; 0 clears",
+	 hca_sq_error},
 	{Scope::Hca, "memic-addr-bogus", nullptr, 0, 2, "hca N memic-addr-bogus [outside|unaligned] [COUNT]",
 	 "the next COUNT (1) ALLOC_MEMIC answer a bad address",
 	 "the next COUNT (1) successful ALLOC_MEMIC answer an address past the MEMIC window (`outside`) or 8 "

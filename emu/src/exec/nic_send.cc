@@ -13,6 +13,7 @@
 #include "prm/cq.h"
 #include "prm/eth.h"
 #include "prm/wqe.h"
+#include "queues/faults.h"
 
 namespace mlx5emu {
 
@@ -186,6 +187,8 @@ bool EthPath::nic_send_wqe(NicSq &sq, uint16_t *nbb)
 		if (!read_bb(k, wqe + k * w::kBasicBlock))
 			return fail(opcode, kSyndLocalProt);
 	uint16_t index = static_cast<uint16_t>(ctrl0 >> 8);
+	if (dp_.faults_ && dp_.faults_->take_sq_wqe_failure())
+		return fail(opcode, kSyndLocalProt);
 
 	if (opcode == kOpNop) {
 		if (signaled)

@@ -248,6 +248,19 @@ bool Faults::take_cmd_throw(uint16_t opcode)
 	return true;
 }
 
+void Faults::fail_sq_wqe(uint32_t count)
+{
+	sq_wqe_fail_.store(count, std::memory_order_relaxed);
+}
+
+bool Faults::take_sq_wqe_failure()
+{
+	uint32_t n = sq_wqe_fail_.load(std::memory_order_relaxed);
+	while (n && !sq_wqe_fail_.compare_exchange_weak(n, n - 1, std::memory_order_relaxed))
+		;
+	return n != 0;
+}
+
 void Faults::clear()
 {
 	std::lock_guard<std::mutex> lk(mu_);
@@ -262,6 +275,7 @@ void Faults::clear()
 	cqe_corrupt_ = {};
 	cqe_armed_ = false;
 	memic_bogus_ = 0;
+	sq_wqe_fail_ = 0;
 	// The bogus addresses already answered stay freeable.
 }
 
@@ -304,6 +318,10 @@ std::vector<std::string> Faults::describe() const
 	if (cqe_corrupt_.remaining) {
 		std::snprintf(b, sizeof b, "cqe-corrupt %s %s=0x%x remaining=%u", kind_name(cqe_corrupt_.kind),
 			      field_name(corrupt_field_), corrupt_value_, cqe_corrupt_.remaining);
+		v.emplace_back(b);
+	}
+	if (uint32_t n = sq_wqe_fail_.load(std::memory_order_relaxed)) {
+		std::snprintf(b, sizeof b, "sq-error remaining=%u", n);
 		v.emplace_back(b);
 	}
 	if (memic_bogus_) {

@@ -83,6 +83,13 @@ public:
 	void throw_cmd(uint16_t opcode, uint32_t count);
 	bool take_cmd_throw(uint16_t opcode);
 
+	// The next `count` WQEs the function's Ethernet SQs execute complete
+	// in error (local protection) and move their SQ to the error state,
+	// for the driver's SQ recovery (count 0 clears). Cheap while nothing
+	// is armed (no lock).
+	void fail_sq_wqe(uint32_t count);
+	bool take_sq_wqe_failure();
+
 	void clear();
 	std::vector<std::string> describe() const;
 
@@ -111,6 +118,7 @@ private:
 	MemicBogus memic_how_ = MemicBogus::Outside;
 	uint32_t memic_bogus_ = 0;
 	std::vector<uint64_t> memic_bogus_addrs_; // answered, not yet freed
+	std::atomic<uint32_t> sq_wqe_fail_{0};
 };
 
 } // namespace mlx5emu
