@@ -8,8 +8,6 @@
  * combinations, a DCT without an SRQ, a DCI with a receive queue, and a DCI
  * and a DCT through their transitions, with the ones they do not have.
  */
-#include <unistd.h>
-
 #include "ib_udata.h"
 
 void qp_core(struct ib_uverbs_create_qp *c, uint32_t pd, const uint32_t cq[2], uint8_t type)
@@ -286,51 +284,6 @@ static void test_qp_core(int fd, uint32_t pd, const uint32_t cq[2], const struct
 
 /* --- DC: DCIs and DCTs as libmlx5's mlx5dv_create_qp() makes them --- */
 
-/*
- * An extended write() command (IB_USER_VERBS_CMD_FLAG_EXTENDED): the core
- * request and the driver data in 8-byte words, the response (core, then
- * driver) at the address of the extended header. libmlx5 moves a DCT to
- * RTR this way, to read its number from the driver response.
- */
-static long uv_write_ex(int fd, uint32_t cmd, const void *req, size_t req_len,
-			const void *udata, size_t udata_len, void *resp, size_t resp_len,
-			void *uresp, size_t uresp_len)
-{
-	static uint8_t msg[512] __attribute__((aligned(8)));
-	static uint8_t out[256] __attribute__((aligned(8)));
-	struct ib_uverbs_cmd_hdr *h = (struct ib_uverbs_cmd_hdr *)msg;
-	struct ib_uverbs_ex_cmd_hdr *x = (struct ib_uverbs_ex_cmd_hdr *)(h + 1);
-	size_t total = sizeof(*h) + sizeof(*x) + req_len + udata_len;
-	ssize_t n;
-
-	if (total > sizeof(msg) || resp_len + uresp_len > sizeof(out) || req_len % 8 ||
-	    udata_len % 8 || resp_len % 8 || uresp_len % 8) {
-		diag("uv_write_ex: command %u: test bug", cmd);
-		return -E2BIG;
-	}
-	memset(msg, 0, sizeof(msg));
-	memset(out, 0, sizeof(out));
-	h->command = IB_USER_VERBS_CMD_FLAG_EXTENDED | cmd;
-	h->in_words = (uint16_t)(req_len / 8);
-	h->out_words = (uint16_t)(resp_len / 8);
-	x->response = resp_len + uresp_len ? addr(out) : 0;
-	x->provider_in_words = (uint16_t)(udata_len / 8);
-	x->provider_out_words = (uint16_t)(uresp_len / 8);
-	memcpy(x + 1, req, req_len);
-	if (udata_len)
-		memcpy((uint8_t *)(x + 1) + req_len, udata, udata_len);
-	n = write(fd, msg, total);
-	if (n < 0)
-		return -errno;
-	if ((size_t)n != total)
-		return -EIO;
-	if (resp_len)
-		memcpy(resp, out, resp_len);
-	if (uresp_len)
-		memcpy(uresp, out + resp_len, uresp_len);
-	return 0;
-}
-
 /* MODIFY_QP as libmlx5 sends it for a DCT; *dctn the driver's answer. */
 static long modify_dct(int fd, const struct ib_uverbs_modify_qp *m, uint32_t *dctn)
 {
@@ -340,8 +293,14 @@ static long modify_dct(int fd, const struct ib_uverbs_modify_qp *m, uint32_t *dc
 	struct mlx5_ib_modify_qp drv = {};
 	long rc;
 
-	rc = uv_write_ex(fd, IB_USER_VERBS_EX_CMD_MODIFY_QP, &c, sizeof(c), &drv, sizeof(drv),
-			 &resp, sizeof(resp), &mresp, sizeof(mresp));
+	/* libmlx5 sends it extended, to read the DCT's number at RTR. */
+	rc = uv_write_ex(fd, &(struct uv_cmd){
+		.cmd = IB_USER_VERBS_EX_CMD_MODIFY_QP,
+		.req = &c, .req_len = sizeof(c),
+		.udata = &drv, .udata_len = sizeof(drv),
+		.resp = &resp, .resp_len = sizeof(resp),
+		.uresp = &mresp, .uresp_len = sizeof(mresp),
+	});
 	if (!rc && dctn) {
 		if (mresp.response_length < offsetof(struct mlx5_ib_modify_qp_resp, dctn) + 4)
 			return -ENODATA;
@@ -350,29 +309,16 @@ static long modify_dct(int fd, const struct ib_uverbs_modify_qp *m, uint32_t *dc
 	return rc;
 }
 
-/* An SRQ of 64 one-SGE WQEs for the DCT; its handle, or -errno. */
+/* An SRQ of 64 one-SGE WQEs for the DCT; its handle in *srq. */
 static long dc_srq(int fd, uint32_t pd, const struct bufs *b, uint32_t *srq)
 {
-	struct ib_uverbs_create_srq c = { .pd_handle = pd, .max_wr = 63, .max_sge = 1 };
 	struct mlx5_ib_create_srq r = {
 		.buf_addr = addr(b->qp_buf + 8 * PAGE),
 		.db_addr = addr(b->qp_db + 128),
 		.uidx = 4,
 	};
-	struct ib_uverbs_create_srq_resp resp;
-	struct mlx5_ib_create_srq_resp mresp;
-	long rc;
 
-	rc = uv_write(fd, &(struct uv_cmd){
-		.cmd = IB_USER_VERBS_CMD_CREATE_SRQ,
-		.req = &c, .req_len = sizeof(c),
-		.udata = &r, .udata_len = sizeof(r),
-		.resp = &resp, .resp_len = sizeof(resp),
-		.uresp = &mresp, .uresp_len = sizeof(mresp),
-	});
-	if (!rc)
-		*srq = resp.srq_handle;
-	return rc;
+	return create_srq(fd, pd, 63, 1, 0, &r, sizeof(r), srq);
 }
 
 /* A DCI: a send queue of 64 basic blocks, no receive queue. */
