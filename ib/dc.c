@@ -17,7 +17,8 @@
  * number goes back in the modify response, which is where libmlx5 reads
  * the QP number of a DCT. Destroying it drains it first (DRAIN_DCT, then
  * the DCT_DRAINED event), as the device requires. An access key violation
- * on an armed DCT reaches the QP's event handler (qp.c).
+ * on an armed DCT reaches the QP's event handler as IB_EVENT_QP_ACCESS_ERR
+ * (qp.c); as in the in-tree driver, nothing here arms one.
  */
 #include <linux/slab.h>
 
