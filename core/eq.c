@@ -545,13 +545,18 @@ int mlx5c_eqs_create(struct mlx5c_dev *mdev)
 {
 	struct mlx5c_irq *ctrl = &mdev->irqs[0];
 	struct mlx5c_eq *eq;
+	u64 mask;
 	int err;
 
 	mdev->cq_err_nb.nb.notifier_call = eq_cq_error;
 	mdev->cq_err_nb.event_type = MLX5_EVENT_TYPE_CQ_ERROR;
 	mlx5c_eq_notifier_register(mdev, &mdev->cq_err_nb);
-	eq = eq_create(mdev, MLX5C_EQ_ASYNC, MLX5C_ASYNC_EQ_NENT,
-		       MLX5C_ASYNC_EVENT_MASK, ctrl);
+	mask = MLX5C_ASYNC_EVENT_MASK;
+	/* DC targets: the end of a drain (DESTROY waits for it), bad keys. */
+	if (MLX5C_CAP_GEN(mdev, dct))
+		mask |= BIT_ULL(MLX5_EVENT_TYPE_DCT_DRAINED) |
+			BIT_ULL(MLX5_EVENT_TYPE_DCT_KEY_VIOLATION);
+	eq = eq_create(mdev, MLX5C_EQ_ASYNC, MLX5C_ASYNC_EQ_NENT, mask, ctrl);
 	if (IS_ERR(eq)) {
 		err = PTR_ERR(eq);
 		goto err_nb;

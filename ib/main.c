@@ -289,6 +289,11 @@ static int mlx5c_ib_event(struct notifier_block *nb, unsigned long action,
 		if (eqe->data.qp_srq.type == MLX5_EVENT_QUEUE_TYPE_QP)
 			mlx5c_ib_qp_event(dev, num, action);
 		return NOTIFY_OK;
+	case MLX5_EVENT_TYPE_DCT_DRAINED:
+	case MLX5_EVENT_TYPE_DCT_KEY_VIOLATION:
+		num = be32_to_cpu(eqe->data.dct.dctn) & 0xffffff;
+		mlx5c_ib_qp_event(dev, num, action);
+		return NOTIFY_OK;
 	case MLX5_EVENT_TYPE_SRQ_RQ_LIMIT:
 	case MLX5_EVENT_TYPE_SRQ_CATAS_ERROR:
 		num = be32_to_cpu(eqe->data.qp_srq.qp_srq_n) & 0xffffff;

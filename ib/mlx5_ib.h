@@ -467,6 +467,13 @@ struct mlx5c_ib_wq {
 	u8 *wc_op;
 };
 
+/* The DC role of a QP of type IB_QPT_DRIVER (dc.c). */
+enum mlx5c_ib_dc {
+	MLX5C_IB_DC_NONE,
+	MLX5C_IB_DCI,
+	MLX5C_IB_DCT,
+};
+
 /**
  * struct mlx5c_ib_qp - queue pair
  * @ibqp: ib_core QP
@@ -497,6 +504,9 @@ struct mlx5c_ib_wq {
  *	pages are not contiguous)
  * @kqp_entry: in the device's list of kernel QPs
  * @xrc_tgt: an XRC target: no rings, no user context (xrc.c)
+ * @dc: a DC initiator or target, or neither (dc.c)
+ * @dc_key: a DC target's access key
+ * @dct_drained: a DC target's drain completed (DCT_DRAINED)
  */
 struct mlx5c_ib_qp {
 	struct ib_qp ibqp;
@@ -526,6 +536,9 @@ struct mlx5c_ib_qp {
 	void *staging;
 	struct list_head kqp_entry;
 	bool xrc_tgt;
+	enum mlx5c_ib_dc dc;
+	u64 dc_key;
+	struct completion dct_drained;
 };
 
 /**
@@ -663,6 +676,7 @@ static inline bool mlx5c_ib_gone(struct mlx5c_ib_dev *dev, int err)
 /* Firmware objects, in the order their destroy is retried (orphan.c). */
 enum mlx5c_ib_obj {
 	MLX5C_IB_OBJ_QP,
+	MLX5C_IB_OBJ_DCT,
 	MLX5C_IB_OBJ_SRQ,
 	MLX5C_IB_OBJ_XRC_SRQ,
 	MLX5C_IB_OBJ_MKEY,
@@ -883,12 +897,33 @@ void mlx5c_ib_qp_init_common(struct mlx5c_ib_qp *qp,
 			     struct ib_qp_init_attr *init);
 void mlx5c_ib_qp_event(struct mlx5c_ib_dev *dev, u32 qpn, int type);
 int mlx5c_ib_qp_st(enum ib_qp_type type);
+int mlx5c_ib_qp_hw_st(const struct mlx5c_ib_qp *qp);
+int mlx5c_ib_qp_user_index(struct mlx5c_ib_ucontext *ctx,
+			   const struct mlx5_ib_create_qp *ucmd, u32 *uidx);
+
+/* dc.c */
+int mlx5c_ib_dc_role(struct mlx5c_ib_dev *dev, struct ib_qp_init_attr *init,
+		     struct ib_udata *udata, enum mlx5c_ib_dc *dc);
+int mlx5c_ib_dci_check(struct ib_qp_init_attr *init,
+		       const struct mlx5_ib_create_qp *ucmd);
+bool mlx5c_ib_dci_modify_ok(enum ib_qp_state cur, enum ib_qp_state new,
+			    int mask);
+int mlx5c_ib_create_dct(struct mlx5c_ib_dev *dev, struct mlx5c_ib_qp *qp,
+			struct ib_qp_init_attr *init, struct ib_udata *udata);
+int mlx5c_ib_modify_dct(struct mlx5c_ib_qp *qp, struct ib_qp_attr *attr,
+			int mask, struct ib_udata *udata);
+int mlx5c_ib_query_dct(struct mlx5c_ib_qp *qp, struct ib_qp_attr *attr);
+void mlx5c_ib_destroy_dct(struct mlx5c_ib_qp *qp);
 
 /* qp_modify.c */
 int mlx5c_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		       struct ib_udata *udata);
 int mlx5c_ib_qp_access(const struct mlx5c_ib_qp *qp,
 		       const struct ib_qp_attr *attr, int mask);
+int mlx5c_ib_qp_check_attr(struct mlx5c_ib_dev *dev, struct mlx5c_ib_qp *qp,
+			   struct ib_qp_attr *attr, int mask);
+void mlx5c_ib_qp_save(struct mlx5c_ib_qp *qp, struct ib_qp_attr *attr,
+		      int mask);
 
 /* qp_kernel.c */
 int mlx5c_ib_kqp_alloc(struct mlx5c_ib_dev *dev, struct mlx5c_ib_qp *qp,

@@ -49,6 +49,7 @@ struct mlx5c_ib_orphan {
 
 static const char *const mlx5c_ib_obj_names[MLX5C_IB_OBJ_NR] = {
 	[MLX5C_IB_OBJ_QP] = "QP",
+	[MLX5C_IB_OBJ_DCT] = "DCT",
 	[MLX5C_IB_OBJ_SRQ] = "SRQ",
 	[MLX5C_IB_OBJ_XRC_SRQ] = "XRC SRQ",
 	[MLX5C_IB_OBJ_MKEY] = "MKey",
@@ -69,11 +70,13 @@ static_assert(MLX5_ST_SZ_BYTES(dealloc_xrcd_in) == MLX5_ST_SZ_BYTES(destroy_cq_i
 static_assert(MLX5_ST_SZ_BYTES(dealloc_xrcd_out) == MLX5_ST_SZ_BYTES(destroy_cq_out));
 static_assert(MLX5_ST_SZ_BYTES(destroy_uctx_in) == MLX5_ST_SZ_BYTES(destroy_cq_in));
 static_assert(MLX5_ST_SZ_BYTES(destroy_uctx_out) == MLX5_ST_SZ_BYTES(destroy_cq_out));
+static_assert(MLX5_ST_SZ_BYTES(destroy_dct_in) == MLX5_ST_SZ_BYTES(destroy_cq_in));
+static_assert(MLX5_ST_SZ_BYTES(destroy_dct_out) == MLX5_ST_SZ_BYTES(destroy_cq_out));
 
 /**
  * mlx5c_ib_destroy_cmd() - send the firmware command that destroys an object
  * @dev: device
- * @kind: QP, SRQ, XRC SRQ, MKey, CQ, PD, XRCD or user context
+ * @kind: QP, DCT, SRQ, XRC SRQ, MKey, CQ, PD, XRCD or user context
  * @num: its number; for an MKey the memory key, for a user context its uid
  * @uid: the user context the object was created in (0: the kernel's)
  *
@@ -90,6 +93,11 @@ int mlx5c_ib_destroy_cmd(struct mlx5c_ib_dev *dev, enum mlx5c_ib_obj kind,
 		MLX5_SET(destroy_qp_in, in, opcode, MLX5_CMD_OP_DESTROY_QP);
 		MLX5_SET(destroy_qp_in, in, uid, uid);
 		MLX5_SET(destroy_qp_in, in, qpn, num);
+		break;
+	case MLX5C_IB_OBJ_DCT:
+		MLX5_SET(destroy_dct_in, in, opcode, MLX5_CMD_OP_DESTROY_DCT);
+		MLX5_SET(destroy_dct_in, in, uid, uid);
+		MLX5_SET(destroy_dct_in, in, dctn, num);
 		break;
 	case MLX5C_IB_OBJ_SRQ:
 		MLX5_SET(destroy_srq_in, in, opcode, MLX5_CMD_OP_DESTROY_SRQ);

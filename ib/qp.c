@@ -41,6 +41,31 @@ int mlx5c_ib_qp_st(enum ib_qp_type type)
 	}
 }
 
+/* The service type of @qp: its ib_core type's, or a DC initiator's. */
+int mlx5c_ib_qp_hw_st(const struct mlx5c_ib_qp *qp)
+{
+	if (qp->dc == MLX5C_IB_DCI)
+		return MLX5_QPC_ST_DCI;
+	return mlx5c_ib_qp_st(qp->ibqp.qp_type);
+}
+
+/*
+ * The user index CQEs of a user QP carry (CQE version 1), or the one that
+ * says there is none.
+ */
+int mlx5c_ib_qp_user_index(struct mlx5c_ib_ucontext *ctx,
+			   const struct mlx5_ib_create_qp *ucmd, u32 *uidx)
+{
+	if (!ctx->cqe_version) {
+		*uidx = MLX5C_IB_DEFAULT_UIDX;
+		return 0;
+	}
+	if (ucmd->uidx > MLX5C_IB_DEFAULT_UIDX)
+		return -EINVAL;
+	*uidx = ucmd->uidx;
+	return 0;
+}
+
 /* The user QP no longer rings its bfreg or dynamic UAR. */
 static void mlx5c_ib_qp_uar_put(struct mlx5c_ib_qp *qp)
 {
@@ -143,7 +168,7 @@ static int mlx5c_ib_qp_create_cmd(struct mlx5c_ib_dev *dev,
 	MLX5_SET(create_qp_in, in, opcode, MLX5_CMD_OP_CREATE_QP);
 	MLX5_SET(create_qp_in, in, uid, mlx5c_ib_ctx_uid(qp->ctx));
 	qpc = MLX5_ADDR_OF(create_qp_in, in, qpc);
-	MLX5_SET(qpc, qpc, st, mlx5c_ib_qp_st(init->qp_type));
+	MLX5_SET(qpc, qpc, st, mlx5c_ib_qp_hw_st(qp));
 	MLX5_SET(qpc, qpc, pm_state, MLX5_QPC_PM_STATE_MIGRATED);
 	MLX5_SET(qpc, qpc, pd, to_mpd(qp->ibqp.pd)->pdn);
 	MLX5_SET(qpc, qpc, wq_signature, sig);
@@ -279,11 +304,20 @@ int mlx5c_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	size_t size;
 	int st, err;
 
-	st = mlx5c_ib_qp_st(init->qp_type);
-	if (st < 0)
-		return st;
 	if (init->rwq_ind_tbl)
 		return -EOPNOTSUPP;
+	/* A DC target has no queue of its own; an initiator is a user QP. */
+	if (init->qp_type == IB_QPT_DRIVER) {
+		err = mlx5c_ib_dc_role(dev, init, udata, &qp->dc);
+		if (err)
+			return err;
+		if (qp->dc == MLX5C_IB_DCT)
+			return mlx5c_ib_create_dct(dev, qp, init, udata);
+	} else {
+		st = mlx5c_ib_qp_st(init->qp_type);
+		if (st < 0)
+			return st;
+	}
 	switch (init->qp_type) {
 	case IB_QPT_XRC_TGT:
 		if (!MLX5C_IB_CAP(dev, xrc))
@@ -323,7 +357,9 @@ int mlx5c_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 				sizeof(ucmd));
 	if (err)
 		return err;
-	if (ucmd.flags & ~MLX5C_IB_QP_FLAGS || ucmd.ece_options)
+	if (ucmd.flags & ~(MLX5C_IB_QP_FLAGS |
+			   (qp->dc == MLX5C_IB_DCI ? MLX5_QP_FLAG_TYPE_DCI : 0)) ||
+	    ucmd.ece_options)
 		return -EOPNOTSUPP;
 	/* Rung through a dynamic UAR it names, else a static bfreg. */
 	if (!(ucmd.flags & MLX5_QP_FLAG_UAR_PAGE_INDEX) &&
@@ -333,16 +369,17 @@ int mlx5c_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	    ucmd.dci_streams.log_num_concurent ||
 	    ucmd.dci_streams.log_num_errored)
 		return -EINVAL;
-	if (ctx->cqe_version) {
-		if (ucmd.uidx > MLX5C_IB_DEFAULT_UIDX)
-			return -EINVAL;
-		qp->uidx = ucmd.uidx;
-	} else {
-		qp->uidx = MLX5C_IB_DEFAULT_UIDX;
-	}
+	err = mlx5c_ib_qp_user_index(ctx, &ucmd, &qp->uidx);
+	if (err)
+		return err;
 	err = mlx5c_ib_qp_check_geometry(dev, init, &ucmd);
 	if (err)
 		return err;
+	if (qp->dc == MLX5C_IB_DCI) {
+		err = mlx5c_ib_dci_check(init, &ucmd);
+		if (err)
+			return err;
+	}
 
 	qp->ctx = ctx;
 	qp->rq_wqe_cnt = ucmd.rq_wqe_count;
@@ -484,7 +521,7 @@ int mlx5c_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	memset(init, 0, sizeof(*init));
 	mutex_lock(&qp->mutex);
 	state = qp->state;
-	if (state != IB_QPS_RESET) {
+	if (state != IB_QPS_RESET && qp->dc != MLX5C_IB_DCT) {
 		err = mlx5c_ib_qp_hw_state(dev, qp, &state);
 		if (err)
 			goto out;
@@ -513,6 +550,13 @@ int mlx5c_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	init->cap = attr->cap;
 	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
 	err = 0;
+	/* A DC target's responder attributes are the firmware's (dc.c). */
+	if (qp->dc == MLX5C_IB_DCT) {
+		attr->qp_access_flags = qp->attr.qp_access_flags;
+		if (state == IB_QPS_RTR)
+			err = mlx5c_ib_query_dct(qp, attr);
+		attr->cur_qp_state = attr->qp_state;
+	}
 out:
 	mutex_unlock(&qp->mutex);
 	return err;
@@ -534,6 +578,10 @@ int mlx5c_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct mlx5c_ib_dev *dev = to_mdev(ibqp->device);
 	struct mlx5c_ib_qp *qp = to_mqp(ibqp);
 
+	if (qp->dc == MLX5C_IB_DCT) {
+		mlx5c_ib_destroy_dct(qp);
+		return 0;
+	}
 	xa_erase_irq(&dev->qps, qp->qpn);
 	if (!refcount_dec_and_test(&qp->refcount))
 		wait_for_completion(&qp->free);
@@ -582,7 +630,10 @@ static int mlx5c_ib_qp_event_type(int type)
 	case MLX5_EVENT_TYPE_WQ_INVAL_REQ_ERROR:
 		return IB_EVENT_QP_REQ_ERR;
 	case MLX5_EVENT_TYPE_WQ_ACCESS_ERROR:
+	case MLX5_EVENT_TYPE_DCT_KEY_VIOLATION:
 		return IB_EVENT_QP_ACCESS_ERR;
+	case MLX5_EVENT_TYPE_DCT_DRAINED:
+		return 0;	/* for the DCT's destroy, not its consumer */
 	default:
 		return -1;
 	}
@@ -613,6 +664,12 @@ void mlx5c_ib_qp_event(struct mlx5c_ib_dev *dev, u32 qpn, int type)
 	if (!qp)
 		return;
 
+	/* A DCT's drain ends: its destroy goes on (dc.c). */
+	if (type == MLX5_EVENT_TYPE_DCT_DRAINED) {
+		if (qp->dc == MLX5C_IB_DCT)
+			complete(&qp->dct_drained);
+		goto put;
+	}
 	if (ev_type == IB_EVENT_QP_FATAL || ev_type == IB_EVENT_QP_REQ_ERR ||
 	    ev_type == IB_EVENT_QP_ACCESS_ERR)
 		dev_warn_ratelimited(&dev->adev->dev, "QP 0x%x: event 0x%x\n",
@@ -623,6 +680,7 @@ void mlx5c_ib_qp_event(struct mlx5c_ib_dev *dev, u32 qpn, int type)
 		ev.element.qp = &qp->ibqp;
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 	}
+put:
 	if (refcount_dec_and_test(&qp->refcount))
 		complete(&qp->free);
 }

@@ -57,6 +57,22 @@ mlx5c_ib_qp_trans_find(enum ib_qp_state cur, enum ib_qp_state new)
 	return NULL;
 }
 
+/*
+ * ib_core's table of transitions and their attributes, which has no column
+ * for the UMR QP (umr_qp.c: it takes only the port on the way to RTS) nor
+ * for a DCI (dc.c).
+ */
+static bool mlx5c_ib_qp_modify_ok(struct mlx5c_ib_qp *qp,
+				  enum ib_qp_state cur, enum ib_qp_state new,
+				  int mask)
+{
+	if (qp->ibqp.qp_type == MLX5C_IB_QPT_REG_UMR)
+		return true;
+	if (qp->dc == MLX5C_IB_DCI)
+		return mlx5c_ib_dci_modify_ok(cur, new, mask);
+	return ib_modify_qp_is_ok(cur, new, qp->ibqp.qp_type, mask);
+}
+
 /* The optional parameters the attributes of @mask set. */
 static u32 mlx5c_ib_qp_attr_optpar(int mask)
 {
@@ -70,9 +86,9 @@ static u32 mlx5c_ib_qp_attr_optpar(int mask)
 }
 
 /* Attribute values the core does not check. */
-static int mlx5c_ib_qp_check_attr(struct mlx5c_ib_dev *dev,
-				  struct mlx5c_ib_qp *qp,
-				  struct ib_qp_attr *attr, int mask)
+int mlx5c_ib_qp_check_attr(struct mlx5c_ib_dev *dev,
+			   struct mlx5c_ib_qp *qp,
+			   struct ib_qp_attr *attr, int mask)
 {
 	u32 port = mask & IB_QP_PORT ? attr->port_num : qp->port;
 	const struct ib_global_route *grh;
@@ -195,7 +211,7 @@ static void mlx5c_ib_qp_fill(struct mlx5c_ib_qp *qp, struct ib_qp_attr *attr,
 	void *path = MLX5_ADDR_OF(qpc, qpc, primary_address_path);
 
 	/* Fields every transition may take: keep them at their real values. */
-	MLX5_SET(qpc, qpc, st, mlx5c_ib_qp_st(qp->ibqp.qp_type));
+	MLX5_SET(qpc, qpc, st, mlx5c_ib_qp_hw_st(qp));
 	MLX5_SET(qpc, qpc, pm_state, MLX5_QPC_PM_STATE_MIGRATED);
 	MLX5_SET(qpc, qpc, log_msg_max, MLX5C_IB_CAP(dev, log_max_msg));
 
@@ -279,8 +295,8 @@ static int mlx5c_ib_qp_transition(struct mlx5c_ib_dev *dev,
 }
 
 /* Remember what was applied, for query_qp. */
-static void mlx5c_ib_qp_save(struct mlx5c_ib_qp *qp, struct ib_qp_attr *attr,
-			     int mask)
+void mlx5c_ib_qp_save(struct mlx5c_ib_qp *qp, struct ib_qp_attr *attr,
+		      int mask)
 {
 	struct ib_qp_attr *s = &qp->attr;
 
@@ -342,17 +358,14 @@ int mlx5c_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		return -EOPNOTSUPP;
 	if (mask & ~MLX5C_IB_QP_ATTRS)
 		return -EOPNOTSUPP;
+	if (qp->dc == MLX5C_IB_DCT)
+		return mlx5c_ib_modify_dct(qp, attr, mask, udata);
 
 	mutex_lock(&qp->mutex);
 	cur = mask & IB_QP_CUR_STATE ? attr->cur_qp_state : qp->state;
 	new = mask & IB_QP_STATE ? attr->qp_state : cur;
-	/*
-	 * ib_core's table has no column for the UMR QP (umr_qp.c), which
-	 * takes only the port on the way to RTS.
-	 */
 	if (cur > IB_QPS_ERR || new > IB_QPS_ERR ||
-	    (ibqp->qp_type != MLX5C_IB_QPT_REG_UMR &&
-	     !ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask))) {
+	    !mlx5c_ib_qp_modify_ok(qp, cur, new, mask)) {
 		err = -EINVAL;
 		goto out;
 	}

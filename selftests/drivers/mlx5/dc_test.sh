@@ -3,10 +3,11 @@
 # DC (Dynamically Connected transport, issue 35) between two emulated HCAs
 # (mlx5_0 <-> mlx5_1): perftest's -c DC (DCIs and DCTs through
 # mlx5dv_create_qp, the DCT on an SRQ with an access key) for WRITE, SEND
-# and READ bandwidth, first on the in-tree mlx5_core + mlx5_ib, then on
-# ours. Each result is the client's numeric row (every iteration
-# completed), and no mlx5 command failed in the kernel log. A wrong DC key
-# is the emulator's unit tests' (exec_dc_test): no tool here makes one.
+# and READ bandwidth and READ latency, first on the in-tree mlx5_core +
+# mlx5_ib, then on ours (ib/dc.c). Each result is the client's numeric row
+# (every iteration completed), and no mlx5 command failed in the kernel
+# log. A wrong DC key is the emulator's unit tests' (exec_dc_test): no tool
+# here makes one; malformed DC requests are ib_udata_test's.
 dir=$(cd "$(dirname "$0")" && pwd)
 . "$dir/lib.sh"
 
@@ -15,19 +16,11 @@ PERF_ITERS=${MLX5_PERF_ITERS:-100}
 RDMA_PAIR_TIMEOUT=${MLX5_TRAFFIC_TIMEOUT:-180}
 
 # perf PAIR NAME TOOL ARGS...: one perftest pair over DC; its result row.
-# Our mlx5_ib does not create DC QPs yet (issue 35 step 4): when perftest
-# says it could not create its QPs there, the case is a skip that
-# scripts/check expects, so that it turns into a pass, not a silent one,
-# once ours creates them.
 perf()
 {
 	_p=$1 _n=$2
 	shift 2
-	if ! rdma_pair "dc_${_p}_$_n" "$@" -c DC -n "$PERF_ITERS" -F; then
-		[ "$_p" = ours ] && grep -q "Couldn't create IB resources" "$out/dc_${_p}_$_n".* &&
-			{ echo "SKIP: our mlx5_ib does not create DC QPs yet"; return 4; }
-		return 1
-	fi
+	rdma_pair "dc_${_p}_$_n" "$@" -c DC -n "$PERF_ITERS" -F || return 1
 	perf_result "$out/dc_${_p}_$_n.client"
 }
 
@@ -47,15 +40,17 @@ unload()
 	[ -z "$bad" ] || { echo "$bad"; return 1; }
 }
 
-ktap_begin 10
+ktap_begin 12
 ktap_case "modprobe mlx5_ib (in-tree)" load in-tree
 ktap_case "ib_write_bw -c DC (in-tree)" perf up write_bw ib_write_bw
 ktap_case "ib_send_bw -c DC (in-tree)" perf up send_bw ib_send_bw
 ktap_case "ib_read_bw -c DC (in-tree)" perf up read_bw ib_read_bw
+ktap_case "ib_read_lat -c DC (in-tree)" perf up read_lat ib_read_lat
 ktap_case "rmmod (in-tree): no mlx5 command failed" unload in-tree
 ktap_case "modprobe mlx5_ib (ours)" load ours
 ktap_case "ib_write_bw -c DC (ours)" perf ours write_bw ib_write_bw
 ktap_case "ib_send_bw -c DC (ours)" perf ours send_bw ib_send_bw
 ktap_case "ib_read_bw -c DC (ours)" perf ours read_bw ib_read_bw
+ktap_case "ib_read_lat -c DC (ours)" perf ours read_lat ib_read_lat
 ktap_case "rmmod (ours): no mlx5 command failed" unload ours
 ktap_end

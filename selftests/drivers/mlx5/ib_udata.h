@@ -94,6 +94,13 @@ struct uv_cmd {
 /* Return: 0, or -errno (-EIO when the kernel took fewer bytes). */
 long uv_write(int fd, const struct uv_cmd *c);
 
+/*
+ * The same as an extended command (IB_USER_VERBS_CMD_FLAG_EXTENDED, @cmd an
+ * IB_USER_VERBS_EX_CMD_*): every length a multiple of 8, the response
+ * address in the extended header, not in the request.
+ */
+long uv_write_ex(int fd, const struct uv_cmd *c);
+
 /* Destroys or frees object @handle with write command @cmd. */
 long destroy_handle(int fd, uint32_t cmd, uint32_t handle);
 
@@ -178,6 +185,9 @@ long try_qp(int fd, const struct ib_uverbs_create_qp *c, const void *udata, size
 void test_qp(int fd, uint32_t pd, const uint32_t cq[2], const struct bufs *b);
 
 /* ib_udata_cases_srq.c */
+/* CREATE_SRQ; its handle in *handle. */
+long create_srq(int fd, uint32_t pd, uint32_t max_wr, uint32_t max_sge, uint32_t limit,
+		const struct mlx5_ib_create_srq *r, size_t len, uint32_t *handle);
 void test_srq(int fd, uint32_t pd, const struct bufs *b);
 
 /* ib_udata_cases_ioctl.c */

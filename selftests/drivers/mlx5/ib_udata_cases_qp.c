@@ -3,7 +3,10 @@
  * ib_udata_cases_qp.c - CREATE_QP with malformed mlx5 requests (flags mlx5_ib
  * does not take, queue geometry that does not match the core request,
  * unaligned or unmapped buffers, unknown handles), then an RC QP through
- * MODIFY_QP with out-of-range attributes at each step, and QUERY_QP.
+ * MODIFY_QP with out-of-range attributes at each step, and QUERY_QP; then
+ * the DC QPs of mlx5dv_create_qp() (type IB_QPT_DRIVER): bad flag
+ * combinations, a DCT without an SRQ, a DCI with a receive queue, and a DCI
+ * and a DCT through their transitions, with the ones they do not have.
  */
 #include "ib_udata.h"
 
@@ -279,6 +282,233 @@ static void test_qp_core(int fd, uint32_t pd, const uint32_t cq[2], const struct
 	expect_err("qp: non-zero trailing bytes", try_qp(fd, &c, big, sizeof(big)), EOPNOTSUPP);
 }
 
+/* --- DC: DCIs and DCTs as libmlx5's mlx5dv_create_qp() makes them --- */
+
+/* MODIFY_QP as libmlx5 sends it for a DCT; *dctn the driver's answer. */
+static long modify_dct(int fd, const struct ib_uverbs_modify_qp *m, uint32_t *dctn)
+{
+	struct ib_uverbs_ex_modify_qp c = { .base = *m };
+	struct ib_uverbs_ex_modify_qp_resp resp;
+	struct mlx5_ib_modify_qp_resp mresp = {};
+	struct mlx5_ib_modify_qp drv = {};
+	long rc;
+
+	/* libmlx5 sends it extended, to read the DCT's number at RTR. */
+	rc = uv_write_ex(fd, &(struct uv_cmd){
+		.cmd = IB_USER_VERBS_EX_CMD_MODIFY_QP,
+		.req = &c, .req_len = sizeof(c),
+		.udata = &drv, .udata_len = sizeof(drv),
+		.resp = &resp, .resp_len = sizeof(resp),
+		.uresp = &mresp, .uresp_len = sizeof(mresp),
+	});
+	if (!rc && dctn) {
+		if (mresp.response_length < offsetof(struct mlx5_ib_modify_qp_resp, dctn) + 4)
+			return -ENODATA;
+		*dctn = mresp.dctn;
+	}
+	return rc;
+}
+
+/* An SRQ of 64 one-SGE WQEs for the DCT; its handle in *srq. */
+static long dc_srq(int fd, uint32_t pd, const struct bufs *b, uint32_t *srq)
+{
+	struct mlx5_ib_create_srq r = {
+		.buf_addr = addr(b->qp_buf + 8 * PAGE),
+		.db_addr = addr(b->qp_db + 128),
+		.uidx = 4,
+	};
+
+	return create_srq(fd, pd, 63, 1, 0, &r, sizeof(r), srq);
+}
+
+/* A DCI: a send queue of 64 basic blocks, no receive queue. */
+static void dci_req(struct ib_uverbs_create_qp *c, struct mlx5_ib_create_qp *r,
+		    uint32_t pd, const uint32_t cq[2], const struct bufs *b)
+{
+	qp_core(c, pd, cq, IB_UVERBS_QPT_DRIVER);
+	c->max_recv_wr = 0;
+	c->max_recv_sge = 0;
+	*r = qp_req(b);
+	r->flags |= MLX5_QP_FLAG_TYPE_DCI;
+	r->rq_wqe_count = 0;
+	r->rq_wqe_shift = 0;
+}
+
+/* A DCT: no queue of its own, on an SRQ, with an access key. */
+static void dct_req(struct ib_uverbs_create_qp *c, struct mlx5_ib_create_qp *r,
+		    uint32_t pd, const uint32_t cq[2], uint32_t srq)
+{
+	qp_core(c, pd, cq, IB_UVERBS_QPT_DRIVER);
+	c->max_send_wr = c->max_recv_wr = c->max_send_sge = c->max_recv_sge = 0;
+	c->is_srq = 1;
+	c->srq_handle = srq;
+	*r = (struct mlx5_ib_create_qp){
+		.flags = MLX5_QP_FLAG_TYPE_DCT,
+		.access_key = 0x1234567890abcdefULL,
+		.uidx = 3,
+	};
+}
+
+/* A DCI through INIT, RTR and RTS: no remote QP, no responder. */
+static void test_dci(int fd, uint32_t pd, const uint32_t cq[2], const struct bufs *b)
+{
+	struct ib_uverbs_create_qp_resp resp;
+	struct ib_uverbs_query_qp_resp q;
+	struct ib_uverbs_create_qp c;
+	struct ib_uverbs_modify_qp m;
+	struct mlx5_ib_create_qp r;
+	long rc;
+
+	dci_req(&c, &r, pd, cq, b);
+	rc = create_qp(fd, &c, &r, sizeof(r), &resp, NULL);
+	expect_ok("dc: create a DCI", rc);
+	if (rc)
+		return;
+	m = mod(resp.qp_handle, IBV_QPS_INIT,
+		IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	m.port_num = 1;
+	expect_err("dc: DCI to INIT with access flags (it serves no one)", modify(fd, &m),
+		   EINVAL);
+	m = mod(resp.qp_handle, IBV_QPS_INIT, IBV_QP_PKEY_INDEX | IBV_QP_PORT);
+	m.port_num = 1;
+	expect_ok("dc: DCI to INIT", modify(fd, &m));
+	m = mod(resp.qp_handle, IBV_QPS_RTR, IBV_QP_PATH_MTU | IBV_QP_DEST_QPN);
+	m.path_mtu = IBV_MTU_1024;
+	m.dest_qp_num = 5;
+	expect_err("dc: DCI to RTR with a remote QP", modify(fd, &m), EINVAL);
+	m = mod(resp.qp_handle, IBV_QPS_RTR, IBV_QP_PATH_MTU);
+	m.path_mtu = IBV_MTU_1024;
+	expect_ok("dc: DCI to RTR", modify(fd, &m));
+	m = mod(resp.qp_handle, IBV_QPS_RTS, IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT);
+	m.timeout = 14;
+	m.retry_cnt = 7;
+	expect_err("dc: DCI to RTS without RNR retry, PSN and depth", modify(fd, &m), EINVAL);
+	m = mod(resp.qp_handle, IBV_QPS_RTS, IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+		IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+	m.timeout = 14;
+	m.retry_cnt = 7;
+	m.rnr_retry = 7;
+	m.max_rd_atomic = 1;
+	expect_ok("dc: DCI to RTS", modify(fd, &m));
+	rc = query_qp(fd, resp.qp_handle, &q);
+	ok(!rc && q.qp_state == IBV_QPS_RTS && q.path_mtu == IBV_MTU_1024 && q.timeout == 14,
+	   "dc: query the DCI (RTS, MTU, timeout)");
+	m = mod(resp.qp_handle, IBV_QPS_RESET, 0);
+	expect_ok("dc: DCI back to RESET", modify(fd, &m));
+	expect_ok("dc: destroy the DCI",
+		  destroy_handle(fd, IB_USER_VERBS_CMD_DESTROY_QP, resp.qp_handle));
+}
+
+/* A DCT through INIT and RTR, where the firmware gets it; no further. */
+static void test_dct(int fd, uint32_t pd, const uint32_t cq[2], uint32_t srq)
+{
+	struct ib_uverbs_create_qp_resp resp;
+	struct ib_uverbs_query_qp_resp q;
+	struct ib_uverbs_create_qp c;
+	struct ib_uverbs_modify_qp m;
+	struct mlx5_ib_create_qp r;
+	uint32_t dctn = 0;
+	long rc;
+
+	dct_req(&c, &r, pd, cq, srq);
+	rc = create_qp(fd, &c, &r, sizeof(r), &resp, NULL);
+	expect_ok("dc: create a DCT", rc);
+	if (rc)
+		return;
+	m = mod(resp.qp_handle, IBV_QPS_INIT, IBV_QP_PKEY_INDEX | IBV_QP_PORT);
+	m.port_num = 1;
+	expect_err("dc: DCT to INIT without access flags", modify(fd, &m), EINVAL);
+	m = mod(resp.qp_handle, IBV_QPS_INIT,
+		IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	m.port_num = 1;
+	m.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+	m.pkey_index = 1000;
+	expect_err("dc: DCT to INIT with a P_Key index past the table", modify(fd, &m),
+		   EINVAL);
+	m.pkey_index = 0;
+	expect_ok("dc: DCT to INIT", modify(fd, &m));
+	m = mod(resp.qp_handle, IBV_QPS_RTR,
+		IBV_QP_MIN_RNR_TIMER | IBV_QP_AV | IBV_QP_PATH_MTU);
+	m.min_rnr_timer = 12;
+	m.path_mtu = IBV_MTU_1024;
+	m.dest.port_num = 1;
+	expect_err("dc: DCT to RTR with nowhere to put its number", modify(fd, &m), EINVAL);
+	m.min_rnr_timer = 40;
+	expect_err("dc: DCT to RTR with RNR timer 40", modify_dct(fd, &m, &dctn), EINVAL);
+	m.min_rnr_timer = 12;
+	m.attr_mask |= IBV_QP_DEST_QPN;
+	expect_err("dc: DCT to RTR with a remote QP", modify_dct(fd, &m, &dctn), EINVAL);
+	m.attr_mask &= ~IBV_QP_DEST_QPN;
+	rc = modify_dct(fd, &m, &dctn);
+	diag("dctn 0x%x", dctn);
+	ok(!rc && dctn && dctn < (1U << 24), "dc: DCT to RTR: the firmware's DCT number");
+	rc = query_qp(fd, resp.qp_handle, &q);
+	ok(!rc && q.qp_state == IBV_QPS_RTR && q.path_mtu == IBV_MTU_1024 &&
+	   q.min_rnr_timer == 12 &&
+	   q.qp_access_flags == (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ),
+	   "dc: query the DCT (RTR, MTU, RNR timer, access)");
+	m = mod(resp.qp_handle, IBV_QPS_RTS, 0);
+	expect_err("dc: DCT past RTR", modify_dct(fd, &m, NULL), EINVAL);
+	m = mod(resp.qp_handle, IBV_QPS_ERR, 0);
+	expect_err("dc: DCT to ERR", modify_dct(fd, &m, NULL), EINVAL);
+	expect_ok("dc: destroy the DCT (drained first)",
+		  destroy_handle(fd, IB_USER_VERBS_CMD_DESTROY_QP, resp.qp_handle));
+}
+
+/* Driver QPs with bad requests, then a good DCI and a good DCT. */
+static void test_dc(int fd, uint32_t pd, const uint32_t cq[2], const struct bufs *b)
+{
+	struct ib_uverbs_create_qp c;
+	struct mlx5_ib_create_qp r;
+	uint32_t srq;
+	long rc;
+
+	dci_req(&c, &r, pd, cq, b);
+	r.flags |= MLX5_QP_FLAG_TYPE_DCT;
+	expect_err("dc: both DCI and DCT", try_qp(fd, &c, &r, sizeof(r)), EINVAL);
+	dci_req(&c, &r, pd, cq, b);
+	r.flags &= ~MLX5_QP_FLAG_TYPE_DCI;
+	expect_err("dc: driver QP neither DCI nor DCT", try_qp(fd, &c, &r, sizeof(r)), EINVAL);
+	dci_req(&c, &r, pd, cq, b);
+	expect_err("dc: DCI request of 8 bytes", try_qp(fd, &c, &r, 8), EINVAL);
+	dci_req(&c, &r, pd, cq, b);
+	c.max_recv_wr = 16;
+	c.max_recv_sge = 1;
+	r.rq_wqe_count = 16;
+	r.rq_wqe_shift = 4;
+	expect_err("dc: DCI with a receive queue", try_qp(fd, &c, &r, sizeof(r)), EINVAL);
+	dci_req(&c, &r, pd, cq, b);
+	c.max_send_wr = 0;
+	r.sq_wqe_count = 0;
+	expect_err("dc: DCI without a send queue", try_qp(fd, &c, &r, sizeof(r)), EINVAL);
+	dci_req(&c, &r, pd, cq, b);
+	r.flags |= MLX5_QP_FLAG_DCI_STREAM;
+	r.dci_streams.log_num_concurent = 2;
+	expect_err("dc: DCI streams (the device has none)", try_qp(fd, &c, &r, sizeof(r)),
+		   EOPNOTSUPP);
+
+	rc = dc_srq(fd, pd, b, &srq);
+	if (rc) {
+		diag("CREATE_SRQ: %ld", rc);
+		skip("dc: DCT checks", "the device cannot create an SRQ");
+		test_dci(fd, pd, cq, b);
+		return;
+	}
+	dct_req(&c, &r, pd, cq, srq);
+	c.is_srq = 0;
+	expect_err("dc: DCT without an SRQ", try_qp(fd, &c, &r, sizeof(r)), EINVAL);
+	dct_req(&c, &r, pd, cq, srq);
+	r.flags |= MLX5_QP_FLAG_SCATTER_CQE;
+	expect_err("dc: DCT with scatter to CQE (not offered)", try_qp(fd, &c, &r, sizeof(r)),
+		   EOPNOTSUPP);
+	dct_req(&c, &r, pd, cq, srq);
+	r.ece_options = 0x10000000;
+	expect_err("dc: DCT with ECE options", try_qp(fd, &c, &r, sizeof(r)), EOPNOTSUPP);
+	test_dci(fd, pd, cq, b);
+	test_dct(fd, pd, cq, srq);
+	destroy_handle(fd, IB_USER_VERBS_CMD_DESTROY_SRQ, srq);
+}
+
 void test_qp(int fd, uint32_t pd, const uint32_t cq[2], const struct bufs *b)
 {
 	struct mlx5_ib_create_qp r = qp_req(b);
@@ -302,6 +532,8 @@ void test_qp(int fd, uint32_t pd, const uint32_t cq[2], const struct bufs *b)
 	   mresp.bfreg_index / 4 < uresp.tot_bfregs / 2, "qp: create RC (QPN, bfreg index)");
 	test_modify(fd, resp.qp_handle, resp.qpn);
 	expect_ok("qp: destroy", destroy_handle(fd, IB_USER_VERBS_CMD_DESTROY_QP, resp.qp_handle));
+
+	test_dc(fd, pd, cq, b);
 
 	qp_core(&c, pd, cq, IB_UVERBS_QPT_UD);
 	expect_ok("qp: create and destroy UD", try_qp(fd, &c, &r, sizeof(r)));

@@ -5,9 +5,8 @@
  */
 #include "ib_udata.h"
 
-/* Creates an SRQ and destroys it again. */
-static long try_srq(int fd, uint32_t pd, uint32_t max_wr, uint32_t max_sge,
-		    uint32_t limit, const struct mlx5_ib_create_srq *r, size_t len)
+long create_srq(int fd, uint32_t pd, uint32_t max_wr, uint32_t max_sge, uint32_t limit,
+		const struct mlx5_ib_create_srq *r, size_t len, uint32_t *handle)
 {
 	struct ib_uverbs_create_srq c = {
 		.pd_handle = pd, .max_wr = max_wr, .max_sge = max_sge, .srq_limit = limit,
@@ -24,7 +23,19 @@ static long try_srq(int fd, uint32_t pd, uint32_t max_wr, uint32_t max_sge,
 		.uresp = &mresp, .uresp_len = sizeof(mresp),
 	});
 	if (!rc)
-		destroy_handle(fd, IB_USER_VERBS_CMD_DESTROY_SRQ, resp.srq_handle);
+		*handle = resp.srq_handle;
+	return rc;
+}
+
+/* Creates an SRQ and destroys it again. */
+static long try_srq(int fd, uint32_t pd, uint32_t max_wr, uint32_t max_sge,
+		    uint32_t limit, const struct mlx5_ib_create_srq *r, size_t len)
+{
+	uint32_t srq;
+	long rc = create_srq(fd, pd, max_wr, max_sge, limit, r, len, &srq);
+
+	if (!rc)
+		destroy_handle(fd, IB_USER_VERBS_CMD_DESTROY_SRQ, srq);
 	return rc;
 }
 

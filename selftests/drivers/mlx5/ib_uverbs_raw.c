@@ -29,6 +29,25 @@ int open_dev(void)
 	return fd;
 }
 
+/* Writes the command @msg, then splits the kernel's answer @out. */
+static long uv_send(int fd, const uint8_t *msg, size_t total, const struct uv_cmd *c,
+		    const uint8_t *out)
+{
+	ssize_t n = write(fd, msg, total);
+
+	if (n < 0)
+		return -errno;
+	if ((size_t)n != total) {
+		diag("uv_write: command %u took %zd of %zu bytes", c->cmd, n, total);
+		return -EIO;
+	}
+	if (c->resp_len)
+		memcpy(c->resp, out, c->resp_len);
+	if (c->uresp_len)
+		memcpy(c->uresp, out + c->resp_len, c->uresp_len);
+	return 0;
+}
+
 long uv_write(int fd, const struct uv_cmd *c)
 {
 	static uint8_t msg[1024] __attribute__((aligned(8)));
@@ -37,7 +56,6 @@ long uv_write(int fd, const struct uv_cmd *c)
 	size_t total = sizeof(*h) + c->req_len + c->udata_len;
 	size_t out_len = c->resp_len + c->uresp_len;
 	uint8_t *req = msg + sizeof(*h);
-	ssize_t n;
 
 	if (total > sizeof(msg) || out_len > sizeof(out) || total % 4 || out_len % 4) {
 		diag("uv_write: command %u of %zu bytes, response %zu: test bug",
@@ -57,18 +75,38 @@ long uv_write(int fd, const struct uv_cmd *c)
 	h->in_words = (uint16_t)(total / 4);
 	h->out_words = (uint16_t)(out_len / 4);
 
-	n = write(fd, msg, total);
-	if (n < 0)
-		return -errno;
-	if ((size_t)n != total) {
-		diag("uv_write: command %u took %zd of %zu bytes", c->cmd, n, total);
-		return -EIO;
+	return uv_send(fd, msg, total, c, out);
+}
+
+long uv_write_ex(int fd, const struct uv_cmd *c)
+{
+	static uint8_t msg[1024] __attribute__((aligned(8)));
+	static uint8_t out[1024] __attribute__((aligned(8)));
+	struct ib_uverbs_cmd_hdr *h = (struct ib_uverbs_cmd_hdr *)msg;
+	struct ib_uverbs_ex_cmd_hdr *x = (struct ib_uverbs_ex_cmd_hdr *)(h + 1);
+	size_t total = sizeof(*h) + sizeof(*x) + c->req_len + c->udata_len;
+	size_t out_len = c->resp_len + c->uresp_len;
+	uint8_t *req = (uint8_t *)(x + 1);
+
+	if (total > sizeof(msg) || out_len > sizeof(out) || c->req_len % 8 ||
+	    c->udata_len % 8 || c->resp_len % 8 || c->uresp_len % 8) {
+		diag("uv_write_ex: command %u of %zu bytes, response %zu: test bug",
+		     c->cmd, total, out_len);
+		return -E2BIG;
 	}
-	if (c->resp_len)
-		memcpy(c->resp, out, c->resp_len);
-	if (c->uresp_len)
-		memcpy(c->uresp, out + c->resp_len, c->uresp_len);
-	return 0;
+	memset(x, 0, sizeof(*x));
+	memcpy(req, c->req, c->req_len);
+	if (c->udata_len)
+		memcpy(req + c->req_len, c->udata, c->udata_len);
+	memset(out, 0, out_len);
+	h->command = IB_USER_VERBS_CMD_FLAG_EXTENDED | c->cmd;
+	h->in_words = (uint16_t)(c->req_len / 8);
+	h->out_words = (uint16_t)(c->resp_len / 8);
+	x->response = out_len ? addr(out) : 0;
+	x->provider_in_words = (uint16_t)(c->udata_len / 8);
+	x->provider_out_words = (uint16_t)(c->uresp_len / 8);
+
+	return uv_send(fd, msg, total, c, out);
 }
 
 long destroy_handle(int fd, uint32_t cmd, uint32_t handle)

@@ -4,25 +4,28 @@
 # mlx5_core + mlx5_ib (UCX's mlx5 memory domain opens through DEVX: the
 # emulator's QUERY_HCA_CAP, QUERY_LAG, CREATE_UMEM and the CQs and RC QPs
 # whose buffers and doorbell records live in umems), then over ours:
-# - `ucx_info -d` lists rc_mlx5, ud_mlx5, rc_verbs and ud_verbs on
-#   mlx5_0:1 and mlx5_1:1, and dc_mlx5 on the in-tree pair only (the
-#   emulator serves DC; ours makes no DC QPs yet), whose perftests then
-#   also run over dc_x;
+# - `ucx_info -d` lists rc_mlx5, ud_mlx5, dc_mlx5, rc_verbs and ud_verbs
+#   on mlx5_0:1 and mlx5_1:1 (dc_mlx5: the in-tree pair makes its DCTs and
+#   DCIs through DEVX, ours through mlx5dv_create_qp, ib/dc.c);
 # - `ucx_perftest -P 0` (server on mlx5_0, client on mlx5_1, 2000
 #   iterations of 64 B) over rc_x, ud_x, rc_v and ud_v: tag_lat and
-#   ucp_put_bw, each checked by its exit status and its "Final:" line.
+#   ucp_put_bw; over dc_x: tag_lat, tag_bw and ucp_put_bw; each checked by
+#   its exit status and its "Final:" line.
 # MLX5_UCX_QUICK=1 (make check's selftests guest, where UCX's start-up
 # under TCG made the whole program cost some 16 minutes): tag_lat over
-# rc_x and rc_v only, 200 iterations. make check-long runs all of it.
+# rc_x, rc_v and dc_x only, 200 iterations. make check-long runs all of it.
 dir=$(cd "$(dirname "$0")" && pwd)
 . "$dir/lib.sh"
 
 have_emu || ktap_skip_all "needs the mlx5-emu control channel (runs in the project's QEMU guest)"
 if [ "${MLX5_UCX_QUICK:-0}" = 1 ]; then
-	UCX_ITERS=${MLX5_UCX_ITERS:-200} ucx_tls="rc_x rc_v" ucx_tests=tag_lat
+	UCX_ITERS=${MLX5_UCX_ITERS:-200} ucx_tls="rc_x rc_v dc_x" ucx_tests=tag_lat dc_tests=tag_lat
 else
-	UCX_ITERS=${MLX5_UCX_ITERS:-2000} ucx_tls="rc_x ud_x rc_v ud_v" ucx_tests="tag_lat ucp_put_bw"
+	UCX_ITERS=${MLX5_UCX_ITERS:-2000} ucx_tls="rc_x ud_x rc_v ud_v dc_x"
+	ucx_tests="tag_lat ucp_put_bw" dc_tests="tag_lat tag_bw ucp_put_bw"
 fi
+# tls_tests TLS: the perftests a transport runs.
+tls_tests() { if [ "$1" = dc_x ]; then echo $dc_tests; else echo $ucx_tests; fi; }
 UCX_TIMEOUT=${MLX5_UCX_TIMEOUT:-240}
 ucx_port=14000
 
@@ -34,8 +37,7 @@ ucx_devices()
 		/# +Device:/ { print t, $3 }'
 }
 
-# devlist DRIVER: ucx_info -d lists the IB transports on both ports, and
-# no dc_mlx5.
+# devlist DRIVER: ucx_info -d lists the IB transports on both ports.
 devlist()
 {
 	need_tool ucx_info || return 1
@@ -43,22 +45,13 @@ devlist()
 	ucx_devices >"$out/ucx_tl_$1.txt"
 	grep -E '^(rc|ud|dc)_' "$out/ucx_tl_$1.txt"
 	rc=0
-	for tl in rc_mlx5 ud_mlx5 rc_verbs ud_verbs; do
+	# dc_mlx5: UCX offers it only where it could make a DCT and move
+	# it to RTR (ours: mlx5dv_create_qp, its probe of DC).
+	for tl in rc_mlx5 ud_mlx5 dc_mlx5 rc_verbs ud_verbs; do
 		for d in mlx5_0:1 mlx5_1:1; do
 			grep -qx "$tl $d" "$out/ucx_tl_$1.txt" || { echo "missing: $tl on $d"; rc=1; }
 		done
 	done
-	# DC: the emulator serves DCTs and DCIs, so the in-tree pair (which
-	# makes them) must list dc_mlx5; ours does not make DC QPs yet (issue
-	# 35 step 4), so UCX must not offer it there.
-	if [ "$1" = in-tree ]; then
-		for d in mlx5_0:1 mlx5_1:1; do
-			grep -qx "dc_mlx5 $d" "$out/ucx_tl_$1.txt" || { echo "missing: dc_mlx5 on $d"; rc=1; }
-		done
-	elif grep -q '^dc_mlx5 ' "$out/ucx_tl_$1.txt"; then
-		echo "dc_mlx5 listed, but ours makes no DC QPs"
-		rc=1
-	fi
 	return $rc
 }
 
@@ -116,19 +109,19 @@ unload()
 
 # MLX5_UCX_DRIVERS: the pairs to run (default both, in-tree first).
 drivers=${MLX5_UCX_DRIVERS:-in-tree ours}
-# drv_tls DRIVER: the transports its perftests run (dc_x on the in-tree
-# pair only: ours makes no DC QPs yet).
-drv_tls() { if [ "$1" = in-tree ]; then echo $ucx_tls dc_x; else echo $ucx_tls; fi; }
 n=0
 for drv in $drivers; do
-	n=$((n + 3 + $(echo $(drv_tls $drv) | wc -w) * $(echo $ucx_tests | wc -w)))
+	n=$((n + 3))
+	for tls in $ucx_tls; do
+		n=$((n + $(echo $(tls_tests $tls) | wc -w)))
+	done
 done
 ktap_begin $n
 for drv in $drivers; do
 	ktap_case "$drv: load" load $drv
-	ktap_case "$drv: ucx_info -d lists rc/ud mlx5 and verbs on both ports, dc_mlx5 on in-tree only" devlist $drv
-	for tls in $(drv_tls $drv); do
-		for t in $ucx_tests; do
+	ktap_case "$drv: ucx_info -d lists rc/ud/dc mlx5 and rc/ud verbs on both ports" devlist $drv
+	for tls in $ucx_tls; do
+		for t in $(tls_tests $tls); do
 			ktap_case "$drv: ucx_perftest $tls $t" perftest $drv $tls $t
 		done
 	done
