@@ -201,10 +201,15 @@ struct mlx5c_pages {
  * @enabled: the PF enabled it in the device (ENABLE_HCA function_id
  *	vf + 1) and has not disabled it since
  * @pages: pages the PF gave the firmware on its behalf (pagealloc.c)
+ * @hca: what the PF's administrator set in its HCA vport (InfiniBand:
+ *	GUIDs, link policy; the fields of hca.field_select), written to the
+ *	device again each time the VF is enabled in it; under
+ *	&mlx5c_sriov.hca_lock
  */
 struct mlx5c_vf {
 	bool enabled;
 	atomic_t pages;
+	struct mlx5c_vf_hca hca;
 };
 
 /**
@@ -214,11 +219,14 @@ struct mlx5c_vf {
  * @num_vfs: VFs the PCI core has through sriov_numvfs; the PF keeps them
  *	enabled in the device, and enables them again after a recovery
  * @vfs: @max_vfs entries, VF n (function_id n + 1) at index n
+ * @hca_lock: serialises the VFs' HCA vport settings (mlx5_ib's VF ops,
+ *	under RTNL) with their restore (under state_lock); taken after either
  */
 struct mlx5c_sriov {
 	u16 max_vfs;
 	u16 num_vfs;
 	struct mlx5c_vf *vfs;
+	struct mutex hca_lock;	/* the vfs' hca settings */
 };
 
 /**

@@ -23,6 +23,12 @@
  * drivers, which take their own function's state_lock (the same lock
  * class).
  *
+ * On InfiniBand the PF's administrator sets a VF's GUIDs and link policy
+ * in its HCA vport (mlx5_ib's VF ops, `ip link set ib0 vf N node_guid|
+ * port_guid|state`, through mlx5c_sriov_set_vf_hca()). They are kept here
+ * and written again each time the VF is enabled in the device, before its
+ * function comes up: after `echo 0` and `echo N`, and after a recovery.
+ *
  * There is no e-switch yet (issue 32 step 18, core/eswitch/): its enable
  * and disable go where the comments in sriov_enable_device() and
  * sriov_disable_device() say.
@@ -49,6 +55,52 @@ static int vf_hca(struct mlx5c_dev *mdev, u16 vf, bool enable)
 	MLX5_SET(enable_hca_in, in, function_id, vf + 1);
 	MLX5_SET(enable_hca_in, in, embedded_cpu_function, mdev->ecpu);
 	return mlx5c_cmd_exec(mdev, in, sizeof(in), out, sizeof(out));
+}
+
+#define VF_HCA_FIELDS	(MLX5_HCA_VPORT_SEL_PORT_GUID | MLX5_HCA_VPORT_SEL_NODE_GUID | \
+			 MLX5_HCA_VPORT_SEL_STATE_POLICY)
+
+/* The fields @h selects, to VF @vf's HCA vport (MODIFY_HCA_VPORT_CONTEXT). */
+static int vf_hca_write(struct mlx5c_dev *mdev, int vf, u8 port,
+			const struct mlx5c_vf_hca *h)
+{
+	int inlen = MLX5_ST_SZ_BYTES(modify_hca_vport_context_in);
+	void *in = kzalloc(inlen, GFP_KERNEL);
+	void *ctx;
+	int err;
+
+	if (!in)
+		return -ENOMEM;
+	ctx = MLX5_ADDR_OF(modify_hca_vport_context_in, in, hca_vport_context);
+	MLX5_SET(hca_vport_context, ctx, field_select, h->field_select);
+	if (h->field_select & MLX5_HCA_VPORT_SEL_PORT_GUID)
+		MLX5_SET64(hca_vport_context, ctx, port_guid, h->port_guid);
+	if (h->field_select & MLX5_HCA_VPORT_SEL_NODE_GUID)
+		MLX5_SET64(hca_vport_context, ctx, node_guid, h->node_guid);
+	if (h->field_select & MLX5_HCA_VPORT_SEL_STATE_POLICY)
+		MLX5_SET(hca_vport_context, ctx, vport_state_policy, h->policy);
+	err = mlx5c_vport_modify_hca(mdev, port, vf + 1, true, in, inlen);
+	kfree(in);
+	return err;
+}
+
+/* What the administrator set in the HCA vports of VFs 0..@num_vfs-1, again. */
+static void sriov_restore_vf_hca(struct mlx5c_dev *mdev, int num_vfs)
+{
+	struct mlx5c_sriov *sriov = &mdev->sriov;
+	int vf, err;
+
+	mutex_lock(&sriov->hca_lock);
+	for (vf = 0; vf < num_vfs; vf++) {
+		if (!sriov->vfs[vf].hca.field_select)
+			continue;
+		err = vf_hca_write(mdev, vf, 1, &sriov->vfs[vf].hca);
+		if (err)
+			dev_warn(&mdev->pdev->dev,
+				 "VF %d: its GUIDs and link policy were not set again: %d\n",
+				 vf, err);
+	}
+	mutex_unlock(&sriov->hca_lock);
 }
 
 /*
@@ -98,7 +150,7 @@ static int sriov_enable_device(struct mlx5c_dev *mdev, int num_vfs)
 		}
 		WRITE_ONCE(sriov->vfs[vf].enabled, true);
 	}
-	/* Step 20: on InfiniBand, the VFs' GUIDs and link policy are restored here. */
+	sriov_restore_vf_hca(mdev, num_vfs);
 	return 0;
 }
 
@@ -233,6 +285,102 @@ void mlx5c_sriov_attach(struct mlx5c_dev *mdev)
 		dev_info(&mdev->pdev->dev, "SR-IOV: %d VFs enabled again after the reload\n", n);
 }
 
+/* VF @vf of a PF with VFs, as its HCA vport settings go; NULL, said, if none. */
+static struct mlx5c_vf *vf_for_hca(struct mlx5c_dev *mdev, int vf)
+{
+	struct mlx5c_sriov *sriov = &mdev->sriov;
+	u16 n = READ_ONCE(sriov->num_vfs);
+
+	if (vf >= 0 && vf < n)
+		return &sriov->vfs[vf];
+	dev_warn_ratelimited(&mdev->pdev->dev,
+			     "SR-IOV: no VF %d: %u VFs are enabled (sriov_numvfs)\n", vf, n);
+	return NULL;
+}
+
+/**
+ * mlx5c_sriov_set_vf_hca() - set fields of a VF's HCA vport (InfiniBand)
+ * @mdev: core device of the PF
+ * @vf: VF index, 0-based (vport @vf + 1)
+ * @port: port number
+ * @set: the fields to set (@set->field_select) and their values
+ *
+ * The device takes them at once (MODIFY_HCA_VPORT_CONTEXT other_vport);
+ * they are kept and set again whenever the VF is enabled in the device.
+ * Called under RTNL (mlx5_ib's VF ops).
+ *
+ * Return: 0; -EOPNOTSUPP on a function that is no PF with SR-IOV;
+ * -EINVAL for a VF beyond sriov_numvfs, no field, an unknown field or
+ * policy; -EBUSY while the VF is disabled in the device (a recovery of the
+ * PF); or the command's error.
+ */
+int mlx5c_sriov_set_vf_hca(struct mlx5c_dev *mdev, int vf, u8 port,
+			   const struct mlx5c_vf_hca *set)
+{
+	struct mlx5c_sriov *sriov = &mdev->sriov;
+	u32 sel = set->field_select;
+	struct mlx5c_vf *v;
+	int err;
+
+	if (mdev->is_vf || !sriov->max_vfs)
+		return -EOPNOTSUPP;
+	if (!sel || sel & ~VF_HCA_FIELDS ||
+	    (sel & MLX5_HCA_VPORT_SEL_STATE_POLICY && set->policy > MLX5_VPORT_ADMIN_STATE_AUTO))
+		return -EINVAL;
+	v = vf_for_hca(mdev, vf);
+	if (!v)
+		return -EINVAL;
+	mutex_lock(&sriov->hca_lock);
+	if (!READ_ONCE(v->enabled)) {
+		dev_warn_ratelimited(&mdev->pdev->dev,
+				     "SR-IOV: VF %d is disabled in the device (recovery of the PF)\n",
+				     vf);
+		err = -EBUSY;
+		goto out;
+	}
+	err = vf_hca_write(mdev, vf, port, set);
+	if (err)
+		goto out;
+	if (sel & MLX5_HCA_VPORT_SEL_PORT_GUID)
+		v->hca.port_guid = set->port_guid;
+	if (sel & MLX5_HCA_VPORT_SEL_NODE_GUID)
+		v->hca.node_guid = set->node_guid;
+	if (sel & MLX5_HCA_VPORT_SEL_STATE_POLICY)
+		v->hca.policy = set->policy;
+	v->hca.field_select |= sel;
+out:
+	mutex_unlock(&sriov->hca_lock);
+	return err;
+}
+EXPORT_SYMBOL_NS_GPL(mlx5c_sriov_set_vf_hca, MLX5C_NS);
+
+/**
+ * mlx5c_sriov_get_vf_hca() - what was set in a VF's HCA vport
+ * @mdev: core device of the PF
+ * @vf: VF index, 0-based
+ * @got: the fields set through mlx5c_sriov_set_vf_hca() since the PF was
+ *	probed (@got->field_select) and their values (out)
+ *
+ * Return: 0, -EOPNOTSUPP on a function that is no PF with SR-IOV, or
+ * -EINVAL for a VF beyond sriov_numvfs.
+ */
+int mlx5c_sriov_get_vf_hca(struct mlx5c_dev *mdev, int vf, struct mlx5c_vf_hca *got)
+{
+	struct mlx5c_sriov *sriov = &mdev->sriov;
+	struct mlx5c_vf *v;
+
+	if (mdev->is_vf || !sriov->max_vfs)
+		return -EOPNOTSUPP;
+	v = vf_for_hca(mdev, vf);
+	if (!v)
+		return -EINVAL;
+	mutex_lock(&sriov->hca_lock);
+	*got = v->hca;
+	mutex_unlock(&sriov->hca_lock);
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(mlx5c_sriov_get_vf_hca, MLX5C_NS);
+
 /**
  * mlx5c_sriov_init() - SR-IOV state of a PF with the capability
  * @mdev: core device at probe, before its first load
@@ -244,6 +392,7 @@ int mlx5c_sriov_init(struct mlx5c_dev *mdev)
 	struct mlx5c_sriov *sriov = &mdev->sriov;
 	int total = mdev->is_vf ? 0 : pci_sriov_get_totalvfs(mdev->pdev);
 
+	mutex_init(&sriov->hca_lock);
 	if (total <= 0)
 		return 0;
 	sriov->vfs = kcalloc(total, sizeof(*sriov->vfs), GFP_KERNEL);
@@ -262,4 +411,5 @@ void mlx5c_sriov_cleanup(struct mlx5c_dev *mdev)
 	kfree(mdev->sriov.vfs);
 	mdev->sriov.vfs = NULL;
 	mdev->sriov.max_vfs = 0;
+	mutex_destroy(&mdev->sriov.hca_lock);
 }

@@ -506,6 +506,7 @@ static int mlx5c_ib_probe(struct auxiliary_device *adev,
 	ib_set_device_ops(&dev->ib, &mlx5c_ib_dev_ops);
 	if (dev->roce)
 		ib_set_device_ops(&dev->ib, &mlx5c_ib_roce_ops);
+	mlx5c_ib_sriov_init(dev);
 	dev->ib.driver_def = mlx5c_ib_uapi_defs;
 	err = mlx5c_ib_counters_init(dev);
 	if (err)

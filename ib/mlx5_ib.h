@@ -99,9 +99,9 @@ struct mlx5c_ib_port {
  * @kqps: kernel QPs (fatal.c)
  * @dead_work: calls the kernel CQs' handlers on a dead device
  * @roce: the port runs Ethernet: RoCE (roce.c, netdev.c)
- * @ib_virt: InfiniBand virtualization (a VF): the port is read through
- *	the HCA vport context and the port registers, not through SMPs
- *	(port.c)
+ * @ib_virt: InfiniBand virtualization (a VF, or a PF with VFs): the port
+ *	is read through the HCA vport context and the port registers, not
+ *	through SMPs (port.c); a PF has the VF ops (sriov.c)
  * @has_smi: subnet management is this function's: QP0 sends and SMPs
  *	through MAD_IFC (a PF; with @ib_virt the vport context says)
  * @udp_sport_min: the lowest RoCEv2 UDP source port (ROCE capabilities)
@@ -711,6 +711,9 @@ int mlx5c_ib_modify_port(struct ib_device *ibdev, u32 port, int mask,
 			 struct ib_port_modify *props);
 int mlx5c_ib_modify_device(struct ib_device *ibdev, int mask,
 			   struct ib_device_modify *props);
+
+/* sriov.c */
+void mlx5c_ib_sriov_init(struct mlx5c_ib_dev *dev);
 
 /* ucontext.c */
 extern bool mlx5c_ib_blueflame;

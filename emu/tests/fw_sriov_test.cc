@@ -427,6 +427,9 @@ TEST(FwSriov, InfinibandManagerSetsVfGuidsAndPolicy)
 	FwHarness vf(vf_config(a, 0, LinkType::Ib));
 	enable_and_wait(pf, *a, vf, 1);
 	vf.bring_up();
+	EventEq events(vf, 1ull << event::PORT_CHANGE);
+	auto vf_state = [&vf] { return vf.ok(Msg(op::QUERY_VPORT_STATE, 0, 16), 16); };
+	ASSERT_EQ(field(vf_state(), vport_state::state), vport_state::UP) << "the internal SM's ACTIVE port";
 
 	Msg m(op::MODIFY_HCA_VPORT_CONTEXT, 0, modify_hca_vport_context_in::kSize);
 	m.set(vport_in::other_vport, 1).set(vport_in::vport_number, 1).set(vport_in::port_num, 1);
@@ -448,6 +451,10 @@ TEST(FwSriov, InfinibandManagerSetsVfGuidsAndPolicy)
 	EXPECT_EQ(be64_at(v, hv::kAt + hv::kPortGuid), 0x1122334455667789ull);
 	EXPECT_EQ(field(v, hv::vport_state_policy.at(hv::kAt)), static_cast<uint32_t>(VportAdmin::Down));
 	EXPECT_NE(field(v, hv::vport_state.at(hv::kAt)), 4u) << "held down by the policy";
+	// The VF hears of it (PORT_CHANGE DOWN) and reads its vport down.
+	EXPECT_EQ(events.next(event::PORT_CHANGE)[eqe::kSubType], port_change::DOWN);
+	EXPECT_EQ(field(vf_state(), vport_state::state), vport_state::DOWN);
+	EXPECT_EQ(field(vf_state(), vport_state::admin_state), vport_state::DOWN);
 	auto p = query(pf, 1);
 	EXPECT_EQ(be64_at(p, hv::kAt + hv::kPortGuid), 0x1122334455667789ull);
 	EXPECT_EQ(field(p, hv::vport_state_policy.at(hv::kAt)), static_cast<uint32_t>(VportAdmin::Down));
@@ -457,6 +464,51 @@ TEST(FwSriov, InfinibandManagerSetsVfGuidsAndPolicy)
 	Msg bad = m;
 	bad.set(hv::field_select.at(at), 1u << 3);
 	EXPECT_EQ(pf.exec(bad, 16).status, status::BAD_PARAM);
+
+	// Policy "follow" (ip link ... state auto): the port's ACTIVE again,
+	// with a PORT_CHANGE ACTIVE; only the policy changed.
+	Msg follow(op::MODIFY_HCA_VPORT_CONTEXT, 0, modify_hca_vport_context_in::kSize);
+	follow.set(vport_in::other_vport, 1).set(vport_in::vport_number, 1).set(vport_in::port_num, 1);
+	follow.set(hv::field_select.at(at), hv::SEL_STATE_POLICY);
+	follow.set(hv::vport_state_policy.at(at), static_cast<uint32_t>(VportAdmin::Auto));
+	pf.ok(follow, 16);
+	EXPECT_EQ(events.next(event::PORT_CHANGE)[eqe::kSubType], port_change::ACTIVE);
+	EXPECT_EQ(field(vf_state(), vport_state::state), vport_state::UP);
+	EXPECT_EQ(field(query(vf, 0), hv::vport_state.at(hv::kAt)), 4u);
+	EXPECT_EQ(be64_at(query(pf, 1), hv::kAt + hv::kNodeGuid), 0x1122334455667788ull);
+	// A policy beyond "follow" is refused, and changes nothing.
+	follow.set(hv::vport_state_policy.at(at), 3);
+	EXPECT_EQ(pf.exec(follow, 16).status, status::BAD_PARAM);
+	EXPECT_EQ(field(query(pf, 1), hv::vport_state_policy.at(hv::kAt)), static_cast<uint32_t>(VportAdmin::Auto));
+	ASSERT_TRUE(vf.idle());
+	EXPECT_FALSE(events.pending());
+}
+
+// InfiniBand vport counters (the in-tree get_vf_stats): the PF reads a
+// VF's with other_vport, the VF its own; a vport beyond the VFs and a VF
+// naming another vport are refused.
+TEST(FwSriov, InfinibandVportCounters)
+{
+	auto a = std::make_shared<Adapter>(1, true);
+	FwHarness pf(pf_config(a, LinkType::Ib));
+	pf.bring_up();
+	FwHarness vf(vf_config(a, 0, LinkType::Ib));
+	enable_and_wait(pf, *a, vf, 1);
+	vf.bring_up();
+	auto counters = [](uint32_t vport) {
+		Msg m(nic_op::QUERY_VPORT_COUNTER, 0, 32);
+		if (vport)
+			m.set(vport_in::other_vport, 1).set(vport_in::vport_number, vport);
+		return m;
+	};
+	auto out = pf.ok(counters(1), vport_counter::kOutSize);
+	for (unsigned at : {vport_counter::kRxIbUnicast, vport_counter::kTxIbUnicast, vport_counter::kRxIbMulticast,
+			    vport_counter::kTxIbMulticast})
+		EXPECT_EQ(be64_at(out, at), 0u) << "no traffic yet, at 0x" << std::hex << at;
+	pf.ok(counters(0), vport_counter::kOutSize);
+	vf.ok(counters(0), vport_counter::kOutSize);
+	EXPECT_EQ(pf.exec(counters(2), vport_counter::kOutSize).status, status::BAD_PARAM) << "no VF 2";
+	EXPECT_EQ(vf.exec(counters(1), vport_counter::kOutSize).status, status::BAD_PARAM) << "a VF's own only";
 }
 
 // `hca N vfs`: the SR-IOV state and each VF, on the PF; an error elsewhere.

@@ -303,4 +303,26 @@ int mlx5c_vport_query_hca_gid(struct mlx5c_dev *mdev, u8 port, u16 vport, bool o
 int mlx5c_vport_query_hca_pkey(struct mlx5c_dev *mdev, u8 port, u16 vport, bool other,
 			       u16 index, u16 *pkey);
 
+/* ---- SR-IOV: a PF's VFs (sriov.c) ------------------------------------- */
+
+/**
+ * struct mlx5c_vf_hca - settings of a VF's HCA vport (InfiniBand), made
+ *	by its PF
+ * @field_select: MLX5_HCA_VPORT_SEL_* of the fields below that are set
+ * @node_guid: node GUID (MLX5_HCA_VPORT_SEL_NODE_GUID)
+ * @port_guid: port GUID (MLX5_HCA_VPORT_SEL_PORT_GUID)
+ * @policy: link state policy (MLX5_HCA_VPORT_SEL_STATE_POLICY):
+ *	MLX5_VPORT_ADMIN_STATE_DOWN, _UP, or _AUTO (follow the port)
+ */
+struct mlx5c_vf_hca {
+	u32 field_select;
+	u64 node_guid;
+	u64 port_guid;
+	u8 policy;
+};
+
+int mlx5c_sriov_set_vf_hca(struct mlx5c_dev *mdev, int vf, u8 port,
+			   const struct mlx5c_vf_hca *set);
+int mlx5c_sriov_get_vf_hca(struct mlx5c_dev *mdev, int vf, struct mlx5c_vf_hca *got);
+
 #endif /* MLX5C_CORE_H */

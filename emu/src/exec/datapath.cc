@@ -239,10 +239,12 @@ void DataPath::receive_packet(const Packet &p)
 		c_.dropped_packets += p.burst;
 		return;
 	}
+	uint64_t octets = p.payload_len() + p.burst * kHeaderBytes;
 	traffic_.rcv_pkts += p.burst;
-	traffic_.rcv_bytes += p.payload_len() + p.burst * kHeaderBytes;
+	traffic_.rcv_bytes += octets;
 	if (is_multicast_lid(p.dlid)) {
 		traffic_.rcv_mcast += p.burst;
+		traffic_.rcv_mcast_bytes += octets;
 		for (unsigned i = 0; i < p.burst; ++i)
 			responder_.multicast_receive(p.burst > 1 ? p.part(i) : p, nullptr);
 		return;
@@ -334,10 +336,13 @@ void DataPath::transmit(Qp &qp, Packet &&p)
 	}
 	qp.ctr.tx_packets += p.burst;
 	qp.ctr.tx_bytes += p.payload_len();
+	uint64_t octets = p.payload_len() + p.burst * kHeaderBytes;
 	traffic_.xmit_pkts += p.burst;
-	traffic_.xmit_bytes += p.payload_len() + p.burst * kHeaderBytes;
-	if (is_multicast_lid(p.dlid))
+	traffic_.xmit_bytes += octets;
+	if (is_multicast_lid(p.dlid)) {
 		traffic_.xmit_mcast += p.burst;
+		traffic_.xmit_mcast_bytes += octets;
+	}
 	// The requester and responder speak RC opcodes; XRC QPs put the
 	// XRC transport bits on everything they send.
 	if (qp.cfg.is_xrc()) {

@@ -158,10 +158,12 @@ public:
 	void set_port(uint16_t lid, uint8_t lmc, uint8_t state, uint64_t gid_prefix);
 	uint16_t port_lid() const { return lid_; }
 	// The port's traffic as the PMA counts it (state lock held): data in
-	// octets of payload plus headers, packets, of every QP.
+	// octets of payload plus headers, packets, of every QP; the multicast
+	// part of each (QUERY_VPORT_COUNTER's IB unicast/multicast pairs).
 	struct PortTraffic {
 		uint64_t xmit_bytes = 0, rcv_bytes = 0, xmit_pkts = 0, rcv_pkts = 0;
 		uint64_t xmit_mcast = 0, rcv_mcast = 0, xmit_discards = 0, rcv_errors = 0;
+		uint64_t xmit_mcast_bytes = 0, rcv_mcast_bytes = 0;
 	};
 	const PortTraffic &port_traffic() const { return traffic_; }
 	void clear_port_traffic() { traffic_ = PortTraffic{}; }

@@ -179,12 +179,17 @@ void Adapter::publish(uint16_t n, const std::function<void(VportRecord &)> &fn)
 
 bool Adapter::vport_counters(uint16_t n, EthCounters *out) const
 {
+	return with_vport_dp(n, [out](const DataPath &dp) { *out = dp.eth_counters(); });
+}
+
+bool Adapter::with_vport_dp(uint16_t n, const std::function<void(const DataPath &)> &fn) const
+{
 	std::lock_guard<std::mutex> lk(mu_);
 	Firmware *fw = n <= total_vfs_ ? fns_[n] : nullptr;
 	if (!fw)
 		return false;
 	auto dl = fw->dp().lock();
-	*out = fw->dp().eth_counters();
+	fn(fw->dp());
 	return true;
 }
 

@@ -27,6 +27,7 @@
 
 namespace mlx5emu {
 
+class DataPath;
 class Firmware;
 struct EthCounters;
 
@@ -133,6 +134,10 @@ public:
 	// The Ethernet counters of vport n's function (its data path, under
 	// the data path's state lock). False when no function is attached.
 	bool vport_counters(uint16_t n, EthCounters *out) const;
+	// Runs `fn` on the data path of vport n's function, under the data
+	// path's state lock (its traffic counters). False, without running it,
+	// when no function is attached.
+	bool with_vport_dp(uint16_t n, const std::function<void(const DataPath &)> &fn) const;
 
 	// --- the legacy e-switch (steer/eswitch.h) --------------------------
 	// What the PF's e-switch commands program and the data path walks:

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 // The NIC vport: QUERY/MODIFY_NIC_VPORT_CONTEXT (permanent MAC, MTU,
 // promiscuous modes, address lists, RoCE enable, local loopback),
-// MODIFY_VPORT_STATE and QUERY_VPORT_COUNTER. On an InfiniBand port the
+// MODIFY_VPORT_STATE and QUERY_VPORT_COUNTER (Ethernet and InfiniBand
+// traffic counters, a VF's through its manager). On an InfiniBand port the
 // NIC vport context carries the GUIDs and the multicast loopback switch
 // (disable_mc_local_lb, kept by the data path for UD multicast), the only
 // field software may change there.
@@ -298,11 +299,35 @@ void put_counter(CmdCtx &c, unsigned at, uint64_t packets, uint64_t octets)
 	bits::store_be64(c.out + at + 8, octets);
 }
 
+// An InfiniBand vport's counters: its function's port traffic (the PMA's
+// count, headers included), unicast and multicast apart; zeros while no
+// function is attached.
+void query_ib_vport_counter(CmdCtx &c, int vport)
+{
+	namespace vc = vport_counter;
+	DataPath::PortTraffic t{};
+	auto take = [&t](const DataPath &dp) { t = dp.port_traffic(); };
+	if (vport > 0) {
+		c.fw.cfg.adapter->with_vport_dp(static_cast<uint16_t>(vport), take);
+	} else {
+		auto lk = c.fw.dp().lock();
+		take(c.fw.dp());
+	}
+	put_counter(c, vc::kReceivedErrors, t.rcv_errors, 0);
+	put_counter(c, vc::kTransmitErrors, t.xmit_discards, 0);
+	put_counter(c, vc::kRxIbUnicast, t.rcv_pkts - t.rcv_mcast, t.rcv_bytes - t.rcv_mcast_bytes);
+	put_counter(c, vc::kTxIbUnicast, t.xmit_pkts - t.xmit_mcast, t.xmit_bytes - t.xmit_mcast_bytes);
+	put_counter(c, vc::kRxIbMulticast, t.rcv_mcast, t.rcv_mcast_bytes);
+	put_counter(c, vc::kTxIbMulticast, t.xmit_mcast, t.xmit_mcast_bytes);
+}
+
 void query_vport_counter(CmdCtx &c)
 {
 	int vport = target_vport(c, kVport);
 	if (vport < 0)
 		return;
+	if (!c.fw.is_eth())
+		return query_ib_vport_counter(c, vport);
 	namespace vc = vport_counter;
 	EthCounters k{};
 	if (vport > 0) {
@@ -329,7 +354,7 @@ constexpr CmdSpec kCommands[] = {
 	// The vport's admin state is its manager's to set (the e-switch, or
 	// the host side of a VF), never a VF's own.
 	{nic_op::MODIFY_VPORT_STATE, modify_vport_state, 16, hdr_out::kMinLen, Need::EthInitialized, Who::Manager},
-	{nic_op::QUERY_VPORT_COUNTER, query_vport_counter, 32, vport_counter::kOutSize, Need::EthInitialized},
+	{nic_op::QUERY_VPORT_COUNTER, query_vport_counter, 32, vport_counter::kOutSize, Need::Initialized},
 };
 
 } // namespace

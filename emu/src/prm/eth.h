@@ -241,6 +241,10 @@ constexpr unsigned kOutSize = 0x210;
 // traffic_counter pairs (packets, octets: be64 each) in the output
 constexpr unsigned kReceivedErrors = 0x10;
 constexpr unsigned kTransmitErrors = 0x20;
+constexpr unsigned kRxIbUnicast = 0x30;
+constexpr unsigned kTxIbUnicast = 0x40;
+constexpr unsigned kRxIbMulticast = 0x50;
+constexpr unsigned kTxIbMulticast = 0x60;
 constexpr unsigned kRxEthBroadcast = 0x70;
 constexpr unsigned kTxEthBroadcast = 0x80;
 constexpr unsigned kRxEthUnicast = 0x90;

@@ -529,6 +529,169 @@ esw_spoof_steps()
 	ipoib_in 0 ping -c 2 -i 0.2 -W 10 10.77.0.2 || { echo "no ping after the MAC came back"; return 1; }
 }
 
+# --- InfiniBand VF administration through IPoIB (issue 32 step 20; the
+# InfiniBand lane). The PF's driver sets VF 0's GUIDs and link policy in
+# its HCA vport (MODIFY_HCA_VPORT_CONTEXT other_vport) and reads its vport
+# counters: `ip link set <pf-ib> vf 0 node_guid|port_guid|state`, the VF
+# lines of `ip [-s] link show <pf-ib>`. The same cases for the in-tree PF
+# (the oracle) and ours, each with its own GUIDs (the emulator keeps a
+# VF's vport record across the drivers). The HCAs: 0 the PF, 1 the PF
+# alone, 2.. its VFs.
+
+# ibv_pf: ib_ipoib loaded, the PF's IPoIB interface in $pfib.
+ibv_pf()
+{
+	modprobe ib_ipoib || { echo "modprobe ib_ipoib failed"; return 1; }
+	pfibdev=$(pci_ibdev "$pf")
+	wait_for 30 ipoib_netdev "$pfibdev" || { echo "$pf ($pfibdev): no IPoIB interface"; return 1; }
+	pfib=$(ipoib_netdev "$pfibdev")
+}
+
+# ibv_line VF: VF's line of ip link show <pf-ib>.
+ibv_line() { ip link show "$pfib" | grep -i -E "^ +vf $1 "; }
+
+# ibv_has VF WORDS...: VF's line has each of WORDS (case ignored).
+ibv_has()
+{
+	_l=$(ibv_line "$1")
+	shift
+	for _w in "$@"; do
+		echo "$_l" | grep -q -i -F "$_w" || { echo "no '$_w' in: $_l"; return 1; }
+	done
+}
+
+# ibv_vf_port VF: the state of VF's RDMA port 1 (sysfs, "4: ACTIVE").
+ibv_vf_port() { cat "/sys/class/infiniband/$(pci_ibdev "$slot.$(($1 + 1))")/ports/1/state" 2>/dev/null; }
+ibv_vf_port_is() { case $(ibv_vf_port "$1") in *"$2"*) return 0 ;; esac; return 1; }
+
+# has_ibdev BDF: the function has its RDMA device.
+has_ibdev() { [ -n "$(pci_ibdev "$1")" ]; }
+
+# ibv_rebind VF: VF's driver (mlx5_core, ours or in-tree) unbound and
+# bound again; its RDMA port back ACTIVE.
+ibv_rebind()
+{
+	_f=$slot.$(($1 + 1))
+	echo "$_f" >/sys/bus/pci/drivers/mlx5_core/unbind || return 1
+	echo "$_f" >/sys/bus/pci/drivers/mlx5_core/bind || return 1
+	wait_for 60 has_ibdev "$_f" || { echo "$_f: no RDMA device after the rebind"; return 1; }
+	wait_for 60 ibv_vf_port_is "$1" ACTIVE || { echo "$_f: port $(ibv_vf_port "$1")"; return 1; }
+}
+
+# ibv_vf_guids VF: the node GUID and GID[0] (the port GUID in its low half)
+# of VF's RDMA device.
+ibv_vf_guids()
+{
+	_d=/sys/class/infiniband/$(pci_ibdev "$slot.$(($1 + 1))")
+	echo "$(cat "$_d/node_guid") $(cat "$_d/ports/1/gids/0")"
+}
+
+# sysfs_guid 11:22:33:44:55:66:77:88 -> 1122:3344:5566:7788
+sysfs_guid() { echo "$1" | sed 's/\(..\):\(..\)/\1\2/g'; }
+
+# ibv_guid NODE PORT: VF 0's GUIDs set through the PF, read back on the
+# PF; VF 1's untouched; VF 0 rebound has them (node GUID, GID[0]).
+ibv_guid()
+{
+	ibv_pf || return 1
+	# One GUID a command: rtnetlink applies only the first of the two.
+	ip link set "$pfib" vf 0 node_guid "$1" || return 1
+	ip link set "$pfib" vf 0 port_guid "$2" || return 1
+	ip link show "$pfib" | grep -i -E '^ +vf '
+	ibv_has 0 "NODE_GUID $1" "PORT_GUID $2" || return 1
+	! ibv_line 1 | grep -q -i -F "$1" || { echo "VF 1 shows VF 0's GUID"; return 1; }
+	emu_ctl hca 0 vport | grep -i guid
+	ibv_rebind 0 || return 1
+	got=$(ibv_vf_guids 0)
+	echo "VF 0 (node_guid, gids/0): $got"
+	case $got in "$(sysfs_guid "$1") "*":$(sysfs_guid "$2")") ;; *)
+		echo "expected node_guid $(sysfs_guid "$1"), GID[0] ending $(sysfs_guid "$2")"; return 1 ;; esac
+}
+
+# ibv_link: vf 0 state disable takes VF 0's port DOWN (VF 1's stays
+# ACTIVE), enable and auto bring it back ACTIVE; each read back.
+ibv_link()
+{
+	ibv_pf || return 1
+	ibv_vf_port_is 0 ACTIVE || { echo "VF 0 port: $(ibv_vf_port 0)"; return 1; }
+	ip link set "$pfib" vf 0 state disable || return 1
+	ibv_has 0 "link-state disable" || return 1
+	wait_for 30 ibv_vf_port_is 0 DOWN || { echo "VF 0 port: $(ibv_vf_port 0), not DOWN"; return 1; }
+	echo "disable: VF 0 port $(ibv_vf_port 0), VF 1 port $(ibv_vf_port 1)"
+	ibv_vf_port_is 1 ACTIVE || { echo "VF 1 went down with VF 0"; return 1; }
+	for st in enable auto; do
+		ip link set "$pfib" vf 0 state $st || return 1
+		ibv_has 0 "link-state $st" || return 1
+		wait_for 30 ibv_vf_port_is 0 ACTIVE || { echo "$st: VF 0 port $(ibv_vf_port 0)"; return 1; }
+		echo "$st: VF 0 port $(ibv_vf_port 0)"
+	done
+	! ip link set "$pfib" vf $NVF state disable 2>/dev/null || { echo "vf $NVF (none) accepted"; return 1; }
+}
+
+# ibv_stat VF rx|tx: "BYTES PACKETS" of VF's stats in ip -s link show.
+ibv_stat()
+{
+	ip -s link show "$pfib" | awk -v v="vf$1" -v d="$2:" '
+		$1 == "vf" { cur = "vf" $2 }
+		cur == v && tolower($1) == d { getline; print $1, $2; exit }'
+}
+
+# ibv_tx_moved VF "BYTES PACKETS": VF's transmitted packets are more.
+ibv_tx_moved()
+{
+	set -- "$1" $2 $(ibv_stat "$1" tx)
+	[ -n "$4" ] && [ "$4" -gt "$3" ]
+}
+
+# ibv_stats: VF 0's stats readable; VF 0's IPoIB interface up (its
+# multicast joins, MADs to the SA) moves its transmit counters. (IPoIB
+# does not get its carrier on a VF yet: the emulator's VFs share their
+# PF's LID without the GRH demux, issue 32 part 2.)
+ibv_stats()
+{
+	ibv_pf || return 1
+	ip -s link show "$pfib" | sed -n '/vf 0 /,/vf 1 /p'
+	tx0=$(ibv_stat 0 tx) rx0=$(ibv_stat 0 rx)
+	[ -n "$tx0" ] && [ -n "$rx0" ] || { echo "no VF 0 stats"; return 1; }
+	vfib=$(ipoib_netdev "$(pci_ibdev "$slot.1")") || { echo "VF 0: no IPoIB interface"; return 1; }
+	ip link set "$vfib" up || return 1
+	wait_for 30 ibv_tx_moved 0 "$tx0"
+	rc=$?
+	echo "VF 0 tx (bytes packets): $tx0 -> $(ibv_stat 0 tx), rx: $rx0 -> $(ibv_stat 0 rx)"
+	ip link set "$vfib" down
+	[ $rc = 0 ] || { echo "VF 0 tx packets did not move"; return 1; }
+}
+
+# ibv_restore NODE: VF 0's node GUID set through the PF, then changed
+# behind the PF's back (the control channel, as firmware that forgot it
+# would have it); echo 0 and echo N: the PF sets it again while it enables
+# the VFs, and VF 0 has it.
+ibv_restore()
+{
+	ibv_pf || return 1
+	ip link set "$pfib" vf 0 node_guid "$1" || return 1
+	emu_ctl hca 2 vport guid node 0x0002c90300abcdef || return 1
+	echo 0 >"$sys/sriov_numvfs" || return 1
+	echo $NVF >"$sys/sriov_numvfs" || return 1
+	ibv_has 0 "NODE_GUID $1" || return 1
+	wait_for 120 has_ibdev "$slot.1" || { echo "VF 0: no RDMA device"; return 1; }
+	wait_for 60 ibv_vf_port_is 0 ACTIVE || { echo "VF 0 port: $(ibv_vf_port 0)"; return 1; }
+	got=$(ibv_vf_guids 0)
+	echo "VF 0 (node_guid, gids/0): $got"
+	case $got in "$(sysfs_guid "$1") "*) ;; *) echo "expected node_guid $(sysfs_guid "$1")"; return 1 ;; esac
+}
+
+ibv_done() { ip link set "$pfib" vf 0 state auto 2>/dev/null; modprobe -r ib_ipoib; }
+
+t_ibv_intree_guid() { ibv_guid 11:22:33:44:55:66:77:88 11:22:33:44:55:66:77:89; }
+t_ibv_intree_link() { ibv_link; }
+t_ibv_intree_stats() { ibv_stats; }
+t_ibv_intree_restore() { ibv_restore 11:22:33:44:55:66:77:80 && ibv_done; }
+t_ibv_ours_guid() { ibv_guid 11:22:33:44:55:66:77:98 11:22:33:44:55:66:77:99; }
+t_ibv_ours_link() { ibv_link; }
+t_ibv_ours_stats() { ibv_stats; }
+t_ibv_ours_restore() { ibv_restore 11:22:33:44:55:66:77:90 && ibv_done; }
+
 # The e-switch cases are the Ethernet lane's (--link eth); an InfiniBand
 # PF has no legacy e-switch to program, so they are not planned there.
 # The emulator says which: `hca 0 qos` answers on an Ethernet port only
@@ -539,13 +702,17 @@ emu_ctl hca 0 qos >/dev/null 2>&1 && pf_eth=true
 # Our PF on Ethernet needs its own legacy e-switch first (issue 32 step
 # 18: without it the VFs' netdevs have no path): our cases are planned on
 # InfiniBand only, for now.
-if $pf_eth; then ktap_begin 13; else ktap_begin 16; fi
+if $pf_eth; then ktap_begin 13; else ktap_begin 24; fi
 ktap_case "before the shim: QEMU hides the SR-IOV header at 0x100 and passes the body" t_passthrough
 ktap_case "insmod sriov_shim refuses no pf=, a VF slot and a PF without the capability, saying why" t_shim_refusals
 ktap_case "insmod sriov_shim: lspci shows SR-IOV (TotalVFs $NVF, offset 1, stride 1, VF device ID), VFs hidden" t_shim
 ktap_case "echo $((NVF + 1)) > sriov_numvfs fails with ERANGE" t_erange
 ktap_case "pci-pf-stub on the PF, echo $NVF > sriov_numvfs: $NVF VFs with BARs in the PF's VF BARs" t_enable
 ktap_case "in-tree mlx5_core on the PF, echo $NVF > sriov_numvfs: the VFs enabled, the in-tree mlx5_core binds them, ibv_devinfo lists them" t_vf_driver
+$pf_eth || ktap_case "in-tree PF: ip link set <pf-ib> vf 0 node_guid/port_guid read back; VF 0 rebound has them" t_ibv_intree_guid
+$pf_eth || ktap_case "in-tree PF: vf 0 state disable takes VF 0's port DOWN (VF 1 stays ACTIVE), enable/auto ACTIVE" t_ibv_intree_link
+$pf_eth || ktap_case "in-tree PF: VF 0's stats in ip -s link show move with its traffic" t_ibv_intree_stats
+$pf_eth || ktap_case "in-tree PF: VF 0's node GUID set again at echo 0/echo $NVF" t_ibv_intree_restore
 ! $pf_eth || ktap_case "the in-tree PF's legacy e-switch: FDB programmed, no failed command" t_esw_setup
 ! $pf_eth || ktap_case "ip link set <pf> vf 0 mac/vlan/spoofchk/trust/state read back; VF 0 rebound has the MAC" t_esw_vf_config
 ! $pf_eth || ktap_case "VF 0 <-> PF: ping, TCP ${ESW_MB} MiB sha256" t_esw_vf_pf
@@ -555,6 +722,10 @@ ktap_case "echo 0 > sriov_numvfs removes the VFs, firmware pages back" t_disable
 $pf_eth || ktap_case "our mlx5_core on the PF: debugfs vfs with total_vfs $NVF, none enabled" t_ours_pf_load
 $pf_eth || ktap_case "ours on the PF: echo $((NVF + 1)) > sriov_numvfs fails with ERANGE" t_ours_erange
 $pf_eth || ktap_case "ours on the PF, echo $NVF > sriov_numvfs: VFs enabled with pages (debugfs vfs = hca 0 vfs), ours binds them, PORT_ACTIVE" t_ours_enable
+$pf_eth || ktap_case "ours on the PF: ip link set <pf-ib> vf 0 node_guid/port_guid read back; VF 0 rebound has them" t_ibv_ours_guid
+$pf_eth || ktap_case "ours on the PF: vf 0 state disable takes VF 0's port DOWN (VF 1 stays ACTIVE), enable/auto ACTIVE" t_ibv_ours_link
+$pf_eth || ktap_case "ours on the PF: VF 0's stats in ip -s link show move with its traffic" t_ibv_ours_stats
+$pf_eth || ktap_case "ours on the PF: VF 0's node GUID set again at echo 0/echo $NVF" t_ibv_ours_restore
 $pf_eth || ktap_case "ours on the PF, echo 0 > sriov_numvfs: the VFs go, every VF page back" t_ours_disable
 $pf_eth || ktap_case "ours on the PF with $NVF VFs (unbound): a fatal PF error is recovered, the VFs enabled again in the device" t_ours_recovery
 $pf_eth || ktap_case "ours on the PF in the internal-error state (recovery off): echo $NVF > sriov_numvfs refused with EBUSY, saying why" t_ours_refuse_error
