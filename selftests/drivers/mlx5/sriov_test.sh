@@ -244,6 +244,7 @@ vfs_agree()
 t_ours_pf_load()
 {
 	! mlx5_loaded || { echo "an mlx5 driver is still loaded"; return 1; }
+	esw_mark=$(ktap_dmesg_mark)
 	[ -f "$core_ko" ] && [ -f "$ib_ko" ] || { echo "not built: $core_ko $ib_ko"; return 1; }
 	modprobe -q ib_uverbs
 	insmod "$core_ko" && insmod "$ib_ko" || return 1
@@ -439,15 +440,39 @@ esw_eth()
 	[ -n "$pfdev" ] || { echo "the PF has no netdev"; return 1; }
 }
 
-# The e-switch the in-tree PF built at `echo N > sriov_numvfs`: no failed
-# command in the kernel log; the emulator shows its FDB. (The MPFS is still
-# empty here: the drivers add the unicast addresses of open netdevs only.)
+# The e-switch the PF's driver built at `echo N > sriov_numvfs`: no failed
+# command in the kernel log since $esw_mark (the driver's load); the
+# emulator shows its FDB. (With the in-tree VFs' netdevs still down the
+# MPFS is empty here: the drivers add the unicast addresses of open
+# netdevs only.)
+esw_mark=$dmesg_start
 t_esw_setup()
 {
 	esw_eth || return
-	! esw_cmd_errors "$dmesg_start" || { echo "failed commands in the kernel log"; return 1; }
+	! esw_cmd_errors "$esw_mark" || { echo "failed commands in the kernel log"; return 1; }
 	emu_ctl hca 0 esw
 	emu_ctl hca 0 esw | grep -q '^  fdb of vport 0: root 0x[1-9a-f]' || { echo "no FDB root"; return 1; }
+}
+
+# mpfs_has MAC: the emulator's MPFS (hca 0 esw) holds MAC.
+mpfs_has() { emu_ctl hca 0 esw | grep -q "^  mpfs [0-9]* $1\$"; }
+
+# Ours: the VFs' netdevs are up (t_ours_enable), each published its MAC on
+# its vport; the NIC_VPORT_CHANGE our PF armed brought it into the MPFS
+# and the FDB; the PF's own open netdev's MAC is there too.
+t_ours_esw_setup()
+{
+	t_esw_setup || return
+	ip link set "$pfdev" up || return 1
+	for f in $vfs; do
+		nd=$(esw_netdev "$slot.$f")
+		[ -n "$nd" ] || { echo "$slot.$f: no netdev"; return 1; }
+		mac=$(cat "/sys/class/net/$nd/address")
+		wait_for 30 mpfs_has "$mac" || { echo "$slot.$f ($nd, $mac) not in the MPFS"; return 1; }
+	done
+	mac=$(cat "/sys/class/net/$pfdev/address")
+	wait_for 30 mpfs_has "$mac" || { echo "the PF's $mac not in the MPFS"; return 1; }
+	emu_ctl hca 0 esw | grep -q '^  fdb of vport 0: .* [1-9][0-9]* entries' || { echo "no FDB rule"; return 1; }
 }
 
 # ip link set <pf> vf 0 mac/vlan/spoofchk/trust/state, read back in
@@ -536,10 +561,10 @@ esw_spoof_steps()
 # a VPI ConnectX.
 pf_eth=false
 emu_ctl hca 0 qos >/dev/null 2>&1 && pf_eth=true
-# Our PF on Ethernet needs its own legacy e-switch first (issue 32 step
-# 18: without it the VFs' netdevs have no path): our cases are planned on
-# InfiniBand only, for now.
-if $pf_eth; then ktap_begin 13; else ktap_begin 16; fi
+# Our PF's cases run on both lanes; on Ethernet with its legacy e-switch
+# (issue 32 steps 18-19: core/eswitch/, en/vf.c) and the same e-switch
+# cases as the in-tree PF's, plus the VFs' MACs in the MPFS.
+if $pf_eth; then ktap_begin 26; else ktap_begin 16; fi
 ktap_case "before the shim: QEMU hides the SR-IOV header at 0x100 and passes the body" t_passthrough
 ktap_case "insmod sriov_shim refuses no pf=, a VF slot and a PF without the capability, saying why" t_shim_refusals
 ktap_case "insmod sriov_shim: lspci shows SR-IOV (TotalVFs $NVF, offset 1, stride 1, VF device ID), VFs hidden" t_shim
@@ -552,13 +577,18 @@ ktap_case "in-tree mlx5_core on the PF, echo $NVF > sriov_numvfs: the VFs enable
 ! $pf_eth || ktap_case "VF 0 <-> hca1 out of the uplink: ping, TCP ${ESW_MB} MiB sha256" t_esw_vf_uplink
 ! $pf_eth || ktap_case "spoofchk on: a spoofed source MAC from VF 0 is dropped by its ingress ACL" t_esw_spoofchk
 ktap_case "echo 0 > sriov_numvfs removes the VFs, firmware pages back" t_disable
-$pf_eth || ktap_case "our mlx5_core on the PF: debugfs vfs with total_vfs $NVF, none enabled" t_ours_pf_load
-$pf_eth || ktap_case "ours on the PF: echo $((NVF + 1)) > sriov_numvfs fails with ERANGE" t_ours_erange
-$pf_eth || ktap_case "ours on the PF, echo $NVF > sriov_numvfs: VFs enabled with pages (debugfs vfs = hca 0 vfs), ours binds them, PORT_ACTIVE" t_ours_enable
-$pf_eth || ktap_case "ours on the PF, echo 0 > sriov_numvfs: the VFs go, every VF page back" t_ours_disable
-$pf_eth || ktap_case "ours on the PF with $NVF VFs (unbound): a fatal PF error is recovered, the VFs enabled again in the device" t_ours_recovery
-$pf_eth || ktap_case "ours on the PF in the internal-error state (recovery off): echo $NVF > sriov_numvfs refused with EBUSY, saying why" t_ours_refuse_error
-$pf_eth || ktap_case "rmmod of ours with $NVF VFs enabled and bound: VFs disabled first, every page back, no splat" t_ours_rmmod
-$pf_eth || ktap_case "our PF renamed (mlx5c_core), the in-tree mlx5_core on its $NVF VFs: ACTIVE, pages agree, echo 0 returns them" t_ours_pf_intree_vfs
+ktap_case "our mlx5_core on the PF: debugfs vfs with total_vfs $NVF, none enabled" t_ours_pf_load
+ktap_case "ours on the PF: echo $((NVF + 1)) > sriov_numvfs fails with ERANGE" t_ours_erange
+ktap_case "ours on the PF, echo $NVF > sriov_numvfs: VFs enabled with pages (debugfs vfs = hca 0 vfs), ours binds them, PORT_ACTIVE" t_ours_enable
+! $pf_eth || ktap_case "our PF's legacy e-switch: FDB programmed, no failed command, the VFs' and the PF's MACs in the MPFS" t_ours_esw_setup
+! $pf_eth || ktap_case "ours: ip link set <pf> vf 0 mac/vlan/spoofchk/trust/state read back; VF 0 rebound has the MAC" t_esw_vf_config
+! $pf_eth || ktap_case "ours: VF 0 <-> PF: ping, TCP ${ESW_MB} MiB sha256" t_esw_vf_pf
+! $pf_eth || ktap_case "ours: VF 0 <-> hca1 out of the uplink: ping, TCP ${ESW_MB} MiB sha256" t_esw_vf_uplink
+! $pf_eth || ktap_case "ours: spoofchk on: a spoofed source MAC from VF 0 is dropped by its ingress ACL" t_esw_spoofchk
+ktap_case "ours on the PF, echo 0 > sriov_numvfs: the VFs go, every VF page back" t_ours_disable
+ktap_case "ours on the PF with $NVF VFs (unbound): a fatal PF error is recovered, the VFs enabled again in the device" t_ours_recovery
+ktap_case "ours on the PF in the internal-error state (recovery off): echo $NVF > sriov_numvfs refused with EBUSY, saying why" t_ours_refuse_error
+ktap_case "rmmod of ours with $NVF VFs enabled and bound: VFs disabled first, every page back, no splat" t_ours_rmmod
+ktap_case "our PF renamed (mlx5c_core), the in-tree mlx5_core on its $NVF VFs: ACTIVE, pages agree, echo 0 returns them" t_ours_pf_intree_vfs
 ktap_case "rmmod sriov_shim: the slot as at boot, no SR-IOV capability" t_unload
 ktap_end
