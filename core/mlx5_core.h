@@ -609,7 +609,7 @@ void mlx5c_sriov_attach(struct mlx5c_dev *mdev);
 /* vport.c (the exported ones are in <mlx5c/core.h>) */
 int mlx5c_vport_modify_state(struct mlx5c_dev *mdev, u8 opmod, u16 vport, bool other, u8 admin);
 int mlx5c_vport_query_nic_uc(struct mlx5c_dev *mdev, u16 vport, bool other,
-			     u8 (*addrs)[ETH_ALEN], int max, bool *promisc);
+			     u8 *addrs, int max, bool *promisc);
 
 /* eswitch/eswitch.c */
 int mlx5c_eswitch_init(struct mlx5c_dev *mdev);

@@ -297,7 +297,7 @@ int mlx5c_vport_modify_state(struct mlx5c_dev *mdev, u8 opmod, u16 vport, bool o
  * @mdev: core device
  * @vport: vport number, with @other
  * @other: another function's vport (an e-switch manager), else the own one
- * @addrs: room for @max addresses (out)
+ * @addrs: room for @max addresses, ETH_ALEN bytes each (out)
  * @max: how many fit
  * @promisc: whether the vport asked for a unicast or full promiscuous mode
  *	(out)
@@ -305,7 +305,7 @@ int mlx5c_vport_modify_state(struct mlx5c_dev *mdev, u8 opmod, u16 vport, bool o
  * Return: the number of addresses (at most @max) or a negative errno.
  */
 int mlx5c_vport_query_nic_uc(struct mlx5c_dev *mdev, u16 vport, bool other,
-			     u8 (*addrs)[ETH_ALEN], int max, bool *promisc)
+			     u8 *addrs, int max, bool *promisc)
 {
 	u32 in[MLX5_ST_SZ_DW(query_nic_vport_context_in)] = {};
 	int outlen = MLX5_ST_SZ_BYTES(query_nic_vport_context_out) +
@@ -324,7 +324,8 @@ int mlx5c_vport_query_nic_uc(struct mlx5c_dev *mdev, u16 vport, bool other,
 	n = min_t(int, MLX5_GET(nic_vport_context, ctx, allowed_list_size), max);
 	for (i = 0; i < n; i++) {
 		e = MLX5_ADDR_OF(nic_vport_context, ctx, current_uc_mac_address[i]);
-		ether_addr_copy(addrs[i], MLX5_ADDR_OF(mac_address_layout, e, mac_addr_47_32));
+		ether_addr_copy(addrs + i * ETH_ALEN,
+				MLX5_ADDR_OF(mac_address_layout, e, mac_addr_47_32));
 	}
 	*promisc = MLX5_GET(nic_vport_context, ctx, promisc_uc) ||
 		   MLX5_GET(nic_vport_context, ctx, promisc_all);

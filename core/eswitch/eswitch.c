@@ -221,7 +221,7 @@ static void vport_change_locked(struct mlx5c_esw_vport *vp)
 	uc = kcalloc(MLX5C_ESW_MAX_UC, ETH_ALEN, GFP_KERNEL);
 	if (!uc)
 		return;
-	n = mlx5c_vport_query_nic_uc(mdev, vp->num, true, uc, MLX5C_ESW_MAX_UC, &promisc);
+	n = mlx5c_vport_query_nic_uc(mdev, vp->num, true, &uc[0][0], MLX5C_ESW_MAX_UC, &promisc);
 	if (n >= 0) {
 		uc_sync(vp, uc, n);
 		vp->promisc = promisc;
