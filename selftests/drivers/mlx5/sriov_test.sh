@@ -211,6 +211,15 @@ vf_bound_ours() { pci_driver_is "$slot.$1" mlx5_core && [ -n "$(pci_ibdev "$slot
 # vf_active N: VF function N's RDMA device has port 1 ACTIVE.
 vf_active() { grep -q ACTIVE "/sys/bus/pci/devices/$slot.$1/infiniband/$(pci_ibdev "$slot.$1")/ports/1/state"; }
 
+# vf_up_active N: VF function N's netdev, if it has one, up (on Ethernet
+# the RoCE port follows it), then its RDMA port ACTIVE.
+vf_up_active()
+{
+	nd=$(ls "/sys/bus/pci/devices/$slot.$1/net" 2>/dev/null | head -n 1)
+	[ -z "$nd" ] || ip link set "$nd" up || return 1
+	wait_for 60 vf_active $1 || { echo "$slot.$1: port not ACTIVE"; return 1; }
+}
+
 # dbg_vf VF FIELD: column FIELD (enabled, pages) of VF (0-based) in the
 # debugfs vfs file.
 dbg_vf()
@@ -272,10 +281,7 @@ t_ours_enable()
 	expect sriov_numvfs "$(cat "$sys/sriov_numvfs")" $NVF || return 1
 	for f in $vfs; do
 		wait_for 120 vf_bound_ours $f || { echo "$slot.$f: driver '$(pci_driver_of "$slot.$f")', no RDMA device"; return 1; }
-		# On Ethernet the RoCE port follows its netdev: up first.
-		nd=$(ls "/sys/bus/pci/devices/$slot.$f/net" 2>/dev/null | head -n 1)
-		[ -z "$nd" ] || ip link set "$nd" up || return 1
-		wait_for 60 vf_active $f || { echo "$slot.$f: port not ACTIVE"; return 1; }
+		vf_up_active $f || return 1
 		ib=$(pci_ibdev "$slot.$f")
 		echo "$slot.$f: $(pci_driver_of "$slot.$f"), $ib"
 		ibv_devinfo -d "$ib" | grep -E 'vendor_part_id|state'
@@ -296,6 +302,21 @@ t_ours_disable()
 	expect "debugfs vf_pages" "$(awk '$1 == "vf_pages:" { print $2 }' "$pf_dbg/vfs")" 0 || return 1
 	vfs_agree no || return 1
 	grep -E '^vf_(pages|requests)' "$pf_dbg/pages"
+	esw_down
+}
+
+# esw_up / esw_down: on Ethernet, the emulator shows our PF's FDB as its
+# root (the e-switch enabled), or no table of the e-switch a root (all of
+# it taken down: FDB, the VFs' ACLs).
+esw_up()
+{
+	$pf_eth || return 0
+	emu_ctl hca 0 esw | grep -q '^  fdb of vport 0: root 0x[1-9a-f]' || { emu_ctl hca 0 esw; echo "no FDB root"; return 1; }
+}
+esw_down()
+{
+	$pf_eth || return 0
+	! emu_ctl hca 0 esw | grep -q ': root 0x[1-9a-f]' || { emu_ctl hca 0 esw; echo "e-switch tables left"; return 1; }
 }
 
 # A fatal error of the PF (the emulator's health syndrome): the PF
@@ -326,9 +347,10 @@ t_ours_recovery()
 	expect "health" "$(cat "$sys/health/state")" ok || return 1
 	for f in $vfs; do vf_present $f || { echo "$slot.$f went"; return 1; }; done
 	wait_for 30 vfs_agree yes || { vfs_agree yes; return 1; }
+	esw_up || return 1
 	echo 0 >"$sys/sriov_numvfs" || return 1
 	echo 1 >"$sys/sriov_drivers_autoprobe" || return 1
-	vfs_agree no
+	vfs_agree no && esw_down
 }
 
 # With recovery off, a fatal PF error leaves the PF in the internal-error
@@ -402,7 +424,7 @@ t_ours_pf_intree_vfs()
 	done
 	for f in $vfs; do
 		wait_for 120 vf_bound_ours $f || { echo "$slot.$f: '$(pci_driver_of "$slot.$f")', no RDMA device"; return 1; }
-		wait_for 60 vf_active $f || { echo "$slot.$f: port not ACTIVE"; return 1; }
+		vf_up_active $f || return 1
 		echo "$slot.$f: $(pci_driver_of "$slot.$f") ($(modinfo -n mlx5_core)), $(pci_ibdev "$slot.$f") ACTIVE"
 	done
 	vfs_agree yes || return 1
@@ -585,8 +607,8 @@ ktap_case "ours on the PF, echo $NVF > sriov_numvfs: VFs enabled with pages (deb
 ! $pf_eth || ktap_case "ours: VF 0 <-> PF: ping, TCP ${ESW_MB} MiB sha256" t_esw_vf_pf
 ! $pf_eth || ktap_case "ours: VF 0 <-> hca1 out of the uplink: ping, TCP ${ESW_MB} MiB sha256" t_esw_vf_uplink
 ! $pf_eth || ktap_case "ours: spoofchk on: a spoofed source MAC from VF 0 is dropped by its ingress ACL" t_esw_spoofchk
-ktap_case "ours on the PF, echo 0 > sriov_numvfs: the VFs go, every VF page back" t_ours_disable
-ktap_case "ours on the PF with $NVF VFs (unbound): a fatal PF error is recovered, the VFs enabled again in the device" t_ours_recovery
+ktap_case "ours on the PF, echo 0 > sriov_numvfs: the VFs go, every VF page back, the e-switch down (Ethernet)" t_ours_disable
+ktap_case "ours on the PF with $NVF VFs (unbound): a fatal PF error is recovered, the VFs (and the e-switch) enabled again in the device" t_ours_recovery
 ktap_case "ours on the PF in the internal-error state (recovery off): echo $NVF > sriov_numvfs refused with EBUSY, saying why" t_ours_refuse_error
 ktap_case "rmmod of ours with $NVF VFs enabled and bound: VFs disabled first, every page back, no splat" t_ours_rmmod
 ktap_case "our PF renamed (mlx5c_core), the in-tree mlx5_core on its $NVF VFs: ACTIVE, pages agree, echo 0 returns them" t_ours_pf_intree_vfs
