@@ -535,8 +535,24 @@ esw_traffic()
 	return $_rc
 }
 
-# VF 0 and its PF through the e-switch.
-t_esw_vf_pf() { esw_eth && esw_traffic "$pfdev" esw_vf_pf; }
+# vf0_rx_packets: VF 0's received packets in ip -s link show <pf>
+# (ndo_get_vf_stats: the VF vport's counters).
+vf0_rx_packets()
+{
+	ip -s link show "$pfdev" | awk '$1 == "vf" && $2 == "0" { f = 1; next }
+		f && $1 == "RX:" { getline; print $2; exit }'
+}
+
+# VF 0 and its PF through the e-switch; VF 0's stats on the PF move.
+t_esw_vf_pf()
+{
+	esw_eth || return
+	r0=$(vf0_rx_packets)
+	esw_traffic "$pfdev" esw_vf_pf || return 1
+	r1=$(vf0_rx_packets)
+	echo "ip -s link show $pfdev: vf 0 RX packets ${r0:-none} -> ${r1:-none}"
+	[ "${r1:-0}" -gt "${r0:-0}" ] || { ip -s link show "$pfdev"; return 1; }
+}
 
 # VF 0 and hca1 (the other adapter, out of the uplink).
 t_esw_vf_uplink()
@@ -595,7 +611,7 @@ ktap_case "pci-pf-stub on the PF, echo $NVF > sriov_numvfs: $NVF VFs with BARs i
 ktap_case "in-tree mlx5_core on the PF, echo $NVF > sriov_numvfs: the VFs enabled, the in-tree mlx5_core binds them, ibv_devinfo lists them" t_vf_driver
 ! $pf_eth || ktap_case "the in-tree PF's legacy e-switch: FDB programmed, no failed command" t_esw_setup
 ! $pf_eth || ktap_case "ip link set <pf> vf 0 mac/vlan/spoofchk/trust/state read back; VF 0 rebound has the MAC" t_esw_vf_config
-! $pf_eth || ktap_case "VF 0 <-> PF: ping, TCP ${ESW_MB} MiB sha256" t_esw_vf_pf
+! $pf_eth || ktap_case "VF 0 <-> PF: ping, TCP ${ESW_MB} MiB sha256, VF 0 RX packets up in ip -s link show <pf>" t_esw_vf_pf
 ! $pf_eth || ktap_case "VF 0 <-> hca1 out of the uplink: ping, TCP ${ESW_MB} MiB sha256" t_esw_vf_uplink
 ! $pf_eth || ktap_case "spoofchk on: a spoofed source MAC from VF 0 is dropped by its ingress ACL" t_esw_spoofchk
 ktap_case "echo 0 > sriov_numvfs removes the VFs, firmware pages back" t_disable
@@ -604,7 +620,7 @@ ktap_case "ours on the PF: echo $((NVF + 1)) > sriov_numvfs fails with ERANGE" t
 ktap_case "ours on the PF, echo $NVF > sriov_numvfs: VFs enabled with pages (debugfs vfs = hca 0 vfs), ours binds them, PORT_ACTIVE" t_ours_enable
 ! $pf_eth || ktap_case "our PF's legacy e-switch: FDB programmed, no failed command, the VFs' and the PF's MACs in the MPFS" t_ours_esw_setup
 ! $pf_eth || ktap_case "ours: ip link set <pf> vf 0 mac/vlan/spoofchk/trust/state read back; VF 0 rebound has the MAC" t_esw_vf_config
-! $pf_eth || ktap_case "ours: VF 0 <-> PF: ping, TCP ${ESW_MB} MiB sha256" t_esw_vf_pf
+! $pf_eth || ktap_case "ours: VF 0 <-> PF: ping, TCP ${ESW_MB} MiB sha256, VF 0 RX packets up in ip -s link show <pf>" t_esw_vf_pf
 ! $pf_eth || ktap_case "ours: VF 0 <-> hca1 out of the uplink: ping, TCP ${ESW_MB} MiB sha256" t_esw_vf_uplink
 ! $pf_eth || ktap_case "ours: spoofchk on: a spoofed source MAC from VF 0 is dropped by its ingress ACL" t_esw_spoofchk
 ktap_case "ours on the PF, echo 0 > sriov_numvfs: the VFs go, every VF page back, the e-switch down (Ethernet)" t_ours_disable
