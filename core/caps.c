@@ -197,8 +197,9 @@ int mlx5c_caps_set_roce(struct mlx5c_dev *mdev)
  * mlx5c_caps_query_optional() - read the capability types mlx5_ib uses
  * @mdev: core device after INIT_HCA
  *
- * Re-reads the general capabilities, then ODP, ATOMIC, ROCE, DEV_MEM and
- * GENERAL_2 when the general capabilities advertise them.
+ * Re-reads the general capabilities, then ODP, ATOMIC, ROCE, DEV_MEM, the
+ * e-switch's (ESWITCH_FLOW_TABLE, ESWITCH) and GENERAL_2 when the general
+ * capabilities advertise them.
  *
  * Return: 0 or a negative errno.
  */
@@ -227,6 +228,14 @@ int mlx5c_caps_query_optional(struct mlx5c_dev *mdev)
 	}
 	if (MLX5C_CAP_GEN(mdev, device_memory)) {
 		err = mlx5c_caps_query(mdev, MLX5_CAP_DEV_MEM);
+		if (err)
+			return err;
+	}
+	/* The legacy e-switch's table and VLAN capabilities (eswitch/). */
+	if (MLX5C_CAP_GEN(mdev, eswitch_manager)) {
+		err = mlx5c_caps_query(mdev, MLX5_CAP_ESWITCH_FLOW_TABLE);
+		if (!err)
+			err = mlx5c_caps_query(mdev, MLX5_CAP_ESWITCH);
 		if (err)
 			return err;
 	}

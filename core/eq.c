@@ -535,6 +535,21 @@ void mlx5c_eq_cmd_destroy(struct mlx5c_dev *mdev)
 	mdev->cmd_eq = NULL;
 }
 
+/* The async EQ's events: a vport group manager hears of its VFs' vports too. */
+static u64 async_mask(struct mlx5c_dev *mdev)
+{
+	u64 mask = MLX5C_ASYNC_EVENT_MASK;
+
+	if (MLX5C_CAP_GEN(mdev, vport_group_manager) && MLX5C_CAP_GEN(mdev, nic_vport_change_event) &&
+	    mlx5c_port_is_eth(mdev))
+		mask |= BIT_ULL(MLX5_EVENT_TYPE_NIC_VPORT_CHANGE);
+	/* DC targets: the end of a drain (DESTROY waits for it), bad keys. */
+	if (MLX5C_CAP_GEN(mdev, dct))
+		mask |= BIT_ULL(MLX5_EVENT_TYPE_DCT_DRAINED) |
+			BIT_ULL(MLX5_EVENT_TYPE_DCT_KEY_VIOLATION);
+	return mask;
+}
+
 /**
  * mlx5c_eqs_create() - create the async, page-request and completion EQs
  * @mdev: core device with its command EQ, commands in event mode
@@ -545,18 +560,12 @@ int mlx5c_eqs_create(struct mlx5c_dev *mdev)
 {
 	struct mlx5c_irq *ctrl = &mdev->irqs[0];
 	struct mlx5c_eq *eq;
-	u64 mask;
 	int err;
 
 	mdev->cq_err_nb.nb.notifier_call = eq_cq_error;
 	mdev->cq_err_nb.event_type = MLX5_EVENT_TYPE_CQ_ERROR;
 	mlx5c_eq_notifier_register(mdev, &mdev->cq_err_nb);
-	mask = MLX5C_ASYNC_EVENT_MASK;
-	/* DC targets: the end of a drain (DESTROY waits for it), bad keys. */
-	if (MLX5C_CAP_GEN(mdev, dct))
-		mask |= BIT_ULL(MLX5_EVENT_TYPE_DCT_DRAINED) |
-			BIT_ULL(MLX5_EVENT_TYPE_DCT_KEY_VIOLATION);
-	eq = eq_create(mdev, MLX5C_EQ_ASYNC, MLX5C_ASYNC_EQ_NENT, mask, ctrl);
+	eq = eq_create(mdev, MLX5C_EQ_ASYNC, MLX5C_ASYNC_EQ_NENT, async_mask(mdev), ctrl);
 	if (IS_ERR(eq)) {
 		err = PTR_ERR(eq);
 		goto err_nb;

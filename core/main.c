@@ -456,6 +456,9 @@ int mlx5c_load_one(struct mlx5c_dev *mdev)
 	if (err)
 		goto err_function;
 
+	err = mlx5c_mpfs_load(mdev);
+	if (err)
+		goto err_load;
 	mlx5c_debugfs_init(mdev);
 	mlx5c_test_debugfs_init(mdev);
 	err = mlx5c_aux_add(mdev);
@@ -469,6 +472,8 @@ int mlx5c_load_one(struct mlx5c_dev *mdev)
 err_debugfs:
 	mlx5c_debugfs_cleanup(mdev);
 	mlx5c_test_debugfs_cleanup(mdev);
+	mlx5c_mpfs_unload(mdev);
+err_load:
 	mlx5c_unload(mdev);
 err_function:
 	mlx5c_function_teardown(mdev);
@@ -502,6 +507,7 @@ void mlx5c_unload_one(struct mlx5c_dev *mdev)
 	mlx5c_aux_del(mdev);
 	mlx5c_debugfs_cleanup(mdev);
 	mlx5c_test_debugfs_cleanup(mdev);
+	mlx5c_mpfs_unload(mdev);
 	mlx5c_unload(mdev);
 	mlx5c_function_teardown(mdev);
 	mlx5c_health_stop(mdev);

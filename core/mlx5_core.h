@@ -3,6 +3,7 @@
 #ifndef MLX5C_CORE_INTERNAL_H
 #define MLX5C_CORE_INTERNAL_H
 
+#include <linux/if_ether.h>
 #include <linux/interrupt.h>
 #include <linux/mutex.h>
 #include <linux/notifier.h>
@@ -229,6 +230,111 @@ struct mlx5c_sriov {
 	struct mutex hca_lock;	/* the vfs' hca settings */
 };
 
+/* Unicast addresses of a VF the e-switch follows (its vport's list). */
+#define MLX5C_ESW_MAX_UC	16
+
+/**
+ * struct mlx5c_esw_acl - one ACL table of a vport (eswitch/acl.c)
+ * @ft: the table, 0 while there is none
+ * @fg_allow: the group of the allow rule
+ * @fg_drop: the group of the drop-all rule
+ */
+struct mlx5c_esw_acl {
+	u32 ft;
+	u32 fg_allow;
+	u32 fg_drop;
+};
+
+/**
+ * struct mlx5c_esw_vport - one VF's vport of the legacy e-switch
+ * @esw: the e-switch
+ * @num: vport number (VF n: n + 1)
+ * @enabled: the e-switch serves it (between enable and disable)
+ * @mac: the MAC its manager set (ip link set <pf> vf N mac), or zero
+ * @vlan: VLAN switch tagging (VST) VID, 0: none
+ * @qos: VST priority
+ * @spoofchk: frames from the VF with another source MAC are dropped
+ * @trust: the VF's promiscuous modes are honoured
+ * @link_state: IFLA_VF_LINK_STATE_*
+ * @uc: the unicast addresses the VF last published, in the MPFS and FDB
+ * @uc_fte: each one's FDB flow index
+ * @n_uc: how many
+ * @promisc: the VF asked for a promiscuous mode (honoured when trusted)
+ * @ingress: ingress ACL (spoof check, VST: frames from the VF)
+ * @egress: egress ACL (VST: frames to the VF)
+ * @change_work: reads the VF's addresses after a NIC_VPORT_CHANGE
+ *
+ * The settings (@mac to @link_state) stay across a disable and a
+ * recovery, as the PF's administrator made them.
+ */
+struct mlx5c_esw_vport {
+	struct mlx5c_eswitch *esw;
+	u16 num;
+	bool enabled;
+	u8 mac[ETH_ALEN];
+	u16 vlan;
+	u8 qos;
+	bool spoofchk;
+	bool trust;
+	int link_state;
+	u8 uc[MLX5C_ESW_MAX_UC][ETH_ALEN];
+	u32 uc_fte[MLX5C_ESW_MAX_UC];
+	int n_uc;
+	bool promisc;
+	struct mlx5c_esw_acl ingress;
+	struct mlx5c_esw_acl egress;
+	struct work_struct change_work;
+};
+
+/**
+ * struct mlx5c_eswitch - the legacy e-switch of a PF with VFs (eswitch/)
+ * @mdev: the PF
+ * @lock: serialises the settings, the tables and the change handling
+ * @wq: runs the vports' change work
+ * @vports: @nvports entries, VF n at index n (index 0 unused: the PF's
+ *	own vport is its netdev's)
+ * @nvports: TotalVFs + 1
+ * @enabled_vfs: VFs served now, 0 while disabled
+ * @fdb: the FDB table, 0 while disabled
+ * @fdb_fg: its group (destination MAC)
+ * @fdb_used: flow indexes in use
+ * @fdb_size: flow indexes of @fdb
+ * @nb: subscription to NIC_VPORT_CHANGE EQEs
+ */
+struct mlx5c_eswitch {
+	struct mlx5c_dev *mdev;
+	struct mutex lock;	/* settings, tables, change handling */
+	struct workqueue_struct *wq;
+	struct mlx5c_esw_vport *vports;
+	u16 nvports;
+	u16 enabled_vfs;
+	u32 fdb;
+	u32 fdb_fg;
+	unsigned long *fdb_used;
+	u32 fdb_size;
+	struct mlx5c_nb nb;
+};
+
+/**
+ * struct mlx5c_mpfs - the L2 table of the uplink (eswitch/mpfs.c): the
+ *	unicast MACs the adapter takes in, the PF's and its VFs'
+ * @lock: protects the fields below
+ * @size: entries of the device's table (log_max_l2_table), 0: no MPFS
+ *	(not an e-switch manager)
+ * @used: table indexes in use
+ * @list: struct mlx5c_mpfs_entry, one per MAC
+ * @own: the PF netdev's unicast addresses (mlx5c_mpfs_set_own())
+ * @n_own: how many
+ */
+struct mlx5c_mpfs {
+	struct mutex lock;	/* the table */
+	u32 size;
+	unsigned long *used;
+	struct list_head list;
+	u8 (*own)[ETH_ALEN];
+	int n_own;
+};
+
 /**
  * struct mlx5c_irq - one MSI-X vector
  * @irqn: Linux IRQ number
@@ -375,6 +481,8 @@ struct mlx5c_test;
  * @caps: capabilities
  * @pages: firmware pages
  * @sriov: SR-IOV (a PF with the capability)
+ * @esw: the legacy e-switch (a PF with the SR-IOV capability), or NULL
+ * @mpfs: the uplink's L2 table (an e-switch manager)
  * @health: health poller
  * @quarantine: memory the device may still write, freed once it no longer
  *	masters the bus
@@ -418,6 +526,8 @@ struct mlx5c_dev {
 	struct mlx5c_caps caps;
 	struct mlx5c_pages pages;
 	struct mlx5c_sriov sriov;
+	struct mlx5c_eswitch *esw;
+	struct mlx5c_mpfs mpfs;
 	struct mlx5c_health health;
 	struct mlx5c_quarantine quarantine;
 	struct mutex state_lock;	/* load and unload */
@@ -512,6 +622,30 @@ int mlx5c_sriov_configure(struct pci_dev *pdev, int num_vfs);
 void mlx5c_sriov_remove(struct mlx5c_dev *mdev);
 void mlx5c_sriov_detach(struct mlx5c_dev *mdev);
 void mlx5c_sriov_attach(struct mlx5c_dev *mdev);
+
+/* vport.c (the exported ones are in <mlx5c/core.h>) */
+int mlx5c_vport_modify_state(struct mlx5c_dev *mdev, u8 opmod, u16 vport, bool other, u8 admin);
+int mlx5c_vport_query_nic_uc(struct mlx5c_dev *mdev, u16 vport, bool other,
+			     u8 *addrs, int max, bool *promisc);
+
+/* eswitch/eswitch.c */
+int mlx5c_eswitch_init(struct mlx5c_dev *mdev);
+void mlx5c_eswitch_cleanup(struct mlx5c_dev *mdev);
+int mlx5c_eswitch_enable(struct mlx5c_dev *mdev, int num_vfs);
+void mlx5c_eswitch_disable(struct mlx5c_dev *mdev);
+bool mlx5c_eswitch_supported(struct mlx5c_dev *mdev);
+
+/* eswitch/acl.c */
+int mlx5c_esw_acl_ingress(struct mlx5c_esw_vport *vp);
+int mlx5c_esw_acl_egress(struct mlx5c_esw_vport *vp);
+void mlx5c_esw_acl_destroy(struct mlx5c_esw_vport *vp, struct mlx5c_esw_acl *acl, u8 type);
+
+/* eswitch/mpfs.c */
+void mlx5c_mpfs_init(struct mlx5c_dev *mdev);
+int mlx5c_mpfs_load(struct mlx5c_dev *mdev);
+void mlx5c_mpfs_unload(struct mlx5c_dev *mdev);
+int mlx5c_mpfs_add(struct mlx5c_dev *mdev, const u8 *mac);
+void mlx5c_mpfs_del(struct mlx5c_dev *mdev, const u8 *mac);
 
 /* irq.c */
 int mlx5c_irqs_alloc(struct mlx5c_dev *mdev, int want);

@@ -29,9 +29,9 @@
  * and written again each time the VF is enabled in the device, before its
  * function comes up: after `echo 0` and `echo N`, and after a recovery.
  *
- * There is no e-switch yet (issue 32 step 18, core/eswitch/): its enable
- * and disable go where the comments in sriov_enable_device() and
- * sriov_disable_device() say.
+ * On an Ethernet PF the legacy e-switch (eswitch/) comes up before the
+ * first VF is enabled in the device and goes after the last is disabled,
+ * so that a VF never runs without its vport set up.
  */
 #include <linux/module.h>
 #include <linux/pci.h>
@@ -126,7 +126,7 @@ static void sriov_disable_device(struct mlx5c_dev *mdev)
 				 vf, err);
 		WRITE_ONCE(sriov->vfs[vf].enabled, false);
 	}
-	/* Step 18: the e-switch is disabled here (core/eswitch/). */
+	mlx5c_eswitch_disable(mdev);
 	if (any)
 		mlx5c_pages_wait_vfs(mdev, vf_pages_timeout_ms);
 }
@@ -138,7 +138,9 @@ static int sriov_enable_device(struct mlx5c_dev *mdev, int num_vfs)
 	int vf, err;
 
 	lockdep_assert_held(&mdev->state_lock);
-	/* Step 18: the e-switch is enabled here, for num_vfs VFs (core/eswitch/). */
+	err = mlx5c_eswitch_enable(mdev, num_vfs);
+	if (err)
+		return err;
 	for (vf = 0; vf < num_vfs; vf++) {
 		err = vf_hca(mdev, vf, true);
 		if (err) {
@@ -382,7 +384,8 @@ int mlx5c_sriov_get_vf_hca(struct mlx5c_dev *mdev, int vf, struct mlx5c_vf_hca *
 EXPORT_SYMBOL_NS_GPL(mlx5c_sriov_get_vf_hca, MLX5C_NS);
 
 /**
- * mlx5c_sriov_init() - SR-IOV state of a PF with the capability
+ * mlx5c_sriov_init() - SR-IOV state of a PF with the capability, and its
+ *	e-switch's
  * @mdev: core device at probe, before its first load
  *
  * Return: 0 or -ENOMEM.
@@ -391,15 +394,22 @@ int mlx5c_sriov_init(struct mlx5c_dev *mdev)
 {
 	struct mlx5c_sriov *sriov = &mdev->sriov;
 	int total = mdev->is_vf ? 0 : pci_sriov_get_totalvfs(mdev->pdev);
+	int err;
 
 	mutex_init(&sriov->hca_lock);
-	if (total <= 0)
-		return 0;
-	sriov->vfs = kcalloc(total, sizeof(*sriov->vfs), GFP_KERNEL);
-	if (!sriov->vfs)
-		return -ENOMEM;
-	sriov->max_vfs = total;
-	return 0;
+	if (total > 0) {
+		sriov->vfs = kcalloc(total, sizeof(*sriov->vfs), GFP_KERNEL);
+		if (!sriov->vfs)
+			return -ENOMEM;
+		sriov->max_vfs = total;
+	}
+	err = mlx5c_eswitch_init(mdev);
+	if (err) {
+		kfree(sriov->vfs);
+		sriov->vfs = NULL;
+		sriov->max_vfs = 0;
+	}
+	return err;
 }
 
 /**
@@ -408,6 +418,7 @@ int mlx5c_sriov_init(struct mlx5c_dev *mdev)
  */
 void mlx5c_sriov_cleanup(struct mlx5c_dev *mdev)
 {
+	mlx5c_eswitch_cleanup(mdev);
 	kfree(mdev->sriov.vfs);
 	mdev->sriov.vfs = NULL;
 	mdev->sriov.max_vfs = 0;

@@ -266,3 +266,69 @@ int mlx5c_vport_query_hca_pkey(struct mlx5c_dev *mdev, u8 port, u16 vport, bool 
 	return err;
 }
 EXPORT_SYMBOL_NS_GPL(mlx5c_vport_query_hca_pkey, MLX5C_NS);
+
+/**
+ * mlx5c_vport_modify_state() - set a vport's administrative state
+ *	(MODIFY_VPORT_STATE)
+ * @mdev: core device
+ * @opmod: MLX5_VPORT_STATE_OP_MOD_ESW_VPORT for the e-switch manager on a
+ *	VF's vport
+ * @vport: vport number, with @other
+ * @other: another function's vport (an e-switch manager), else the own one
+ * @admin: MLX5_VPORT_ADMIN_STATE_DOWN, _UP or _AUTO (follow the uplink)
+ *
+ * Return: 0 or a negative errno.
+ */
+int mlx5c_vport_modify_state(struct mlx5c_dev *mdev, u8 opmod, u16 vport, bool other, u8 admin)
+{
+	u32 out[MLX5_ST_SZ_DW(modify_vport_state_out)] = {};
+	u32 in[MLX5_ST_SZ_DW(modify_vport_state_in)] = {};
+
+	MLX5_SET(modify_vport_state_in, in, opcode, MLX5_CMD_OP_MODIFY_VPORT_STATE);
+	MLX5_SET(modify_vport_state_in, in, op_mod, opmod);
+	MLX5_SET(modify_vport_state_in, in, other_vport, other);
+	MLX5_SET(modify_vport_state_in, in, vport_number, other ? vport : 0);
+	MLX5_SET(modify_vport_state_in, in, admin_state, admin);
+	return mlx5c_cmd_exec(mdev, in, sizeof(in), out, sizeof(out));
+}
+
+/**
+ * mlx5c_vport_query_nic_uc() - the unicast addresses a NIC vport lists
+ * @mdev: core device
+ * @vport: vport number, with @other
+ * @other: another function's vport (an e-switch manager), else the own one
+ * @addrs: room for @max addresses, ETH_ALEN bytes each (out)
+ * @max: how many fit
+ * @promisc: whether the vport asked for a unicast or full promiscuous mode
+ *	(out)
+ *
+ * Return: the number of addresses (at most @max) or a negative errno.
+ */
+int mlx5c_vport_query_nic_uc(struct mlx5c_dev *mdev, u16 vport, bool other,
+			     u8 *addrs, int max, bool *promisc)
+{
+	u32 in[MLX5_ST_SZ_DW(query_nic_vport_context_in)] = {};
+	int outlen = MLX5_ST_SZ_BYTES(query_nic_vport_context_out) +
+		     max * MLX5_ST_SZ_BYTES(mac_address_layout);
+	void *out, *ctx, *e;
+	int n, i;
+
+	MLX5_SET(query_nic_vport_context_in, in, opcode, MLX5_CMD_OP_QUERY_NIC_VPORT_CONTEXT);
+	MLX5_SET(query_nic_vport_context_in, in, other_vport, other);
+	MLX5_SET(query_nic_vport_context_in, in, vport_number, other ? vport : 0);
+	MLX5_SET(query_nic_vport_context_in, in, allowed_list_type, MLX5_NVPRT_LIST_TYPE_UC);
+	out = vport_query(mdev, in, sizeof(in), outlen);
+	if (IS_ERR(out))
+		return PTR_ERR(out);
+	ctx = MLX5_ADDR_OF(query_nic_vport_context_out, out, nic_vport_context);
+	n = min_t(int, MLX5_GET(nic_vport_context, ctx, allowed_list_size), max);
+	for (i = 0; i < n; i++) {
+		e = MLX5_ADDR_OF(nic_vport_context, ctx, current_uc_mac_address[i]);
+		ether_addr_copy(addrs + i * ETH_ALEN,
+				MLX5_ADDR_OF(mac_address_layout, e, mac_addr_47_32));
+	}
+	*promisc = MLX5_GET(nic_vport_context, ctx, promisc_uc) ||
+		   MLX5_GET(nic_vport_context, ctx, promisc_all);
+	kfree(out);
+	return n;
+}

@@ -350,6 +350,18 @@ int mlx5c_en_set_hw_mtu(struct mlx5c_en_priv *priv, int mtu);
 int mlx5c_en_query_mac(struct mlx5c_en_priv *priv, u8 *mac);
 int mlx5c_en_set_vport_rx_mode(struct mlx5c_en_priv *priv, const u8 *addrs, int n,
 			       bool promisc, bool allmulti);
+/* vf.c: the PF's VFs (ndo_set_vf_* / ndo_get_vf_*), through the core's e-switch */
+struct ifla_vf_info;
+struct ifla_vf_stats;
+int mlx5c_en_set_vf_mac(struct net_device *netdev, int vf, u8 *mac);
+int mlx5c_en_set_vf_vlan(struct net_device *netdev, int vf, u16 vlan, u8 qos, __be16 proto);
+int mlx5c_en_set_vf_spoofchk(struct net_device *netdev, int vf, bool on);
+int mlx5c_en_set_vf_trust(struct net_device *netdev, int vf, bool on);
+int mlx5c_en_set_vf_link_state(struct net_device *netdev, int vf, int state);
+int mlx5c_en_set_vf_rate(struct net_device *netdev, int vf, int min_rate, int max_rate);
+int mlx5c_en_get_vf_config(struct net_device *netdev, int vf, struct ifla_vf_info *ivi);
+int mlx5c_en_get_vf_stats(struct net_device *netdev, int vf, struct ifla_vf_stats *st);
+
 int mlx5c_en_vport_counters(struct mlx5c_en_priv *priv, u64 *out, int n);
 int mlx5c_en_pause_get(struct mlx5c_en_priv *priv, bool *rx, bool *tx);
 int mlx5c_en_pause_set(struct mlx5c_en_priv *priv, bool rx, bool tx);

@@ -12,104 +12,70 @@
 
 #define FT_IX_MCAST	MLX5C_EN_FT_ADDRS
 #define FT_IX_ANY	(MLX5C_EN_FT_ADDRS + 1)
-#define MATCH_OUTER	1	/* match_criteria_enable: outer headers */
-#define MLX5C_FT_DEST_SIZE	8	/* one destination entry */
+
+static const struct mlx5c_ft_ns nic_rx = { .type = MLX5_FLOW_TABLE_TYPE_NIC_RX };
+
+/* An fte_match_param with only the outer destination MAC set (or nothing). */
+static void *dmac_match(const u8 *dmac)
+{
+	void *m = kzalloc(MLX5_ST_SZ_BYTES(fte_match_param), GFP_KERNEL);
+
+	if (m && dmac)
+		ether_addr_copy(MLX5_ADDR_OF(fte_match_param, m, outer_headers.dmac_47_16), dmac);
+	return m;
+}
 
 static int create_group(struct mlx5c_en_priv *priv, u32 start, u32 end,
 			const u8 *dmac_mask, u32 *id)
 {
-	u32 out[MLX5_ST_SZ_DW(create_flow_group_out)] = {};
-	int inlen = MLX5_ST_SZ_BYTES(create_flow_group_in);
-	void *in, *hdr;
+	void *crit = NULL;
 	int err;
 
-	in = kvzalloc(inlen, GFP_KERNEL);
-	if (!in)
-		return -ENOMEM;
-	MLX5_SET(create_flow_group_in, in, opcode, MLX5_CMD_OP_CREATE_FLOW_GROUP);
-	MLX5_SET(create_flow_group_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
-	MLX5_SET(create_flow_group_in, in, table_id, priv->fs.ft_id);
-	MLX5_SET(create_flow_group_in, in, start_flow_index, start);
-	MLX5_SET(create_flow_group_in, in, end_flow_index, end);
 	if (dmac_mask) {
-		MLX5_SET(create_flow_group_in, in, match_criteria_enable, MATCH_OUTER);
-		hdr = MLX5_ADDR_OF(create_flow_group_in, in, match_criteria.outer_headers);
-		ether_addr_copy(MLX5_ADDR_OF(fte_match_set_lyr_2_4, hdr, dmac_47_16), dmac_mask);
+		crit = dmac_match(dmac_mask);
+		if (!crit)
+			return -ENOMEM;
 	}
-	err = mlx5c_cmd_exec(priv->mdev, in, inlen, out, sizeof(out));
-	if (!err)
-		*id = MLX5_GET(create_flow_group_out, out, group_id);
-	kvfree(in);
+	err = mlx5c_fg_create(priv->mdev, &nic_rx, priv->fs.ft_id, start, end,
+			      MLX5C_MATCH_OUTER, crit, id);
+	kfree(crit);
 	return err;
 }
 
 static void destroy_group(struct mlx5c_en_priv *priv, u32 id)
 {
-	u32 in[MLX5_ST_SZ_DW(destroy_flow_group_in)] = {};
-	u32 out[MLX5_ST_SZ_DW(destroy_flow_group_out)] = {};
-
-	MLX5_SET(destroy_flow_group_in, in, opcode, MLX5_CMD_OP_DESTROY_FLOW_GROUP);
-	MLX5_SET(destroy_flow_group_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
-	MLX5_SET(destroy_flow_group_in, in, table_id, priv->fs.ft_id);
-	MLX5_SET(destroy_flow_group_in, in, group_id, id);
-	mlx5c_cmd_exec(priv->mdev, in, sizeof(in), out, sizeof(out));
+	mlx5c_fg_destroy(priv->mdev, &nic_rx, priv->fs.ft_id, id);
 }
 
 /* A rule at @index of group @group forwarding to the TIR; @dmac may be NULL. */
 static int set_rule(struct mlx5c_en_priv *priv, u32 index, u32 group, const u8 *dmac)
 {
-	u32 out[MLX5_ST_SZ_DW(set_fte_out)] = {};
-	int inlen = MLX5_ST_SZ_BYTES(set_fte_in) + MLX5C_FT_DEST_SIZE;
-	void *in, *fc, *hdr;
-	__be32 *dest;
+	struct mlx5c_fte fte = {
+		.index = index,
+		.group = group,
+		.action = MLX5_FLOW_CONTEXT_ACTION_FWD_DEST,
+		.ndest = 1,
+		.dest[0] = { MLX5_IFC_FLOW_DESTINATION_TYPE_TIR, priv->tirn },
+	};
+	void *m = dmac_match(dmac);
 	int err;
 
-	in = kvzalloc(inlen, GFP_KERNEL);
-	if (!in)
+	if (!m)
 		return -ENOMEM;
-	MLX5_SET(set_fte_in, in, opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
-	MLX5_SET(set_fte_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
-	MLX5_SET(set_fte_in, in, table_id, priv->fs.ft_id);
-	MLX5_SET(set_fte_in, in, flow_index, index);
-	fc = MLX5_ADDR_OF(set_fte_in, in, flow_context);
-	MLX5_SET(flow_context, fc, group_id, group);
-	MLX5_SET(flow_context, fc, action, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST);
-	MLX5_SET(flow_context, fc, destination_list_size, 1);
-	if (dmac) {
-		hdr = MLX5_ADDR_OF(flow_context, fc, match_value.outer_headers);
-		ether_addr_copy(MLX5_ADDR_OF(fte_match_set_lyr_2_4, hdr, dmac_47_16), dmac);
-	}
-	/* A destination: type in the top byte, id below; the layout's name differs by kernel. */
-	dest = MLX5_ADDR_OF(flow_context, fc, destination);
-	dest[0] = cpu_to_be32(MLX5_IFC_FLOW_DESTINATION_TYPE_TIR << 24 | priv->tirn);
-	err = mlx5c_cmd_exec(priv->mdev, in, inlen, out, sizeof(out));
-	kvfree(in);
+	fte.match = m;
+	err = mlx5c_fte_set(priv->mdev, &nic_rx, priv->fs.ft_id, &fte);
+	kfree(m);
 	return err;
 }
 
 static void del_rule(struct mlx5c_en_priv *priv, u32 index)
 {
-	u32 in[MLX5_ST_SZ_DW(delete_fte_in)] = {};
-	u32 out[MLX5_ST_SZ_DW(delete_fte_out)] = {};
-
-	MLX5_SET(delete_fte_in, in, opcode, MLX5_CMD_OP_DELETE_FLOW_TABLE_ENTRY);
-	MLX5_SET(delete_fte_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
-	MLX5_SET(delete_fte_in, in, table_id, priv->fs.ft_id);
-	MLX5_SET(delete_fte_in, in, flow_index, index);
-	mlx5c_cmd_exec(priv->mdev, in, sizeof(in), out, sizeof(out));
+	mlx5c_fte_del(priv->mdev, &nic_rx, priv->fs.ft_id, index);
 }
 
 static int set_root(struct mlx5c_en_priv *priv, bool connect)
 {
-	u32 in[MLX5_ST_SZ_DW(set_flow_table_root_in)] = {};
-	u32 out[MLX5_ST_SZ_DW(set_flow_table_root_out)] = {};
-
-	MLX5_SET(set_flow_table_root_in, in, opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ROOT);
-	MLX5_SET(set_flow_table_root_in, in, op_mod, connect ? 0 : 1);
-	MLX5_SET(set_flow_table_root_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
-	if (connect)
-		MLX5_SET(set_flow_table_root_in, in, table_id, priv->fs.ft_id);
-	return mlx5c_cmd_exec(priv->mdev, in, sizeof(in), out, sizeof(out));
+	return mlx5c_ft_set_root(priv->mdev, &nic_rx, connect ? priv->fs.ft_id : 0);
 }
 
 /* The destination MACs the netdev wants now; *allmulti when they overflow. */
@@ -195,6 +161,8 @@ static void fs_sync(struct mlx5c_en_priv *priv)
 			del_rule(priv, FT_IX_ANY);
 		fs->promisc = promisc;
 	}
+	/* On an e-switch manager, the uplink takes our unicast addresses in. */
+	mlx5c_mpfs_set_own(priv->mdev, &addrs[0][0], n);
 	/* What reaches the function at all is the e-switch's (a VF's). */
 	if (mlx5c_en_set_vport_rx_mode(priv, &addrs[0][0], n,
 				       netdev->flags & IFF_PROMISC, fs->allmulti))
@@ -210,22 +178,15 @@ static void fs_sync(struct mlx5c_en_priv *priv)
  */
 int mlx5c_en_fs_create(struct mlx5c_en_priv *priv)
 {
-	u32 out[MLX5_ST_SZ_DW(create_flow_table_out)] = {};
-	u32 in[MLX5_ST_SZ_DW(create_flow_table_in)] = {};
 	static const u8 mcast[ETH_ALEN] = { 0x01 };
 	struct mlx5c_en_fs *fs = &priv->fs;
 	u8 all[ETH_ALEN];
 	int err;
 
 	memset(fs, 0, sizeof(*fs));
-	MLX5_SET(create_flow_table_in, in, opcode, MLX5_CMD_OP_CREATE_FLOW_TABLE);
-	MLX5_SET(create_flow_table_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
-	MLX5_SET(create_flow_table_in, in, flow_table_context.level, 0);
-	MLX5_SET(create_flow_table_in, in, flow_table_context.log_size, MLX5C_EN_FT_LOG_SIZE);
-	err = mlx5c_cmd_exec(priv->mdev, in, sizeof(in), out, sizeof(out));
+	err = mlx5c_ft_create(priv->mdev, &nic_rx, 0, MLX5C_EN_FT_LOG_SIZE, &fs->ft_id);
 	if (err)
 		return err;
-	fs->ft_id = MLX5_GET(create_flow_table_out, out, table_id);
 
 	fs->created = true;
 	eth_broadcast_addr(all);
@@ -258,13 +219,12 @@ int mlx5c_en_fs_create(struct mlx5c_en_priv *priv)
  */
 void mlx5c_en_fs_destroy(struct mlx5c_en_priv *priv)
 {
-	u32 out[MLX5_ST_SZ_DW(destroy_flow_table_out)] = {};
-	u32 in[MLX5_ST_SZ_DW(destroy_flow_table_in)] = {};
 	struct mlx5c_en_fs *fs = &priv->fs;
 	int ix;
 
 	if (!fs->created)
 		return;
+	mlx5c_mpfs_set_own(priv->mdev, NULL, 0);
 	if (fs->root)
 		set_root(priv, false);
 	for_each_set_bit(ix, fs->used, MLX5C_EN_FT_ADDRS)
@@ -279,10 +239,7 @@ void mlx5c_en_fs_destroy(struct mlx5c_en_priv *priv)
 		destroy_group(priv, fs->fg_mcast);
 	if (fs->ngroups > 0)
 		destroy_group(priv, fs->fg_addr);
-	MLX5_SET(destroy_flow_table_in, in, opcode, MLX5_CMD_OP_DESTROY_FLOW_TABLE);
-	MLX5_SET(destroy_flow_table_in, in, table_type, MLX5_FLOW_TABLE_TYPE_NIC_RX);
-	MLX5_SET(destroy_flow_table_in, in, table_id, fs->ft_id);
-	mlx5c_cmd_exec(priv->mdev, in, sizeof(in), out, sizeof(out));
+	mlx5c_ft_destroy(priv->mdev, &nic_rx, fs->ft_id);
 	memset(fs, 0, sizeof(*fs));
 }
 

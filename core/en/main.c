@@ -324,6 +324,14 @@ static const struct net_device_ops mlx5c_en_netdev_ops = {
 	.ndo_set_mac_address = en_set_mac,
 	.ndo_validate_addr = eth_validate_addr,
 	.ndo_get_stats64 = en_get_stats64,
+	.ndo_set_vf_mac = mlx5c_en_set_vf_mac,
+	.ndo_set_vf_vlan = mlx5c_en_set_vf_vlan,
+	.ndo_set_vf_spoofchk = mlx5c_en_set_vf_spoofchk,
+	.ndo_set_vf_trust = mlx5c_en_set_vf_trust,
+	.ndo_set_vf_link_state = mlx5c_en_set_vf_link_state,
+	.ndo_set_vf_rate = mlx5c_en_set_vf_rate,
+	.ndo_get_vf_config = mlx5c_en_get_vf_config,
+	.ndo_get_vf_stats = mlx5c_en_get_vf_stats,
 };
 
 static int en_probe(struct auxiliary_device *adev, const struct auxiliary_device_id *id)

@@ -286,6 +286,78 @@ int mlx5c_pd_free(struct mlx5c_dev *mdev, u16 uid, u32 pdn);
 int mlx5c_mkey_create(struct mlx5c_dev *mdev, void *in, int inlen, u32 *mkey);
 int mlx5c_mkey_destroy(struct mlx5c_dev *mdev, u16 uid, u32 mkey);
 
+/* ---- Flow tables (flow.c): the netdev's and the e-switch's ------------ */
+
+/* Flow table types of the e-switch (the PRM's; device.h names NIC_RX only). */
+#define MLX5C_FT_TYPE_ESW_EGRESS_ACL	0x2
+#define MLX5C_FT_TYPE_ESW_INGRESS_ACL	0x3
+#define MLX5C_FT_TYPE_FDB		0x4
+
+/* match_criteria_enable: which sections of the fte_match_param are matched. */
+#define MLX5C_MATCH_OUTER		BIT(0)
+#define MLX5C_MATCH_MISC		BIT(1)
+
+#define MLX5C_FTE_MAX_DEST		2
+
+/**
+ * struct mlx5c_ft_ns - the flow tables a flow-table command names
+ * @type: MLX5_FLOW_TABLE_TYPE_NIC_RX or MLX5C_FT_TYPE_*
+ * @vport: whose ACL, with @other
+ * @other: another function's vport (the e-switch manager on a VF's ACL)
+ */
+struct mlx5c_ft_ns {
+	u8 type;
+	u16 vport;
+	bool other;
+};
+
+/**
+ * struct mlx5c_fte - a flow entry for mlx5c_fte_set()
+ * @index: flow index
+ * @group: the group the index is in
+ * @action: MLX5_FLOW_CONTEXT_ACTION_* (ALLOW, DROP, FWD_DEST)
+ * @match: an fte_match_param of the values matched, or NULL
+ * @ndest: destinations, with FWD_DEST
+ * @dest: each a MLX5_IFC_FLOW_DESTINATION_TYPE_* and the TIR, table or
+ *	vport number
+ */
+struct mlx5c_fte {
+	u32 index;
+	u32 group;
+	u16 action;
+	const void *match;
+	int ndest;
+	struct {
+		u8 type;
+		u32 id;
+	} dest[MLX5C_FTE_MAX_DEST];
+};
+
+int mlx5c_ft_create(struct mlx5c_dev *mdev, const struct mlx5c_ft_ns *ns, u8 level,
+		    u8 log_size, u32 *id);
+void mlx5c_ft_destroy(struct mlx5c_dev *mdev, const struct mlx5c_ft_ns *ns, u32 id);
+int mlx5c_ft_set_root(struct mlx5c_dev *mdev, const struct mlx5c_ft_ns *ns, u32 id);
+int mlx5c_fg_create(struct mlx5c_dev *mdev, const struct mlx5c_ft_ns *ns, u32 table,
+		    u32 start, u32 end, u8 enable, const void *criteria, u32 *id);
+void mlx5c_fg_destroy(struct mlx5c_dev *mdev, const struct mlx5c_ft_ns *ns, u32 table, u32 id);
+int mlx5c_fte_set(struct mlx5c_dev *mdev, const struct mlx5c_ft_ns *ns, u32 table,
+		  const struct mlx5c_fte *fte);
+void mlx5c_fte_del(struct mlx5c_dev *mdev, const struct mlx5c_ft_ns *ns, u32 table, u32 index);
+
+/* ---- The legacy e-switch of a PF with VFs (eswitch/), for the netdev -- */
+
+struct ifla_vf_info;
+struct ifla_vf_stats;
+
+int mlx5c_eswitch_set_vf_mac(struct mlx5c_dev *mdev, int vf, const u8 *mac);
+int mlx5c_eswitch_set_vf_vlan(struct mlx5c_dev *mdev, int vf, u16 vlan, u8 qos);
+int mlx5c_eswitch_set_vf_spoofchk(struct mlx5c_dev *mdev, int vf, bool on);
+int mlx5c_eswitch_set_vf_trust(struct mlx5c_dev *mdev, int vf, bool on);
+int mlx5c_eswitch_set_vf_link_state(struct mlx5c_dev *mdev, int vf, int state);
+int mlx5c_eswitch_get_vf_config(struct mlx5c_dev *mdev, int vf, struct ifla_vf_info *ivi);
+int mlx5c_eswitch_get_vf_stats(struct mlx5c_dev *mdev, int vf, struct ifla_vf_stats *st);
+void mlx5c_mpfs_set_own(struct mlx5c_dev *mdev, const u8 *addrs, int n);
+
 /* ---- Vports (vport.c): the own one, or with @other another function's -- */
 
 int mlx5c_vport_query_state(struct mlx5c_dev *mdev, u8 opmod, u16 vport,

@@ -211,6 +211,15 @@ vf_bound_ours() { pci_driver_is "$slot.$1" mlx5_core && [ -n "$(pci_ibdev "$slot
 # vf_active N: VF function N's RDMA device has port 1 ACTIVE.
 vf_active() { grep -q ACTIVE "/sys/bus/pci/devices/$slot.$1/infiniband/$(pci_ibdev "$slot.$1")/ports/1/state"; }
 
+# vf_up_active N: VF function N's netdev, if it has one, up (on Ethernet
+# the RoCE port follows it), then its RDMA port ACTIVE.
+vf_up_active()
+{
+	nd=$(ls "/sys/bus/pci/devices/$slot.$1/net" 2>/dev/null | head -n 1)
+	[ -z "$nd" ] || ip link set "$nd" up || return 1
+	wait_for 60 vf_active $1 || { echo "$slot.$1: port not ACTIVE"; return 1; }
+}
+
 # dbg_vf VF FIELD: column FIELD (enabled, pages) of VF (0-based) in the
 # debugfs vfs file.
 dbg_vf()
@@ -244,6 +253,7 @@ vfs_agree()
 t_ours_pf_load()
 {
 	! mlx5_loaded || { echo "an mlx5 driver is still loaded"; return 1; }
+	esw_mark=$(ktap_dmesg_mark)
 	[ -f "$core_ko" ] && [ -f "$ib_ko" ] || { echo "not built: $core_ko $ib_ko"; return 1; }
 	modprobe -q ib_uverbs
 	insmod "$core_ko" && insmod "$ib_ko" || return 1
@@ -271,10 +281,7 @@ t_ours_enable()
 	expect sriov_numvfs "$(cat "$sys/sriov_numvfs")" $NVF || return 1
 	for f in $vfs; do
 		wait_for 120 vf_bound_ours $f || { echo "$slot.$f: driver '$(pci_driver_of "$slot.$f")', no RDMA device"; return 1; }
-		# On Ethernet the RoCE port follows its netdev: up first.
-		nd=$(ls "/sys/bus/pci/devices/$slot.$f/net" 2>/dev/null | head -n 1)
-		[ -z "$nd" ] || ip link set "$nd" up || return 1
-		wait_for 60 vf_active $f || { echo "$slot.$f: port not ACTIVE"; return 1; }
+		vf_up_active $f || return 1
 		ib=$(pci_ibdev "$slot.$f")
 		echo "$slot.$f: $(pci_driver_of "$slot.$f"), $ib"
 		ibv_devinfo -d "$ib" | grep -E 'vendor_part_id|state'
@@ -295,6 +302,21 @@ t_ours_disable()
 	expect "debugfs vf_pages" "$(awk '$1 == "vf_pages:" { print $2 }' "$pf_dbg/vfs")" 0 || return 1
 	vfs_agree no || return 1
 	grep -E '^vf_(pages|requests)' "$pf_dbg/pages"
+	esw_down
+}
+
+# esw_up / esw_down: on Ethernet, the emulator shows our PF's FDB as its
+# root (the e-switch enabled), or no table of the e-switch a root (all of
+# it taken down: FDB, the VFs' ACLs).
+esw_up()
+{
+	$pf_eth || return 0
+	emu_ctl hca 0 esw | grep -q '^  fdb of vport 0: root 0x[1-9a-f]' || { emu_ctl hca 0 esw; echo "no FDB root"; return 1; }
+}
+esw_down()
+{
+	$pf_eth || return 0
+	! emu_ctl hca 0 esw | grep -q ': root 0x[1-9a-f]' || { emu_ctl hca 0 esw; echo "e-switch tables left"; return 1; }
 }
 
 # A fatal error of the PF (the emulator's health syndrome): the PF
@@ -325,9 +347,10 @@ t_ours_recovery()
 	expect "health" "$(cat "$sys/health/state")" ok || return 1
 	for f in $vfs; do vf_present $f || { echo "$slot.$f went"; return 1; }; done
 	wait_for 30 vfs_agree yes || { vfs_agree yes; return 1; }
+	esw_up || return 1
 	echo 0 >"$sys/sriov_numvfs" || return 1
 	echo 1 >"$sys/sriov_drivers_autoprobe" || return 1
-	vfs_agree no
+	vfs_agree no && esw_down
 }
 
 # With recovery off, a fatal PF error leaves the PF in the internal-error
@@ -401,7 +424,7 @@ t_ours_pf_intree_vfs()
 	done
 	for f in $vfs; do
 		wait_for 120 vf_bound_ours $f || { echo "$slot.$f: '$(pci_driver_of "$slot.$f")', no RDMA device"; return 1; }
-		wait_for 60 vf_active $f || { echo "$slot.$f: port not ACTIVE"; return 1; }
+		vf_up_active $f || return 1
 		echo "$slot.$f: $(pci_driver_of "$slot.$f") ($(modinfo -n mlx5_core)), $(pci_ibdev "$slot.$f") ACTIVE"
 	done
 	vfs_agree yes || return 1
@@ -439,15 +462,39 @@ esw_eth()
 	[ -n "$pfdev" ] || { echo "the PF has no netdev"; return 1; }
 }
 
-# The e-switch the in-tree PF built at `echo N > sriov_numvfs`: no failed
-# command in the kernel log; the emulator shows its FDB. (The MPFS is still
-# empty here: the drivers add the unicast addresses of open netdevs only.)
+# The e-switch the PF's driver built at `echo N > sriov_numvfs`: no failed
+# command in the kernel log since $esw_mark (the driver's load); the
+# emulator shows its FDB. (With the in-tree VFs' netdevs still down the
+# MPFS is empty here: the drivers add the unicast addresses of open
+# netdevs only.)
+esw_mark=$dmesg_start
 t_esw_setup()
 {
 	esw_eth || return
-	! esw_cmd_errors "$dmesg_start" || { echo "failed commands in the kernel log"; return 1; }
+	! esw_cmd_errors "$esw_mark" || { echo "failed commands in the kernel log"; return 1; }
 	emu_ctl hca 0 esw
 	emu_ctl hca 0 esw | grep -q '^  fdb of vport 0: root 0x[1-9a-f]' || { echo "no FDB root"; return 1; }
+}
+
+# mpfs_has MAC: the emulator's MPFS (hca 0 esw) holds MAC.
+mpfs_has() { emu_ctl hca 0 esw | grep -q "^  mpfs [0-9]* $1\$"; }
+
+# Ours: the VFs' netdevs are up (t_ours_enable), each published its MAC on
+# its vport; the NIC_VPORT_CHANGE our PF armed brought it into the MPFS
+# and the FDB; the PF's own open netdev's MAC is there too.
+t_ours_esw_setup()
+{
+	t_esw_setup || return
+	ip link set "$pfdev" up || return 1
+	for f in $vfs; do
+		nd=$(esw_netdev "$slot.$f")
+		[ -n "$nd" ] || { echo "$slot.$f: no netdev"; return 1; }
+		mac=$(cat "/sys/class/net/$nd/address")
+		wait_for 30 mpfs_has "$mac" || { echo "$slot.$f ($nd, $mac) not in the MPFS"; return 1; }
+	done
+	mac=$(cat "/sys/class/net/$pfdev/address")
+	wait_for 30 mpfs_has "$mac" || { echo "the PF's $mac not in the MPFS"; return 1; }
+	emu_ctl hca 0 esw | grep -q '^  fdb of vport 0: .* [1-9][0-9]* entries' || { echo "no FDB rule"; return 1; }
 }
 
 # ip link set <pf> vf 0 mac/vlan/spoofchk/trust/state, read back in
@@ -488,8 +535,24 @@ esw_traffic()
 	return $_rc
 }
 
-# VF 0 and its PF through the e-switch.
-t_esw_vf_pf() { esw_eth && esw_traffic "$pfdev" esw_vf_pf; }
+# vf0_rx_packets: VF 0's received packets in ip -s link show <pf>
+# (ndo_get_vf_stats: the VF vport's counters).
+vf0_rx_packets()
+{
+	ip -s link show "$pfdev" | awk '$1 == "vf" && $2 == "0" { f = 1; next }
+		f && $1 == "RX:" { getline; print $2; exit }'
+}
+
+# VF 0 and its PF through the e-switch; VF 0's stats on the PF move.
+t_esw_vf_pf()
+{
+	esw_eth || return
+	r0=$(vf0_rx_packets)
+	esw_traffic "$pfdev" esw_vf_pf || return 1
+	r1=$(vf0_rx_packets)
+	echo "ip -s link show $pfdev: vf 0 RX packets ${r0:-none} -> ${r1:-none}"
+	[ "${r1:-0}" -gt "${r0:-0}" ] || { ip -s link show "$pfdev"; return 1; }
+}
 
 # VF 0 and hca1 (the other adapter, out of the uplink).
 t_esw_vf_uplink()
@@ -699,10 +762,11 @@ t_ibv_ours_restore() { ibv_restore 11:22:33:44:55:66:77:90 && ibv_done; }
 # a VPI ConnectX.
 pf_eth=false
 emu_ctl hca 0 qos >/dev/null 2>&1 && pf_eth=true
-# Our PF on Ethernet needs its own legacy e-switch first (issue 32 step
-# 18: without it the VFs' netdevs have no path): our cases are planned on
-# InfiniBand only, for now.
-if $pf_eth; then ktap_begin 13; else ktap_begin 24; fi
+# Our PF's cases run on both lanes; on Ethernet with its legacy e-switch
+# (issue 32 steps 18-19: core/eswitch/, en/vf.c) and the same e-switch
+# cases as the in-tree PF's, plus the VFs' MACs in the MPFS; on
+# InfiniBand with the VF GUID, link-state and stats cases (ib/sriov.c).
+if $pf_eth; then ktap_begin 26; else ktap_begin 24; fi
 ktap_case "before the shim: QEMU hides the SR-IOV header at 0x100 and passes the body" t_passthrough
 ktap_case "insmod sriov_shim refuses no pf=, a VF slot and a PF without the capability, saying why" t_shim_refusals
 ktap_case "insmod sriov_shim: lspci shows SR-IOV (TotalVFs $NVF, offset 1, stride 1, VF device ID), VFs hidden" t_shim
@@ -715,21 +779,26 @@ $pf_eth || ktap_case "in-tree PF: VF 0's stats in ip -s link show move with its 
 $pf_eth || ktap_case "in-tree PF: VF 0's node GUID set again at echo 0/echo $NVF" t_ibv_intree_restore
 ! $pf_eth || ktap_case "the in-tree PF's legacy e-switch: FDB programmed, no failed command" t_esw_setup
 ! $pf_eth || ktap_case "ip link set <pf> vf 0 mac/vlan/spoofchk/trust/state read back; VF 0 rebound has the MAC" t_esw_vf_config
-! $pf_eth || ktap_case "VF 0 <-> PF: ping, TCP ${ESW_MB} MiB sha256" t_esw_vf_pf
+! $pf_eth || ktap_case "VF 0 <-> PF: ping, TCP ${ESW_MB} MiB sha256, VF 0 RX packets up in ip -s link show <pf>" t_esw_vf_pf
 ! $pf_eth || ktap_case "VF 0 <-> hca1 out of the uplink: ping, TCP ${ESW_MB} MiB sha256" t_esw_vf_uplink
 ! $pf_eth || ktap_case "spoofchk on: a spoofed source MAC from VF 0 is dropped by its ingress ACL" t_esw_spoofchk
 ktap_case "echo 0 > sriov_numvfs removes the VFs, firmware pages back" t_disable
-$pf_eth || ktap_case "our mlx5_core on the PF: debugfs vfs with total_vfs $NVF, none enabled" t_ours_pf_load
-$pf_eth || ktap_case "ours on the PF: echo $((NVF + 1)) > sriov_numvfs fails with ERANGE" t_ours_erange
-$pf_eth || ktap_case "ours on the PF, echo $NVF > sriov_numvfs: VFs enabled with pages (debugfs vfs = hca 0 vfs), ours binds them, PORT_ACTIVE" t_ours_enable
+ktap_case "our mlx5_core on the PF: debugfs vfs with total_vfs $NVF, none enabled" t_ours_pf_load
+ktap_case "ours on the PF: echo $((NVF + 1)) > sriov_numvfs fails with ERANGE" t_ours_erange
+ktap_case "ours on the PF, echo $NVF > sriov_numvfs: VFs enabled with pages (debugfs vfs = hca 0 vfs), ours binds them, PORT_ACTIVE" t_ours_enable
 $pf_eth || ktap_case "ours on the PF: ip link set <pf-ib> vf 0 node_guid/port_guid read back; VF 0 rebound has them" t_ibv_ours_guid
 $pf_eth || ktap_case "ours on the PF: vf 0 state disable takes VF 0's port DOWN (VF 1 stays ACTIVE), enable/auto ACTIVE" t_ibv_ours_link
 $pf_eth || ktap_case "ours on the PF: VF 0's stats in ip -s link show move with its traffic" t_ibv_ours_stats
 $pf_eth || ktap_case "ours on the PF: VF 0's node GUID set again at echo 0/echo $NVF" t_ibv_ours_restore
-$pf_eth || ktap_case "ours on the PF, echo 0 > sriov_numvfs: the VFs go, every VF page back" t_ours_disable
-$pf_eth || ktap_case "ours on the PF with $NVF VFs (unbound): a fatal PF error is recovered, the VFs enabled again in the device" t_ours_recovery
-$pf_eth || ktap_case "ours on the PF in the internal-error state (recovery off): echo $NVF > sriov_numvfs refused with EBUSY, saying why" t_ours_refuse_error
-$pf_eth || ktap_case "rmmod of ours with $NVF VFs enabled and bound: VFs disabled first, every page back, no splat" t_ours_rmmod
-$pf_eth || ktap_case "our PF renamed (mlx5c_core), the in-tree mlx5_core on its $NVF VFs: ACTIVE, pages agree, echo 0 returns them" t_ours_pf_intree_vfs
+! $pf_eth || ktap_case "our PF's legacy e-switch: FDB programmed, no failed command, the VFs' and the PF's MACs in the MPFS" t_ours_esw_setup
+! $pf_eth || ktap_case "ours: ip link set <pf> vf 0 mac/vlan/spoofchk/trust/state read back; VF 0 rebound has the MAC" t_esw_vf_config
+! $pf_eth || ktap_case "ours: VF 0 <-> PF: ping, TCP ${ESW_MB} MiB sha256, VF 0 RX packets up in ip -s link show <pf>" t_esw_vf_pf
+! $pf_eth || ktap_case "ours: VF 0 <-> hca1 out of the uplink: ping, TCP ${ESW_MB} MiB sha256" t_esw_vf_uplink
+! $pf_eth || ktap_case "ours: spoofchk on: a spoofed source MAC from VF 0 is dropped by its ingress ACL" t_esw_spoofchk
+ktap_case "ours on the PF, echo 0 > sriov_numvfs: the VFs go, every VF page back, the e-switch down (Ethernet)" t_ours_disable
+ktap_case "ours on the PF with $NVF VFs (unbound): a fatal PF error is recovered, the VFs (and the e-switch) enabled again in the device" t_ours_recovery
+ktap_case "ours on the PF in the internal-error state (recovery off): echo $NVF > sriov_numvfs refused with EBUSY, saying why" t_ours_refuse_error
+ktap_case "rmmod of ours with $NVF VFs enabled and bound: VFs disabled first, every page back, no splat" t_ours_rmmod
+ktap_case "our PF renamed (mlx5c_core), the in-tree mlx5_core on its $NVF VFs: ACTIVE, pages agree, echo 0 returns them" t_ours_pf_intree_vfs
 ktap_case "rmmod sriov_shim: the slot as at boot, no SR-IOV capability" t_unload
 ktap_end
