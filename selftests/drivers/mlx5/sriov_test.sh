@@ -358,6 +358,25 @@ t_ours_refuse_error()
 	[ $ok = 1 ]
 }
 
+# Ours on the PF and on its VFs, bound (issue 32 step 14): a fatal PF
+# error; the PF recovers and enables the VFs again; ours on each VF finds
+# its nic_interface DISABLED, recovers (its health/recoveries) and is
+# ACTIVE again; echo 0 then returns every VF page.
+t_ours_recovery_bound()
+{
+	echo $NVF >"$sys/sriov_numvfs" || return 1
+	r0=$(cat "$sys/health/recoveries")
+	pf_fatal_vf_prepare || return 1
+	m=$(ktap_dmesg_mark)
+	emu_ctl hca 0 health-syndrome 1 0x42 fatal >/dev/null || return 1
+	wait_for 120 sh -c "[ \$(cat $sys/health/recoveries) -gt $r0 ]" ||
+		{ echo "$pf: no recovery"; emu_ctl hca 0 health-syndrome 0 >/dev/null; return 1; }
+	pf_fatal_vfs_recover ours "$m" || return 1
+	vfs_agree yes || return 1
+	echo 0 >"$sys/sriov_numvfs" || return 1
+	vfs_agree no
+}
+
 # rmmod of ours with the VFs enabled and bound to ours: the VFs' drivers
 # go, SR-IOV is disabled, then the PF; every page of every function back.
 t_ours_rmmod()
@@ -685,7 +704,7 @@ emu_ctl hca 0 qos >/dev/null 2>&1 && pf_eth=true
 # Our PF on Ethernet needs its own legacy e-switch first (issue 32 step
 # 18: without it the VFs' netdevs have no path): our cases are planned on
 # InfiniBand only, for now.
-if $pf_eth; then ktap_begin 15; else ktap_begin 18; fi
+if $pf_eth; then ktap_begin 15; else ktap_begin 19; fi
 ktap_case "before the shim: QEMU hides the SR-IOV header at 0x100 and passes the body" t_passthrough
 ktap_case "insmod sriov_shim refuses no pf=, a VF slot and a PF without the capability, saying why" t_shim_refusals
 ktap_case "insmod sriov_shim: lspci shows SR-IOV (TotalVFs $NVF, offset 1, stride 1, VF device ID), VFs hidden" t_shim
@@ -706,6 +725,7 @@ $pf_eth || ktap_case "ours on the PF, echo $NVF > sriov_numvfs: VFs enabled with
 $pf_eth || ktap_case "ours on the PF, echo 0 > sriov_numvfs: the VFs go, every VF page back" t_ours_disable
 $pf_eth || ktap_case "ours on the PF with $NVF VFs (unbound): a fatal PF error is recovered, the VFs enabled again in the device" t_ours_recovery
 $pf_eth || ktap_case "ours on the PF in the internal-error state (recovery off): echo $NVF > sriov_numvfs refused with EBUSY, saying why" t_ours_refuse_error
+$pf_eth || ktap_case "ours on the PF and on its $NVF VFs, bound: a fatal PF error, the PF and each VF recover, PORT_ACTIVE" t_ours_recovery_bound
 $pf_eth || ktap_case "rmmod of ours with $NVF VFs enabled and bound: VFs disabled first, every page back, no splat" t_ours_rmmod
 $pf_eth || ktap_case "our PF renamed (mlx5c_core), the in-tree mlx5_core on its $NVF VFs: ACTIVE, pages agree, echo 0 returns them" t_ours_pf_intree_vfs
 $pf_eth || ktap_case "our PF renamed, the in-tree mlx5_core bound on its $NVF VFs: a fatal PF error, the PF and each VF recover" t_ours_pf_fatal_intree_vfs
