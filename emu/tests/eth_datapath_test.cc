@@ -4,12 +4,16 @@
 // a data pointer) leaves A with its IPv4 and UDP checksums filled in,
 // completes on A's send CQ, and lands in B's receive WQE through B's
 // root flow table and direct TIR with an RX CQE (byte count, L3/L4 OK).
+// On an e-switch whose manager limited its vport's rate, A's SQ is paced.
 #include <gtest/gtest.h>
 
 #include <endian.h>
 
 #include "eth_harness.h"
+#include "exec/datapath.h"
 #include "prm/cq.h"
+#include "prm/qos.h"
+#include "steer/eswitch.h"
 #include "steer/headers.h"
 
 namespace mlx5emu::test {
@@ -174,6 +178,47 @@ TEST_F(EthPair, LsoCutsTcpIntoMssFrames)
 		EXPECT_EQ(got[47] & 0x08, i == 2 ? 0x08 : 0) << "PSH on the last segment only";
 		EXPECT_EQ(got[54], static_cast<uint8_t>(1000 * i));
 	}
+}
+
+// A's vport limited to 8 Mb/s (1 byte/us) by its e-switch's scheduling
+// elements: two 60000-byte LSO sends use the burst and overdraw it, the
+// third waits until the rate paid for the second (about 60 ms), and is
+// then sent: a shaper, nothing dropped.
+TEST_F(EthPair, VportRatePacesTheSq)
+{
+	namespace se = sched_elem;
+	steer::Eswitch esw(0, 4);
+	DataPath &dp = a.h.fw().dp();
+	{
+		auto lk = dp.lock();
+		dp.set_eswitch(&esw, 0);
+		steer::SchedElement root, vp;
+		uint32_t root_id = 0, vp_id = 0, r = 0;
+		root.type = se::TYPE_TSAR;
+		ASSERT_EQ(esw.qos().create(root, 100, &root_id, &r), 0);
+		vp.type = se::TYPE_VPORT;
+		vp.parent = root_id;
+		vp.max_average_bw = 8;
+		ASSERT_EQ(esw.qos().create(vp, 100, &vp_id, &r), 0);
+	}
+	std::vector<uint8_t> f = udp_frame(0);
+	f.resize(34);
+	f[23] = 6;
+	f.insert(f.end(), {0x30, 0x39, 0x04, 0xd2, 0, 0, 0x10, 0, 0, 0, 0, 0, 0x50, 0x18, 0xff, 0xff, 0, 0, 0, 0});
+	f.resize(54 + 60000, 0x5a);
+	auto t0 = std::chrono::steady_clock::now();
+	for (unsigned i = 0; i < 3; ++i) {
+		send(0x0e, f, 54, 1400);
+		Cqe tx;
+		ASSERT_TRUE(a.d.poll(acq, &tx, std::chrono::milliseconds(10000))) << "send " << i;
+		EXPECT_EQ(tx.opcode, cqe_opcode::REQ);
+	}
+	auto took = std::chrono::steady_clock::now() - t0;
+	EXPECT_GE(took, std::chrono::milliseconds(50)) << "the third send waited for the rate";
+	auto lk = dp.lock();
+	EXPECT_GT(dp.eth_counters().tx_rate_waits, 0u);
+	EXPECT_EQ(dp.eth_counters().tx[0].packets, 3u * 43) << "every segment sent";
+	dp.set_eswitch(nullptr, 0);
 }
 
 } // namespace

@@ -2,8 +2,9 @@
 // The legacy e-switch's commands on its manager (fw/cmd_esw.cc, the FDB and
 // ACL table types of cmd_flow_table.cc, steer/eswitch.h): the caps a PF with
 // VFs reports on Ethernet, the FDB and vport ACL tables with vport and
-// uplink destinations, the MPFS, the esw vport context (VST), and their
-// refusal on a VF and on a PF without VFs.
+// uplink destinations, the MPFS, the esw vport context (VST), the
+// scheduling elements of the e-switch's transmit rates, and their refusal
+// on a VF and on a PF without VFs.
 #include "fw_harness.h"
 #include "poll_for.h"
 
@@ -12,6 +13,7 @@
 #include "exec/datapath.h"
 #include "fw/adapter.h"
 #include "prm/eth.h"
+#include "prm/qos.h"
 #include "steer/headers.h"
 #include "steer/match.h"
 
@@ -128,6 +130,16 @@ TEST(FwEsw, ManagerCaps)
 		EXPECT_EQ(field(f, ft_caps::flow_counter.at(at)), 0u) << "no ACL drop counters";
 	}
 	EXPECT_EQ(field(f, ft_caps::log_max_ft_size.at(esw_ft_caps::kFdb)), 16u);
+	// The e-switch's transmit scheduling (vport rates).
+	EXPECT_EQ(field(caps_of(pf, 0), gc::qos), 1u);
+	auto q = caps_of(pf, cap_type_qos::QOS);
+	EXPECT_EQ(field(q, esw_qos_caps::esw_scheduling), 1u);
+	EXPECT_EQ(field(q, esw_qos_caps::esw_bw_share), 1u);
+	EXPECT_EQ(field(q, esw_qos_caps::esw_element_type),
+		  uint32_t(esw_qos_caps::ELEMENT_CAP_TSAR | esw_qos_caps::ELEMENT_CAP_VPORT));
+	EXPECT_EQ(field(q, esw_qos_caps::esw_tsar_type), uint32_t(esw_qos_caps::TSAR_CAP_DWRR));
+	EXPECT_EQ(field(q, esw_qos_caps::log_esw_max_sched_depth), 0u) << "vports hang off the root";
+	EXPECT_GT(field(q, esw_qos_caps::max_tsar_bw_share), 0u);
 
 	FwHarness alone(pf_config(nullptr));
 	alone.enable();
@@ -302,6 +314,99 @@ TEST(FwEsw, EswVportContext)
 
 // A VF is no e-switch manager: the commands and table types fail BAD_OP at
 // once; a PF without VFs neither.
+namespace se = sched_elem;
+
+// CREATE_SCHEDULING_ELEMENT of the E_SWITCH hierarchy, as the in-tree PF
+// sends it: `type`, its parent, maximum (Mb/s) and share; a VPORT element
+// names its vport.
+Msg create_sched(uint8_t type, uint32_t parent, uint32_t max, uint32_t share, uint16_t vport = 0)
+{
+	Msg m(sched_op::CREATE_SCHEDULING_ELEMENT, 0, se::kInSize);
+	m.set(se::scheduling_hierarchy, se::HIERARCHY_E_SWITCH);
+	m.set(se::element_type.at(se::kCtxAt), type).set(se::parent_element_id.at(se::kCtxAt), parent);
+	m.set(se::max_average_bw.at(se::kCtxAt), max).set(se::bw_share.at(se::kCtxAt), share);
+	if (type == se::TYPE_VPORT)
+		m.set(se::vport_number.at(se::kCtxAt), vport);
+	else
+		m.set(se::tsar_type.at(se::kCtxAt), se::TSAR_DWRR);
+	return m;
+}
+
+Msg sched_msg(uint16_t op, uint32_t id, size_t size = se::kDestroyInSize)
+{
+	Msg m(op, 0, size);
+	return m.set(se::scheduling_hierarchy, se::HIERARCHY_E_SWITCH).set(se::scheduling_element_id, id);
+}
+
+// `ip link set <pf> vf 0 max_tx_rate 300 min_tx_rate 50` on the in-tree
+// PF: a root TSAR, VF 0's VPORT element under it, modified;
+// the vport's rate follows; refusals; the PF's reset clears them.
+TEST(FwEsw, SchedulingElementsSetVportRates)
+{
+	auto a = std::make_shared<Adapter>(2, true);
+	FwHarness pf(pf_config(a));
+	pf.bring_up();
+	uint32_t share = field(caps_of(pf, cap_type_qos::QOS), esw_qos_caps::max_tsar_bw_share);
+
+	auto root_out = pf.ok(create_sched(se::TYPE_TSAR, 0, 0, 0), se::kCreateOutSize);
+	uint32_t root = field(root_out, se::out_element_id);
+	EXPECT_NE(root, 0u);
+	auto vp_out = pf.ok(create_sched(se::TYPE_VPORT, root, 300, 0, 1), se::kCreateOutSize);
+	uint32_t vp = field(vp_out, se::out_element_id);
+	EXPECT_NE(vp, root);
+	{
+		auto lk = pf.fw().dp().lock();
+		EXPECT_EQ(a->eswitch().qos().vport_rate(1), 300u);
+		EXPECT_EQ(a->eswitch().qos().vport_rate(2), 0u);
+	}
+	Msg mod = sched_msg(sched_op::MODIFY_SCHEDULING_ELEMENT, vp, se::kInSize);
+	mod.set(se::modify_bitmask, se::MODIFY_MAX_AVERAGE_BW | se::MODIFY_BW_SHARE);
+	mod.set(se::max_average_bw.at(se::kCtxAt), 100).set(se::bw_share.at(se::kCtxAt), share);
+	pf.ok(mod, 16);
+	auto got = pf.ok(sched_msg(sched_op::QUERY_SCHEDULING_ELEMENT, vp), se::kInSize);
+	EXPECT_EQ(field(got, se::element_type.at(se::kCtxAt)), uint32_t(se::TYPE_VPORT));
+	EXPECT_EQ(field(got, se::vport_number.at(se::kCtxAt)), 1u);
+	EXPECT_EQ(field(got, se::parent_element_id.at(se::kCtxAt)), root);
+	EXPECT_EQ(field(got, se::max_average_bw.at(se::kCtxAt)), 100u);
+	EXPECT_EQ(field(got, se::bw_share.at(se::kCtxAt)), share);
+	{
+		auto lk = pf.fw().dp().lock();
+		EXPECT_EQ(a->eswitch().qos().vport_rate(1), 100u);
+	}
+	bool listed = false;
+	for (const std::string &l : pf.fw().esw_lines())
+		listed |= l.find("vport 1 tx_rate_mbps 100") != std::string::npos;
+	EXPECT_TRUE(listed) << "hca N esw shows the rate";
+
+	// Refused: another hierarchy, a share above the cap, a vport under
+	// no TSAR, a TSAR with a child, an unknown element.
+	Msg nic = create_sched(se::TYPE_TSAR, 0, 0, 0);
+	nic.set(se::scheduling_hierarchy, 0);
+	EXPECT_EQ(pf.exec(nic, se::kCreateOutSize).status, status::BAD_PARAM);
+	EXPECT_EQ(pf.exec(create_sched(se::TYPE_VPORT, root, 0, share + 1, 2), se::kCreateOutSize).status,
+		  status::BAD_PARAM);
+	EXPECT_EQ(pf.exec(create_sched(se::TYPE_VPORT, 0, 10, 0, 2), se::kCreateOutSize).status, status::BAD_PARAM);
+	EXPECT_EQ(pf.exec(sched_msg(sched_op::DESTROY_SCHEDULING_ELEMENT, root), 16).status, status::BAD_RES_STATE);
+	EXPECT_EQ(pf.exec(sched_msg(sched_op::QUERY_SCHEDULING_ELEMENT, 0x777), se::kInSize).status,
+		  status::BAD_PARAM);
+
+	// The in-tree PF's teardown order: the vport, then the root.
+	pf.ok(sched_msg(sched_op::DESTROY_SCHEDULING_ELEMENT, vp), 16);
+	{
+		auto lk = pf.fw().dp().lock();
+		EXPECT_EQ(a->eswitch().qos().vport_rate(1), 0u);
+	}
+	pf.ok(sched_msg(sched_op::DESTROY_SCHEDULING_ELEMENT, root), 16);
+
+	// The PF's reset takes its e-switch's elements with it.
+	uint32_t again = field(pf.ok(create_sched(se::TYPE_TSAR, 0, 0, 0), se::kCreateOutSize), se::out_element_id);
+	pf.ok(create_sched(se::TYPE_VPORT, again, 10, 0, 2), se::kCreateOutSize);
+	pf.ok(Msg(op::DISABLE_HCA, 0, 16), 16);
+	auto lk = pf.fw().dp().lock();
+	EXPECT_TRUE(a->eswitch().qos().elements().empty());
+	EXPECT_EQ(a->eswitch().qos().vport_rate(2), 0u);
+}
+
 TEST(FwEsw, RefusedOffTheManager)
 {
 	auto a = std::make_shared<Adapter>(2, true);
@@ -324,6 +429,8 @@ TEST(FwEsw, RefusedOffTheManager)
 			  status::BAD_OP);
 		EXPECT_EQ(h->exec(Msg(esw_op::QUERY_ESW_VPORT_CONTEXT, 0, 16), ev::kAt + ev::kSize).status,
 			  status::BAD_OP);
+		EXPECT_EQ(h->exec(create_sched(se::TYPE_TSAR, 0, 0, 0), se::kCreateOutSize).status, status::BAD_OP);
+		EXPECT_EQ(h->exec(sched_msg(sched_op::DESTROY_SCHEDULING_ELEMENT, 1), 16).status, status::BAD_OP);
 	}
 	EXPECT_GT(vf.fw().refusals.vf_refused, 0u);
 	// The NIC receive tables stay every function's own.

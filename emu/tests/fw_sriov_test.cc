@@ -157,18 +157,25 @@ TEST(FwSriov, VfLivesOnlyWhileItsPfEnablesIt)
 	EXPECT_EQ(vf.exec(Msg(op::ENABLE_HCA, 0, 16), 16).status, status::BAD_SYS_STATE);
 }
 
+// A PF brought up, both its VFs enabled by it and brought up.
+struct FwSriovTwoVfs : ::testing::Test {
+	std::shared_ptr<Adapter> a = std::make_shared<Adapter>(2, true);
+	FwHarness pf{pf_config(a)};
+	FwHarness vf0{vf_config(a, 0)}, vf1{vf_config(a, 1)};
+	void SetUp() override
+	{
+		pf.bring_up();
+		enable_and_wait(pf, *a, vf0, 1);
+		enable_and_wait(pf, *a, vf1, 2);
+		vf0.bring_up();
+		vf1.bring_up();
+	}
+};
+
 // VF Enable cleared (pci_disable_sriov) or NumVFs below the VF: the VF is
 // reset. The PF's own reset takes its VFs down too.
-TEST(FwSriov, VfEnableAndThePfsResetGovernTheVfs)
+TEST_F(FwSriovTwoVfs, VfEnableAndThePfsResetGovernTheVfs)
 {
-	auto a = std::make_shared<Adapter>(2, true);
-	FwHarness pf(pf_config(a));
-	pf.bring_up();
-	FwHarness vf0(vf_config(a, 0)), vf1(vf_config(a, 1));
-	enable_and_wait(pf, *a, vf0, 1);
-	enable_and_wait(pf, *a, vf1, 2);
-	vf0.bring_up();
-	vf1.bring_up();
 	a->sriov_control(1, true, true);
 	ASSERT_TRUE(poll_for([&] { return initializing(vf1); })) << "VF 2 is beyond NumVFs 1";
 	EXPECT_FALSE(initializing(vf0));
@@ -183,6 +190,102 @@ TEST(FwSriov, VfEnableAndThePfsResetGovernTheVfs)
 	EXPECT_FALSE(a->vf_enabled(1));
 	EXPECT_FALSE(a->vf_enabled(2));
 	ASSERT_TRUE(poll_for([&] { return initializing(vf0) && initializing(vf1); })) << "the PF's reset";
+}
+
+// nic_interface of the init segment (0x14 bits 10..8): 0 FULL_DRIVER,
+// 1 DISABLED.
+uint32_t nic_interface(FwHarness &h) { return (h.rd32(0x14) >> 8) & 7; }
+uint8_t health_synd(FwHarness &h) { return static_cast<uint8_t>(h.rd32(0x200 + health::kIriscIndex) >> 16); }
+uint8_t health_rfr(FwHarness &h) { return static_cast<uint8_t>(h.rd32(0x200 + health::kRfrSeverity) >> 24); }
+uint32_t health_counter(FwHarness &h) { return h.rd32(0x1010); }
+
+// What a bound VF driver sees when its PF disables it: the interface reads
+// DISABLED (the in-tree health poller's NIC_DISABLED sensor, so it stops
+// waiting for commands and recovers), the command queue is forgotten, the
+// heartbeat goes on (the recovery's wait for a live counter), and the init
+// segment says initializing until the PF enables it again; then the
+// driver's new command queue works.
+void expect_vf_lost(FwHarness &vf, const char *why)
+{
+	ASSERT_TRUE(poll_for([&] { return nic_interface(vf) == iseg::NIC_IFC_DISABLED; }))
+		<< why << ": nic_interface " << nic_interface(vf);
+	ASSERT_TRUE(vf.idle());
+	EXPECT_TRUE(initializing(vf)) << why;
+	EXPECT_EQ(vf.fw().function_state(), FnState::Disabled) << why;
+	EXPECT_EQ(vf.rd32(0x14) & 0xfffff000u, 0u) << why << ": command queue address kept";
+	uint32_t c0 = health_counter(vf);
+	EXPECT_TRUE(poll_for([&] { return health_counter(vf) != c0; })) << why << ": heartbeat stopped";
+}
+
+void expect_vf_back(FwHarness &pf, Adapter &a, FwHarness &vf, uint32_t n)
+{
+	enable_and_wait(pf, a, vf, n);
+	EXPECT_EQ(nic_interface(vf), iseg::NIC_IFC_FULL_DRIVER) << "the driver's new command queue";
+	vf.bring_up();
+	EXPECT_EQ(vf.fw().function_state(), FnState::Initialized);
+}
+
+// DISABLE_HCA of a live VF by its PF, then ENABLE_HCA again.
+TEST(FwSriov, VfDisabledUnderItsDriverSeesItAndComesBack)
+{
+	auto a = std::make_shared<Adapter>(2, true);
+	FwHarness pf(pf_config(a));
+	pf.bring_up();
+	FwHarness vf(vf_config(a, 0));
+	enable_and_wait(pf, *a, vf, 1);
+	vf.bring_up();
+	EXPECT_EQ(nic_interface(vf), iseg::NIC_IFC_FULL_DRIVER);
+	pf.ok(enable_vf_msg(op::DISABLE_HCA, 1), 16);
+	expect_vf_lost(vf, "DISABLE_HCA");
+	EXPECT_EQ(health_synd(vf), 0) << "no firmware error";
+	expect_vf_back(pf, *a, vf, 1);
+
+	// ENABLE_HCA of the enabled VF starts it over: its driver sees it.
+	pf.ok(enable_vf_msg(op::ENABLE_HCA, 1), 16);
+	ASSERT_TRUE(poll_for([&] { return nic_interface(vf) == iseg::NIC_IFC_DISABLED; }));
+	ASSERT_TRUE(vf.idle());
+	EXPECT_FALSE(initializing(vf)) << "still enabled";
+	vf.init_cmdq();
+	vf.bring_up();
+}
+
+// A fatal error of the PF's firmware: the health buffer is the adapter's,
+// so each VF shows the syndrome (reset-for-recovery set) and is lost as
+// above; clearing it (the PF's software reset) clears theirs; the PF's
+// driver, loaded again, enables them again.
+TEST_F(FwSriovTwoVfs, PfCrashReachesItsVfs)
+{
+	EXPECT_EQ(health_synd(vf0), 0);
+
+	pf.fw().set_health_syndrome(1, 0x42, true);
+	EXPECT_FALSE(a->vf_enabled(1)) << "the crash disabled the VFs";
+	expect_vf_lost(vf0, "PF crash");
+	expect_vf_lost(vf1, "PF crash");
+	for (FwHarness *vf : {&vf0, &vf1}) {
+		EXPECT_EQ(health_synd(*vf), 1) << "the adapter's health buffer";
+		EXPECT_EQ(vf->rd32(0x200 + health::kIriscIndex) & 0xffff, 0x42u);
+		EXPECT_TRUE(health_rfr(*vf) & health::kRfrBit);
+		// A VF of its own: the VF's commands (a new queue) find it dead.
+		vf->init_cmdq();
+		EXPECT_EQ(vf->exec(Msg(op::ENABLE_HCA, 0, 16), 16).status, status::BAD_SYS_STATE);
+	}
+
+	// The PF's software reset clears the syndrome everywhere.
+	pf.wr32(0x14, iseg::NIC_IFC_SW_RESET << 8);
+	ASSERT_TRUE(poll_for([&] { return health_synd(vf0) == 0 && health_synd(vf1) == 0; }));
+	EXPECT_EQ(health_rfr(vf0), 0);
+	EXPECT_TRUE(initializing(vf0)) << "until the PF enables it again";
+	pf.init_cmdq();
+	pf.bring_up();
+	expect_vf_back(pf, *a, vf0, 1);
+	expect_vf_back(pf, *a, vf1, 2);
+
+	// A VF's own syndrome stays its own: not the PF's, not its sibling's.
+	vf0.fw().set_health_syndrome(7, 0, false);
+	EXPECT_EQ(health_synd(vf0), 7);
+	EXPECT_EQ(health_synd(vf1), 0);
+	EXPECT_EQ(health_synd(pf), 0);
+	vf0.fw().set_health_syndrome(0, 0, false);
 }
 
 // The firmware asks the PF for pages on VF n's behalf (PAGE_REQUEST

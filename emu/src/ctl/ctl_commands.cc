@@ -631,8 +631,10 @@ const CtlSpec kCommands[] = {
 	 "an Ethernet PF with VFs (the e-switch manager): what its driver programmed into the legacy e-switch: "
 	 "the MPFS entries (SET_L2_TABLE_ENTRY), each vport's C-VLAN strip and insert "
 	 "(MODIFY_ESW_VPORT_CONTEXT), and per table namespace (the FDB, each vport's ingress and egress ACL) "
-	 "its root table, tables and entries. The VFs' frames pass their ACLs (drops counted in `hca N nic`, "
-	 "`tx_acl_dropped`, `rx_acl_dropped`)",
+	 "its root table, tables and entries; the transmit scheduling elements (CREATE_SCHEDULING_ELEMENT: "
+	 "TSARs, a VPORT element per rate-limited vport, their maximum rate in Mb/s and share) and each "
+	 "vport's resulting transmit rate. The VFs' frames pass their ACLs (drops counted in `hca N nic`, "
+	 "`tx_acl_dropped`, `rx_acl_dropped`); a vport's send queues wait for its rate (`tx_rate_waits`)",
 	 hca_esw},
 	{Scope::Hca, "datapath", nullptr, 0, 0, "hca N datapath", "data-path counters, CQs, SRQs", nullptr,
 	 hca_datapath},

@@ -457,6 +457,9 @@ void DataPath::timer_fired(TimerKind kind, uint32_t num, uint64_t id)
 		case TimerKind::CqModeration:
 			completer_.moderation_timeout(num, id);
 			break;
+		case TimerKind::SqPace:
+			eth_path_.nic_sq_paced(num, id);
+			break;
 		}
 	});
 }

@@ -289,7 +289,7 @@ private:
 	// datapath.cc: engine tasks and timers.
 	// What a timer does when it fires: the handler, called with the QP or
 	// CQ number and the timer's id.
-	enum class TimerKind : uint8_t { RcTimeout, RcRnrResume, FlushPoll, CqModeration };
+	enum class TimerKind : uint8_t { RcTimeout, RcRnrResume, FlushPoll, CqModeration, SqPace };
 	// Runs kind's handler on the engine after usec. Returns 0 (no timer)
 	// once the destructor started. Allocates nothing once the engine's
 	// timer pool is warm (the task is two words).

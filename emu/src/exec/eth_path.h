@@ -55,6 +55,9 @@ struct EthCounters {
 	// table that its e-switch manager programmed (steer/eswitch.h).
 	uint64_t tx_acl_dropped = 0, rx_acl_dropped = 0;
 	uint64_t lso_segments = 0;
+	// Times an SQ waited for its vport's transmit rate (the e-switch's
+	// scheduling elements, steer/esw_qos.h).
+	uint64_t tx_rate_waits = 0;
 };
 
 class EthPath {
@@ -88,6 +91,8 @@ public:
 	// nic_send.cc: the Ethernet send path of an SQ.
 	void nic_sq_doorbell(NicSq &sq, uint32_t dw0, uint32_t dw1);
 	void nic_run_sq(NicSq &sq);
+	// The SQ's pacing timer `id` fired: it sends again.
+	void nic_sq_paced(uint32_t sqn, uint64_t id);
 
 	// nic_recv.cc: a frame from the switch (engine thread).
 	void receive_frame(const std::vector<uint8_t> &frame);

@@ -54,12 +54,12 @@ std::vector<std::string> EthPath::nic_lines()
 	v.push_back(fmt("eth link %s hw_mtu %u tx ucast %llu mcast %llu bcast %llu rx ucast %llu mcast %llu bcast %llu "
 			"rx_dropped %llu rx_no_wqe %llu rx_too_long %llu tx_link_down %llu lso_segments %llu tx_errors %llu "
 			"tx_spoofed %llu tx_tagged %llu rx_vlan_dropped %llu rx_unicast_filtered %llu tx_acl_dropped %llu "
-			"rx_acl_dropped %llu",
+			"rx_acl_dropped %llu tx_rate_waits %llu",
 			eth_up_ ? "up" : "down", eth_hw_mtu_, u(k.tx[0].packets), u(k.tx[1].packets),
 			u(k.tx[2].packets), u(k.rx[0].packets), u(k.rx[1].packets), u(k.rx[2].packets),
 			u(k.rx_dropped), u(k.rx_no_wqe), u(k.rx_too_long), u(k.tx_link_down), u(k.lso_segments),
 			u(k.tx_errors), u(k.tx_spoofed), u(k.tx_tagged), u(k.rx_vlan_dropped),
-			u(k.rx_unicast_filtered), u(k.tx_acl_dropped), u(k.rx_acl_dropped)));
+			u(k.rx_unicast_filtered), u(k.tx_acl_dropped), u(k.rx_acl_dropped), u(k.tx_rate_waits)));
 	const RoceCounters &r = roce_;
 	v.push_back(fmt("roce %s%s tx %llu rx %llu tx_no_gid %llu loopback %llu lb_blocked %llu lb_full %llu rx_bad %llu "
 			"rx_no_gid %llu",

@@ -126,6 +126,18 @@ void EthPath::nic_run_sq(NicSq &sq)
 {
 	unsigned done = 0;
 	while (sq.state == prm::wq_state::RDY && sq.ci != sq.pi) {
+		if (sq.pace_timer)
+			return; // waiting for the vport's rate; the timer resumes it
+		if (esw_) {
+			// The vport's transmit rate (its manager's scheduling
+			// elements): a shaper, the SQ waits until the rate has
+			// paid for what it sent.
+			if (uint64_t us = esw_->qos().tx_wait_usec(esw_vport_, steer::TokenBucket::Clock::now())) {
+				++eth_.tx_rate_waits;
+				sq.pace_timer = dp_.start_timer(us, sq.sqn, DataPath::TimerKind::SqPace);
+				return;
+			}
+		}
 		if (done++ == kWqesPerTask) {
 			// Let the other queues run; continue in a later task.
 			uint32_t n = sq.sqn;
@@ -142,6 +154,15 @@ void EthPath::nic_run_sq(NicSq &sq)
 			return;
 		sq.ci = static_cast<uint16_t>(sq.ci + nbb);
 	}
+}
+
+void EthPath::nic_sq_paced(uint32_t sqn, uint64_t id)
+{
+	NicSq *sq = dp_.res_.sq(sqn);
+	if (!sq || sq->pace_timer != id)
+		return; // gone, or another SQ of that number
+	sq->pace_timer = 0;
+	nic_run_sq(*sq);
 }
 
 void EthPath::nic_complete_sq(NicSq &sq, uint16_t wqe_counter, uint8_t opcode, uint8_t syndrome)
@@ -286,6 +307,8 @@ void EthPath::nic_transmit_accepted(const std::vector<uint8_t> &frame)
 	int cast = h.broadcast() ? EthCounters::Bcast : h.multicast() ? EthCounters::Mcast : EthCounters::Ucast;
 	++eth_.tx[cast].packets;
 	eth_.tx[cast].bytes += frame.size();
+	if (esw_)
+		esw_->qos().tx_sent(esw_vport_, frame.size(), steer::TokenBucket::Clock::now());
 	dp_.fabric_.transmit_frame(eth_port_, frame);
 }
 

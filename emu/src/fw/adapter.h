@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "fw/eth_port.h"
+#include "fw/health.h"
 #include "steer/eswitch.h"
 
 namespace mlx5emu {
@@ -145,6 +146,10 @@ public:
 	// never Adapter::mu_ (the PF's reset clears it, fw/firmware.cc).
 	steer::Eswitch &eswitch() { return esw_; }
 
+	// The health buffer's syndrome the adapter's functions share (the
+	// PF's Health writes it, each VF's reads it: fw/health.h).
+	SharedSyndrome &shared_syndrome() { return synd_; }
+
 	// `hca N vfs`: the SR-IOV state and each VF (pages held: `held(n)`,
 	// the PF's page count for func_id n, which the caller knows).
 	std::vector<std::string> lines(const std::function<uint64_t(uint16_t)> &held) const;
@@ -166,6 +171,7 @@ private:
 	std::vector<int32_t> pages_wanted_; // by vport
 	std::vector<VportRecord> vports_; // by vport
 	steer::Eswitch esw_;              // under the engine's state lock
+	SharedSyndrome synd_;             // atomics
 };
 
 } // namespace mlx5emu

@@ -132,12 +132,27 @@ void qos_caps(Caps::Block &g, std::map<uint16_t, Caps::Block> &max)
 // and egress ACL tables over the NIC tables' fields (the FDB also over
 // source_port), forwarding to vports and the uplink. No flow counters on
 // the ACLs, no VLAN push/pop actions (the in-tree driver then takes the
-// esw vport context for VST), no QOS type (no rate limits yet).
+// esw vport context for VST). In the QOS type, the e-switch's transmit
+// scheduling (fw/cmd_esw.cc, steer/esw_qos.h): TSARs of type DWRR and VPORT
+// elements with a maximum rate and a share (of at most kEswMaxBwShare);
+// no scheduling depth beyond the root TSAR (the in-tree PF then hangs its
+// vports off the root), no rate-limit elements.
+constexpr uint32_t kEswMaxBwShare = 100;
+
 void esw_manager_caps(Caps::Block &g, std::map<uint16_t, Caps::Block> &max)
 {
 	namespace fc = prm::ft_caps;
 	namespace ec = prm::esw_caps;
+	namespace qc = prm::esw_qos_caps;
 	put(g, gc::eswitch_manager, 1);
+	put(g, gc::qos, 1);
+	Caps::Block &q = max[prm::cap_type_qos::QOS];
+	put(q, qc::esw_scheduling, 1);
+	put(q, qc::esw_bw_share, 1);
+	put(q, qc::esw_rate_limit, 1);
+	put(q, qc::esw_element_type, qc::ELEMENT_CAP_TSAR | qc::ELEMENT_CAP_VPORT);
+	put(q, qc::esw_tsar_type, qc::TSAR_CAP_DWRR);
+	put(q, qc::max_tsar_bw_share, kEswMaxBwShare);
 	Caps::Block e{};
 	put(e, ec::vport_cvlan_strip, 1);
 	put(e, ec::vport_cvlan_insert_if_not_exist, 1);

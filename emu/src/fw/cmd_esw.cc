@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 // The e-switch manager's commands of the legacy e-switch (the adapter's
 // steer::Eswitch; its FDB and ACL tables are flow tables, cmd_flow_table.cc):
-// QUERY/MODIFY_ESW_VPORT_CONTEXT (a vport's C-VLAN strip and insert: VST)
-// and SET/DELETE_L2_TABLE_ENTRY (the MPFS, the unicast MACs the uplink
-// takes in). Never a VF's (Who::Manager); a PF without VFs is no e-switch
-// manager either.
+// QUERY/MODIFY_ESW_VPORT_CONTEXT (a vport's C-VLAN strip and insert: VST),
+// SET/DELETE_L2_TABLE_ENTRY (the MPFS, the unicast MACs the uplink takes
+// in) and CREATE/MODIFY/QUERY/DESTROY_SCHEDULING_ELEMENT of the E_SWITCH
+// hierarchy (vport rates, steer/esw_qos.h). Never a VF's (Who::Manager); a
+// PF without VFs is no e-switch manager either.
 #include <cstring>
 
 #include "exec/datapath.h"
@@ -12,6 +13,7 @@
 #include "fw/firmware.h"
 #include "prm/eth.h"
 #include "prm/prm.h"
+#include "prm/qos.h"
 
 namespace mlx5emu {
 
@@ -25,6 +27,7 @@ enum Reason : uint32_t {
 	kVport = 2,
 	kUnsupported = 3,
 	kInsert = 4,
+	kNoElement = 5,
 };
 
 // The adapter's e-switch, when this function manages it.
@@ -131,6 +134,95 @@ void delete_l2_table_entry(CmdCtx &c)
 		c.fail(st, 0x100 | reason);
 }
 
+// The e-switch's scheduling elements (`ip link set <pf> vf N max_tx_rate
+// M min_tx_rate m`: the in-tree PF's root TSAR, then a VPORT element per
+// VF whose maximum and share it modifies). Only the E_SWITCH hierarchy,
+// TSARs of type DWRR and VPORT elements: what the QOS caps advertise.
+namespace se = sched_elem;
+
+uint32_t max_bw_share(CmdCtx &c)
+{
+	const Caps::Block *q = c.fw.caps.cur(cap_type_qos::QOS);
+	return q ? bits::get(q->data(), esw_qos_caps::max_tsar_bw_share) : 0;
+}
+
+steer::Eswitch *sched_eswitch(CmdCtx &c)
+{
+	steer::Eswitch *esw = eswitch(c);
+	if (esw && c.get(se::scheduling_hierarchy) != se::HIERARCHY_E_SWITCH) {
+		c.fail(status::BAD_PARAM, kUnsupported); // the NIC hierarchy is not advertised
+		return nullptr;
+	}
+	return esw;
+}
+
+void create_scheduling_element(CmdCtx &c)
+{
+	steer::Eswitch *esw = sched_eswitch(c);
+	if (!esw)
+		return;
+	const uint8_t *x = c.in + se::kCtxAt;
+	steer::SchedElement e;
+	e.type = static_cast<uint8_t>(bits::get(x, se::element_type));
+	if (e.type == se::TYPE_TSAR && bits::get(x, se::tsar_type) != se::TSAR_DWRR)
+		return c.fail(status::BAD_PARAM, kUnsupported);
+	if (e.type == se::TYPE_VPORT)
+		e.vport = static_cast<uint16_t>(bits::get(x, se::vport_number));
+	if (bits::get(x, se::max_bw_obj_id))
+		return c.fail(status::BAD_PARAM, kUnsupported); // no rate-limit elements
+	e.parent = bits::get(x, se::parent_element_id);
+	e.bw_share = bits::get(x, se::bw_share);
+	e.max_average_bw = bits::get(x, se::max_average_bw);
+	uint32_t share = max_bw_share(c), id = 0, reason = 0;
+	auto lk = c.fw.dp().lock();
+	if (uint8_t st = esw->qos().create(e, share, &id, &reason))
+		return c.fail(st, reason);
+	bits::set(c.out, se::out_element_id, id);
+}
+
+void modify_scheduling_element(CmdCtx &c)
+{
+	steer::Eswitch *esw = sched_eswitch(c);
+	if (!esw)
+		return;
+	const uint8_t *x = c.in + se::kCtxAt;
+	uint32_t share = max_bw_share(c), reason = 0;
+	auto lk = c.fw.dp().lock();
+	if (uint8_t st = esw->qos().modify(c.get(se::scheduling_element_id), c.get(se::modify_bitmask),
+					   bits::get(x, se::bw_share), bits::get(x, se::max_average_bw), share,
+					   &reason))
+		c.fail(st, reason);
+}
+
+void query_scheduling_element(CmdCtx &c)
+{
+	steer::Eswitch *esw = sched_eswitch(c);
+	if (!esw)
+		return;
+	auto lk = c.fw.dp().lock();
+	const steer::SchedElement *e = esw->qos().find(c.get(se::scheduling_element_id));
+	if (!e)
+		return c.fail(status::BAD_PARAM, kNoElement);
+	uint8_t *o = c.out + se::kCtxAt;
+	bits::set(o, se::element_type, e->type);
+	if (e->type == se::TYPE_VPORT)
+		bits::set(o, se::vport_number, e->vport);
+	bits::set(o, se::parent_element_id, e->parent);
+	bits::set(o, se::bw_share, e->bw_share);
+	bits::set(o, se::max_average_bw, e->max_average_bw);
+}
+
+void destroy_scheduling_element(CmdCtx &c)
+{
+	steer::Eswitch *esw = sched_eswitch(c);
+	if (!esw)
+		return;
+	uint32_t reason = 0;
+	auto lk = c.fw.dp().lock();
+	if (uint8_t st = esw->qos().destroy(c.get(se::scheduling_element_id), &reason))
+		c.fail(st, reason);
+}
+
 constexpr uint32_t kOut = hdr_out::kMinLen;
 
 constexpr CmdSpec kCommands[] = {
@@ -141,6 +233,14 @@ constexpr CmdSpec kCommands[] = {
 	{esw_op::SET_L2_TABLE_ENTRY, set_l2_table_entry, l2_table::kSize, kOut, Need::EthInitialized, Who::Manager},
 	{esw_op::DELETE_L2_TABLE_ENTRY, delete_l2_table_entry, l2_table::kSize, kOut, Need::EthInitialized,
 	 Who::Manager},
+	{sched_op::CREATE_SCHEDULING_ELEMENT, create_scheduling_element, se::kInSize, se::kCreateOutSize,
+	 Need::EthInitialized, Who::Manager},
+	{sched_op::MODIFY_SCHEDULING_ELEMENT, modify_scheduling_element, se::kInSize, kOut, Need::EthInitialized,
+	 Who::Manager},
+	{sched_op::QUERY_SCHEDULING_ELEMENT, query_scheduling_element, se::kDestroyInSize, se::kInSize,
+	 Need::EthInitialized, Who::Manager},
+	{sched_op::DESTROY_SCHEDULING_ELEMENT, destroy_scheduling_element, se::kDestroyInSize, kOut,
+	 Need::EthInitialized, Who::Manager},
 };
 
 } // namespace

@@ -89,6 +89,8 @@ Firmware::Firmware(const HcaConfig &c, GuestMemory &m, InterruptSink &i)
 			static_cast<uint8_t>(port_.port_guid >> 8), static_cast<uint8_t>(port_.port_guid)};
 
 	eqs.set_max_eqs(1u << caps.log_max_eq());
+	if (cfg.adapter)
+		health.share(&cfg.adapter->shared_syndrome(), !cfg.is_vf());
 	pages.set_label(fmt("hca %u", cfg.index));
 
 	events_ = std::make_unique<Events>(*this);

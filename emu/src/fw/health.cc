@@ -25,11 +25,24 @@ void Health::set_syndrome(uint8_t synd, uint16_t ext_synd, bool fatal)
 	synd_ = synd;
 	ext_synd_ = ext_synd;
 	rfr_severity_ = fatal && synd ? (prm::health::kRfrBit | prm::health::kSeverityValid | 2 /* crit */) : 0;
+	if (shared_ && writer_) {
+		shared_->synd_ext = static_cast<uint32_t>(synd) << 16 | ext_synd;
+		shared_->rfr_severity = rfr_severity_;
+	}
+}
+
+void Health::share(SharedSyndrome *s, bool writer)
+{
+	std::lock_guard<std::mutex> lk(mu_);
+	shared_ = s;
+	writer_ = writer;
 }
 
 uint8_t Health::syndrome() const
 {
 	std::lock_guard<std::mutex> lk(mu_);
+	if (!synd_ && shared_ && !writer_)
+		return static_cast<uint8_t>(shared_->synd_ext.load() >> 16);
 	return synd_;
 }
 
@@ -59,6 +72,8 @@ uint32_t Health::buffer_dword(uint32_t off) const
 {
 	namespace h = prm::health;
 	std::lock_guard<std::mutex> lk(mu_);
+	// A VF without a syndrome of its own shows its adapter's.
+	bool theirs = !synd_ && shared_ && !writer_;
 	switch (off & ~3u) {
 	case h::kTime:
 		return static_cast<uint32_t>(std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - start_).count());
@@ -67,9 +82,9 @@ uint32_t Health::buffer_dword(uint32_t off) const
 	case h::kHwId:
 		return hw_id_;
 	case h::kRfrSeverity:
-		return static_cast<uint32_t>(rfr_severity_) << 24;
+		return static_cast<uint32_t>(theirs ? shared_->rfr_severity.load() : rfr_severity_) << 24;
 	case h::kIriscIndex: // irisc_index, synd, ext_synd
-		return static_cast<uint32_t>(synd_) << 16 | ext_synd_;
+		return theirs ? shared_->synd_ext.load() : static_cast<uint32_t>(synd_) << 16 | ext_synd_;
 	default:
 		return 0;
 	}

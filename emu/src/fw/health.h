@@ -11,6 +11,15 @@ namespace mlx5emu {
 
 struct HcaConfig;
 
+// The syndrome words of the health buffer that one adapter's functions
+// share: a firmware crash shows in every function's buffer (the in-tree
+// driver's reset_fw_if_needed() says as much). The PF's syndrome is
+// written here; a VF reads it when it has none of its own.
+struct SharedSyndrome {
+	std::atomic<uint32_t> synd_ext{0}; // synd << 16 | ext_synd
+	std::atomic<uint8_t> rfr_severity{0};
+};
+
 class Health {
 public:
 	explicit Health(const HcaConfig &cfg);
@@ -18,7 +27,12 @@ public:
 	// Syndrome injection. `fatal` also raises the reset-for-recovery bit
 	// with a valid severity, which the driver treats as a fatal error.
 	void set_syndrome(uint8_t synd, uint16_t ext_synd, bool fatal);
+	// The syndrome the function's health buffer shows (its own, else
+	// the one it shares).
 	uint8_t syndrome() const;
+	// The adapter's shared words (they outlive this object): `writer`
+	// (the PF) publishes its syndrome there, a reader shows it.
+	void share(SharedSyndrome *s, bool writer);
 
 	// A frozen heartbeat stops health_counter (the driver notices after
 	// three polls).
@@ -39,6 +53,8 @@ private:
 	uint8_t synd_ = 0;
 	uint16_t ext_synd_ = 0;
 	uint8_t rfr_severity_ = 0;
+	SharedSyndrome *shared_ = nullptr;
+	bool writer_ = false;
 	std::atomic<bool> frozen_{false};
 	uint32_t counter_base_ = 0;
 	Clock::time_point counter_epoch_ = Clock::now();

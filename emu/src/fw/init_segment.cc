@@ -32,6 +32,13 @@ void InitSegment::reset()
 	nic_ifc_ = 0;
 }
 
+void InitSegment::disable()
+{
+	cmdq_h_ = 0;
+	cmdq_l_ = 0;
+	nic_ifc_ = is::NIC_IFC_DISABLED;
+}
+
 uint32_t InitSegment::dword(uint32_t off) const
 {
 	using namespace std::chrono;
@@ -103,9 +110,7 @@ void InitSegment::write_dword(uint32_t off, uint32_t v)
 			// The reset forgets the command queue; the interface
 			// reads DISABLED until the driver starts over.
 			sw_reset_();
-			cmdq_h_ = 0;
-			cmdq_l_ = 0;
-			nic_ifc_ = is::NIC_IFC_DISABLED;
+			disable();
 			break;
 		}
 		cmdq_l_ = v & 0xfffff000u;

@@ -29,6 +29,12 @@ public:
 	uint64_t cmdq_addr() const;
 	uint8_t nic_interface() const { return nic_ifc_.load(); }
 	void reset();
+	// The firmware has disabled the function's interface (after a
+	// software reset, or a VF whose PF disabled or lost it): the command
+	// queue is forgotten and nic_interface reads DISABLED, which a
+	// driver's health poller takes as fatal, until software writes the
+	// command queue address again.
+	void disable();
 	// A VF its PF has not enabled reads "initializing" (bit 31 of
 	// 0x1fc) until it has (fw/adapter.h); ready otherwise.
 	void set_ready(bool ready) { ready_ = ready; }

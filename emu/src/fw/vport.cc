@@ -56,10 +56,13 @@ void Firmware::apply_adapter_locked()
 	bool was_alive = alive_.exchange(alive);
 	iseg.set_ready(alive);
 	if (was_alive && !alive) {
-		// Its PF disabled it (DISABLE_HCA, VF Enable cleared): the VF
-		// starts over, as after a function level reset.
+		// Its PF disabled it (DISABLE_HCA, VF Enable cleared, the PF's
+		// own reset or crash): the VF starts over, and its interface
+		// reads DISABLED, which the health poller of a driver bound to
+		// it takes as fatal: it recovers, and waits (initializing)
+		// until the PF enables the VF again.
 		function_reset("disabled by its PF");
-		iseg.reset();
+		iseg.disable();
 	}
 	if (!cfg.is_vf()) {
 		publish_vport();
@@ -108,6 +111,7 @@ void Firmware::adapter_restart(const char *why)
 {
 	std::lock_guard<std::mutex> lk(mu);
 	function_reset(why);
+	iseg.disable(); // as above: its driver sees it and starts over
 }
 
 bool Firmware::host_set(const std::function<void(VportRecord &)> &fn)

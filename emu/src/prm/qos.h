@@ -174,4 +174,53 @@ constexpr Field prio_mask_tx{1, 23, 16};
 constexpr Field prio_mask_rx{1, 7, 0};
 } // namespace pfcc_mask
 
+
+// The e-switch's transmit scheduling (SCHEDULING_HIERARCHY_E_SWITCH): the
+// QOS capability type's e-switch bits, and the scheduling element
+// commands with their scheduling_context (byte kCtxAt of CREATE/MODIFY's
+// input and QUERY's output; the context's fields relative to it).
+namespace esw_qos_caps {
+constexpr Field esw_scheduling{0, 30, 30};
+constexpr Field esw_bw_share{0, 29, 29};
+constexpr Field esw_rate_limit{0, 28, 28};
+constexpr Field log_esw_max_sched_depth{0, 19, 16};
+constexpr Field esw_element_type{5, 31, 16}; // ELEMENT_TYPE_CAP_MASK_*
+constexpr Field esw_tsar_type{5, 15, 0};     // TSAR_TYPE_CAP_MASK_*
+constexpr Field max_tsar_bw_share{7, 31, 0};
+enum : uint32_t { ELEMENT_CAP_TSAR = 1 << 0, ELEMENT_CAP_VPORT = 1 << 1 };
+enum : uint32_t { TSAR_CAP_DWRR = 1 << 0 };
+} // namespace esw_qos_caps
+
+namespace sched_op {
+enum : uint16_t {
+	CREATE_SCHEDULING_ELEMENT = 0x782,
+	DESTROY_SCHEDULING_ELEMENT = 0x783,
+	QUERY_SCHEDULING_ELEMENT = 0x784,
+	MODIFY_SCHEDULING_ELEMENT = 0x785,
+};
+} // namespace sched_op
+
+namespace sched_elem {
+constexpr Field scheduling_hierarchy{2, 31, 24};
+constexpr Field scheduling_element_id{3, 31, 0}; // MODIFY, DESTROY, QUERY in
+constexpr Field modify_bitmask{5, 31, 0};
+constexpr Field out_element_id{4, 31, 0};        // CREATE out
+constexpr unsigned kCtxAt = 0x20;
+constexpr unsigned kInSize = 0x80;      // CREATE, MODIFY in; QUERY out
+constexpr unsigned kCreateOutSize = 0x40;
+constexpr unsigned kDestroyInSize = 0x40;
+// scheduling_context
+constexpr Field element_type{0, 31, 24};
+constexpr Field tsar_type{1, 23, 16};
+constexpr Field vport_number{1, 15, 0};
+constexpr Field parent_element_id{2, 31, 0};
+constexpr Field bw_share{5, 31, 0};
+constexpr Field max_average_bw{6, 31, 0}; // Mb/s, 0: no limit
+constexpr Field max_bw_obj_id{7, 31, 0};
+enum : uint8_t { HIERARCHY_E_SWITCH = 0x2 };
+enum : uint8_t { TYPE_TSAR = 0x0, TYPE_VPORT = 0x1 };
+enum : uint8_t { TSAR_DWRR = 0x0 };
+enum : uint32_t { MODIFY_BW_SHARE = 0x1, MODIFY_MAX_AVERAGE_BW = 0x2 };
+} // namespace sched_elem
+
 } // namespace mlx5emu::prm

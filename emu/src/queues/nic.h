@@ -46,6 +46,9 @@ struct NicSq {
 	// Run-time state.
 	uint16_t pi = 0; // producer (WQEBBs) from doorbells
 	uint16_t ci = 0; // next WQEBB to execute
+	// The pacing timer of the vport's transmit rate (exec/nic_send.cc):
+	// the SQ waits for it; 0: none pending.
+	uint64_t pace_timer = 0;
 	NicCounters ctr;
 };
 

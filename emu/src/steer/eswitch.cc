@@ -40,7 +40,10 @@ const char *type_name(uint8_t type)
 
 } // namespace
 
-Eswitch::Eswitch(uint16_t max_vport, unsigned log_l2_size) : max_vport_(max_vport), log_l2_size_(log_l2_size) {}
+Eswitch::Eswitch(uint16_t max_vport, unsigned log_l2_size)
+	: max_vport_(max_vport), log_l2_size_(log_l2_size), qos_(max_vport)
+{
+}
 
 Steering *Eswitch::tables(uint8_t type, uint16_t vport)
 {
@@ -108,6 +111,7 @@ void Eswitch::clear()
 	ns_.clear();
 	ctx_.clear();
 	l2_.clear();
+	qos_.clear();
 }
 
 std::vector<std::string> Eswitch::describe() const
@@ -125,6 +129,8 @@ std::vector<std::string> Eswitch::describe() const
 		out.push_back(fmt("  %s of vport %u: root 0x%x, %zu tables, %zu entries", type_name(k.first), k.second,
 				  s.root(), s.tables(), s.entries()));
 	}
+	for (std::string &l : qos_.describe())
+		out.push_back(std::move(l));
 	return out;
 }
 

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "steer/esw_qos.h"
 #include "steer/flow_table.h"
 
 namespace mlx5emu::steer {
@@ -70,6 +71,11 @@ public:
 	// Whether the MPFS takes a unicast frame to `mac` in from the uplink.
 	bool mpfs_has(const uint8_t *mac) const;
 
+	// The transmit scheduling elements and each vport's rate
+	// (steer/esw_qos.h).
+	EswQos &qos() { return qos_; }
+	const EswQos &qos() const { return qos_; }
+
 	// The manager's reset: every table, entry and context gone.
 	void clear();
 	std::vector<std::string> describe() const;
@@ -80,6 +86,7 @@ private:
 	std::map<std::pair<uint8_t, uint16_t>, Steering> ns_;
 	std::map<uint16_t, EswVportCtx> ctx_;
 	std::map<uint32_t, L2Entry> l2_;
+	EswQos qos_;
 };
 
 } // namespace mlx5emu::steer

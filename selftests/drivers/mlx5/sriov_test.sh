@@ -322,11 +322,9 @@ esw_down()
 # A fatal error of the PF (the emulator's health syndrome): the PF
 # recovers (software reset, reload) and enables its VFs again in the
 # device; the PCI VFs stayed. No driver is bound to the VFs here
-# (sriov_drivers_autoprobe 0): the emulator resets a VF that its PF
-# disables and enables again without showing it to the VF (nic_interface
-# stays FULL_DRIVER, the command queue address is cleared), so a VF driver
-# would wait out every command (issue 32 step 14: the PF's fatal error
-# reaching its VFs).
+# (sriov_drivers_autoprobe 0): the VFs' side of a PF's fatal error (their
+# nic_interface DISABLED, their recovery) is t_ours_pf_fatal_intree_vfs's
+# (our PF, the in-tree VFs bound) and t_intree_pf_fatal_vfs's.
 t_ours_recovery()
 {
 	echo 0 >"$sys/sriov_drivers_autoprobe" || return 1
@@ -383,6 +381,25 @@ t_ours_refuse_error()
 	[ $ok = 1 ]
 }
 
+# Ours on the PF and on its VFs, bound (issue 32 step 14): a fatal PF
+# error; the PF recovers and enables the VFs again; ours on each VF finds
+# its nic_interface DISABLED, recovers (its health/recoveries) and is
+# ACTIVE again; echo 0 then returns every VF page.
+t_ours_recovery_bound()
+{
+	echo $NVF >"$sys/sriov_numvfs" || return 1
+	r0=$(cat "$sys/health/recoveries")
+	pf_fatal_vf_prepare || return 1
+	m=$(ktap_dmesg_mark)
+	emu_ctl hca 0 health-syndrome 1 0x42 fatal >/dev/null || return 1
+	wait_for 120 sh -c "[ \$(cat $sys/health/recoveries) -gt $r0 ]" ||
+		{ echo "$pf: no recovery"; emu_ctl hca 0 health-syndrome 0 >/dev/null; return 1; }
+	pf_fatal_vfs_recover ours "$m" || return 1
+	vfs_agree yes || return 1
+	echo 0 >"$sys/sriov_numvfs" || return 1
+	vfs_agree no
+}
+
 # rmmod of ours with the VFs enabled and bound to ours: the VFs' drivers
 # go, SR-IOV is disabled, then the PF; every page of every function back.
 t_ours_rmmod()
@@ -410,6 +427,18 @@ t_ours_rmmod()
 t_ours_pf_intree_vfs()
 {
 	[ -f "$rn_core_ko" ] && [ -f "$rn_ib_ko" ] || { echo "SKIP: not built: $rn_core_ko (make modules-renamed)"; return 4; }
+	ours_pf_intree_vfs_up || return 1
+	for f in $vfs; do
+		echo "$slot.$f: $(pci_driver_of "$slot.$f") ($(modinfo -n mlx5_core)), $(pci_ibdev "$slot.$f") ACTIVE"
+	done
+	vfs_agree yes || return 1
+	ours_pf_intree_vfs_down
+}
+
+# ours_pf_intree_vfs_up: our PF renamed, the in-tree mlx5_core bound on
+# its VFs (driver_override), ACTIVE.
+ours_pf_intree_vfs_up()
+{
 	! mlx5_mixed_loaded || { echo "an mlx5 driver is still loaded"; return 1; }
 	modprobe -q ib_uverbs
 	echo $rn_core >"$sys/driver_override" || return 1
@@ -427,13 +456,36 @@ t_ours_pf_intree_vfs()
 		vf_up_active $f || return 1
 		echo "$slot.$f: $(pci_driver_of "$slot.$f") ($(modinfo -n mlx5_core)), $(pci_ibdev "$slot.$f") ACTIVE"
 	done
-	vfs_agree yes || return 1
+}
+
+# ours_pf_intree_vfs_down: echo 0 returns every VF page, both pairs
+# unloaded, every page back.
+ours_pf_intree_vfs_down()
+{
 	echo 0 >"$sys/sriov_numvfs" || return 1
 	vfs_agree no || return 1
 	echo 1 >"$sys/sriov_drivers_autoprobe"
 	mlx5_unload_ours_renamed && mlx5_unload in-tree || return 1
 	echo >"$sys/driver_override"
 	emu_pages_back $(seq 0 $((ndev - 1)))
+}
+
+# The same pair through a fatal error of our PF with the in-tree VFs bound
+# (issue 32 step 14): our PF recovers and enables the VFs again in the
+# device, each in-tree VF sees the error and recovers.
+t_ours_pf_fatal_intree_vfs()
+{
+	[ -f "$rn_core_ko" ] && [ -f "$rn_ib_ko" ] || { echo "SKIP: not built: $rn_core_ko (make modules-renamed)"; return 4; }
+	ours_pf_intree_vfs_up || return 1
+	r0=$(cat "$sys/health/recoveries")
+	m=$(ktap_dmesg_mark)
+	emu_ctl hca 0 health-syndrome 1 0x42 fatal >/dev/null || return 1
+	wait_for 120 sh -c "[ \$(cat $sys/health/recoveries) -gt $r0 ]" ||
+		{ echo "$pf: no recovery"; emu_ctl hca 0 health-syndrome 0 >/dev/null; dmesg | tail -n +$((m + 1)) | grep -i mlx5 | tail -n 20; return 1; }
+	dmesg | tail -n +$((m + 1)) | grep -E "$pf.*(recover|SR-IOV)"
+	pf_fatal_vfs_recover mlx5_core "$m" || return 1
+	vfs_agree yes || return 1
+	ours_pf_intree_vfs_down
 }
 
 # --- The legacy e-switch of the in-tree PF (issue 32 steps 12-13; the
@@ -755,6 +807,120 @@ t_ibv_ours_link() { ibv_link; }
 t_ibv_ours_stats() { ibv_stats; }
 t_ibv_ours_restore() { ibv_restore 11:22:33:44:55:66:77:90 && ibv_done; }
 
+# --- Issue 32 step 14: the adapter's events reaching bound VFs, and the
+# e-switch's transmit rates. A PF's fatal error (or reset, or DISABLE_HCA
+# of a live VF) resets its VFs: each VF's init segment reads nic_interface
+# DISABLED and shows the adapter's health syndrome, so the VF driver's
+# health poller finds it, recovers, and waits (initializing) until the PF,
+# recovered, enables it again.
+
+# pf_fatal_vf_prepare: every VF bound with its RDMA device, its netdev
+# (Ethernet) up, port ACTIVE.
+pf_fatal_vf_prepare()
+{
+	for f in $vfs; do
+		wait_for 120 vf_bound_ours $f || { echo "$slot.$f: '$(pci_driver_of "$slot.$f")', no RDMA device"; return 1; }
+		nd=$(esw_netdev "$slot.$f")
+		[ -z "$nd" ] || ip link set "$nd" up || return 1
+		wait_for 60 vf_active $f || { echo "$slot.$f: port not ACTIVE"; return 1; }
+	done
+}
+
+# pf_fatal_vfs_recover DRIVER MARK: after a fatal PF error injected at MARK,
+# every VF, bound to DRIVER, recovered (its driver's own words, DRIVER
+# mlx5_core: the in-tree health recovery; ours: its recovery counter),
+# is bound again with its RDMA device ACTIVE (ibv_devinfo), and no
+# command of a VF waited out its timeout.
+pf_fatal_vfs_recover()
+{
+	for f in $vfs; do
+		if [ "$1" = ours ]; then
+			wait_for 240 sh -c "[ \$(cat /sys/bus/pci/devices/$slot.$f/health/recoveries 2>/dev/null || echo 0) -gt 0 ]" ||
+				{ echo "$slot.$f: no recovery"; dmesg | tail -n +$(($2 + 1)) | grep "$slot.$f" | tail -n 20; return 1; }
+		else
+			wait_for 240 sh -c "dmesg | tail -n +$(($2 + 1)) | grep -q '$slot.$f.*recovery succeeded'" ||
+				{ echo "$slot.$f: no recovery"; dmesg | tail -n +$(($2 + 1)) | grep "$slot.$f" | tail -n 20; return 1; }
+		fi
+	done
+	dmesg | tail -n +$(($2 + 1)) | grep -E "$slot\.[1-7].*([Ff]atal|DISABLED|disabled|recover)" | head -n 12
+	pf_fatal_vf_prepare || return 1
+	for f in $vfs; do
+		ib=$(pci_ibdev "$slot.$f")
+		ibv_devinfo -d "$ib" | grep -E 'hca_id|state'
+		ibv_devinfo -d "$ib" | grep -q 'state:.*PORT_ACTIVE' || { echo "$ib: not PORT_ACTIVE"; return 1; }
+	done
+	! ktap_dmesg_since "$2" "$slot\.[1-7].*(timeout|timed out)" || { echo "a VF command waited out its timeout"; return 1; }
+	[ "$(emu_ctl hca 0 vfs | grep -c '^vf .* enabled yes alive yes ')" = "$NVF" ] ||
+		{ emu_ctl hca 0 vfs; echo "not every VF enabled again"; return 1; }
+}
+
+# The in-tree pair: a fatal error of the PF with its VFs bound to the
+# in-tree mlx5_core. The PF recovers (software reset, reload, the VFs
+# enabled again); each VF's health poller sees the error and recovers.
+t_intree_pf_fatal_vfs()
+{
+	pci_driver_is "$pf" mlx5_core || { echo "the in-tree mlx5_core is not on the PF"; return 1; }
+	pf_fatal_vf_prepare || return 1
+	m=$(ktap_dmesg_mark)
+	emu_ctl hca 0 health-syndrome 1 0x42 fatal >/dev/null || return 1
+	wait_for 120 sh -c "dmesg | tail -n +$((m + 1)) | grep -q '$pf.*recovery succeeded'" ||
+		{ echo "$pf: no recovery"; emu_ctl hca 0 health-syndrome 0 >/dev/null; dmesg | tail -n +$((m + 1)) | grep mlx5 | tail -n 20; return 1; }
+	pf_fatal_vfs_recover mlx5_core "$m"
+}
+
+# bits_per_s MIB START END: the rate of MIB MiB in END - START seconds, Mb/s.
+mbits_per_s() { awk -v m="$1" -v a="$2" -v b="$3" 'BEGIN { printf "%.1f\n", m * 8 * 1.048576 / (b - a) }'; }
+
+# rate_transfer NAME: VF 0 (mlx5ns0) to the PF (mlx5ns1), ESW_RATE_MB MiB
+# over TCP with its sha256; the rate in $mbps.
+ESW_RATE_MB=${MLX5_ESW_RATE_MB:-4}
+rate_transfer()
+{
+	_t0=$(ktap_now)
+	ns_tcp_transfer mlx5ns0 mlx5ns1 10.77.0.2 "$ESW_RATE_MB" "$1" || return 1
+	mbps=$(mbits_per_s "$ESW_RATE_MB" "$_t0" "$(ktap_now)")
+}
+
+# ip link set <pf> vf 0 max_tx_rate M min_tx_rate m (the in-tree PF's
+# scheduling elements): read back, the emulator paces VF 0's vport at M
+# Mb/s. M is an eighth of what VF 0 sends unlimited, measured first; a
+# benchmark, so only a gross violation fails (above 3 M); the figures are
+# printed. Then the rate is removed.
+t_esw_vf_rate()
+{
+	esw_eth || return
+	netdev_pair_up "$vf0" "$pfdev" || { netdev_pair_down "$vf0" "$pfdev"; return 1; }
+	esw_rate_steps
+	_rc=$?
+	ip -n mlx5ns1 link set "$pfdev" vf 0 max_tx_rate 0 min_tx_rate 0
+	netdev_pair_down "$vf0" "$pfdev"
+	[ $_rc = 0 ] || return 1
+	emu_ctl hca 0 esw | grep 'vport 1 tx_rate_mbps' && { echo "the rate stayed after max_tx_rate 0"; return 1; }
+	return 0
+}
+
+esw_rate_steps()
+{
+	rate_transfer esw_rate_base || return 1
+	base=$mbps
+	limit=$(awk -v b="$base" 'BEGIN { l = int(b / 8); print l < 1 ? 1 : l }')
+	min=$((limit / 2))
+	m=$(ktap_dmesg_mark)
+	ip -n mlx5ns1 link set "$pfdev" vf 0 max_tx_rate $limit min_tx_rate $min || return 1
+	line=$(ip -n mlx5ns1 link show "$pfdev" | grep 'vf 0')
+	echo "$line"
+	case $line in *"max_tx_rate ${limit}Mbps"*) ;; *) echo "vf 0: no max_tx_rate ${limit}Mbps"; return 1 ;; esac
+	emu_ctl hca 0 esw | grep -E 'sched|tx_rate'
+	emu_ctl hca 0 esw | grep -q "vport 1 tx_rate_mbps $limit\$" || { echo "the emulator does not pace vport 1 at $limit"; return 1; }
+	w0=$(esw_counter 2 tx_rate_waits)
+	rate_transfer esw_rate_limited || return 1
+	w1=$(esw_counter 2 tx_rate_waits)
+	echo "VF 0 -> PF: ${base} Mb/s unlimited; max_tx_rate $limit: ${mbps} Mb/s (hca 2 tx_rate_waits $w0 -> $w1)"
+	awk -v r="$mbps" -v l="$limit" 'BEGIN { exit !(r <= 3 * l) }' || { echo "more than 3x the limit"; return 1; }
+	[ "${w1:-0}" -gt "${w0:-0}" ] || { echo "VF 0's send queues never waited"; return 1; }
+	! esw_cmd_errors "$m" || { echo "failed commands in the kernel log"; return 1; }
+}
+
 # The e-switch cases are the Ethernet lane's (--link eth); an InfiniBand
 # PF has no legacy e-switch to program, so they are not planned there.
 # The emulator says which: `hca 0 qos` answers on an Ethernet port only
@@ -766,7 +932,8 @@ emu_ctl hca 0 qos >/dev/null 2>&1 && pf_eth=true
 # (issue 32 steps 18-19: core/eswitch/, en/vf.c) and the same e-switch
 # cases as the in-tree PF's, plus the VFs' MACs in the MPFS; on
 # InfiniBand with the VF GUID, link-state and stats cases (ib/sriov.c).
-if $pf_eth; then ktap_begin 26; else ktap_begin 24; fi
+# Ours through a PF fatal error with its VFs bound: InfiniBand only yet.
+if $pf_eth; then ktap_begin 28; else ktap_begin 27; fi
 ktap_case "before the shim: QEMU hides the SR-IOV header at 0x100 and passes the body" t_passthrough
 ktap_case "insmod sriov_shim refuses no pf=, a VF slot and a PF without the capability, saying why" t_shim_refusals
 ktap_case "insmod sriov_shim: lspci shows SR-IOV (TotalVFs $NVF, offset 1, stride 1, VF device ID), VFs hidden" t_shim
@@ -782,6 +949,8 @@ $pf_eth || ktap_case "in-tree PF: VF 0's node GUID set again at echo 0/echo $NVF
 ! $pf_eth || ktap_case "VF 0 <-> PF: ping, TCP ${ESW_MB} MiB sha256, VF 0 RX packets up in ip -s link show <pf>" t_esw_vf_pf
 ! $pf_eth || ktap_case "VF 0 <-> hca1 out of the uplink: ping, TCP ${ESW_MB} MiB sha256" t_esw_vf_uplink
 ! $pf_eth || ktap_case "spoofchk on: a spoofed source MAC from VF 0 is dropped by its ingress ACL" t_esw_spoofchk
+! $pf_eth || ktap_case "ip link set <pf> vf 0 max_tx_rate: read back, VF 0's TCP to the PF paced (at most 3x the limit)" t_esw_vf_rate
+ktap_case "in-tree pair: a fatal PF error with $NVF VFs bound: the PF and each VF recover, PORT_ACTIVE, no command waited out" t_intree_pf_fatal_vfs
 ktap_case "echo 0 > sriov_numvfs removes the VFs, firmware pages back" t_disable
 ktap_case "our mlx5_core on the PF: debugfs vfs with total_vfs $NVF, none enabled" t_ours_pf_load
 ktap_case "ours on the PF: echo $((NVF + 1)) > sriov_numvfs fails with ERANGE" t_ours_erange
@@ -798,7 +967,9 @@ $pf_eth || ktap_case "ours on the PF: VF 0's node GUID set again at echo 0/echo 
 ktap_case "ours on the PF, echo 0 > sriov_numvfs: the VFs go, every VF page back, the e-switch down (Ethernet)" t_ours_disable
 ktap_case "ours on the PF with $NVF VFs (unbound): a fatal PF error is recovered, the VFs (and the e-switch) enabled again in the device" t_ours_recovery
 ktap_case "ours on the PF in the internal-error state (recovery off): echo $NVF > sriov_numvfs refused with EBUSY, saying why" t_ours_refuse_error
+$pf_eth || ktap_case "ours on the PF and on its $NVF VFs, bound: a fatal PF error, the PF and each VF recover, PORT_ACTIVE" t_ours_recovery_bound
 ktap_case "rmmod of ours with $NVF VFs enabled and bound: VFs disabled first, every page back, no splat" t_ours_rmmod
 ktap_case "our PF renamed (mlx5c_core), the in-tree mlx5_core on its $NVF VFs: ACTIVE, pages agree, echo 0 returns them" t_ours_pf_intree_vfs
+$pf_eth || ktap_case "our PF renamed, the in-tree mlx5_core bound on its $NVF VFs: a fatal PF error, the PF and each VF recover" t_ours_pf_fatal_intree_vfs
 ktap_case "rmmod sriov_shim: the slot as at boot, no SR-IOV capability" t_unload
 ktap_end
