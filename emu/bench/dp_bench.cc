@@ -20,6 +20,11 @@
 // how much CPU the engine thread got); and how often per message the
 // engine ran out of work and slept (`wake/msg`).
 //
+// MLX5EMU_BENCH_LOCKSTEP=1 in the environment: after posting its WQEs the
+// bench waits until the engine is idle before it polls, so every message
+// meets the same batches whatever the scheduler does: repeatable
+// instruction counts under `valgrind --tool=callgrind` (not a rate).
+//
 // A benchmark, not a test: it prints figures and fails only when a
 // completion is missing or in error.
 #include <algorithm>
@@ -27,6 +32,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <strings.h>
 #include <vector>
@@ -79,6 +85,7 @@ struct Point {
 // `op` of `size` bytes from a to b for about `budget` seconds.
 Point run(RcPair &p, uint8_t op, uint32_t size, const DpHca::Mr &la, const DpHca::Mr &rb, double budget)
 {
+	static const bool lockstep = std::getenv("MLX5EMU_BENCH_LOCKSTEP") != nullptr;
 	Point pt;
 	unsigned inflight = 0;
 	uint64_t done = 0;
@@ -89,15 +96,24 @@ Point run(RcPair &p, uint8_t op, uint32_t size, const DpHca::Mr &la, const DpHca
 	auto cpu0 = eng.cpu_time();
 	uint64_t wake0 = eng.counters().wakeups;
 	while (inflight || posting) {
-		while (posting && inflight < kDepth) {
-			if (op == OP_SEND)
-				p.a.post_send(p.aqp, DpHca::send_wr(la, size));
-			else
-				p.a.post_send(p.aqp, DpHca::rdma_wr(op, la, size, rb.addr, rb.key));
-			++inflight;
+		{
+			// Lockstep: the engine waits while the WQEs are posted
+			// (their doorbells fold into one task).
+			std::unique_lock<std::mutex> hold(eng.state_mutex(), std::defer_lock);
+			if (lockstep)
+				hold.lock();
+			while (posting && inflight < kDepth) {
+				if (op == OP_SEND)
+					p.a.post_send(p.aqp, DpHca::send_wr(la, size));
+				else
+					p.a.post_send(p.aqp, DpHca::rdma_wr(op, la, size, rb.addr, rb.key));
+				++inflight;
+			}
 		}
+		if (lockstep)
+			eng.wait_idle(std::chrono::seconds(10));
 		Cqe e;
-		if (poll_now(p.a, p.acq, &e)) {
+		while (poll_now(p.a, p.acq, &e)) {
 			if (e.opcode != 0) {
 				std::fprintf(stderr, "bench: error CQE opcode %u syndrome 0x%x\n", e.opcode, e.syndrome);
 				pt.ok = false;
@@ -105,6 +121,8 @@ Point run(RcPair &p, uint8_t op, uint32_t size, const DpHca::Mr &la, const DpHca
 			}
 			--inflight;
 			++done;
+			if (!lockstep)
+				break;
 		}
 		if (op == OP_SEND)
 			while (poll_now(p.b, p.bcq, &e)) {

@@ -6,8 +6,10 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <thread>
 
 #include "fabric/fabric.h"
 #include "poll_for.h"
@@ -222,6 +224,51 @@ TEST(Engine, CancellingTheTimerItSleepsForIsSafe)
 	ASSERT_TRUE(e.wait_idle(kPatience));
 	EXPECT_EQ(ran.load(), 50);
 	EXPECT_EQ(e.counters().timers_cancelled, 50u);
+}
+
+
+// A task the engine thread posts (a fabric port's drain, a QP's next step)
+// goes to the engine's own list, without the queue lock or a wake-up, and
+// runs right after the batch that posted it: before a task another thread
+// queued while that batch ran (with the queue lock per post, it ran after).
+// wait_idle() counts those tasks too.
+TEST(Engine, TasksTheEngineQueuesRunBeforeOthersQueuedMeanwhile)
+{
+	Engine e;
+	std::vector<char> order; // engine thread only
+	std::mutex m;
+	std::condition_variable cv;
+	bool b_posted = false;
+	e.post([&] {
+		order.push_back('A');
+		// Another thread queues B while this batch runs...
+		std::thread t([&] {
+			e.post([&] { order.push_back('B'); });
+			std::lock_guard<std::mutex> g(m);
+			b_posted = true;
+			cv.notify_all();
+		});
+		{
+			std::unique_lock<std::mutex> g(m);
+			cv.wait(g, [&] { return b_posted; });
+		}
+		t.join();
+		// ... then this task queues C.
+		e.post([&] { order.push_back('C'); });
+	});
+	ASSERT_TRUE(e.wait_idle(kPatience));
+	EXPECT_EQ(order, (std::vector<char>{'A', 'C', 'B'}));
+
+	// A chain of tasks each posting the next: idle only at its end.
+	std::atomic<int> n{0};
+	std::function<void()> step = [&] {
+		if (++n < 1000)
+			e.post(step);
+	};
+	e.post(step);
+	ASSERT_TRUE(e.wait_idle(kPatience));
+	EXPECT_EQ(n.load(), 1000);
+	EXPECT_TRUE(e.idle());
 }
 
 } // namespace

@@ -111,6 +111,8 @@ void RdmaResponder::send_ack(Qp &qp, const Packet &req, uint8_t syndrome, uint32
 {
 	if (qp.cfg.is_uc())
 		return; // nothing acknowledges on UC
+	if (merge_into_held_ack(qp, req.slid, req.sqpn, syndrome, psn))
+		return;
 	Packet a = dp_.rc_packet(qp, ibop::RC_ACK, psn);
 	a.dlid = req.slid;
 	a.dqpn = req.sqpn;
@@ -236,8 +238,10 @@ void RdmaResponder::rc_write_request(Qp &qp, const Packet &p)
 		return responder_error(qp, p, aeth::NAK_INVALID_REQUEST, syn::REMOTE_INVAL_REQ, true);
 	if (!first && r.in_progress != 'w')
 		return responder_error(qp, p, aeth::NAK_INVALID_REQUEST, 0, false);
+	// The first packet's key, checked for the whole message: its own
+	// payload (checked to fit below) needs no second look.
+	const Mkey *mk = nullptr;
 	if (first) {
-		const Mkey *mk = nullptr;
 		if (!qp.cfg.rwe || !check_rkey(qp, p.rkey, p.va, p.dma_len, ACC_REMOTE_WRITE, &mk))
 			return responder_error(qp, p, aeth::NAK_REMOTE_ACCESS, 0, false);
 	}
@@ -263,9 +267,8 @@ void RdmaResponder::rc_write_request(Qp &qp, const Packet &p)
 	if (r.write_done + n > r.write_len)
 		return responder_error(qp, p, aeth::NAK_INVALID_REQUEST, syn::REMOTE_INVAL_REQ, imm);
 	if (n) {
-		const Mkey *mk = nullptr;
 		uint64_t va = r.write_va + r.write_done;
-		if (!check_rkey(qp, r.write_rkey, va, n, ACC_REMOTE_WRITE, &mk))
+		if (!mk && !check_rkey(qp, r.write_rkey, va, n, ACC_REMOTE_WRITE, &mk))
 			return responder_error(qp, p, aeth::NAK_REMOTE_ACCESS, syn::REMOTE_ACCESS, imm);
 		GuestMemory::Copy c = dp_.put_payload(*mk, va, p, 0, n);
 		if (c == GuestMemory::Copy::BadSource) {
@@ -337,7 +340,8 @@ bool RdmaResponder::rc_burst(Qp &qp, const Packet &p)
 	size_t n = p.payload_len();
 	if (!n || done + n > len || (last && done + n != len))
 		return false;
-	if (!check_rkey(qp, rkey, va, n, ACC_REMOTE_WRITE, &mk))
+	// A first packet's key was checked for the whole message above.
+	if (!mk && !check_rkey(qp, rkey, va, n, ACC_REMOTE_WRITE, &mk))
 		return false;
 	if (dp_.events_.listens(o::kEventPageFault) && !dp_.res_.mkeys.present(*mk, va, n))
 		return false;

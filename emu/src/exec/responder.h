@@ -73,6 +73,10 @@ private:
 
 	// responses.cc: responses in PSN order, READs a burst per task.
 	void respond(Qp &qp, Packet p, bool rd_slot);
+	// A plain ACK (`syndrome` an ACK) to `dlid`/`dqpn` that respond()
+	// would merge into the one `qp` holds for the delivery burst: the
+	// held one takes its PSN, MSN and syndrome in place (no Packet built).
+	bool merge_into_held_ack(Qp &qp, uint16_t dlid, uint32_t dqpn, uint8_t syndrome, uint32_t psn);
 	bool respond_read(Qp &qp, const ReadJob &job);
 	void responses_pump(Qp &qp);
 	void responses_kick(Qp &qp);

@@ -82,6 +82,21 @@ bool RdmaResponder::respond_read(Qp &qp, const ReadJob &job)
 	return true;
 }
 
+bool RdmaResponder::merge_into_held_ack(Qp &qp, uint16_t dlid, uint32_t dqpn, uint8_t syndrome, uint32_t psn)
+{
+	Responder &r = qp.resp;
+	// respond()'s first case, for an ACK not built yet: the held one was
+	// built by rc_packet() for this QP and differs only in these fields.
+	if (!r.ack_held || !r.responses.empty() || (syndrome & aeth::kKindMask) != aeth::ACK ||
+	    r.held_ack.dlid != dlid || r.held_ack.dqpn != dqpn)
+		return false;
+	r.held_ack.psn = psn & 0xffffff;
+	r.held_ack.syndrome = syndrome;
+	r.held_ack.msn = r.msn & 0xffffff;
+	++dp_.c_.acks_merged;
+	return true;
+}
+
 void RdmaResponder::send_held_ack(Qp &qp)
 {
 	Responder &r = qp.resp;

@@ -15,6 +15,7 @@ Engine::Engine()
 	// grows the vector (run() swaps it with its batch, which gets the
 	// same room).
 	tasks_.reserve(kTaskRoom);
+	local_.reserve(kTaskRoom);
 	slots_.reserve(kTimerRoom);
 	free_slots_.reserve(kTimerRoom);
 	deadlines_.reserve(kTimerRoom);
@@ -33,6 +34,11 @@ Engine::~Engine()
 
 void Engine::post(Task fn)
 {
+	// thread_ is set before any task runs, and never changes after.
+	if (std::this_thread::get_id() == thread_.get_id()) {
+		local_.push_back(std::move(fn));
+		return;
+	}
 	{
 		std::lock_guard<std::mutex> lk(q_mu_);
 		tasks_.push_back(std::move(fn));
@@ -169,6 +175,19 @@ template <class Fn> void Engine::run_task(Fn &&fn) noexcept
 	}
 }
 
+void Engine::take_local()
+{
+	if (local_.empty())
+		return;
+	// They were posted before the batch ended; the others' tasks,
+	// queued meanwhile, may as well have come after it. Both vectors
+	// keep their capacity.
+	for (Task &t : tasks_)
+		local_.push_back(std::move(t));
+	tasks_.clear();
+	tasks_.swap(local_);
+}
+
 void Engine::run()
 {
 	std::unique_lock<std::mutex> lk(q_mu_);
@@ -202,6 +221,7 @@ void Engine::run()
 			}
 			batch.clear();
 			lk.lock();
+			take_local();
 			busy_ = false;
 			continue;
 		} else if (!deadlines_.empty() && deadlines_.front().when <= now) {
@@ -233,6 +253,7 @@ void Engine::run()
 		}
 		timer = nullptr;
 		lk.lock();
+		take_local();
 		busy_ = false;
 	}
 }

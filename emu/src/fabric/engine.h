@@ -33,7 +33,9 @@ public:
 	Engine &operator=(const Engine &) = delete;
 
 	// Any thread. Runs `fn` on the engine thread, after the tasks already
-	// queued.
+	// queued. A task that posts (the engine thread) takes neither the
+	// queue lock nor a wake-up: what it posts runs right after its batch,
+	// before the tasks other threads queued while the batch ran.
 	void post(Task fn);
 	// Runs `fn` at `when`; returns a timer id (never 0) for cancel().
 	// `owner` tags it for cancel_owned(). Allocates nothing once the
@@ -69,6 +71,8 @@ public:
 
 private:
 	void run();
+	// With q_mu_ held, after a batch or a timer: local_ in front of tasks_.
+	void take_local();
 	template <class Fn> void run_task(Fn &&fn) noexcept;
 
 	static constexpr size_t kTaskRoom = 256;
@@ -82,6 +86,9 @@ private:
 	// Queued tasks; run() swaps it with its batch: both vectors keep
 	// their capacity, so queueing allocates nothing once warm.
 	std::vector<Task> tasks_;
+	// Tasks the engine thread posted while its batch or timer ran (engine
+	// thread only, no lock); put in front of tasks_ when the batch ends.
+	std::vector<Task> local_;
 	// Timers: a pool of slots (an id is the slot's generation and index,
 	// so a stale id names nothing) and a binary min-heap of deadlines.
 	// cancel() frees the slot and leaves its heap entry, which run()
