@@ -49,7 +49,8 @@ static int mlx5c_devlink_info_get(struct devlink *devlink, struct devlink_info_r
 	/*
 	 * From the initialization segment, under the generic name and the
 	 * name mlx5 tools read. Stored is what runs: reading the flash's
-	 * image (MCQS/MCQI) is not done yet.
+	 * image (MCQS/MCQI) is not done yet, so after a flash the stored
+	 * version shows only once the new firmware runs.
 	 */
 	snprintf(ver, sizeof(ver), "%u.%u.%04u", mdev->fw_major, mdev->fw_minor, mdev->fw_sub);
 	err = devlink_info_version_running_put(req, "fw.version", ver);

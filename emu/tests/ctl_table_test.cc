@@ -40,6 +40,9 @@ const char kHelpBefore[] =
 	"hca N faults                           active fault injections\n"
 	"hca N clear-faults                     remove every fault injection\n"
 	"hca N health-syndrome SYND [EXT] [fatal]  set the health buffer syndrome\n"
+	"hca N fw [version X.Y.Z | fail download|verify|activate]\n"
+	"                                       firmware: running/stored versions, update;\n"
+	"                                       set the running version; fail a flash step once\n"
 	"hca N hang | unhang                    stop/resume answering commands and heartbeat\n"
 	"hca N unplug | replug                  surprise removal: BAR reads all ones, no DMA,\n"
 	"                                       interrupts or packets; replug: back from reset\n"
@@ -82,7 +85,7 @@ TEST(CtlTable, MarkdownHasARowPerHelpCommand)
 	ASSERT_GE(rows.size(), 3u);
 	EXPECT_EQ(rows[0], "| command | effect |");
 	EXPECT_EQ(rows[1], "|---|---|");
-	EXPECT_EQ(rows.size(), 2u + 35u) << md;
+	EXPECT_EQ(rows.size(), 2u + 36u) << md;
 	for (size_t i = 2; i < rows.size(); ++i) {
 		EXPECT_EQ(rows[i].rfind("| `", 0), 0u) << rows[i];
 		EXPECT_EQ(rows[i].back(), '|') << rows[i];

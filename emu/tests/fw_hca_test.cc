@@ -72,7 +72,8 @@ TEST(FwHca, GeneralCapabilityProfile)
 		EXPECT_EQ(cap(out, {0x10, 2, 2}), 0u) << "roce";
 		EXPECT_EQ(cap(out, {0xd, 25, 25}), 0u) << "nic_flow_table";
 		EXPECT_EQ(cap(out, {0xd, 24, 24}), 0u) << "eswitch_manager";
-		EXPECT_EQ(cap(out, {0xd, 22, 21}), 0u) << "mcam/pcam";
+		EXPECT_EQ(cap(out, {0xd, 21, 21}), 0u) << "pcam";
+		EXPECT_EQ(cap(out, {0xd, 22, 22}), 1u) << "mcam (firmware update, fw_update_test)";
 		EXPECT_EQ(cap(out, {0xb, 16, 16}), 0u) << "qcam";
 		EXPECT_EQ(cap(out, {0xc, 28, 28}), 0u) << "debug";
 		EXPECT_EQ(cap(out, {0xd, 23, 23}), 1u) << "device_memory (MEMIC, fw_memic_test)";

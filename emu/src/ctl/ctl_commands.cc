@@ -516,6 +516,38 @@ std::string hca_health_syndrome(const Call &c)
 	return ok();
 }
 
+// The boot image: what runs, what is stored, the update in progress; set
+// the running version, or fail the next update step once.
+std::string hca_fw(const Call &c)
+{
+	Firmware &fw = c.fw();
+	std::lock_guard<std::mutex> lk(fw.mu);
+	if (c.argc() == 0)
+		return block(c.head(), fw.fwup.lines());
+	if (c.argc() == 2 && c.arg(0) == "fail") {
+		static const std::pair<const char *, FwUpdate::Step> kSteps[] = {
+			{"download", FwUpdate::Step::Download},
+			{"verify", FwUpdate::Step::Verify},
+			{"activate", FwUpdate::Step::Activate},
+		};
+		for (auto &[name, step] : kSteps)
+			if (c.arg(1) == name) {
+				fw.fwup.fail_next(step);
+				return ok();
+			}
+		return error("fw: fail download|verify|activate");
+	}
+	unsigned a, b, d;
+	char tail;
+	if (c.argc() == 2 && c.arg(0) == "version" &&
+	    std::sscanf(c.arg(1).c_str(), "%u.%u.%u%c", &a, &b, &d, &tail) == 3 && a <= 0xff && b <= 0xff &&
+	    d <= 0xffff && (a || b || d)) {
+		fw.fwup.set_running(fw_version(a, b, d));
+		return ok();
+	}
+	return error("fw: version MAJOR.MINOR.SUB (255.255.65535 at most, not 0.0.0) | fail STEP");
+}
+
 // Every command, in the order help lists them.
 const CtlSpec kCommands[] = {
 	{Scope::Top, "help", nullptr, 0, 0, "help", "this text", "these commands, their arguments and effects",
@@ -582,6 +614,14 @@ const CtlSpec kCommands[] = {
 	{Scope::Hca, "health-syndrome", nullptr, 1, 3, "hca N health-syndrome SYND [EXT] [fatal]",
 	 "set the health buffer syndrome", "raise a health syndrome (fatal: the function's fatal state)",
 	 hca_health_syndrome},
+	{Scope::Hca, "fw", nullptr, 0, 2, "hca N fw [version X.Y.Z | fail download|verify|activate]",
+	 "firmware: running/stored versions, update;\nset the running version; fail a flash step once",
+	 "the boot-image firmware (`fw/fw_update.h`): the running version (the init segment's `fw_rev`), the "
+	 "stored one (pending until the next firmware reset) and the update in progress (MCC state, handle, "
+	 "error code, bytes staged); `version` sets the running version as if the device had booted it; `fail` "
+	 "fails the next MCDA block (`download`, INTERNAL_ERR), VERIFY_COMPONENT (`verify`, a digest error) or "
+	 "ACTIVATE (`activate`) once",
+	 hca_fw},
 	{Scope::Hca, "hang", "unhang", 0, 0, "hca N hang | unhang", "stop/resume answering commands and heartbeat",
 	 "stop answering commands and freeze the heartbeat / resume", hca_hang},
 	{Scope::Hca, "unplug", "replug", 0, 0, "hca N unplug | replug",

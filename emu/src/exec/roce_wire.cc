@@ -10,6 +10,7 @@
 
 #include "prm/bits.h"
 #include "steer/headers.h"
+#include "util/crc32.h"
 
 namespace mlx5emu {
 
@@ -203,23 +204,6 @@ bool get_transport(const uint8_t *t, size_t n, Packet *p)
 	size_t payload = n - kBth - ext_len(e) - pad - kIcrc;
 	p->payload.assign(o, o + payload);
 	return true;
-}
-
-uint32_t crc32_update(uint32_t crc, const uint8_t *p, size_t n)
-{
-	static const auto table = [] {
-		std::array<uint32_t, 256> t{};
-		for (uint32_t i = 0; i < 256; ++i) {
-			uint32_t c = i;
-			for (int k = 0; k < 8; ++k)
-				c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-			t[i] = c;
-		}
-		return t;
-	}();
-	for (size_t i = 0; i < n; ++i)
-		crc = table[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
-	return crc;
 }
 
 } // namespace

@@ -277,6 +277,10 @@ void Caps::build(const HcaConfig &cfg)
 	put(g, gc::cq_period_start_from_cqe, 1);
 	if (cfg.caps_atomic)
 		put(g, gc::atomic, 1);
+	// MCAM and the firmware-update registers it names (fw/fw_update.cc):
+	// every function reads the versions; a VF's MCC/MCDA writes are
+	// refused (cmd_reg.cc).
+	put(g, gc::mcam_reg, 1);
 
 	// Multicast groups (ATTACH_TO_MCG), with the loopback block of the
 	// sender's own QP (qpc.block_lb_mc) and of the whole function (NIC

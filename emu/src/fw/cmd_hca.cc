@@ -6,6 +6,7 @@
 #include "exec/datapath.h"
 #include "fw/cmd_registry.h"
 #include "fw/firmware.h"
+#include "fw/fw_update.h"
 #include "prm/prm.h"
 
 namespace mlx5emu {
@@ -180,8 +181,7 @@ void query_adapter(CmdCtx &c)
 	namespace qa = query_adapter_out;
 	c.put(qa::ieee_vendor_id, 0x0002c9);
 	c.put(qa::vsd_vendor_id, 0x15b3);
-	const char psid[] = "MT_0000000008";
-	std::memcpy(c.out + qa::kPsid, psid, sizeof psid - 1);
+	std::memcpy(c.out + qa::kPsid, FwUpdate::kPsid, sizeof FwUpdate::kPsid - 1);
 	char vsd[64];
 	int n = std::snprintf(vsd, sizeof vsd, "mlx5-emu emulated ConnectX, hca %u", c.fw.cfg.index);
 	std::memcpy(c.out + qa::kVsd, vsd, static_cast<size_t>(n));

@@ -139,6 +139,8 @@ void access_reg(CmdCtx &c)
 		return;
 	}
 	default:
+		if (c.fw.fwup.access(c, id))
+			return;
 		if (c.fw.state == FnState::Initialized &&
 		    (c.fw.is_eth() ? eth_port_register(c, id) : ib_port_register(c, id)))
 			return;

@@ -202,6 +202,7 @@ void Firmware::restart(const char *why)
 	{
 		std::lock_guard<std::mutex> lk(mu);
 		function_reset(why);
+		fwup.reset();
 		health.set_syndrome(0, 0, false);
 		crashed_ = false;
 		if (cfg.adapter && attached_)

@@ -25,6 +25,7 @@
 #include "fw/doorbell_pages.h"
 #include "fw/eq.h"
 #include "fw/eth_port.h"
+#include "fw/fw_update.h"
 #include "queues/faults.h"
 #include "fw/hca.h"
 #include "fw/health.h"
@@ -228,6 +229,9 @@ public:
 	EqTable eqs;
 	Faults faults;
 	Health health;
+	// Firmware update (MCQS/MCQI/MCC/MCDA; `mu`): the stored image runs
+	// at the next reset of the firmware (restart()).
+	FwUpdate fwup{health};
 	InitSegment iseg;
 	CommandTrace trace;
 	OpcodeStats opstats;

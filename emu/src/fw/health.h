@@ -40,12 +40,17 @@ public:
 	bool frozen() const { return frozen_.load(); }
 
 	uint32_t counter() const;
+	// The running firmware's version (major << 24 | minor << 16 |
+	// subminor): the health buffer's fw_ver, the init segment's fw_rev
+	// and MCQI's running version. Any thread.
+	uint32_t fw_version() const { return fw_ver_.load(); }
+	void set_fw_version(uint32_t v) { fw_ver_ = v; }
 	// Big-endian dword of the 64-byte health buffer at `off` (0..0x3c).
 	uint32_t buffer_dword(uint32_t off) const;
 
 private:
 	using Clock = std::chrono::steady_clock;
-	uint32_t fw_ver_;
+	std::atomic<uint32_t> fw_ver_;
 	uint32_t hw_id_;
 	Clock::time_point start_ = Clock::now();
 

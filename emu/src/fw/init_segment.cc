@@ -44,9 +44,9 @@ uint32_t InitSegment::dword(uint32_t off) const
 	using namespace std::chrono;
 	switch (off) {
 	case is::kFwRev:
-		return static_cast<uint32_t>(cfg_.fw_minor) << 16 | cfg_.fw_major;
+		return (health_.fw_version() >> 16 & 0xff) << 16 | health_.fw_version() >> 24;
 	case is::kCmdifRevFwSub:
-		return is::kCmdifRev << 16 | cfg_.fw_subminor;
+		return is::kCmdifRev << 16 | (health_.fw_version() & 0xffff);
 	case is::kCmdqAddrH:
 		return cmdq_h_.load();
 	case is::kCmdqAddrLSz:

@@ -286,9 +286,9 @@ void reg_dcbx_param(Reg r)
 	r.put(dcbx_param::num_of_tc_admin, PortQos::kNumTc);
 }
 
-// PCAM and QCAM: group 0 lists what this port serves; the other groups
-// are empty.
-void reg_cam(Reg r, std::initializer_list<uint16_t> regs, uint16_t base)
+} // namespace
+
+void reg_cam(PortReg r, std::initializer_list<uint16_t> regs, uint16_t base)
 {
 	if (r.c.inlen < access_register_in::kData + r.size || r.c.outlen < access_register_in::kData + r.size)
 		return r.c.fail(status::BAD_INPUT_LEN, kCamLen);
@@ -303,8 +303,6 @@ void reg_cam(Reg r, std::initializer_list<uint16_t> regs, uint16_t base)
 	for (uint16_t id : regs)
 		cam::set_bit(r.out() + cam::kRegMask, id - base);
 }
-
-} // namespace
 
 bool eth_qos_register(CmdCtx &c, uint16_t id)
 {

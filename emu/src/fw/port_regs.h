@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 
 #include "fw/cmd_registry.h"
 #include "prm/bits.h"
@@ -35,5 +36,9 @@ struct PortReg {
 	// as the request (index fields echoed). False: the command failed.
 	bool begin(bits::Field port, bool port0 = false);
 };
+
+// A capability-mask register (PCAM, QCAM, MCAM; read-only): group 0 names
+// `regs` (register base + n is bit n), the other groups are empty.
+void reg_cam(PortReg r, std::initializer_list<uint16_t> regs, uint16_t base);
 
 } // namespace mlx5emu

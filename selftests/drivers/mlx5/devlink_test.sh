@@ -4,7 +4,7 @@
 # commands on the in-tree mlx5_core + mlx5_ib (the oracle: what it does on
 # the emulator a ConnectX would do) and then on ours, in one boot:
 # - `devlink dev info`: the driver, the PSID and the running firmware
-#   version; ours must print the in-tree's PSID;
+#   version; ours must print the in-tree's PSID and version;
 # - the health reporters fw and fw_fatal: a fatal syndrome is counted
 #   by fw_fatal and recovered through it (recover count, state healthy,
 #   traffic after);
@@ -21,7 +21,7 @@ dir=$(cd "$(dirname "$0")" && pwd)
 pci=$(echo "$devs" | head -n 1)
 dl=pci/$pci
 health=/sys/bus/pci/devices/$pci/health
-intree_psid=""
+intree_psid="" intree_fw=""
 
 have_emu || ktap_skip_all "needs the mlx5-emu control channel (runs in the project's QEMU guest)"
 command -v devlink >/dev/null || ktap_skip_all "iproute2's devlink is not installed"
@@ -60,10 +60,10 @@ load()
 	devlink dev show | grep -qx "$dl"
 }
 
-# t_info DRIVER: the driver's name, a PSID, a running version. Ours: the
-# in-tree's PSID, and the version of the initialization segment (the RDMA
-# device's fw_ver). The in-tree reads its versions through MCQS/MCQI,
-# which the emulator does not serve yet: it prints 0.0.0000 there.
+# t_info DRIVER: the driver's name, a PSID, a running version; ours: the
+# in-tree's PSID and version (the in-tree reads them through MCQS/MCQI,
+# ours from the initialization segment), which is also the RDMA device's
+# fw_ver.
 t_info()
 {
 	devlink dev info "$dl" || return 1
@@ -72,11 +72,11 @@ t_info()
 	echo "driver $_drv, psid $_psid, fw.version $_fw; mlx5_0 fw_ver $_ibfw"
 	[ "$_drv" = mlx5_core ] && [ -n "$_psid" ] && [ -n "$_fw" ] || return 1
 	if [ "$1" = in-tree ]; then
-		intree_psid=$_psid
+		intree_psid=$_psid intree_fw=$_fw
 		return 0
 	fi
-	echo "in-tree: psid $intree_psid"
-	[ "$_psid" = "$intree_psid" ] && [ "$_fw" = "$_ibfw" ]
+	echo "in-tree: psid $intree_psid, fw.version $intree_fw"
+	[ "$_psid" = "$intree_psid" ] && [ "$_fw" = "$intree_fw" ] && [ "$_fw" = "$_ibfw" ]
 }
 
 t_reporters()
@@ -178,7 +178,7 @@ ktap_case "in-tree: a fatal syndrome counted and recovered by fw_fatal, traffic 
 ktap_case "in-tree: devlink dev reload: devices back, traffic, pages as before" t_reload intree
 ktap_case "in-tree: rmmod, no instance left" unload in-tree
 ktap_case "ours: insmod, devlink dev show lists the function" load ours
-ktap_case "ours: devlink dev info: the in-tree's psid, the device's fw.version" t_info ours
+ktap_case "ours: devlink dev info: the in-tree's psid and fw.version" t_info ours
 ktap_case "ours: devlink health show: fw and fw_fatal healthy" t_reporters
 ktap_case "ours: a non-fatal syndrome counted by fw, its dump holds it" t_fw_nonfatal
 ktap_case "ours: a fatal syndrome counted and recovered by fw_fatal, traffic after" t_fatal ours
