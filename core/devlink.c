@@ -241,15 +241,32 @@ reporter_create(struct mlx5c_dev *mdev, const struct devlink_health_reporter_ops
 	return r;
 }
 
+/*
+ * The "fw" report runs in a work of its own, not in the health poller:
+ * devlink_health_report() may take the instance lock (for its dump), and a
+ * reload holds that lock while its unload stops the poller.
+ */
+static void mlx5c_devlink_fw_report_work(struct work_struct *work)
+{
+	struct mlx5c_health *h = container_of(work, struct mlx5c_health, fw_report_work);
+
+	devlink_health_report(h->fw_reporter, mlx5c_health_synd_str(READ_ONCE(h->report_synd)),
+			      container_of(h, struct mlx5c_dev, health));
+}
+
 /**
  * mlx5c_devlink_report_fw() - tell the "fw" reporter of a health syndrome
  * @mdev: core device
- * @msg: the syndrome's name
+ * @synd: the syndrome
  */
-void mlx5c_devlink_report_fw(struct mlx5c_dev *mdev, const char *msg)
+void mlx5c_devlink_report_fw(struct mlx5c_dev *mdev, u8 synd)
 {
-	if (mdev->health.fw_reporter)
-		devlink_health_report(mdev->health.fw_reporter, msg, mdev);
+	struct mlx5c_health *h = &mdev->health;
+
+	if (!h->fw_reporter)
+		return;
+	WRITE_ONCE(h->report_synd, synd);
+	schedule_work(&h->fw_report_work);
 }
 
 /**
@@ -283,6 +300,7 @@ int mlx5c_devlink_alloc(struct mlx5c_dev *mdev)
 		return -ENOMEM;
 	*(struct mlx5c_dev **)devlink_priv(devlink) = mdev;
 	mdev->devlink = devlink;
+	INIT_WORK(&mdev->health.fw_report_work, mlx5c_devlink_fw_report_work);
 	mdev->health.fw_reporter = reporter_create(mdev, &mlx5c_fw_reporter_ops);
 	mdev->health.fatal_reporter = reporter_create(mdev, &mlx5c_fatal_reporter_ops);
 	return 0;
@@ -307,6 +325,8 @@ void mlx5c_devlink_register(struct mlx5c_dev *mdev)
  */
 void mlx5c_devlink_unregister(struct mlx5c_dev *mdev)
 {
+	/* The poller is stopped: no report is queued after this one. */
+	cancel_work_sync(&mdev->health.fw_report_work);
 	devlink_unregister(mdev->devlink);
 }
 

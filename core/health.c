@@ -245,7 +245,7 @@ static void health_poll(struct work_struct *work)
 			dev_err(&mdev->pdev->dev, "firmware health syndrome 0x%x (%s)\n",
 				synd, synd_str(synd));
 			mlx5c_health_print(mdev);
-			mlx5c_devlink_report_fw(mdev, synd_str(synd));
+			mlx5c_devlink_report_fw(mdev, synd);
 		}
 		h->last_synd = synd;
 	}

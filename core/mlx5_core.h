@@ -420,11 +420,15 @@ struct mlx5c_eq {
  * @no_recovery: the device is going away; nothing is recovered any more
  * @fw_reporter: devlink health reporter "fw" (syndromes), or NULL
  * @fatal_reporter: devlink health reporter "fw_fatal" (recovery), or NULL
+ * @fw_report_work: reports @report_synd to @fw_reporter (devlink.c)
+ * @report_synd: the syndrome the poller found last
  */
 struct mlx5c_health {
 	bool error;
 	struct devlink_health_reporter *fw_reporter;
 	struct devlink_health_reporter *fatal_reporter;
+	struct work_struct fw_report_work;
+	u8 report_synd;
 	struct blocking_notifier_head fatal_nh;
 	struct workqueue_struct *wq;
 	struct delayed_work work;
@@ -705,7 +709,7 @@ int mlx5c_devlink_alloc(struct mlx5c_dev *mdev);
 void mlx5c_devlink_register(struct mlx5c_dev *mdev);
 void mlx5c_devlink_unregister(struct mlx5c_dev *mdev);
 void mlx5c_devlink_free(struct mlx5c_dev *mdev);
-void mlx5c_devlink_report_fw(struct mlx5c_dev *mdev, const char *msg);
+void mlx5c_devlink_report_fw(struct mlx5c_dev *mdev, u8 synd);
 int mlx5c_devlink_report_fatal(struct mlx5c_dev *mdev);
 bool mlx5c_health_heartbeat_stopped(struct mlx5c_dev *mdev, unsigned int ms);
 
