@@ -79,11 +79,7 @@ t_flash_good()
 # image boots.
 t_reset_runs_it()
 {
-	_m=$(ktap_dmesg_mark)
-	emu_ctl hca 0 health-syndrome 1 0x42 fatal >/dev/null || return 1
-	wait_for 120 sh -c "dmesg | tail -n +$((_m + 1)) | grep -q 'health recovery succeeded'" || {
-		dmesg | tail -n +$((_m + 1)) | grep mlx5_core | tail -n 20
-		echo "no recovery"; return 1; }
+	intree_fatal_recovered 0 || return 1
 	wait_for 30 globs_at_least "$ndev" "/sys/class/infiniband/mlx5_*" || return 1
 	versions_are $new $new
 }

@@ -208,6 +208,19 @@ mlx5_modmap_note()
 	} END { for (m in lo) print m, lo[m], hi[m] }' /proc/kallsyms >>"$MLX5_MODMAP"
 }
 
+# intree_fatal_recovered HCA: a fatal health syndrome on the emulated HCA
+# (the firmware crashes), then wait until the in-tree mlx5_core logs that
+# its health recovery succeeded; says why not. $fatal_mark: the kernel
+# log's line count before the crash.
+intree_fatal_recovered()
+{
+	fatal_mark=$(ktap_dmesg_mark)
+	emu_ctl hca "$1" health-syndrome 1 0x42 fatal >/dev/null || return 1
+	wait_for 120 sh -c "dmesg | tail -n +$((fatal_mark + 1)) | grep -q 'health recovery succeeded'" || {
+		dmesg | tail -n +$((fatal_mark + 1)) | grep mlx5_core | tail -n 20
+		echo "no recovery"; return 1; }
+}
+
 # emu_pages_back HCA...: every firmware page of each HCA came back from
 # the driver; says which did not.
 emu_pages_back()

@@ -64,11 +64,8 @@ t_cmd_eqe_irqs()
 # t_cmd_eqe_irqs is not repeated).
 t_fatal_recover()
 {
-	_m=$(ktap_dmesg_mark)
-	emu_ctl hca 0 health-syndrome 1 0x42 fatal >/dev/null || return 1
-	wait_for 120 sh -c "dmesg | tail -n +$((_m + 1)) | grep -q 'health recovery succeeded'" || {
-		dmesg | tail -n +$((_m + 1)) | grep mlx5_core | tail -n 20
-		echo "no recovery"; return 1; }
+	intree_fatal_recovered 0 || return 1
+	_m=$fatal_mark
 	dmesg | tail -n +$((_m + 1)) | grep -E 'Issuing FW Reset|recovery' | sed 's/^\[[^]]*\] //'
 	devlink health show "pci/$dev0" 2>/dev/null
 	_p=$(emu_pages_outstanding 0)
